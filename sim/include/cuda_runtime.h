@@ -1,0 +1,13 @@
+/* cuda_runtime.h -- the simulator's stand-in for CUDA's runtime header: the C API, plus (in C++)
+   the kernel language: qualifiers, built-in variables, launches, barriers, warp operations. */
+#ifndef SIMCUDA_CUDA_RUNTIME_H
+#define SIMCUDA_CUDA_RUNTIME_H
+
+#include "cuda_runtime_api.h"
+#ifdef __cplusplus
+#include "simcuda/kernel_language.h"
+#else
+#include "simcuda/vector_types_c.h"
+#endif
+
+#endif

@@ -1,0 +1,3 @@
+/* device_launch_parameters.h -- threadIdx, blockIdx, blockDim, gridDim and warpSize; in the
+   simulator they come with cuda_runtime.h. */
+#include "cuda_runtime.h"

@@ -1,0 +1,260 @@
+/* kernel_language.h -- CUDA C's kernel language for the CPU simulator: qualifiers, built-in
+   variables, kernel launches, barriers and warp operations (C++ only). */
+#ifndef SIMCUDA_KERNEL_LANGUAGE_H
+#define SIMCUDA_KERNEL_LANGUAGE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <new>
+
+#ifndef __CUDACC__
+#define __CUDACC__ 1
+#endif
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#define __NVCC__ 1
+
+/* Qualifiers. Host and device are one address space here, so most of them mean nothing. */
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __launch_bounds__(...)
+#define __grid_constant__
+/* Blocks run one after another on one OS thread, so a function-local static is exactly "one copy
+   per block". simcc turns the marker into a static in the section "simcuda_shared", which lets the
+   runtime poison every such variable at each block start, so a read before any thread wrote it
+   shows up as garbage (NaN for floats); `extern __shared__` becomes the dynamic shared arena. */
+#define __shared__ __simcuda_shared__
+
+#include "simcuda/vector_types.h"
+#include "simcuda/device_functions.h"
+
+/* Built-in variables: real globals that the scheduler sets before it resumes a thread. They are
+   not const: a compiler may keep a const object's value across the scheduler's calls. */
+extern uint3 threadIdx;
+extern uint3 blockIdx;
+extern dim3 blockDim;
+extern dim3 gridDim;
+static constexpr int warpSize = 32;
+
+namespace simcuda {
+
+/* ---- scheduler entry points used by device code (sim/src/scheduler.cpp) ---- */
+enum BarrierKind { BAR_PLAIN, BAR_COUNT, BAR_AND, BAR_OR };
+int syncthreads(int kind, int predicate, const char *file, int line);
+
+enum WarpOp { W_SYNC, W_SHFL, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH_ANY, W_MATCH_ALL };
+/* Every lane of `mask` meets here; returns this lane's result (the shuffled bits, or the vote). */
+uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line);
+unsigned active_mask();
+unsigned lane_id();
+
+/* ---- launches (sim/src/launch.cpp) ---- */
+struct LaunchSite {
+    const char *kernel;
+    const char *file;
+    int line;
+};
+struct LaunchConfig {
+    LaunchSite site;
+    dim3 grid, block;
+    size_t dynamic_smem;
+    cudaStream_t stream;
+};
+
+struct KernelBody {
+    virtual ~KernelBody() {}
+    virtual void run() = 0; /* one thread's execution of the kernel */
+};
+
+/* Validates the configuration (CUDA's errors through cudaGetLastError) and queues the kernel on its
+   stream; takes ownership of body. `func` identifies the kernel for cudaFuncSetAttribute. */
+void launch(const LaunchConfig &cfg, const void *func, KernelBody *body);
+/* Reports a fatal error if p is ordinary host memory (not device, pinned, mapped or managed). */
+void check_kernel_pointer(const LaunchConfig &cfg, int arg_index, const void *p);
+
+template <class F, class... P>
+struct BoundKernel : KernelBody {
+    F f;
+    std::tuple<P...> args;
+    BoundKernel(F f_, std::tuple<P...> &&a) : f(f_), args(std::move(a)) {}
+    /* Each thread gets its own copies of the parameters, as on a GPU. */
+    void run() override { std::apply(f, std::tuple<P...>(args)); }
+};
+
+template <class... A>
+struct PendingLaunch {
+    LaunchConfig cfg;
+    std::tuple<A...> args;
+};
+
+/* `k<<<g, b, s, st>>>(a...)` is rewritten by simcc to `k * simcuda::cfg(...)(a...)`: the
+   configuration collects the arguments first, then operator* meets the kernel. */
+struct ConfigStart {
+    LaunchConfig cfg;
+    template <class... A>
+    PendingLaunch<typename std::decay<A>::type...> operator()(A &&...a) const {
+        return PendingLaunch<typename std::decay<A>::type...>{cfg, std::tuple<typename std::decay<A>::type...>(std::forward<A>(a)...)};
+    }
+};
+
+inline ConfigStart cfg(const char *kernel, const char *file, int line, dim3 grid, dim3 block,
+                       size_t dynamic_smem = 0, cudaStream_t stream = 0) {
+    return ConfigStart{LaunchConfig{LaunchSite{kernel, file, line}, grid, block, dynamic_smem, stream}};
+}
+
+template <class T>
+inline void check_arg(const LaunchConfig &c, int i, const T &v) {
+    if constexpr (std::is_pointer<T>::value) check_kernel_pointer(c, i, (const void *)v);
+    (void)c; (void)i; (void)v;
+}
+
+template <class... P, class... A>
+void operator*(void (*k)(P...), PendingLaunch<A...> &&pl) {
+    static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
+    /* Convert to the parameter types now, as the launch does on a GPU. */
+    std::tuple<typename std::decay<P>::type...> params(std::move(pl.args));
+    int i = 0;
+    std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
+    launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
+}
+
+/* Dynamic shared memory (`extern __shared__ T s[]`, rewritten by simcc): one arena, reused by
+   every block; the runtime poisons the requested bytes at each block start. */
+extern unsigned char *dynamic_shared_arena;
+
+void set_func_max_dynamic_smem(const void *func, int bytes);
+void register_symbol(const void *addr, size_t size);
+int occupancy_blocks_per_sm(int block_size, size_t dynamic_smem);
+void occupancy_best_block(int *min_grid, int *block, size_t dynamic_smem, int block_limit);
+
+} // namespace simcuda
+
+#define __syncthreads() ((void)::simcuda::syncthreads(::simcuda::BAR_PLAIN, 1, __FILE__, __LINE__))
+#define __syncthreads_count(p) ::simcuda::syncthreads(::simcuda::BAR_COUNT, (p) != 0, __FILE__, __LINE__)
+#define __syncthreads_and(p) ::simcuda::syncthreads(::simcuda::BAR_AND, (p) != 0, __FILE__, __LINE__)
+#define __syncthreads_or(p) ::simcuda::syncthreads(::simcuda::BAR_OR, (p) != 0, __FILE__, __LINE__)
+#define __syncwarp(...) ((void)::simcuda::warp_op(::simcuda::W_SYNC, ::simcuda::syncwarp_mask(__VA_ARGS__), 0, 0, 32, __FILE__, __LINE__))
+
+namespace simcuda {
+inline unsigned syncwarp_mask(unsigned m = 0xffffffffu) { return m; }
+
+template <class T>
+inline uint64_t to_bits(const T &v) {
+    static_assert(sizeof(T) <= 8, "__shfl_sync moves at most 8 bytes");
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <class T>
+inline T from_bits(uint64_t b) {
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+}
+template <class T>
+inline T shfl(int op, unsigned mask, T v, int arg, int width, const char *f, int l) {
+    return from_bits<T>(warp_op(op, mask, to_bits(v), arg, width, f, l));
+}
+} // namespace simcuda
+
+/* Warp operations carry their call site, so a deadlock or a bad mask names the line. */
+#define __shfl_sync(mask, var, ...) ::simcuda::shfl_at(__FILE__, __LINE__, ::simcuda::W_SHFL, mask, var, __VA_ARGS__)
+#define __shfl_up_sync(mask, var, ...) ::simcuda::shfl_at(__FILE__, __LINE__, ::simcuda::W_SHFL_UP, mask, var, __VA_ARGS__)
+#define __shfl_down_sync(mask, var, ...) ::simcuda::shfl_at(__FILE__, __LINE__, ::simcuda::W_SHFL_DOWN, mask, var, __VA_ARGS__)
+#define __shfl_xor_sync(mask, var, ...) ::simcuda::shfl_at(__FILE__, __LINE__, ::simcuda::W_SHFL_XOR, mask, var, __VA_ARGS__)
+#define __ballot_sync(mask, pred) ((unsigned)::simcuda::warp_op(::simcuda::W_BALLOT, mask, (pred) != 0, 0, 32, __FILE__, __LINE__))
+#define __any_sync(mask, pred) ((int)::simcuda::warp_op(::simcuda::W_ANY, mask, (pred) != 0, 0, 32, __FILE__, __LINE__))
+#define __all_sync(mask, pred) ((int)::simcuda::warp_op(::simcuda::W_ALL, mask, (pred) != 0, 0, 32, __FILE__, __LINE__))
+#define __match_any_sync(mask, v) ((unsigned)::simcuda::warp_op(::simcuda::W_MATCH_ANY, mask, ::simcuda::to_bits(v), 0, 32, __FILE__, __LINE__))
+#define __activemask() (::simcuda::active_mask())
+
+namespace simcuda {
+template <class T>
+inline T shfl_at(const char *f, int l, int op, unsigned mask, T var, int arg, int width = 32) {
+    return shfl<T>(op, mask, var, arg, width, f, l);
+}
+} // namespace simcuda
+
+#include "simcuda/atomics.h"
+
+/* ---- C++ overloads of the runtime API ---- */
+template <class T>
+inline cudaError_t cudaMalloc(T **p, size_t size) { return cudaMalloc((void **)p, size); }
+template <class T>
+inline cudaError_t cudaMallocHost(T **p, size_t size) { return cudaMallocHost((void **)p, size); }
+template <class T>
+inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned flags) { return cudaHostAlloc((void **)p, size, flags); }
+template <class T>
+inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned flags = cudaMemAttachGlobal) {
+    return cudaMallocManaged((void **)p, size, flags);
+}
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned flags) { return cudaHostGetDevicePointer((void **)d, h, flags); }
+inline cudaError_t cudaEventCreate(cudaEvent_t *e, unsigned flags) { return cudaEventCreateWithFlags(e, flags); }
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0, unsigned = 0) { return cudaSuccess; }
+
+cudaError_t simcuda_memcpy_symbol(void *dst, const void *src, size_t count, cudaMemcpyKind kind);
+
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+    return simcuda_memcpy_symbol((char *)&symbol + offset, src, count, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count, size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+    return simcuda_memcpy_symbol(dst, (const char *)&symbol + offset, count, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count, size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = 0) {
+    return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count, size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
+    return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void **dev, const T &symbol) {
+    *dev = (void *)&symbol;
+    simcuda::register_symbol(&symbol, sizeof(T));
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t *size, const T &) {
+    *size = sizeof(T);
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T *func, cudaFuncAttribute attr, int value) {
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) simcuda::set_func_max_dynamic_smem((const void *)func, value);
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaFuncSetCacheConfig(T *, cudaFuncCache) { return cudaSuccess; }
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num, T *, int block_size, size_t dynamic_smem) {
+    *num = simcuda::occupancy_blocks_per_sm(block_size, dynamic_smem);
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, T, size_t dynamic_smem = 0, int block_limit = 0) {
+    simcuda::occupancy_best_block(min_grid, block, dynamic_smem, block_limit);
+    return cudaSuccess;
+}
+
+#endif

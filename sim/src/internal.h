@@ -1,0 +1,58 @@
+/* internal.h -- what the simulator's source files share: the launch record, the scheduler's entry
+   point, memory classification and fatal-error reporting. */
+#ifndef SIMCUDA_INTERNAL_H
+#define SIMCUDA_INTERNAL_H
+
+#include "cuda_runtime.h"
+#include <string>
+
+namespace simcuda {
+
+struct LaunchRecord {
+    LaunchConfig cfg;
+    KernelBody *body;
+};
+
+/* Runs every block of a launch to completion (scheduler.cpp). */
+void run_kernel(const LaunchRecord &launch);
+/* True while a kernel executes; the kernel's launch, for messages. */
+const LaunchRecord *current_launch();
+/* "block (x,y,z), thread (x,y,z)" of the running thread, or "" on the host. */
+std::string current_coordinates();
+
+enum MemKind { MEM_NONE, MEM_DEVICE, MEM_PINNED, MEM_MAPPED, MEM_MANAGED, MEM_SYMBOL };
+/* What kind of allocation p points into (memory.cpp); base and size describe it when found. */
+MemKind classify(const void *p, const void **base = nullptr, size_t *size = nullptr);
+const char *mem_kind_name(MemKind k);
+
+/* Prints "simcuda: error: <what>[ in kernel ...]: <detail>" (and a hint line when given), calls
+   simcuda_on_fatal, then exits with status 1. */
+[[noreturn]] void fatal(const char *what, const std::string &detail, const char *hint = nullptr);
+void warn(const std::string &line);
+
+/* Schedule for thread and block order (schedule.cpp). */
+enum ScheduleMode { SCHED_FORWARD, SCHED_REVERSE, SCHED_RANDOM };
+struct Schedule {
+    ScheduleMode mode;
+    unsigned long long seed;
+};
+Schedule current_schedule();
+
+/* Host/device memory protection (memory.cpp): while kernels run, device memory is accessible;
+   on the host it is poisoned so a host dereference of a device pointer is caught. */
+void enter_device_mode();
+void leave_device_mode();
+
+size_t static_shared_bytes();
+void poison_static_shared();
+void prepare_dynamic_shared(size_t bytes);
+int func_max_dynamic_smem(const void *func);
+
+void set_last_error(cudaError_t e);
+
+constexpr size_t kDefaultSharedPerBlock = 48 * 1024;
+constexpr size_t kMaxSharedPerBlockOptin = 227 * 1024;
+constexpr int kMultiProcessors = 132;
+
+} // namespace simcuda
+#endif

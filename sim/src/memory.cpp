@@ -1,0 +1,309 @@
+/* memory.cpp -- device, pinned, mapped and managed allocations; copies and memsets with CUDA's
+ * argument checks; shared-memory poisoning.
+ *
+ * Every allocation is recorded, so the simulator can tell device memory from ordinary host memory:
+ * a cudaMemcpy whose kind contradicts its pointers fails as on a GPU, a kernel given a host pointer
+ * is stopped, and (with AddressSanitizer) host code touching device memory is caught, because
+ * device allocations are poisoned whenever no kernel is running. */
+#include "internal.h"
+
+#include <map>
+#include <mutex>
+#include <sys/sysinfo.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SIMCUDA_ASAN 1
+#include <sanitizer/asan_interface.h>
+#endif
+
+extern "C" {
+/* Bounds of the section holding every __shared__ variable (the linker defines these when the
+   section exists; weak, so a program without shared memory still links). */
+extern char __start_simcuda_shared[] __attribute__((weak));
+extern char __stop_simcuda_shared[] __attribute__((weak));
+}
+
+namespace simcuda {
+
+struct Allocation {
+    size_t size;
+    MemKind kind;
+};
+static std::map<uintptr_t, Allocation> g_allocs;
+static bool g_device_mode = false;
+
+alignas(256) static unsigned char g_dynamic_arena[kMaxSharedPerBlockOptin];
+unsigned char *dynamic_shared_arena = g_dynamic_arena;
+
+const char *mem_kind_name(MemKind k) {
+    switch (k) {
+    case MEM_DEVICE: return "device memory (cudaMalloc)";
+    case MEM_PINNED: return "pinned host memory (cudaMallocHost)";
+    case MEM_MAPPED: return "mapped host memory (cudaHostAlloc)";
+    case MEM_MANAGED: return "managed memory (cudaMallocManaged)";
+    case MEM_SYMBOL: return "a __device__ variable";
+    default: return "ordinary host memory";
+    }
+}
+
+MemKind classify(const void *p, const void **base, size_t *size) {
+    uintptr_t a = (uintptr_t)p;
+    auto it = g_allocs.upper_bound(a);
+    if (it == g_allocs.begin()) return MEM_NONE;
+    --it;
+    /* one past the end still belongs to the allocation (a valid C++ end pointer) */
+    if (a > it->first + it->second.size) return MEM_NONE;
+    if (base) *base = (const void *)it->first;
+    if (size) *size = it->second.size;
+    return it->second.kind;
+}
+
+static void poison(uintptr_t p, size_t n, bool on) {
+#ifdef SIMCUDA_ASAN
+    if (on) ASAN_POISON_MEMORY_REGION((void *)p, n);
+    else ASAN_UNPOISON_MEMORY_REGION((void *)p, n);
+#else
+    (void)p; (void)n; (void)on;
+#endif
+}
+
+void enter_device_mode() {
+    if (g_device_mode) return;
+    g_device_mode = true;
+    for (auto &a : g_allocs)
+        if (a.second.kind == MEM_DEVICE) poison(a.first, a.second.size, false);
+}
+
+void leave_device_mode() {
+    if (!g_device_mode) return;
+    g_device_mode = false;
+    for (auto &a : g_allocs)
+        if (a.second.kind == MEM_DEVICE) poison(a.first, a.second.size, true);
+}
+
+/* Runs a copy or memset with device memory accessible. */
+template <class F>
+static void with_device_access(F f) {
+    bool was = g_device_mode;
+    enter_device_mode();
+    f();
+    if (!was) leave_device_mode();
+}
+
+void register_symbol(const void *addr, size_t size) {
+    g_allocs[(uintptr_t)addr] = Allocation{size, MEM_SYMBOL};
+}
+
+static void *allocate(size_t size, MemKind kind) {
+    void *p = nullptr;
+    /* 256-byte alignment, like cudaMalloc; exact size, so AddressSanitizer's red zone starts right
+       after the last valid byte and an off-by-one access is caught. */
+    if (posix_memalign(&p, 256, size ? size : 1) != 0) return nullptr;
+    /* Fresh device memory holds garbage on a GPU; 0xFF bytes make floats NaN and ints -1, so a
+       result that was never written cannot pass as zero. */
+    memset(p, 0xFF, size);
+    g_allocs[(uintptr_t)p] = Allocation{size, kind};
+    if (kind == MEM_DEVICE && !g_device_mode) poison((uintptr_t)p, size, true);
+    return p;
+}
+
+static cudaError_t release(void *p, MemKind expected, MemKind also, const char *fn) {
+    if (!p) return cudaSuccess;
+    auto it = g_allocs.find((uintptr_t)p);
+    if (it == g_allocs.end() || (it->second.kind != expected && it->second.kind != also)) {
+        MemKind k = classify(p);
+        warn(std::string(fn) + "() was given " + mem_kind_name(k) +
+             (k == MEM_NONE ? "" : " that is not the start of such an allocation") + ", not what it frees: returns cudaErrorInvalidValue");
+        return cudaErrorInvalidValue;
+    }
+    poison(it->first, it->second.size, false);
+    g_allocs.erase(it);
+    free(p);
+    return cudaSuccess;
+}
+
+/* ---- shared memory ---- */
+size_t static_shared_bytes() {
+    if (!__start_simcuda_shared || !__stop_simcuda_shared) return 0;
+    return (size_t)(__stop_simcuda_shared - __start_simcuda_shared);
+}
+
+void poison_static_shared() {
+    size_t n = static_shared_bytes();
+    if (!n) return;
+    /* Byte loop rather than memset: the compiler may have put red zones between these variables,
+       and the poison pattern must not trip over them. */
+    volatile unsigned char *p = (volatile unsigned char *)__start_simcuda_shared;
+    poison((uintptr_t)p, n, false);
+    for (size_t i = 0; i < n; i++) p[i] = 0xFF;
+}
+
+static size_t g_dynamic_requested = 0;
+void prepare_dynamic_shared(size_t bytes) {
+    if (bytes != g_dynamic_requested) {
+        /* Bytes past the requested size are off limits, so an overrun of extern __shared__ is caught. */
+        poison((uintptr_t)g_dynamic_arena, sizeof g_dynamic_arena, true);
+        poison((uintptr_t)g_dynamic_arena, bytes, false);
+        g_dynamic_requested = bytes;
+    }
+    memset(g_dynamic_arena, 0xFF, bytes);
+}
+
+static std::map<const void *, int> g_func_smem;
+void set_func_max_dynamic_smem(const void *func, int bytes) { g_func_smem[func] = bytes; }
+int func_max_dynamic_smem(const void *func) {
+    auto it = g_func_smem.find(func);
+    return it == g_func_smem.end() ? 0 : it->second;
+}
+
+/* ---- kernel argument check ---- */
+void check_kernel_pointer(const LaunchConfig &c, int i, const void *p) {
+    if (!p || classify(p) != MEM_NONE) return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "argument %d of kernel '%s' (launched at %s:%d) is %p, which points to ordinary host memory, not device memory", i + 1,
+             c.site.kernel, c.site.file, c.site.line, p);
+    fatal("host pointer passed to a kernel", buf,
+          "allocate with cudaMalloc, copy the data with cudaMemcpy, and pass the device pointer (on a GPU this kernel would fail with cudaErrorIllegalAddress)");
+}
+
+/* ---- copies ---- */
+static const char *kind_name(cudaMemcpyKind k) {
+    switch (k) {
+    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+    case cudaMemcpyDefault: return "cudaMemcpyDefault";
+    }
+    return "an unknown cudaMemcpyKind";
+}
+
+/* Checks one side of a copy: its kind of memory against the copy's kind, and its extent.
+   Pinned, mapped and managed memory is reachable from both sides (unified addressing). */
+static cudaError_t check_side(const char *fn, const char *role, const void *p, size_t count, bool want_device, cudaMemcpyKind kind) {
+    const void *base = nullptr;
+    size_t size = 0;
+    MemKind k = classify(p, &base, &size);
+    bool both_sides = k == MEM_PINNED || k == MEM_MAPPED || k == MEM_MANAGED;
+    if (!both_sides && want_device != (k != MEM_NONE)) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s(..., %s): the %s %p is %s, which contradicts the kind; returns cudaErrorInvalidValue "
+                                  "(check the argument order: destination first)",
+                 fn, kind_name(kind), role, p, mem_kind_name(k));
+        warn(buf);
+        return cudaErrorInvalidValue;
+    }
+    if (k != MEM_NONE && (const char *)p + count > (const char *)base + size) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s: the %s range [%p, +%zu bytes) runs %zu bytes past the end of its %zu-byte allocation; "
+                                  "returns cudaErrorInvalidValue (count is in bytes: n * sizeof(element))",
+                 fn, role, p, count, (size_t)((const char *)p + count - ((const char *)base + size)), size);
+        warn(buf);
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+    if (count && (!dst || !src)) {
+        warn(std::string(fn) + ": a NULL pointer; returns cudaErrorInvalidValue");
+        return cudaErrorInvalidValue;
+    }
+    bool dst_dev, src_dev;
+    switch (kind) {
+    case cudaMemcpyHostToHost: dst_dev = false; src_dev = false; break;
+    case cudaMemcpyHostToDevice: dst_dev = true; src_dev = false; break;
+    case cudaMemcpyDeviceToHost: dst_dev = false; src_dev = true; break;
+    case cudaMemcpyDeviceToDevice: dst_dev = true; src_dev = true; break;
+    case cudaMemcpyDefault: dst_dev = classify(dst) != MEM_NONE; src_dev = classify(src) != MEM_NONE; break;
+    default: return cudaErrorInvalidMemcpyDirection;
+    }
+    cudaError_t e = check_side(fn, "destination", dst, count, dst_dev, kind);
+    if (e == cudaSuccess) e = check_side(fn, "source", src, count, src_dev, kind);
+    return e;
+}
+
+void raw_copy(void *dst, const void *src, size_t count) {
+    with_device_access([&] { memmove(dst, src, count); });
+}
+
+void raw_set(void *dst, int value, size_t count) {
+    with_device_access([&] { memset(dst, value, count); });
+}
+
+} // namespace simcuda
+
+using namespace simcuda;
+
+extern "C" {
+
+cudaError_t cudaMalloc(void **p, size_t size) {
+    if (!p) return cudaErrorInvalidValue;
+    *p = allocate(size, MEM_DEVICE);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t size) {
+    if (!p) return cudaErrorInvalidValue;
+    *p = allocate(size, MEM_PINNED);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags) {
+    if (!p) return cudaErrorInvalidValue;
+    *p = allocate(size, (flags & cudaHostAllocMapped) ? MEM_MAPPED : MEM_PINNED);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) {
+    if (!p) return cudaErrorInvalidValue;
+    *p = allocate(size, MEM_MANAGED);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaFree(void *p) {
+    cudaDeviceSynchronize(); /* cudaFree waits for the device, as on a GPU */
+    return release(p, MEM_DEVICE, MEM_MANAGED, "cudaFree");
+}
+
+cudaError_t cudaFreeHost(void *p) {
+    return release(p, MEM_PINNED, MEM_MAPPED, "cudaFreeHost");
+}
+
+cudaError_t cudaHostRegister(void *p, size_t size, unsigned int flags) {
+    if (!p || !size) return cudaErrorInvalidValue;
+    if (classify(p) != MEM_NONE) return cudaErrorHostMemoryAlreadyRegistered;
+    g_allocs[(uintptr_t)p] = Allocation{size, (flags & cudaHostRegisterMapped) ? MEM_MAPPED : MEM_PINNED};
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *p) {
+    auto it = g_allocs.find((uintptr_t)p);
+    if (it == g_allocs.end() || (it->second.kind != MEM_PINNED && it->second.kind != MEM_MAPPED)) return cudaErrorHostMemoryNotRegistered;
+    g_allocs.erase(it);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int) {
+    MemKind k = classify(h);
+    if (!d || (k != MEM_PINNED && k != MEM_MAPPED)) return cudaErrorInvalidValue;
+    *d = h; /* one address space: the device sees the host buffer at the same address */
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
+    struct sysinfo si;
+    if (sysinfo(&si) != 0) return cudaErrorUnknown;
+    if (free_bytes) *free_bytes = (size_t)si.freeram * si.mem_unit;
+    if (total_bytes) *total_bytes = (size_t)si.totalram * si.mem_unit;
+    return cudaSuccess;
+}
+
+} // extern "C"
+
+cudaError_t simcuda_memcpy_symbol(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+    (void)kind;
+    cudaDeviceSynchronize();
+    memcpy(dst, src, count);
+    return cudaSuccess;
+}

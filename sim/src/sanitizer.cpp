@@ -1,0 +1,138 @@
+/* sanitizer.cpp -- turns AddressSanitizer's reports and crashes into the simulator's one-line
+ * diagnoses: which kernel, block and thread, which source line, what kind of memory.
+ * The full report goes to a file (its path is in the message) instead of the terminal. */
+#include "internal.h"
+
+#include <csignal>
+#include <string>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace simcuda {
+
+/* "file.cu:12" of the first stack frame that is the program's own code, from a report's text. */
+[[maybe_unused]] static std::string first_user_frame(const char *report) {
+    const char *p = report;
+    while ((p = strstr(p, "    #"))) {
+        const char *eol = strchr(p, '\n');
+        std::string line(p, eol ? eol - p : strlen(p));
+        p = eol ? eol : p + line.size();
+        size_t in = line.find(" in ");
+        if (in == std::string::npos) continue;
+        std::string rest = line.substr(in + 4);
+        size_t sp = rest.rfind(' '); /* "func(args) file:line:col": the location is the last word */
+        if (sp == std::string::npos) continue;
+        std::string func = rest.substr(0, sp), where = rest.substr(sp + 1);
+        size_t paren = func.find('(');
+        if (paren != std::string::npos) func = func.substr(0, paren);
+        if (where.find("sanitizer") != std::string::npos || where.find("libasan") != std::string::npos ||
+            where.find("sim/src/") != std::string::npos || where.find("simcuda/") != std::string::npos ||
+            where.find("/usr/include") != std::string::npos || where.find("libc.so") != std::string::npos ||
+            func.find("simcuda::") != std::string::npos || func.rfind("__interceptor", 0) == 0 || func == "memcpy" || func == "memset" ||
+            func == "memmove")
+            continue;
+        size_t col = where.rfind(':');
+        /* drop the column: "file:line:col" -> "file:line" */
+        if (col != std::string::npos && where.find(':') != col) where = where.substr(0, col);
+        return where + " (in " + func + ")";
+    }
+    return "";
+}
+
+static std::string g_report_path;
+
+#if defined(__SANITIZE_ADDRESS__)
+static void on_asan_report(const char *report) {
+    void *addr = __asan_get_report_address();
+    int write = __asan_get_report_access_type();
+    size_t size = __asan_get_report_access_size();
+    const char *desc = __asan_get_report_description();
+    std::string where = first_user_frame(report);
+    const void *base = nullptr;
+    size_t alloc = 0;
+    MemKind k = addr ? classify(addr, &base, &alloc) : MEM_NONE;
+    char buf[1024];
+    std::string loc = where.empty() ? std::string("") : " at " + where;
+    const char *rw = write ? "write" : "read";
+    std::string full = g_report_path.empty() ? "" : " (full AddressSanitizer report: " + g_report_path + ")";
+    if (!current_launch() && k == MEM_DEVICE) {
+        snprintf(buf, sizeof buf, "host code %ss device memory%s: %p is inside a %zu-byte cudaMalloc buffer, which only kernels may touch%s",
+                 rw, loc.c_str(), addr, alloc, full.c_str());
+        fatal("host access to device memory", buf, "copy the data back with cudaMemcpy(..., cudaMemcpyDeviceToHost) and read the host copy");
+    }
+    if (addr >= (void *)dynamic_shared_arena && addr < (void *)(dynamic_shared_arena + kMaxSharedPerBlockOptin)) {
+        snprintf(buf, sizeof buf, "%zu-byte %s at byte offset %zu of extern __shared__ memory%s, past the dynamic shared size given at launch%s", size, rw,
+                 (size_t)((unsigned char *)addr - dynamic_shared_arena), loc.c_str(), full.c_str());
+        fatal("out-of-bounds shared memory access", buf, "index within the size passed as the third <<<>>> parameter");
+    }
+    if (desc && !strcmp(desc, "heap-buffer-overflow")) {
+        /* find the allocation just before the address, to say how far past its end the access went */
+        const void *b2 = nullptr;
+        size_t s2 = 0;
+        MemKind k2 = classify((const char *)addr - 1, &b2, &s2);
+        if (k2 == MEM_NONE) k2 = classify((const char *)addr - 64, &b2, &s2);
+        if (k2 != MEM_NONE) {
+            size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
+            snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
+                     size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
+            fatal("out-of-bounds access", buf, current_launch() ? "guard the access with `if (i < n)`; the grid usually has more threads than elements" : nullptr);
+        }
+    }
+    snprintf(buf, sizeof buf, "%zu-byte %s of address %p (%s)%s%s", size, rw, addr, desc ? desc : "invalid access", loc.c_str(), full.c_str());
+    if (desc && !strcmp(desc, "SEGV"))
+        fatal("invalid memory access", buf,
+              current_launch() ? "a kernel may only dereference device pointers (cudaMalloc) that are in range; check for host pointers and NULL" : nullptr);
+    fatal("invalid memory access", buf, nullptr);
+}
+#endif
+
+static void on_signal(int sig, siginfo_t *info, void *) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s at address %p", sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : "floating-point exception",
+             info ? info->si_addr : nullptr);
+    fatal("invalid memory access", buf,
+          current_launch() ? "a kernel may only dereference device pointers (cudaMalloc) that are in range (rebuild with AddressSanitizer, the default, for the line)"
+                           : nullptr);
+}
+
+/* Installed before main() runs. */
+__attribute__((constructor)) static void install_handlers() {
+#if defined(__SANITIZE_ADDRESS__)
+    if (!getenv("SIM_VERBOSE")) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/simcuda-asan-%d.txt", (int)getpid());
+        g_report_path = path;
+        __sanitizer_set_report_path("/tmp/simcuda-asan");
+    }
+    __asan_set_error_report_callback(on_asan_report);
+#else
+    /* Without AddressSanitizer: at least name the kernel and thread of a crash. The handler runs on
+       its own stack, so a fiber's overflowed stack can still be reported. */
+    static char altstack[64 * 1024];
+    stack_t ss;
+    ss.ss_sp = altstack;
+    ss.ss_size = sizeof altstack;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+    sigaction(SIGFPE, &sa, nullptr);
+#endif
+    (void)on_signal;
+}
+
+} // namespace simcuda
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Leak reports would blame the simulator's long-lived pools; stack-use-after-return detection does
+   not understand fiber switches. */
+extern "C" const char *__asan_default_options() { return "detect_leaks=0:detect_stack_use_after_return=0:handle_abort=1"; }
+#endif

@@ -1,0 +1,346 @@
+/* streams.cpp -- streams, events, the work queue, kernel launches and the copy/memset calls.
+ *
+ * Kernels, async copies, memsets, host functions and event records are not run when called: they
+ * join one queue in issue order, each tagged with its stream, and run when the program waits
+ * (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, a blocking cudaMemcpy, a
+ * query). Running in issue order keeps every stream's order and every event dependency, and a
+ * program that reads results without waiting sees stale data, as it would on a GPU. */
+#include "internal.h"
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <set>
+#include <vector>
+
+struct CUstream_st {
+    unsigned flags;
+    unsigned long long last_seq;
+};
+struct CUevent_st {
+    unsigned flags;
+    bool recorded;
+    bool done;
+    unsigned long long record_seq;
+    double t_ms;
+};
+
+namespace simcuda {
+
+cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count, cudaMemcpyKind kind);
+void raw_copy(void *dst, const void *src, size_t count);
+void raw_set(void *dst, int value, size_t count);
+
+struct Op {
+    unsigned long long seq;
+    std::function<void()> run;
+};
+
+static std::deque<Op> g_queue;
+static unsigned long long g_next_seq = 1;
+static CUstream_st g_default_stream = {0, 0};
+static std::set<CUstream_st *> g_streams;
+static std::set<CUevent_st *> g_events;
+
+static CUstream_st *resolve(cudaStream_t s) {
+    if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &g_default_stream;
+    return g_streams.count(s) ? s : nullptr;
+}
+
+static unsigned long long enqueue(CUstream_st *s, std::function<void()> fn) {
+    unsigned long long seq = g_next_seq++;
+    g_queue.push_back(Op{seq, std::move(fn)});
+    s->last_seq = seq;
+    return seq;
+}
+
+/* Runs queued work up to and including operation `seq`; returns whether anything ran. */
+static bool run_until(unsigned long long seq) {
+    bool ran = false;
+    while (!g_queue.empty() && g_queue.front().seq <= seq) {
+        Op op = std::move(g_queue.front());
+        g_queue.pop_front();
+        op.run();
+        ran = true;
+    }
+    return ran;
+}
+
+static void run_all() { run_until(~0ull); }
+
+static double now_ms() {
+    using namespace std::chrono;
+    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+/* ---- launches ---- */
+static std::string dims(dim3 d) {
+    char b[64];
+    snprintf(b, sizeof b, "(%u,%u,%u)", d.x, d.y, d.z);
+    return b;
+}
+
+static const char *bad_config(const LaunchConfig &c, const void *func) {
+    static char why[256];
+    const dim3 &b = c.block, &g = c.grid;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (!b.x || !b.y || !b.z) snprintf(why, sizeof why, "blockDim %s has a zero dimension", dims(b).c_str());
+    else if (!g.x || !g.y || !g.z) snprintf(why, sizeof why, "gridDim %s has a zero dimension", dims(g).c_str());
+    else if (threads > 1024) snprintf(why, sizeof why, "blockDim %s is %llu threads per block; the limit is 1024", dims(b).c_str(), threads);
+    else if (b.x > 1024 || b.y > 1024 || b.z > 64) snprintf(why, sizeof why, "blockDim %s exceeds the per-dimension limits (1024, 1024, 64)", dims(b).c_str());
+    else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+        snprintf(why, sizeof why, "gridDim %s exceeds the limits (2147483647, 65535, 65535)", dims(g).c_str());
+    else if (c.dynamic_smem > kDefaultSharedPerBlock &&
+             (c.dynamic_smem > kMaxSharedPerBlockOptin || (size_t)func_max_dynamic_smem(func) < c.dynamic_smem))
+        snprintf(why, sizeof why,
+                 "%zu bytes of dynamic shared memory; above 48 KiB a kernel must opt in with "
+                 "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most 227 KiB)",
+                 c.dynamic_smem);
+    else return nullptr;
+    return why;
+}
+
+void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
+    CUstream_st *s = resolve(c.stream);
+    cudaError_t err = cudaSuccess;
+    std::string why;
+    if (!s) {
+        err = cudaErrorInvalidResourceHandle;
+        why = "its stream is not a live stream";
+    } else if (const char *w = bad_config(c, func)) {
+        err = cudaErrorInvalidValue;
+        why = w;
+    }
+    if (err) {
+        /* The kernel does not run; CUDA reports it through cudaGetLastError(). We say so too, because a
+           program that never checks would otherwise just see missing results. */
+        char b[600];
+        snprintf(b, sizeof b, "note: launch of '%s' at %s:%d did not run: %s (cudaGetLastError() returns %s)", c.site.kernel, c.site.file,
+                 c.site.line, why.c_str(), cudaGetErrorName(err));
+        warn(b);
+        set_last_error(err);
+        delete body;
+        return;
+    }
+    LaunchRecord *rec = new LaunchRecord{c, body};
+    enqueue(s, [rec] {
+        run_kernel(*rec);
+        delete rec->body;
+        delete rec;
+    });
+}
+
+} // namespace simcuda
+
+using namespace simcuda;
+
+extern "C" {
+
+cudaError_t cudaDeviceSynchronize(void) {
+    run_all();
+    return cudaSuccess;
+}
+
+/* ---- copies and memsets ---- */
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+    if (!count) return cudaSuccess;
+    if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return e;
+    run_all(); /* a blocking copy on the legacy stream waits for all earlier work */
+    raw_copy(dst, src, count);
+    return cudaSuccess;
+}
+
+static bool pageable(const void *p) { return classify(p) == MEM_NONE; }
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!count) return cudaSuccess;
+    if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind)) return e;
+    if (pageable(dst)) {
+        /* Into pageable memory the copy is synchronous on a GPU: wait for the stream, then copy. */
+        run_until(s->last_seq);
+        raw_copy(dst, src, count);
+        return cudaSuccess;
+    }
+    if (pageable(src)) {
+        /* From pageable memory the data is staged at call time, so later host writes are not seen. */
+        std::shared_ptr<std::vector<unsigned char>> staged(new std::vector<unsigned char>((const unsigned char *)src, (const unsigned char *)src + count));
+        enqueue(s, [dst, staged] { raw_copy(dst, staged->data(), staged->size()); });
+        return cudaSuccess;
+    }
+    enqueue(s, [dst, src, count] { raw_copy(dst, src, count); });
+    return cudaSuccess;
+}
+
+static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+    if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+    if (!width || !height) return cudaSuccess;
+    size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
+    if (cudaError_t e = check_copy(fn, dst, src, 0, kind)) return e;
+    /* extents: the last row must fit too */
+    if (cudaError_t e = check_copy(fn, (char *)dst + dspan - 1, (const char *)src + sspan - 1, 1, kind)) return e;
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    auto body = [=] {
+        for (size_t r = 0; r < height; r++) raw_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    };
+    if (async) enqueue(s, body);
+    else {
+        run_all();
+        body();
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
+    return copy_2d("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind, nullptr, false);
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+    return copy_2d("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream, true);
+}
+
+static cudaError_t memset_checked(const char *fn, void *p, int value, size_t count, cudaStream_t stream) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!count) return cudaSuccess;
+    const void *base = nullptr;
+    size_t size = 0;
+    MemKind k = classify(p, &base, &size);
+    if (k == MEM_NONE) {
+        char b[256];
+        snprintf(b, sizeof b, "%s: %p is ordinary host memory, not device memory; returns cudaErrorInvalidValue", fn, p);
+        warn(b);
+        return cudaErrorInvalidValue;
+    }
+    if ((const char *)p + count > (const char *)base + size) {
+        char b[256];
+        snprintf(b, sizeof b, "%s: %zu bytes from %p run past the end of its %zu-byte allocation; returns cudaErrorInvalidValue", fn, count, p, size);
+        warn(b);
+        return cudaErrorInvalidValue;
+    }
+    enqueue(s, [p, value, count] { raw_set(p, value, count); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *p, int value, size_t count) { return memset_checked("cudaMemset", p, value, count, nullptr); }
+cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) { return memset_checked("cudaMemsetAsync", p, value, count, s); }
+
+cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
+    if (!resolve(stream)) return cudaErrorInvalidResourceHandle;
+    return classify(p) == MEM_MANAGED ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* ---- streams ---- */
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
+    if (!ps) return cudaErrorInvalidValue;
+    CUstream_st *s = new CUstream_st{flags, 0};
+    g_streams.insert(s);
+    *ps = s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *ps) { return cudaStreamCreateWithFlags(ps, cudaStreamDefault); }
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    if (!g_streams.count(s)) return cudaErrorInvalidResourceHandle;
+    /* Work already queued still runs; the handle is gone. */
+    g_streams.erase(s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    run_until(s->last_seq);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    /* Pending work is "still running" this time, and done by the next query. */
+    return run_until(s->last_seq) ? cudaErrorNotReady : cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
+    if (!resolve(stream) || !g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    return cudaSuccess; /* the queue runs in issue order, so the record already comes first */
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!fn) return cudaErrorInvalidValue;
+    enqueue(s, [fn, data] { fn(data); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, void *data, unsigned int flags) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!cb || flags != 0) return cudaErrorInvalidValue;
+    enqueue(s, [cb, stream, data] { cb(stream, cudaSuccess, data); });
+    return cudaSuccess;
+}
+
+/* ---- events ---- */
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *pe, unsigned int flags) {
+    if (!pe) return cudaErrorInvalidValue;
+    CUevent_st *e = new CUevent_st{flags, false, false, 0, 0.0};
+    g_events.insert(e);
+    *pe = e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *pe) { return cudaEventCreateWithFlags(pe, cudaEventDefault); }
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    if (!g_events.erase(e)) return cudaErrorInvalidResourceHandle;
+    return cudaSuccess; /* the struct is leaked on purpose: a queued record may still write it */
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
+    CUstream_st *s = resolve(stream);
+    if (!s || !g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    e->recorded = true;
+    e->done = false;
+    e->record_seq = enqueue(s, [e] {
+        e->t_ms = now_ms();
+        e->done = true;
+    });
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+    if (!g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    if (e->recorded) run_until(e->record_seq);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e) {
+    if (!g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    if (!e->recorded) return cudaSuccess;
+    return run_until(e->record_seq) ? cudaErrorNotReady : cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+    if (!ms) return cudaErrorInvalidValue;
+    if (!g_events.count(a) || !g_events.count(b)) return cudaErrorInvalidResourceHandle;
+    if ((a->flags | b->flags) & cudaEventDisableTiming) return cudaErrorInvalidResourceHandle;
+    if (!a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
+    if (!a->done || !b->done) return cudaErrorNotReady;
+    *ms = (float)(b->t_ms - a->t_ms);
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset(void) {
+    run_all();
+    return cudaSuccess;
+}
+
+} // extern "C"

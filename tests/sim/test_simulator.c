@@ -1,0 +1,215 @@
+/* test_simulator.c -- the CPU simulator's Check suite: builds nothing itself, but runs the programs
+ * under $SIMTEST_DIR (built by `make test-sim` with tools/simcc) and checks their exit status and
+ * output. "Core" cases are correct programs that must pass quietly; "Checks" cases plant one bug
+ * each and expect the simulator's diagnosis; "Schedules" cases show a race under some order. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+    int status;
+    char out[65536]; /* stdout and stderr together */
+} RunResult;
+
+/* Runs $SIMTEST_DIR/<program> <arg> with SIM_SCHEDULE=<schedule> (when given). */
+static void run_program(const char *program, const char *arg, const char *schedule, RunResult *r) {
+    const char *dir = getenv("SIMTEST_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "build/simtest", program);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        if (schedule) setenv("SIM_SCHEDULE", schedule, 1);
+        else unsetenv("SIM_SCHEDULE");
+        execl(path, path, arg, (char *)NULL);
+        fprintf(stderr, "cannot run %s (build it with `make test-sim`)\n", path);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(fds[0], r->out + len, sizeof r->out - 1 - len)) > 0) len += (size_t)got;
+    r->out[len] = 0;
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void expect_output(const RunResult *r, const char *what, const char *needle) {
+    ck_assert_msg(strstr(r->out, needle) != NULL, "%s: expected \"%s\" in the output, got:\n%s", what, needle, r->out);
+}
+
+/* ---- Core: correct programs pass, and the simulator says nothing about them ---- */
+
+static const char *const kSamples[] = {
+    "samples/vector_add", "samples/matrix_mul_shared", "samples/histogram_atomics", "samples/vote_intrinsics",
+    "samples/streams_events", "samples/callbacks", "samples/zero_copy", "samples/template_kernels",
+    "samples/shuffle_scan", "samples/cooperative_groups", "samples/half_precision", "samples/dynamic_shared",
+    "samples/constant_memory", "samples/device_query", "samples/error_handling", "samples/managed_memory",
+    "samples/memcpy2d", "samples/printf_kernel", "samples/occupancy", "samples/multi_file",
+};
+#define N_SAMPLES (int)(sizeof kSamples / sizeof kSamples[0])
+
+START_TEST(test_ordinary_cuda_sample_programs_pass) {
+    RunResult r;
+    run_program(kSamples[_i], NULL, NULL, &r);
+    ck_assert_msg(r.status == 0, "%s exited with %d:\n%s", kSamples[_i], r.status, r.out);
+    expect_output(&r, kSamples[_i], "PASS");
+    ck_assert_msg(strstr(r.out, "simcuda: error") == NULL, "%s: unexpected diagnosis:\n%s", kSamples[_i], r.out);
+}
+END_TEST
+
+static const char *const kSchedules[] = {"forward", "reverse", "random:1", "random:12345"};
+
+START_TEST(test_samples_pass_under_every_schedule) {
+    for (int i = 0; i < N_SAMPLES; i++) {
+        RunResult r;
+        run_program(kSamples[i], NULL, kSchedules[_i], &r);
+        ck_assert_msg(r.status == 0 && strstr(r.out, "PASS"), "%s under SIM_SCHEDULE=%s exited with %d:\n%s", kSamples[i], kSchedules[_i],
+                      r.status, r.out);
+    }
+}
+END_TEST
+
+START_TEST(test_correct_kernels_raise_no_diagnosis) {
+    RunResult r;
+    run_program("programs/planted_bugs", "clean", NULL, &r);
+    ck_assert_msg(r.status == 0, "clean mode exited with %d:\n%s", r.status, r.out);
+    ck_assert_msg(strstr(r.out, "simcuda:") == NULL, "clean mode printed a diagnosis:\n%s", r.out);
+    expect_output(&r, "clean", "finished: cudaSuccess");
+}
+END_TEST
+
+START_TEST(test_invalid_launches_return_cuda_error_codes) {
+    RunResult r;
+    run_program("programs/launch_errors", NULL, NULL, &r);
+    ck_assert_msg(r.status == 0, "launch_errors exited with %d:\n%s", r.status, r.out);
+    expect_output(&r, "launch_errors", "PASS");
+    expect_output(&r, "a failed launch is explained on stderr", "did not run: blockDim (1025,1,1) is 1025 threads per block");
+}
+END_TEST
+
+START_TEST(test_warp_operations_follow_the_programming_guide) {
+    RunResult r;
+    run_program("programs/warp_semantics", NULL, NULL, &r);
+    ck_assert_msg(r.status == 0, "warp_semantics exited with %d:\n%s", r.status, r.out);
+    /* Values derived from the Programming Guide's definitions (lane l holds 100 + l). */
+    expect_output(&r, "broadcast from lane 5", "row  0: 105 105 105");
+    expect_output(&r, "srcLane 37 wraps to lane 5", "row  1: 105 105");
+    expect_output(&r, "width 8: lane 3 of each segment", "row  2: 103 103 103 103 103 103 103 103 111 111");
+    expect_output(&r, "shfl_up: lane 0 keeps its own value", "row  4: 100 100 101 102");
+    expect_output(&r, "shfl_up width 16 clamps at the segment start", "row  5: 100 101 102 100 101");
+    expect_output(&r, "shfl_down width 8 clamps at the segment end", "row  7: 105 106 107 103 104 105 106 107 113");
+    expect_output(&r, "xor 8 within width 8: later segment gives own value, earlier segment is readable", "row 10: 100 101 102 103 104 105 106 107 100 101");
+    expect_output(&r, "ballot of lane % 3 == 0", "row 13: 1227133513 1227133513");
+    expect_output(&r, "barrier reductions", "syncthreads count/and/or/and: 37 1 1 0");
+}
+END_TEST
+
+START_TEST(test_streams_run_only_when_the_program_waits) {
+    RunResult r;
+    run_program("programs/stream_semantics", NULL, NULL, &r);
+    ck_assert_msg(r.status == 0, "stream_semantics exited with %d:\n%s", r.status, r.out);
+    expect_output(&r, "stream_semantics", "PASS");
+}
+END_TEST
+
+/* ---- Checks: each planted bug is found and explained ---- */
+
+typedef struct {
+    const char *mode;
+    const char *diagnosis; /* the headline */
+    const char *detail;    /* a piece of the explanation that names the cause */
+} PlantedBug;
+
+static const PlantedBug kBugs[] = {
+    {"oob-write", "out-of-bounds access in kernel 'write_all'", "planted_bugs.cu:12"},
+    {"oob-read", "out-of-bounds access in kernel 'read_past_end'", "4-byte read"},
+    {"early-return", "barrier divergence in kernel 'early_return_before_barrier'", "exited, but thread (0,0,0) waits at __syncthreads()"},
+    {"two-barriers", "barrier divergence in kernel 'barrier_in_branches'", "waits at a different __syncthreads()"},
+    {"deadlock", "deadlock in kernel 'warp_waits_for_barrier'", "waits in __shfl_sync"},
+    {"exited-lane", "warp divergence in kernel 'shuffle_after_return'", "names lane 20"},
+    {"bad-mask", "bad warp mask in kernel 'lane_not_in_mask'", "the calling lane 16 is not in mask 0x0000ffff"},
+    {"dyn-shared", "out-of-bounds shared memory access in kernel 'dynamic_shared_overrun'", "byte offset 16 of extern __shared__"},
+    {"assert", "device-side assert in kernel 'asserts_positive'", "thread (50,0,0)"},
+    {"host-pointer", "host pointer passed to a kernel", "argument 1 of kernel 'write_all'"},
+    {"host-reads-device", "host access to device memory", "planted_bugs.cu:129"},
+};
+#define N_BUGS (int)(sizeof kBugs / sizeof kBugs[0])
+
+START_TEST(test_each_planted_bug_is_diagnosed_in_one_message) {
+    const PlantedBug *b = &kBugs[_i];
+    RunResult r;
+    run_program("programs/planted_bugs", b->mode, NULL, &r);
+    ck_assert_msg(r.status != 0, "mode %s: the program exited 0; the bug went unnoticed:\n%s", b->mode, r.out);
+    expect_output(&r, b->mode, b->diagnosis);
+    expect_output(&r, b->mode, b->detail);
+    expect_output(&r, b->mode, "simcuda: hint:");
+    ck_assert_msg(strstr(r.out, "==ERROR") == NULL && strstr(r.out, "    #0 ") == NULL, "mode %s: a raw stack dump instead of one message:\n%s",
+                  b->mode, r.out);
+}
+END_TEST
+
+START_TEST(test_shared_memory_read_before_write_is_poisoned) {
+    RunResult r;
+    run_program("programs/planted_bugs", "unwritten-shared", NULL, &r);
+    expect_output(&r, "shared memory starts as NaN at every block", "c[20] = -nan");
+}
+END_TEST
+
+/* ---- Schedules: a missing barrier gives wrong results; the schedule is selectable ---- */
+
+START_TEST(test_missing_barrier_gives_wrong_results_under_every_schedule) {
+    RunResult r;
+    run_program("programs/planted_bugs", "missing-barrier", kSchedules[_i], &r);
+    ck_assert_msg(r.status == 0, "missing-barrier exited %d:\n%s", r.status, r.out);
+    ck_assert_msg(strstr(r.out, " 0 of 128 wrong") == NULL, "under %s the race went unnoticed:\n%s", kSchedules[_i], r.out);
+}
+END_TEST
+
+START_TEST(test_bad_schedule_name_is_explained) {
+    RunResult r;
+    run_program("programs/planted_bugs", "clean", "backwards", &r);
+    expect_output(&r, "bad SIM_SCHEDULE", "SIM_SCHEDULE=backwards is not forward, reverse or random[:seed]");
+}
+END_TEST
+
+static Suite *simulator_suite(void) {
+    Suite *s = suite_create("simulator");
+    TCase *core = tcase_create("Core");
+    tcase_set_timeout(core, 120);
+    tcase_add_loop_test(core, test_ordinary_cuda_sample_programs_pass, 0, N_SAMPLES);
+    tcase_add_test(core, test_correct_kernels_raise_no_diagnosis);
+    tcase_add_test(core, test_invalid_launches_return_cuda_error_codes);
+    tcase_add_test(core, test_warp_operations_follow_the_programming_guide);
+    tcase_add_test(core, test_streams_run_only_when_the_program_waits);
+    suite_add_tcase(s, core);
+    TCase *checks = tcase_create("Checks");
+    tcase_set_timeout(checks, 60);
+    tcase_add_loop_test(checks, test_each_planted_bug_is_diagnosed_in_one_message, 0, N_BUGS);
+    tcase_add_test(checks, test_shared_memory_read_before_write_is_poisoned);
+    suite_add_tcase(s, checks);
+    TCase *sched = tcase_create("Schedules");
+    tcase_set_timeout(sched, 300);
+    tcase_add_loop_test(sched, test_missing_barrier_gives_wrong_results_under_every_schedule, 0, 4);
+    tcase_add_loop_test(sched, test_samples_pass_under_every_schedule, 1, 4);
+    tcase_add_test(sched, test_bad_schedule_name_is_explained);
+    suite_add_tcase(s, sched);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(simulator_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
