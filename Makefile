@@ -111,8 +111,135 @@ bench-sim: $(BUILD)/simbench/bench_sim ## time the simulator (switches/s, vector
 	$(Q)$<
 
 # ---------------------------------------------------------------------------------------------
+# Lessons. Each lessons/NN-topic/ holds one student file <name>.cu (beside <name>.h), a CPU
+# reference *_cpu.c, a demo main.c and maybe bench.c; solutions/NN-topic/<name>.cu is the answer;
+# tests/test_NN_*.c is the grader; tests/wrong/NN-topic/*.patch are plausible mistakes, each a
+# patch to the solution that the grader must reject.
+B := $(BUILD)/$(BACKEND)
+ifeq ($(BACKEND),sim)
+  CUDACC := $(SIMCC) -O1 -g
+  CC_C := $(SIMCC) -O1 -g -std=gnu11 -Wall
+  LINK := $(SIMCC)
+  LINK_LIBS := $(CHECK_LIBS)
+  CC_DEPS := $(SIMLIB) $(SIMCC)
+else
+  CUDACC := nvcc -O2 $(NVCC_ARCH) -std=c++17
+  CC_C := nvcc -O2 $(NVCC_ARCH) -Xcompiler -Wall,-std=gnu11
+  LINK := nvcc $(NVCC_ARCH)
+  LINK_LIBS := $(filter-out -pthread,$(CHECK_LIBS)) -lpthread
+  CC_DEPS :=
+endif
+INCLUDES := -Icommon
+
+ALL_LESSONS := $(sort $(notdir $(wildcard lessons/[0-9][0-9]-*)))
+lesson_dir = $(firstword $(filter $(1)-%,$(ALL_LESSONS)) $(filter $(1),$(ALL_LESSONS)))
+SELECTED := $(if $(LESSON),$(call lesson_dir,$(LESSON)),$(ALL_LESSONS))
+ifneq ($(LESSON),)
+  ifeq ($(SELECTED),)
+    $(error LESSON=$(LESSON): no such lesson; the lessons are: $(ALL_LESSONS))
+  endif
+endif
+
+COMMON_OBJ := $(B)/common/grade.o $(B)/common/bench.o
+$(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC_C) $(INCLUDES) -c $< -o $@
+
+# lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
+define lesson_rules
+$(1)_NUM := $(firstword $(subst -, ,$(1)))
+$(1)_NAME := $(basename $(notdir $(firstword $(wildcard lessons/$(1)/*.h))))
+$(1)_CPU := $(wildcard lessons/$(1)/*_cpu.c)
+$(1)_TEST := $(firstword $(wildcard tests/test_$(firstword $(subst -, ,$(1)))_*.c))
+$(1)_WRONG := $(basename $(notdir $(wildcard tests/wrong/$(1)/*.patch)))
+$(1)_INC := -Ilessons/$(1) $(INCLUDES)
+$(1)_CPU_OBJ := $$(patsubst lessons/$(1)/%.c,$(B)/lessons/$(1)/%.o,$$($(1)_CPU))
+
+$(B)/lessons/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h $(CC_DEPS)
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$<)
+	$(Q)$(CC_C) $$($(1)_INC) -c $$< -o $$@
+$(B)/tests/$(1).o: $$($(1)_TEST) lessons/$(1)/*.h common/*.h $(CC_DEPS) | need-check
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$<)
+	$(Q)$(CC_C) $$($(1)_INC) $(CHECK_CFLAGS) -c $$< -o $$@
+# the student's file, the solution, and each wrong variant (solution + patch)
+$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
+	@mkdir -p $$(@D)
+	$$(call say,CUDACC,$$<)
+	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
+$(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
+	@mkdir -p $$(@D)
+	$$(call say,CUDACC,$$<)
+	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
+$(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
+	@mkdir -p $$(@D)
+	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
+$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
+	$$(call say,CUDACC,$$<)
+	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
+$(B)/%/$(1)/test: $(B)/%/$(1)/kernel.o $(B)/tests/$(1).o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
+	$$(call say,LINK,$$@)
+	$(Q)$(LINK) -o $$@ $$^ $(LINK_LIBS)
+$(B)/%/$(1)/demo: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/main.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
+	$$(call say,LINK,$$@)
+	$(Q)$(LINK) -o $$@ $$^ $(LINK_LIBS)
+$(B)/%/$(1)/bench: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/bench.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
+	$$(call say,LINK,$$@)
+	$(Q)$(LINK) -o $$@ $$^ $(LINK_LIBS)
+endef
+$(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
+
+.SECONDARY:
+
+# ---------------------------------------------------------------------------------------------
+# Student commands.
+RESULTS := $(B)/results
+.PHONY: check
+check: need-check $(foreach l,$(SELECTED),$(B)/student/$(l)/test) ## grade your work in lessons/ (all, or LESSON=NN; EX=NN.k for one exercise)
+	@echo "Backend: $(BACKEND) ($(BACKEND_WHY))"
+	@mkdir -p $(RESULTS)
+	$(Q)status=0; for l in $(SELECTED); do \
+	  echo "== $$l"; \
+	  GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap $(if $(EX),CK_RUN_CASE=$(EX)) $(B)/student/$$l/test || status=1; \
+	done; \
+	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \
+	exit $$status
+
+.PHONY: run
+run: $(B)/student/$(SELECTED)/demo ## run a lesson's demo on your code: make run LESSON=02
+	$(if $(filter 1,$(words $(SELECTED))),,$(error make run needs LESSON=NN))
+	$(Q)$< $(ARGS)
+
+.PHONY: bench
+bench: $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/bench ## time a lesson's kernels against a ceiling measured in the same run (GPU): make bench LESSON=02 [SOLUTION=1]
+	$(if $(filter 1,$(words $(SELECTED))),,$(error make bench needs LESSON=NN))
+	$(Q)$< $(ARGS)
+
+.PHONY: hint
+hint: ## show the next hint for a lesson: make hint LESSON=02 [N=2] (N=all shows every hint)
+	$(if $(filter 1,$(words $(SELECTED))),,$(error make hint needs LESSON=NN))
+	$(Q)python3 tools/hint.py lessons/$(SELECTED)/hints.md $(N)
+
+.PHONY: progress
+progress: ## where you are and what is next (from the last `make check`)
+	$(Q)python3 tools/scoreboard.py --progress $(foreach l,$(ALL_LESSONS),$(RESULTS)/$(l).json)
+
+.PHONY: doctor
+doctor: ## diagnose the set-up: GPU, driver, nvcc, Check, Doxygen, backend
+	$(Q)BACKEND=$(BACKEND) BACKEND_WHY="$(BACKEND_WHY)" bash tools/doctor.sh
+
+# ---------------------------------------------------------------------------------------------
+# Workbook self-tests: every solution passes its grader, every untouched skeleton fails cleanly,
+# every wrong variant is rejected with the expected diagnosis.
+.PHONY: test-lessons
+test-lessons: need-check $(foreach l,$(SELECTED),$(B)/solution/$(l)/test $(B)/student/$(l)/test $(foreach w,$($(l)_WRONG),$(B)/wrong-$(w)/$(l)/test)) ## check solutions, skeletons and wrong variants
+	$(Q)bash tools/test_lessons.sh $(B) $(SELECTED)
+
+# ---------------------------------------------------------------------------------------------
 .PHONY: test
-test: test-sim ## verify the workbook itself (simulator, common/, solutions, skeletons, wrong variants)
+test: test-sim test-lessons ## verify the workbook itself (simulator, common/, solutions, skeletons, wrong variants)
 
 .PHONY: clean
 clean: ## remove build/

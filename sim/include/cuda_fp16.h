@@ -67,7 +67,7 @@ inline unsigned short from_double(double v, rmode mode) {
 
 /* binary16 -> float is always exact. */
 inline float to_float(unsigned short h) {
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t sign = (h & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1Fu;
     const uint32_t mant = h & 0x3FFu;
     uint32_t bits;

@@ -43,6 +43,8 @@ void set_last_error(cudaError_t e) {
 }
 
 void warn(const std::string &line) {
+    static const char *quiet = getenv("SIM_QUIET");
+    if (quiet && *quiet == '1') return;
     fflush(stdout);
     fprintf(stderr, "simcuda: %s\n", line.c_str());
     fflush(stderr);

@@ -574,8 +574,9 @@ inline float erfinvf(float y) { return (float)simcuda::detail::erfinv_d(y); }
 inline double erfinv(double y) { return simcuda::detail::erfinv_d(y); }
 inline float erfcinvf(float z) { return (float)simcuda::detail::erfcinv_d(z); }
 inline double erfcinv(double z) { return simcuda::detail::erfcinv_d(z); }
-inline float normcdfinvf(float p) { return (float)(-1.4142135623730951 * simcuda::detail::erfcinv_d(2.0 * p)); }
-inline double normcdfinv(double p) { return -1.4142135623730951 * simcuda::detail::erfcinv_d(2.0 * p); }
+/* "+ 0.0" turns the -0 of -sqrt(2) * erfcinv(1) into +0 for p == 0.5. */
+inline double normcdfinv(double p) { return -1.4142135623730951 * simcuda::detail::erfcinv_d(2.0 * p) + 0.0; }
+inline float normcdfinvf(float p) { return (float)normcdfinv(p); }
 
 /* ======================================================================
  * Integer intrinsics.

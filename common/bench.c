@@ -1,0 +1,84 @@
+/* bench.c -- CUDA-event timing with warm-up and medians, and the copy-bandwidth ceiling. */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.h"
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_median_ms(BenchFn fn, void *ctx, int warmup, int reps) {
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < warmup; i++) fn(ctx);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double *times = malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
+    for (int i = 0; i < reps; i++) {
+        CUDA_CHECK(cudaEventRecord(start, 0));
+        fn(ctx);
+        CUDA_CHECK(cudaEventRecord(stop, 0));
+        /* Without this wait the host would read the clock before the GPU has even started. */
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaGetLastError());
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times[i] = ms;
+    }
+    double m = median(times, reps);
+    free(times);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return m;
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} CopyJob;
+
+static void run_copy(void *ctx) {
+    CopyJob *j = ctx;
+    CUDA_CHECK(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+double bench_copy_gbs(size_t bytes, int reps) {
+    CopyJob j = {NULL, NULL, bytes};
+    CUDA_CHECK(cudaMalloc(&j.dst, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.src, bytes));
+    CUDA_CHECK(cudaMemset(j.dst, 1, bytes));
+    CUDA_CHECK(cudaMemset((void *)j.src, 2, bytes));
+    double ms = bench_median_ms(run_copy, &j, 2, reps);
+    cudaFree(j.dst);
+    cudaFree((void *)j.src);
+    return 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
+}
+
+double bench_host_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double bench_host_median_s(BenchFn fn, void *ctx, int reps) {
+    double *times = malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
+    for (int i = 0; i < reps; i++) {
+        double t0 = bench_host_seconds();
+        fn(ctx);
+        times[i] = bench_host_seconds() - t0;
+    }
+    double m = median(times, reps);
+    free(times);
+    return m;
+}

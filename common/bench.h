@@ -1,0 +1,36 @@
+/**
+ * @file bench.h
+ * @brief Honest timing for demos and benchmarks: CUDA events around synchronised runs, a warm-up
+ *        first, the median of several repetitions, and the copy-bandwidth ceiling to compare with.
+ */
+#ifndef COMMON_BENCH_H
+#define COMMON_BENCH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Work to time; it launches kernels (or copies) and returns without waiting. */
+typedef void (*BenchFn)(void *ctx);
+
+/** Median milliseconds of `reps` runs of fn, each timed with CUDA events on the default stream
+    (after `warmup` untimed runs, so first-launch costs are not counted). */
+double bench_median_ms(BenchFn fn, void *ctx, int warmup, int reps);
+
+/** Device-to-device cudaMemcpy bandwidth for a `bytes`-byte copy, in GB/s counting bytes read plus
+    bytes written (the same accounting as a kernel that reads and writes): the ceiling for
+    memory-bound kernels, measured in the same run. */
+double bench_copy_gbs(size_t bytes, int reps);
+
+/** Seconds on a monotonic clock, for timing CPU code. */
+double bench_host_seconds(void);
+
+/** Median seconds of `reps` runs of a CPU function. */
+double bench_host_median_s(BenchFn fn, void *ctx, int reps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,414 @@
+/* grade.c -- the grader's toolkit: inputs, poison, schedules, diagnoses and the scoreboard line. */
+#include "grade.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#define DEFAULT_SEED 20261129ull
+#define TEST_TIMEOUT_S 60
+#define SHOW_MISMATCHES 5
+
+/* ---- small string builder for messages ---- */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} Buf;
+
+static void bprintf(Buf *b, const char *fmt, ...) {
+    va_list ap;
+    for (;;) {
+        size_t room = b->cap - b->len;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (b->s && (size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)n + 256;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) abort();
+    }
+}
+
+/* ---- inputs ---- */
+uint64_t grade_seed(void) {
+    const char *e = getenv("GRADE_SEED");
+    return e && *e ? strtoull(e, NULL, 0) : DEFAULT_SEED;
+}
+
+/* splitmix64: a well-mixed sequence from any seed */
+static uint64_t next_u64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void grade_fill_floats(float *a, size_t n, uint64_t seed, float lo, float hi) {
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        float v;
+        do v = lo + (hi - lo) * (float)((next_u64(&s) >> 40) * (1.0 / 16777216.0));
+        while (v == 0.0f);
+        a[i] = v;
+    }
+}
+
+void grade_fill_ints(int *a, size_t n, uint64_t seed, int lo, int hi) {
+    uint64_t s = seed, span = (uint64_t)((int64_t)hi - lo + 1);
+    for (size_t i = 0; i < n; i++) a[i] = (int)(lo + (int64_t)(next_u64(&s) % span));
+}
+
+void grade_fill_bytes(unsigned char *a, size_t n, uint64_t seed) {
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) a[i] = (unsigned char)(next_u64(&s) >> 56);
+}
+
+/* ---- poison ---- */
+void grade_poison_floats(float *a, size_t n) {
+    uint32_t bits = GRADE_POISON_BITS;
+    for (size_t i = 0; i < n; i++) memcpy(&a[i], &bits, 4);
+}
+
+void grade_poison_ints(int *a, size_t n) {
+    for (size_t i = 0; i < n; i++) a[i] = (int)GRADE_POISON_BITS;
+}
+
+void grade_poison_device(void *d, size_t bytes) {
+    cudaError_t e = cudaMemset(d, 0xFF, bytes);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemset of a device buffer failed: %s", cudaGetErrorName(e));
+}
+
+void *grade_alloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    ck_assert_msg(p != NULL, "grader: out of host memory allocating %zu bytes", bytes);
+    return p;
+}
+
+/* ---- schedules ---- */
+#ifdef SIMCUDA
+static char random_schedule[64];
+int grade_schedule_count(void) { return 3; }
+const char *grade_schedule_name(int i) {
+    if (i == 0) return "forward";
+    if (i == 1) return "reverse";
+    snprintf(random_schedule, sizeof random_schedule, "random:%llu", (unsigned long long)grade_seed());
+    return random_schedule;
+}
+void grade_use_schedule(int i) { simcuda_set_schedule(grade_schedule_name(i)); }
+
+/* The simulator found a bug (out-of-bounds access, barrier divergence, ...): make its one-line
+   diagnosis the test's failure message. */
+void simcuda_on_fatal(const char *message) { ck_abort_msg("%s", message); }
+#else
+int grade_schedule_count(void) { return 1; }
+const char *grade_schedule_name(int i) {
+    (void)i;
+    return "gpu";
+}
+void grade_use_schedule(int i) { (void)i; }
+#endif
+
+/* ---- comparisons ---- */
+typedef struct {
+    size_t n, bad, first_bad, last_bad;
+    size_t nan_count, poison_count, garbage_count;
+    double max_err;
+    size_t max_at;
+} DiffStats;
+
+static void coords(Buf *b, const GradeCompare *c, size_t i) {
+    if (c->width) bprintf(b, "[row %zu, col %zu]", i / c->width, i % c->width);
+    else bprintf(b, "[%zu]", i);
+}
+
+/* The likely mistake, from the pattern of wrong elements; NULL when nothing is recognised. */
+static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, const unsigned char *badmask, int transposed_match,
+                                  int shifted_match) {
+    if (d->poison_count == d->n)
+        return "the output was never written back to the host: copy the result with cudaMemcpy(..., cudaMemcpyDeviceToHost), "
+               "or the function returned before doing its work";
+    if (d->garbage_count == d->bad && d->garbage_count == d->n)
+        return "the kernel never wrote the output: was it launched (grid of 0 blocks?), and did the launch succeed (cudaGetLastError)?";
+    if (transposed_match) return "rows and columns are swapped: x (threadIdx.x/blockIdx.x) is the column, y is the row; index as row * width + col";
+    if (shifted_match) return "the index is off by one: element i must come from input i";
+    if (c->block && !c->width && c->n > c->block) {
+        size_t tail = (c->n / c->block) * c->block;
+        if (d->first_bad >= tail && tail < c->n) return "the last, partial block is missing: round the grid up, (n + block - 1) / block blocks";
+        if (d->first_bad == c->block && d->bad == c->n - c->block)
+            return "only the first block's elements are right: the global index needs blockIdx.x * blockDim.x + threadIdx.x";
+    }
+    if (d->garbage_count && d->garbage_count == d->bad)
+        return "the kernel never wrote these elements: too few threads were launched, or some threads skipped their work";
+    if (d->nan_count && d->nan_count == d->bad)
+        return "NaN where numbers belong: something read memory nobody wrote (the simulator fills fresh device and shared memory "
+               "with NaN), e.g. shared memory read before a __syncthreads(), or a missing copy to the device";
+    if (d->bad == 1 && (d->first_bad == c->n - 1 || d->first_bad == 0)) return "off by one at the edge (check < versus <=, and the loop bounds)";
+    (void)badmask;
+    return NULL;
+}
+
+static void schedule_note(Buf *b, const GradeCompare *c) {
+    if (c->schedule > 0)
+        bprintf(b, "\n  note: the same inputs passed under schedule '%s' but fail under '%s': the result depends on the order in which "
+                   "threads run, which means a missing __syncthreads() or a race between threads",
+                grade_schedule_name(0), grade_schedule_name(c->schedule));
+}
+
+static void header(Buf *b, const GradeCompare *c) {
+    bprintf(b, "%s (n = %zu", c->what ? c->what : "result", c->n);
+    if (c->width) bprintf(b, " as %zu x %zu", c->n / c->width, c->width);
+    if (c->block) bprintf(b, ", block %u", c->block);
+    if (c->block_y) bprintf(b, "x%u", c->block_y);
+    bprintf(b, ", schedule %s, GRADE_SEED=%llu)", grade_schedule_name(c->schedule), (unsigned long long)grade_seed());
+}
+
+#define DIFF_BODY(T, FMT, IS_BAD, ERR, IS_NAN, BITS_OF)                                                                          \
+    DiffStats d;                                                                                                                 \
+    memset(&d, 0, sizeof d);                                                                                                     \
+    d.n = c->n;                                                                                                                  \
+    unsigned char *bad = calloc(c->n ? c->n : 1, 1);                                                                             \
+    for (size_t i = 0; i < c->n; i++) {                                                                                          \
+        uint32_t bits = BITS_OF(got[i]);                                                                                         \
+        if (bits == GRADE_POISON_BITS) d.poison_count++;                                                                         \
+        if (bits == GRADE_DEVICE_GARBAGE_BITS) d.garbage_count++;                                                                \
+        if (IS_BAD(got[i], want[i])) {                                                                                           \
+            bad[i] = 1;                                                                                                          \
+            if (!d.bad) d.first_bad = i;                                                                                         \
+            d.last_bad = i;                                                                                                      \
+            d.bad++;                                                                                                             \
+            if (IS_NAN(got[i])) d.nan_count++;                                                                                   \
+            double e = ERR(got[i], want[i]);                                                                                     \
+            if (e > d.max_err || isnan(e)) {                                                                                     \
+                if (!(isnan(d.max_err))) {                                                                                       \
+                    d.max_err = e;                                                                                               \
+                    d.max_at = i;                                                                                                \
+                }                                                                                                                \
+            }                                                                                                                    \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    if (!d.bad) {                                                                                                                \
+        free(bad);                                                                                                               \
+        return NULL;                                                                                                             \
+    }                                                                                                                            \
+    int transposed = 0, shifted = 0;                                                                                             \
+    if (c->width && c->n / c->width > 1 && c->width > 1) {                                                                       \
+        size_t rows = c->n / c->width, cols = c->width;                                                                         \
+        /* compare with the reference read as if x and y were swapped */                                                        \
+        transposed = 1;                                                                                                          \
+        for (size_t r = 0; r < rows && transposed; r++)                                                                          \
+            for (size_t q = 0; q < cols && transposed; q++) {                                                                    \
+                size_t t = q * rows + r; /* element written by the thread with swapped roles */                                  \
+                if (t < c->n && IS_BAD(got[t], want[r * cols + q])) transposed = 0;                                             \
+            }                                                                                                                    \
+    }                                                                                                                            \
+    if (c->n > 2) {                                                                                                              \
+        int up = 1, down = 1;                                                                                                    \
+        for (size_t i = 0; i + 1 < c->n && (up || down); i++) {                                                                 \
+            if (IS_BAD(got[i], want[i + 1])) up = 0;                                                                             \
+            if (IS_BAD(got[i + 1], want[i])) down = 0;                                                                           \
+        }                                                                                                                        \
+        shifted = up || down;                                                                                                    \
+    }                                                                                                                            \
+    Buf b = {0};                                                                                                                 \
+    header(&b, c);                                                                                                               \
+    bprintf(&b, ": %zu of %zu elements differ", d.bad, c->n);                                                                    \
+    if (d.max_err > 0) {                                                                                                         \
+        bprintf(&b, "; largest error %g at ", d.max_err);                                                                        \
+        coords(&b, c, d.max_at);                                                                                                 \
+    }                                                                                                                            \
+    int shown = 0;                                                                                                               \
+    for (size_t i = 0; i < c->n && shown < SHOW_MISMATCHES; i++)                                                                 \
+        if (bad[i]) {                                                                                                            \
+            bprintf(&b, "\n  ");                                                                                                 \
+            coords(&b, c, i);                                                                                                    \
+            bprintf(&b, " expected " FMT ", got " FMT, want[i], got[i]);                                                          \
+            if (BITS_OF(got[i]) == GRADE_POISON_BITS) bprintf(&b, " (never written)");                                          \
+            else if (BITS_OF(got[i]) == GRADE_DEVICE_GARBAGE_BITS) bprintf(&b, " (device memory nobody wrote)");                 \
+            shown++;                                                                                                             \
+        }                                                                                                                        \
+    if (d.bad > (size_t)shown) bprintf(&b, "\n  ... and %zu more", d.bad - (size_t)shown);                                        \
+    const char *why = likely_mistake(c, &d, bad, transposed, shifted);                                                            \
+    if (why) bprintf(&b, "\n  likely mistake: %s", why);                                                                          \
+    schedule_note(&b, c);                                                                                                        \
+    free(bad);                                                                                                                   \
+    return b.s;
+
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static uint32_t int_bits(int v) { return (uint32_t)v; }
+static uint32_t byte_bits(unsigned char v) { return v; }
+
+char *grade_diff_floats(const float *got, const float *want, const GradeCompare *c) {
+#define FLOAT_BAD(g, w) (isnan(g) || fabs((double)(g) - (double)(w)) > c->atol + c->rtol * fabs((double)(w)))
+#define FLOAT_ERR(g, w) fabs((double)(g) - (double)(w))
+    DIFF_BODY(float, "%.9g", FLOAT_BAD, FLOAT_ERR, isnan, float_bits)
+#undef FLOAT_BAD
+#undef FLOAT_ERR
+}
+
+char *grade_diff_ints(const int *got, const int *want, const GradeCompare *c) {
+#define INT_BAD(g, w) ((g) != (w))
+#define INT_ERR(g, w) fabs((double)(g) - (double)(w))
+#define NEVER_NAN(g) 0
+    DIFF_BODY(int, "%d", INT_BAD, INT_ERR, NEVER_NAN, int_bits)
+}
+
+char *grade_diff_bytes(const unsigned char *got, const unsigned char *want, const GradeCompare *c) {
+    DIFF_BODY(unsigned char, "%u", INT_BAD, INT_ERR, NEVER_NAN, byte_bits)
+#undef INT_BAD
+#undef INT_ERR
+#undef NEVER_NAN
+}
+
+void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int line) {
+    (void)c;
+    if (!diagnosis) return;
+    /* Check keeps the message; the heap copy may go. */
+    static char msg[8192];
+    snprintf(msg, sizeof msg, "%s", diagnosis);
+    free(diagnosis);
+    _ck_assert_failed(file, line, "Failed", "%s", msg);
+}
+
+void grade_expect_cuda_ok(int err, const char *what, const char *file, int line) {
+    if (err == 0) return;
+    static char msg[1024];
+    snprintf(msg, sizeof msg, "%s returned %s (%s)%s", what, cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err),
+             err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration
+                 ? "\n  likely mistake: an invalid launch configuration: a grid of 0 blocks (n / block is 0 when n < block: round up), "
+                   "or more than 1024 threads per block"
+                 : "");
+    _ck_assert_failed(file, line, "Failed", "%s", msg);
+}
+
+/* ---- the suite and the scoreboard ---- */
+#ifdef SIMCUDA
+static const char *backend_name(void) { return "sim"; }
+#else
+static const char *backend_name(void) { return "gpu"; }
+#endif
+
+TCase *grade_tcase(Suite *suite, const GradeExercise *ex, int count, const char *id) {
+    for (int i = 0; i < count; i++)
+        if (!strcmp(ex[i].id, id)) {
+#ifdef SIMCUDA
+            if (ex[i].needs_gpu) return NULL;
+#endif
+            TCase *tc = tcase_create(id);
+            tcase_set_timeout(tc, TEST_TIMEOUT_S);
+            suite_add_tcase(suite, tc);
+            return tc;
+        }
+    fprintf(stderr, "grader bug: exercise %s is not in the lesson's list\n", id);
+    abort();
+}
+
+/* Turns Check's terse messages for crashes and hangs into what they mean for a student. */
+static const char *explain(const char *msg) {
+    if (!msg) return "";
+    if (strstr(msg, "timeout")) return "did not finish in time: an endless loop, or threads waiting for each other";
+    if (strstr(msg, "signal 11")) return "crashed with a segmentation fault: a bad pointer (a device pointer used on the host, or a host pointer in a kernel)";
+    if (strstr(msg, "signal 6")) return "aborted (an assert or a fatal error; see the output above)";
+    if (strstr(msg, "Early exit")) return "the program exited during the test (exit() or a failed CUDA_CHECK; see the output above)";
+    return "";
+}
+
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch == '\n') fputs("\\n", f);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+int grade_main(const char *lesson, const GradeExercise *ex, int count, GradeSuiteBuilder build) {
+    /* The grader explains API misuse itself; the simulator's notes would repeat it per run. */
+    if (!getenv("GRADE_VERBOSE")) setenv("SIM_QUIET", "1", 0);
+    SRunner *sr = srunner_create(build());
+    const char *tap = getenv("GRADE_TAP");
+    if (tap && *tap) srunner_set_tap(sr, tap);
+    srunner_run_all(sr, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
+    TestResult **results = srunner_results(sr);
+    int nresults = srunner_ntests_run(sr);
+
+    const char *json_path = getenv("GRADE_JSON");
+    FILE *json = json_path && *json_path ? fopen(json_path, "w") : NULL;
+    if (json) {
+        fprintf(json, "{\"lesson\": ");
+        json_string(json, lesson);
+        fprintf(json, ", \"backend\": \"%s\", \"seed\": %llu, \"exercises\": [", backend_name(), (unsigned long long)grade_seed());
+    }
+    int failed = 0, passed_points = 0, total_points = 0;
+    const char *only = getenv("CK_RUN_CASE");
+    for (int i = 0; i < count; i++) {
+        if (only && *only && strcmp(only, ex[i].id)) continue;
+        total_points += ex[i].points;
+        const char *status = "passed";
+        const char *msg = "";
+        const char *why = "";
+        int ran = 0;
+        char where[256] = "";
+        for (int k = 0; k < nresults; k++) {
+            if (strcmp(tr_tcname(results[k]), ex[i].id)) continue;
+            ran = 1;
+            if (tr_rtype(results[k]) != CK_PASS && !strcmp(status, "passed")) {
+                status = "failed";
+                msg = tr_msg(results[k]);
+                why = explain(msg);
+                snprintf(where, sizeof where, "%s:%d", tr_lfile(results[k]), tr_lno(results[k]));
+            }
+        }
+#ifdef SIMCUDA
+        if (ex[i].needs_gpu) status = "needs-gpu";
+#endif
+        if (!ran && strcmp(status, "needs-gpu")) status = "failed", msg = "no test ran for this exercise (grader bug)";
+        if (!strcmp(status, "passed")) passed_points += ex[i].points;
+        if (!strcmp(status, "failed")) failed++;
+        printf("%-6s %-9s %s\n", ex[i].id, !strcmp(status, "passed") ? "PASS" : !strcmp(status, "needs-gpu") ? "NEEDS-GPU" : "FAIL", ex[i].title);
+        if (!strcmp(status, "failed")) {
+            if (*why) printf("       %s\n", why);
+            /* indent the diagnosis under its exercise */
+            printf("       ");
+            for (const char *p = msg; *p; p++) {
+                putchar(*p);
+                if (*p == '\n') printf("       ");
+            }
+            printf("\n");
+        } else if (!strcmp(status, "needs-gpu")) {
+            printf("       waiting for a GPU: the simulator cannot run this exercise (run `make check` on a machine with an NVIDIA GPU)\n");
+        }
+        if (json) {
+            fprintf(json, "%s{\"id\": ", i ? ", " : "");
+            json_string(json, ex[i].id);
+            fprintf(json, ", \"title\": ");
+            json_string(json, ex[i].title);
+            fprintf(json, ", \"points\": %d, \"status\": \"%s\", \"passed\": %s, \"message\": ", ex[i].points, status,
+                    !strcmp(status, "passed") ? "true" : "false");
+            char full[9000];
+            snprintf(full, sizeof full, "%s%s%s", why, *why ? "\n" : "", msg);
+            json_string(json, full);
+            fprintf(json, "}");
+        }
+    }
+    if (json) {
+        fprintf(json, "], \"points\": %d, \"total_points\": %d}\n", passed_points, total_points);
+        fclose(json);
+    }
+    fflush(stdout);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

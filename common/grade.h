@@ -1,0 +1,112 @@
+/**
+ * @file grade.h
+ * @brief The grader's toolkit for lesson tests: seeded inputs, poisoned outputs, comparisons that
+ *        explain themselves, simulator schedules, and the scoreboard (on top of Check).
+ *
+ * A lesson's test file lists its exercises (id, points, title), builds one Check test case per
+ * exercise (named by the id), and hands both to grade_main(). Each test:
+ *   1. makes inputs with grade_fill_floats(seed ...) and poisons outputs (grade_poison_floats),
+ *   2. runs the student's code once per schedule (grade_schedule_count(): 1 on a GPU, 3 on the
+ *      simulator: forward, reverse, random),
+ *   3. compares with the CPU reference through GRADE_EXPECT_FLOATS(), which fails the test with a
+ *      diagnosis: how many elements differ, the largest error, the first mismatches, the seed,
+ *      and the likely mistake when it recognises one.
+ * No CUDA call happens in the parent process: Check forks each test, and the child owns CUDA.
+ */
+#ifndef COMMON_GRADE_H
+#define COMMON_GRADE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <check.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One graded exercise. */
+typedef struct {
+    const char *id;    /**< "02.1": lesson number, exercise number */
+    int points;        /**< weight on the scoreboard */
+    const char *title; /**< one line: what the student writes */
+    int needs_gpu;     /**< 1: cannot run on the simulator (e.g. cuBLAS); shown as waiting for a GPU there */
+} GradeExercise;
+
+/** Builds the lesson's suite: one TCase per exercise, named by its id (grade_tcase() helps). */
+typedef Suite *(*GradeSuiteBuilder)(void);
+
+/** Runs the suite (each test forked, with a timeout), prints one line per exercise, writes
+    $GRADE_JSON (a JSON summary) and $GRADE_TAP (TAP) when set, and returns the exit status:
+    0 when every exercise that could run passed. */
+int grade_main(const char *lesson, const GradeExercise *exercises, int count, GradeSuiteBuilder build);
+
+/** A test case for exercise `id`, added to `suite`, with the standard timeout. Returns NULL for an
+    exercise that needs a GPU when running on the simulator (add no tests to it then). */
+TCase *grade_tcase(Suite *suite, const GradeExercise *exercises, int count, const char *id);
+
+/* ---- inputs ---- */
+
+/** The run's base seed: $GRADE_SEED if set, else a fixed default. Printed with every failure. */
+uint64_t grade_seed(void);
+/** Fills a[0..n) with values uniform in [lo, hi), never exactly zero (zeros hide bugs). */
+void grade_fill_floats(float *a, size_t n, uint64_t seed, float lo, float hi);
+/** Fills a[0..n) with integers uniform in [lo, hi]. */
+void grade_fill_ints(int *a, size_t n, uint64_t seed, int lo, int hi);
+/** Fills a[0..n) with random bytes. */
+void grade_fill_bytes(unsigned char *a, size_t n, uint64_t seed);
+
+/* ---- poison ---- */
+
+/** The bit pattern written into host outputs before the student's code runs. */
+#define GRADE_POISON_BITS 0x7FC0DEADu
+/** The bit pattern of fresh device memory: the simulator fills it with 0xFF bytes, and the
+    grader's device buffers are set to it too (grade_poison_device). */
+#define GRADE_DEVICE_GARBAGE_BITS 0xFFFFFFFFu
+void grade_poison_floats(float *a, size_t n);
+void grade_poison_ints(int *a, size_t n);
+/** cudaMemset(d, 0xFF, bytes): device output buffers start as NaN / -1, never as zeros. */
+void grade_poison_device(void *d, size_t bytes);
+
+/* ---- schedules (simulator only; one "schedule" on a GPU) ---- */
+
+int grade_schedule_count(void);
+const char *grade_schedule_name(int i);
+/** Selects schedule i for the following kernel launches. */
+void grade_use_schedule(int i);
+
+/* ---- comparisons ---- */
+
+/** What was compared, for the message and the diagnosis. */
+typedef struct {
+    const char *what;  /**< "c = a + b" */
+    size_t n;          /**< number of elements */
+    size_t width;      /**< for 2D results: elements per row (0 for 1D) */
+    unsigned block;    /**< threads per block along x used for this run (0 if unknown) */
+    unsigned block_y;  /**< threads per block along y (2D), 0 if unknown */
+    double atol, rtol; /**< pass when |got - want| <= atol + rtol * |want| (floats) */
+    int schedule;      /**< the schedule index this run used */
+    uint64_t seed;     /**< the seed of this run's inputs */
+} GradeCompare;
+
+/** NULL when got matches want, else a malloc'd diagnosis (the caller frees it). NaN never matches. */
+char *grade_diff_floats(const float *got, const float *want, const GradeCompare *c);
+char *grade_diff_ints(const int *got, const int *want, const GradeCompare *c);
+char *grade_diff_bytes(const unsigned char *got, const unsigned char *want, const GradeCompare *c);
+
+/** Inside a Check test: fail with the diagnosis if the arrays differ. */
+#define GRADE_EXPECT_FLOATS(got, want, cmp) grade_fail_if(grade_diff_floats((got), (want), (cmp)), (cmp), __FILE__, __LINE__)
+#define GRADE_EXPECT_INTS(got, want, cmp) grade_fail_if(grade_diff_ints((got), (want), (cmp)), (cmp), __FILE__, __LINE__)
+#define GRADE_EXPECT_BYTES(got, want, cmp) grade_fail_if(grade_diff_bytes((got), (want), (cmp)), (cmp), __FILE__, __LINE__)
+/** Inside a Check test: fail with a message if a CUDA call of the student's code returned an error. */
+#define GRADE_EXPECT_CUDA_OK(err, what) grade_expect_cuda_ok((int)(err), (what), __FILE__, __LINE__)
+
+void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int line);
+void grade_expect_cuda_ok(int err, const char *what, const char *file, int line);
+
+/** Allocates or fails the test with a clear message (tests never continue on NULL). */
+void *grade_alloc(size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,182 @@
+/**
+ * @file test_02_vector_add.c
+ * @brief Grader for lesson 02: each exercise's GPU result against the CPU reference, on seeded
+ *        random inputs, at edge sizes and several block sizes, under every simulator schedule.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "vector_add.h"
+
+static const GradeExercise kExercises[] = {
+    {"02.1", 3, "vector_add_kernel + vector_add_gpu: global index, bounds guard, grid rounded up", 0},
+    {"02.2", 2, "vector_add_host: cudaMalloc, cudaMemcpy both ways, cudaFree", 0},
+    {"02.3", 3, "vector_add_grid_stride_gpu: a grid-stride loop covers any n with any grid", 0},
+    {"02.4", 2, "vector_add_float4_gpu: float4 loads plus the n % 4 leftovers", 0},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/* Edge sizes: 1, below/at/above a block, not a multiple of any block size, large. */
+static const size_t kSizes[] = {1, 7, 255, 256, 257, 1000, 4099, (1u << 20) + 3};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+static const unsigned kBlocks[] = {32, 128, 256, 1024};
+#define N_BLOCKS (int)(sizeof kBlocks / sizeof kBlocks[0])
+/* Extra elements after the output on the device: writing them means the bounds guard is missing. */
+#define CANARY 64
+
+/** Host inputs, the CPU's answer, and device buffers for one size. */
+typedef struct {
+    size_t n;
+    uint64_t seed;
+    float *h_a, *h_b, *h_want, *h_got;
+    float *d_a, *d_b, *d_c;
+} Problem;
+
+static void problem_make(Problem *p, size_t n, uint64_t salt) {
+    p->n = n;
+    p->seed = grade_seed() + salt * 7919 + n;
+    p->h_a = grade_alloc(n * sizeof(float));
+    p->h_b = grade_alloc(n * sizeof(float));
+    p->h_want = grade_alloc(n * sizeof(float));
+    p->h_got = grade_alloc((n + CANARY) * sizeof(float));
+    grade_fill_floats(p->h_a, n, p->seed, -100.0f, 100.0f);
+    grade_fill_floats(p->h_b, n, p->seed + 1, -100.0f, 100.0f);
+    vector_add_cpu(p->h_a, p->h_b, p->h_want, n);
+    /* Inputs are exactly n long, so reading past them is an out-of-bounds access the simulator reports. */
+    ck_assert(cudaMalloc((void **)&p->d_a, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p->d_b, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p->d_c, (n + CANARY) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(p->d_a, p->h_a, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(p->d_b, p->h_b, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+}
+
+static void problem_free(Problem *p) {
+    cudaFree(p->d_a);
+    cudaFree(p->d_b);
+    cudaFree(p->d_c);
+    free(p->h_a);
+    free(p->h_b);
+    free(p->h_want);
+    free(p->h_got);
+}
+
+/* Copies the device result back and compares it, then checks that nothing was written past n. */
+static void expect_device_result(Problem *p, const char *what, unsigned block, int schedule) {
+    cudaError_t e = cudaMemcpy(p->h_got, p->d_c, (p->n + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
+    GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
+    GradeCompare cmp = {.what = what, .n = p->n, .block = block, .atol = 0, .rtol = 0, .schedule = schedule, .seed = p->seed};
+    GRADE_EXPECT_FLOATS(p->h_got, p->h_want, &cmp);
+    for (size_t i = p->n; i < p->n + CANARY; i++) {
+        uint32_t bits;
+        memcpy(&bits, &p->h_got[i], 4);
+        ck_assert_msg(bits == GRADE_DEVICE_GARBAGE_BITS,
+                      "%s (n = %zu, block %u, GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element output\n"
+                      "  likely mistake: a missing bounds guard; threads with i >= n must not touch memory",
+                      what, p->n, block, (unsigned long long)grade_seed(), i, p->n);
+    }
+}
+
+typedef cudaError_t (*StrideLauncher)(const float *, const float *, float *, size_t, unsigned, unsigned);
+
+/* ---- 02.1 ---- */
+START_TEST(test_vector_add_matches_cpu_for_every_size_and_block) {
+    size_t n = kSizes[_i];
+    Problem p;
+    problem_make(&p, n, 1);
+    for (int b = 0; b < N_BLOCKS; b++)
+        for (int s = 0; s < grade_schedule_count(); s++) {
+            grade_use_schedule(s);
+            grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+            GRADE_EXPECT_CUDA_OK(vector_add_gpu(p.d_a, p.d_b, p.d_c, n, kBlocks[b]), "vector_add_gpu");
+            expect_device_result(&p, "vector_add_gpu", kBlocks[b], s);
+        }
+    problem_free(&p);
+}
+END_TEST
+
+START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
+    /* n = 0 is legal and must not launch an empty grid (a launch error). */
+    GRADE_EXPECT_CUDA_OK(vector_add_gpu(NULL, NULL, NULL, 0, 256), "vector_add_gpu with n = 0");
+}
+END_TEST
+
+/* ---- 02.2 ---- */
+START_TEST(test_vector_add_host_round_trip_matches_cpu) {
+    size_t n = kSizes[_i];
+    uint64_t seed = grade_seed() + 2 * 7919 + n;
+    float *a = grade_alloc(n * sizeof(float)), *b = grade_alloc(n * sizeof(float));
+    float *want = grade_alloc(n * sizeof(float)), *got = grade_alloc(n * sizeof(float));
+    grade_fill_floats(a, n, seed, -100.0f, 100.0f);
+    grade_fill_floats(b, n, seed + 1, -100.0f, 100.0f);
+    vector_add_cpu(a, b, want, n);
+    for (int s = 0; s < grade_schedule_count(); s++) {
+        grade_use_schedule(s);
+        grade_poison_floats(got, n);
+        GRADE_EXPECT_CUDA_OK(vector_add_host(a, b, got, n), "vector_add_host");
+        GradeCompare cmp = {.what = "vector_add_host", .n = n, .block = 256, .schedule = s, .seed = seed};
+        GRADE_EXPECT_FLOATS(got, want, &cmp);
+    }
+    free(a);
+    free(b);
+    free(want);
+    free(got);
+}
+END_TEST
+
+/* ---- 02.3 and 02.4 ---- */
+static void check_stride_launcher(StrideLauncher launch, const char *name, size_t n) {
+    /* Grids far smaller than n / block force several trips round the loop; 1 block is the extreme. */
+    static const unsigned grids[] = {1, 3, 132 * 4};
+    static const unsigned blocks[] = {32, 256};
+    Problem p;
+    problem_make(&p, n, 3);
+    for (int g = 0; g < 3; g++)
+        for (int b = 0; b < 2; b++)
+            for (int s = 0; s < grade_schedule_count(); s++) {
+                grade_use_schedule(s);
+                grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+                GRADE_EXPECT_CUDA_OK(launch(p.d_a, p.d_b, p.d_c, n, blocks[b], grids[g]), name);
+                cudaError_t e = cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost);
+                GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
+                size_t threads = (size_t)grids[g] * blocks[b];
+                /* A kernel without the loop computes only the first grid * block elements. */
+                if (n > threads) {
+                    uint32_t bits;
+                    memcpy(&bits, &p.h_got[threads], 4);
+                    ck_assert_msg(bits != GRADE_DEVICE_GARBAGE_BITS,
+                                  "%s (n = %zu, grid %u x block %u = %zu threads, GRADE_SEED=%llu): elements from %zu on were never written\n"
+                                  "  likely mistake: no grid-stride loop; each thread must also do elements i + stride, i + 2 * stride, ... "
+                                  "with stride = gridDim.x * blockDim.x",
+                                  name, n, grids[g], blocks[b], threads, (unsigned long long)grade_seed(), threads);
+                }
+                expect_device_result(&p, name, blocks[b], s);
+            }
+    problem_free(&p);
+}
+
+START_TEST(test_grid_stride_covers_any_size_with_small_grids) {
+    check_stride_launcher(vector_add_grid_stride_gpu, "vector_add_grid_stride_gpu", kSizes[_i]);
+}
+END_TEST
+
+START_TEST(test_float4_version_handles_sizes_not_multiple_of_four) {
+    check_stride_launcher(vector_add_float4_gpu, "vector_add_float4_gpu", kSizes[_i]);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("02-vector-add");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "02.1");
+    tcase_add_loop_test(tc, test_vector_add_matches_cpu_for_every_size_and_block, 0, N_SIZES);
+    tcase_add_test(tc, test_vector_add_gpu_accepts_an_empty_vector);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "02.2");
+    tcase_add_loop_test(tc, test_vector_add_host_round_trip_matches_cpu, 0, N_SIZES);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "02.3");
+    tcase_add_loop_test(tc, test_grid_stride_covers_any_size_with_small_grids, 0, N_SIZES);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "02.4");
+    tcase_add_loop_test(tc, test_float4_version_handles_sizes_not_multiple_of_four, 0, N_SIZES);
+    return s;
+}
+
+int main(void) { return grade_main("02", kExercises, N_EXERCISES, build_suite); }
