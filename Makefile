@@ -146,6 +146,10 @@ $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	$(call say,CC,$<)
 	$(Q)$(CC_C) $(INCLUDES) -c $< -o $@
 
+# A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
+# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library).
+-include $(wildcard lessons/*/lesson.mk)
+
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
 define lesson_rules
 $(1)_NUM := $(firstword $(subst -, ,$(1)))
@@ -181,13 +185,13 @@ $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h 
 	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
 $(B)/%/$(1)/test: $(B)/%/$(1)/kernel.o $(B)/tests/$(1).o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)$(LINK) -o $$@ $$^ $(LINK_LIBS)
+	$(Q)$(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
 $(B)/%/$(1)/demo: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/main.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)$(LINK) -o $$@ $$^ $(LINK_LIBS)
+	$(Q)$(LINK) -o $$@ $$^ $$(DEMO_LIBS_$(1)) $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
 $(B)/%/$(1)/bench: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/bench.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)$(LINK) -o $$@ $$^ $(LINK_LIBS)
+	$(Q)$(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
 endef
 $(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
 
