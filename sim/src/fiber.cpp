@@ -29,8 +29,9 @@ static size_t page_size() {
 }
 
 #if defined(__x86_64__)
-/* switch(save, next): pushes the callee-saved registers and the SSE/x87 control words, stores the
-   stack pointer in *save, loads next and pops the same things. No system call, unlike swapcontext. */
+/* switch(save, next): pushes the callee-saved registers, stores the stack pointer in *save, loads
+   next and pops the same registers. No system call, unlike swapcontext. (The SSE and x87 control
+   words are not switched: simulated threads never change rounding modes.) */
 extern "C" void simcuda_switch(void **save, void *next);
 extern "C" void simcuda_fiber_start();
 asm(R"(
@@ -44,14 +45,8 @@ simcuda_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -73,10 +68,15 @@ simcuda_fiber_start:
 )");
 
 static void prepare_stack(Fiber *f) {
-    uintptr_t top = ((uintptr_t)f->stack_lo + f->stack_size) & ~(uintptr_t)15;
+    /* Stacks are allocated at the same alignment, so their tops would all fall into the same cache
+       sets and evict each other on every switch; start each one at a different offset instead. */
+    static unsigned count = 0;
+    size_t span = f->stack_size / 8 < 32768 ? f->stack_size / 8 : 32768;
+    uintptr_t color = (uintptr_t)(count++ * 1088u) % span;
+    uintptr_t top = ((uintptr_t)f->stack_lo + f->stack_size - color) & ~(uintptr_t)15;
     uint64_t *s = (uint64_t *)top;
-    /* Layout popped by simcuda_switch: control words, r15, r14, r13, r12, rbx, rbp, return address.
-       The return address sits so that after `ret` the stack is 16-byte aligned, as a call expects. */
+    /* Layout popped by simcuda_switch: r15, r14, r13, r12, rbx, rbp, return address. The return
+       address sits so that after `ret` the stack is 16-byte aligned, as a call expects. */
     s[-2] = 0;                                    /* padding */
     s[-3] = (uint64_t)(uintptr_t)&simcuda_fiber_start;
     s[-4] = 0;                                    /* rbp */
@@ -85,8 +85,7 @@ static void prepare_stack(Fiber *f) {
     s[-7] = (uint64_t)(uintptr_t)f->entry;        /* r13: the function */
     s[-8] = 0;                                    /* r14 */
     s[-9] = 0;                                    /* r15 */
-    s[-10] = 0x037Full << 32 | 0x1F80;           /* fpu control word : mxcsr */
-    f->sp = &s[-10];
+    f->sp = &s[-9];
 }
 static inline void raw_switch(void **save, void *next) { simcuda_switch(save, next); }
 #else
@@ -121,46 +120,46 @@ Fiber *fiber_create(size_t stack_size, void (*entry)(Fiber *)) {
     return f;
 }
 
-bool fiber_guard_hit(const Fiber *f, const void *p) {
-    const char *c = (const char *)p;
-    return c >= f->stack_lo - page_size() && c < f->stack_lo;
-}
 
-void fiber_enter(MainContext *m, Fiber *f) {
-#ifdef SIMCUDA_ASAN
-    __sanitizer_start_switch_fiber(&m->asan_fake_stack, f->stack_lo, f->stack_size);
-#endif
-#if defined(__x86_64__)
-    raw_switch(&m->sp, f->sp);
-#else
-    if (!m->ucontext) m->ucontext = new ucontext_t;
-    swapcontext((ucontext_t *)m->ucontext, (ucontext_t *)f->ucontext);
-#endif
-#ifdef SIMCUDA_ASAN
-    __sanitizer_finish_switch_fiber(m->asan_fake_stack, nullptr, nullptr);
-#endif
-}
+static Fiber g_main_context;
+static Fiber *g_running = nullptr;   /* the context that last switched away, for the main stack's bounds */
 
-void fiber_on_start(MainContext *m, Fiber *f) {
+Fiber *fiber_main_context() { return &g_main_context; }
+
 #ifdef SIMCUDA_ASAN
-    __sanitizer_finish_switch_fiber(nullptr, &m->stack_bottom, &m->stack_size);
+/* After a switch: finish AddressSanitizer's bookkeeping; when we came from the main stack, learn
+   its bounds, which the next switch back to it needs. */
+static void arrived(Fiber *self, Fiber *from) {
+    const void *bottom = nullptr;
+    size_t size = 0;
+    __sanitizer_finish_switch_fiber(self->asan_fake_stack, &bottom, &size);
+    if (from == &g_main_context) {
+        g_main_context.stack_lo = (char *)bottom;
+        g_main_context.stack_size = size;
+    }
+}
 #endif
-    (void)m;
+
+void fiber_on_start(Fiber *f) {
+#ifdef SIMCUDA_ASAN
+    arrived(f, g_running);
+#endif
     (void)f;
 }
 
-void fiber_leave(MainContext *m, Fiber *f) {
+void fiber_switch(Fiber *from, Fiber *to) {
+    g_running = from;
 #ifdef SIMCUDA_ASAN
-    __sanitizer_start_switch_fiber(&f->asan_fake_stack, m->stack_bottom, m->stack_size);
+    __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->stack_lo, to->stack_size);
 #endif
 #if defined(__x86_64__)
-    raw_switch(&f->sp, m->sp);
+    raw_switch(&from->sp, to->sp);
 #else
-    swapcontext((ucontext_t *)f->ucontext, (ucontext_t *)m->ucontext);
+    if (!from->ucontext) from->ucontext = new ucontext_t;
+    swapcontext((ucontext_t *)from->ucontext, (ucontext_t *)to->ucontext);
 #endif
 #ifdef SIMCUDA_ASAN
-    /* Back in the fiber: also learn the scheduler stack's bounds for the next leave. */
-    __sanitizer_finish_switch_fiber(f->asan_fake_stack, &m->stack_bottom, &m->stack_size);
+    arrived(from, g_running);
 #endif
 }
 

@@ -1,5 +1,5 @@
-/* fiber.h -- minimal stackful coroutines: one stack per suspended CUDA thread, switched without
-   system calls (hand-written switch on x86-64, ucontext elsewhere). */
+/* fiber.h -- minimal stackful coroutines: one stack per suspended CUDA thread, switched directly
+   from one to the next without system calls (hand-written switch on x86-64, ucontext elsewhere). */
 #ifndef SIMCUDA_FIBER_H
 #define SIMCUDA_FIBER_H
 
@@ -7,9 +7,10 @@
 
 namespace simcuda {
 
+/* An execution context: the OS thread's own stack (where the scheduler runs) or a fiber. */
 struct Fiber {
     void *sp = nullptr;          /* saved stack pointer while switched out */
-    char *stack_lo = nullptr;    /* lowest usable byte (a guard page lies below it) */
+    char *stack_lo = nullptr;    /* lowest usable byte (a guard page lies below it); null for the main stack */
     size_t stack_size = 0;
     void *asan_fake_stack = nullptr;
     void (*entry)(Fiber *) = nullptr;
@@ -17,26 +18,15 @@ struct Fiber {
     void *ucontext = nullptr;    /* only for the portable fallback */
 };
 
-/* The OS thread's own stack, where the scheduler runs. */
-struct MainContext {
-    void *sp = nullptr;
-    void *asan_fake_stack = nullptr;
-    const void *stack_bottom = nullptr;
-    size_t stack_size = 0;
-    void *ucontext = nullptr;
-};
-
 /* Makes a fiber with its own stack that will call entry(fiber) when first switched to.
    entry must never return; it switches away instead. Returns nullptr when out of memory. */
 Fiber *fiber_create(size_t stack_size, void (*entry)(Fiber *));
-/* From the scheduler's stack into the fiber, returning when the fiber switches back. */
-void fiber_enter(MainContext *main, Fiber *f);
-/* From inside the fiber back to the scheduler. */
-void fiber_leave(MainContext *main, Fiber *f);
+/* The context of the OS thread's own stack (the first caller of fiber_switch). */
+Fiber *fiber_main_context();
+/* Suspends `from` (the running context) and resumes `to`; returns when something resumes `from`. */
+void fiber_switch(Fiber *from, Fiber *to);
 /* The first thing a fiber's entry function must call (it tells AddressSanitizer where it is). */
-void fiber_on_start(MainContext *main, Fiber *f);
-/* True when p lies in f's guard page (a stack overflow). */
-bool fiber_guard_hit(const Fiber *f, const void *p);
+void fiber_on_start(Fiber *f);
 
 } // namespace simcuda
 #endif

@@ -3,7 +3,8 @@
  * A fiber runs threads of the block one after another, straight through, until a thread waits at a
  * barrier or a warp operation; only then does that thread keep the fiber (its stack) and a fresh
  * fiber carries on with the next thread. So threads that never meet a barrier cost one function
- * call each, and a barrier costs two switches per thread. The order in which threads start and
+ * call each, and a barrier costs one switch per thread: a waiting thread hands the processor
+ * straight to the next runnable one, never through a scheduler loop. The order in which threads start and
  * resume follows the schedule (forward, reverse, random), which is how a missing barrier shows up
  * as a different result under another schedule. */
 #include "internal.h"
@@ -46,10 +47,11 @@ struct Block {
     unsigned bar_arrived = 0, done = 0;
     int bar_count = 0, bar_and = 1, bar_or = 0;
     KernelBody *body = nullptr;
-    std::vector<unsigned> warp_gen; /* completed warp operations, per warp */
+    std::vector<unsigned> warp_gen;     /* completed warp operations, per warp */
+    std::vector<unsigned> warp_done;    /* per warp: lanes that exited */
+    std::vector<unsigned> warp_waiting; /* per warp: lanes waiting in a warp operation */
 };
 
-static MainContext g_main;
 static Block g_block;
 static bool g_in_kernel = false;
 static const LaunchRecord *g_launch = nullptr;
@@ -109,8 +111,30 @@ static void make_current(SimThread &t) {
 
 static void thread_exit(SimThread &t);
 
+static Fiber *get_fiber();
+
+/* Hands the processor to the next thread that can run: a ready one (in schedule order), else a
+   not-yet-started one on a fresh fiber, else back to run_block (the block is finished or stuck).
+   Returns when `me` is resumed; if `me` is itself next in line, returns at once. */
+static void run_next(Fiber *me) {
+    Block &B = g_block;
+    if (B.ready_head < B.ready.size()) {
+        SimThread &t = B.th[B.ready[B.ready_head++]];
+        if (B.ready_head == B.ready.size()) {
+            B.ready.clear();
+            B.ready_head = 0;
+        }
+        make_current(t);
+        if (t.fiber != me) fiber_switch(me, t.fiber);
+    } else if (B.next_start < B.n) {
+        fiber_switch(me, get_fiber());
+    } else {
+        fiber_switch(me, fiber_main_context());
+    }
+}
+
 static void fiber_main(Fiber *f) {
-    fiber_on_start(&g_main, f);
+    fiber_on_start(f);
     for (;;) {
         Block &B = g_block;
         while (B.next_start < B.n) {
@@ -120,10 +144,11 @@ static void fiber_main(Fiber *f) {
             B.body->run();
             thread_exit(t);
         }
+        /* Nothing left to start: this fiber is free; pass the processor on. */
         f->next_free = g_free_fibers;
         g_free_fibers = f;
         g_cur = nullptr;
-        fiber_leave(&g_main, f);
+        run_next(f);
     }
 }
 
@@ -137,11 +162,8 @@ static Fiber *get_fiber() {
     return f;
 }
 
-/* The running thread waits: give its fiber back to the scheduler until it is made ready again. */
-static void wait_here() {
-    SimThread *me = g_cur;
-    fiber_leave(&g_main, me->fiber);
-}
+/* The running thread waits (barrier or warp operation) until it is made ready again. */
+static void wait_here() { run_next(g_cur->fiber); }
 
 static void make_ready(SimThread &t) {
     t.state = T_READY;
@@ -182,10 +204,11 @@ static void thread_exit(SimThread &t) {
                       "do not `return` early before a __syncthreads(); guard the work with `if (i < n) { ... }` instead");
     }
     /* A lane leaving while others of its warp wait for it in a warp operation. */
-    unsigned lane = t.tid & 31, base = t.tid - lane;
-    for (unsigned l = 0; l < 32 && base + l < B.n; l++) {
-        SimThread &u = B.th[base + l];
-        if (u.state == T_WAIT_WARP && (u.wmask >> lane & 1))
+    unsigned lane = t.tid & 31, w = t.tid / 32;
+    B.warp_done[w] |= 1u << lane;
+    for (unsigned waiting = B.warp_waiting[w]; waiting; waiting &= waiting - 1) {
+        SimThread &u = B.th[w * 32 + (unsigned)__builtin_ctz(waiting)];
+        if (u.wmask >> lane & 1)
             fatal("warp divergence",
                   fmt("%s exited, but %s waits for it in %s at %s:%d (mask 0x%08x names lane %u)", thread_name(t).c_str(),
                       thread_name(u).c_str(), warp_op_name(u.wop), u.file, u.line, u.wmask, lane),
@@ -301,18 +324,21 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     if (!(mask >> lane & 1))
         fatal("bad warp mask", fmt("%s at %s:%d: the calling lane %u is not in mask 0x%08x", warp_op_name(op), file, line, lane, mask),
               "the mask must include the calling lane; __activemask() or __ballot_sync() give a correct one");
-    for (unsigned l = 0; l < 32; l++) {
-        if (!(mask >> l & 1)) continue;
-        if (base + l >= B.n)
-            fatal("bad warp mask",
-                  fmt("%s at %s:%d: mask 0x%08x names lane %u, but the block has only %u threads, so that lane does not exist",
-                      warp_op_name(op), file, line, mask, l, B.n),
-                  "use a block size that is a multiple of 32, or build the mask from the lanes that exist");
-        if (lanes[l].state == T_DONE)
-            fatal("warp divergence",
-                  fmt("%s at %s:%d: mask 0x%08x names lane %u (%s), which has already exited", warp_op_name(op), file, line, mask, l,
-                      thread_name(lanes[l]).c_str()),
-                  "every lane named in the mask must execute the same warp operation; do not return early before it");
+    unsigned w = t.tid / 32;
+    unsigned exist = B.n - base >= 32 ? 0xffffffffu : (1u << (B.n - base)) - 1;
+    if (mask & ~exist) {
+        unsigned l = (unsigned)__builtin_ctz(mask & ~exist);
+        fatal("bad warp mask",
+              fmt("%s at %s:%d: mask 0x%08x names lane %u, but the block has only %u threads, so that lane does not exist",
+                  warp_op_name(op), file, line, mask, l, B.n),
+              "use a block size that is a multiple of 32, or build the mask from the lanes that exist");
+    }
+    if (mask & B.warp_done[w]) {
+        unsigned l = (unsigned)__builtin_ctz(mask & B.warp_done[w]);
+        fatal("warp divergence",
+              fmt("%s at %s:%d: mask 0x%08x names lane %u (%s), which has already exited", warp_op_name(op), file, line, mask, l,
+                  thread_name(lanes[l]).c_str()),
+              "every lane named in the mask must execute the same warp operation; do not return early before it");
     }
     t.state = T_WAIT_WARP;
     t.wop = op;
@@ -322,22 +348,19 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     t.wwidth = width;
     t.file = file;
     t.line = line;
-    bool complete = true;
-    for (unsigned l = 0; l < 32; l++) {
-        if (!(mask >> l & 1)) continue;
-        SimThread &u = lanes[l];
-        if (u.state != T_WAIT_WARP) {
-            complete = false;
-            continue;
-        }
-        /* A lane waiting in another warp operation (other mask or kind) has simply not arrived here
-           yet; if it never can, the block deadlocks and that is reported instead. */
+    B.warp_waiting[w] |= 1u << lane;
+    bool complete = (B.warp_waiting[w] & mask) == mask;
+    /* A lane waiting in another warp operation (other mask or kind) has simply not arrived here
+       yet; if it never can, the block deadlocks and that is reported instead. */
+    for (unsigned m = mask; complete && m; m &= m - 1) {
+        const SimThread &u = lanes[__builtin_ctz(m)];
         if (u.wmask != mask || u.wop != op) complete = false;
     }
     if (!complete) {
         wait_here();
         return t.wres;
     }
+    B.warp_waiting[w] &= ~mask;
     unsigned gen = ++B.warp_gen[t.tid / 32];
     for (unsigned l = 0; l < 32; l++)
         if (mask >> l & 1) {
@@ -391,21 +414,10 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
         B.th[i].wgen = 0;
     }
     B.warp_gen.assign((B.n + 31) / 32, 0);
-    for (;;) {
-        if (B.ready_head < B.ready.size()) {
-            SimThread &t = B.th[B.ready[B.ready_head++]];
-            if (B.ready_head == B.ready.size()) {
-                B.ready.clear();
-                B.ready_head = 0;
-            }
-            make_current(t);
-            fiber_enter(&g_main, t.fiber);
-        } else if (B.next_start < B.n) {
-            fiber_enter(&g_main, get_fiber());
-        } else {
-            break;
-        }
-    }
+    B.warp_done.assign((B.n + 31) / 32, 0);
+    B.warp_waiting.assign((B.n + 31) / 32, 0);
+    /* Hand the block to a fiber; control comes back here when no thread can run any more. */
+    fiber_switch(fiber_main_context(), get_fiber());
     g_cur = nullptr;
     if (B.done < B.n) report_deadlock();
 }
