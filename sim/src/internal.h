@@ -19,6 +19,8 @@ void run_kernel(const LaunchRecord &launch);
 const LaunchRecord *current_launch();
 /* "block (x,y,z), thread (x,y,z)" of the running thread, or "" on the host. */
 std::string current_coordinates();
+/* True when p lies in the guard page below the running simulated thread's stack. */
+bool in_stack_guard(const void *p);
 
 enum MemKind { MEM_NONE, MEM_DEVICE, MEM_PINNED, MEM_MAPPED, MEM_MANAGED, MEM_SYMBOL };
 /* What kind of allocation p points into (memory.cpp); base and size describe it when found. */

@@ -92,9 +92,8 @@ static void on_asan_report(const char *report) {
 
 static void on_signal(int sig, siginfo_t *info, void *) {
     char buf[256];
-    /* A fault just below the stack pointer of a simulated thread is its stack running out. */
-    char probe;
-    if (sig == SIGSEGV && info && current_launch() && (char *)info->si_addr < &probe && (char *)info->si_addr > &probe - 65536)
+    /* A fault in the guard page below a simulated thread's stack is that stack running out. */
+    if (sig == SIGSEGV && info && current_launch() && in_stack_guard(info->si_addr))
         fatal("stack overflow", "the simulated thread ran out of stack (large local arrays or deep recursion in a kernel)",
               "set SIM_STACK_KB higher (the default is 256) or make the local arrays smaller");
     snprintf(buf, sizeof buf, "%s at address %p", sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : "floating-point exception",

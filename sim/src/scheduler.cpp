@@ -103,6 +103,12 @@ std::string current_coordinates() {
     return coords(*g_cur);
 }
 
+bool in_stack_guard(const void *p) {
+    if (!g_cur || !g_cur->fiber || !g_cur->fiber->stack_lo) return false;
+    const char *c = (const char *)p, *lo = g_cur->fiber->stack_lo;
+    return c < lo && c >= lo - 4096;
+}
+
 static void make_current(SimThread &t) {
     g_cur = &t;
     threadIdx = t.idx;
