@@ -59,11 +59,12 @@ simlib: $(SIMLIB) ## build the CPU simulator's runtime library
 
 # ---------------------------------------------------------------------------------------------
 # Check, the unit-test library.
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# (Both can be given on the command line where Check is installed somewhere pkg-config does not look.)
+CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null)
 .PHONY: need-check
 need-check:
-	@pkg-config --exists check 2>/dev/null || { echo "error: the Check unit-test library is missing: run 'sudo apt-get install check pkg-config'" >&2; exit 1; }
+	@[ -n "$(strip $(CHECK_LIBS))" ] || { echo "error: the Check unit-test library is missing: run 'sudo apt-get install check pkg-config'" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------------------------
 # Simulator tests: its Check suite drives small CUDA programs (planted bugs, launch errors, warp
@@ -128,6 +129,8 @@ else
   LINK := nvcc $(NVCC_ARCH)
   LINK_LIBS := $(filter-out -pthread,$(CHECK_LIBS)) -lpthread
   CC_DEPS :=
+  # nvcc does not take -pthread itself; hand it to the host compiler
+  CHECK_CFLAGS := $(patsubst -pthread,-Xcompiler -pthread,$(CHECK_CFLAGS))
 endif
 INCLUDES := -Icommon
 
@@ -234,6 +237,14 @@ progress: ## where you are and what is next (from the last `make check`)
 doctor: ## diagnose the set-up: GPU, driver, nvcc, Check, Doxygen, backend
 	$(Q)BACKEND=$(BACKEND) BACKEND_WHY="$(BACKEND_WHY)" bash tools/doctor.sh
 
+.PHONY: docs
+docs: ## build the HTML docs (lesson pages, annotated sources) into build/docs/html; fails on any Doxygen warning
+	@command -v doxygen >/dev/null || { echo "error: Doxygen is missing: run 'sudo apt-get install doxygen'" >&2; exit 1; }
+	@mkdir -p $(BUILD)/docs
+	$(Q)doxygen docs/Doxyfile
+	@if [ -s $(BUILD)/docs/warnings.log ]; then cat $(BUILD)/docs/warnings.log; echo "docs: Doxygen warnings (above)"; exit 1; fi
+	@echo "docs: open $(BUILD)/docs/html/index.html"
+
 # ---------------------------------------------------------------------------------------------
 # Workbook self-tests: every solution passes its grader, every untouched skeleton fails cleanly,
 # every wrong variant is rejected with the expected diagnosis.
@@ -242,8 +253,12 @@ test-lessons: need-check $(foreach l,$(SELECTED),$(B)/solution/$(l)/test $(B)/st
 	$(Q)bash tools/test_lessons.sh $(B) $(SELECTED)
 
 # ---------------------------------------------------------------------------------------------
+.PHONY: test-parity
+test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator test programs built with nvcc give the GPU's results
+	$(Q)ARCH=$(ARCH) bash tools/parity.sh
+
 .PHONY: test
-test: test-sim test-lessons ## verify the workbook itself (simulator, common/, solutions, skeletons, wrong variants)
+test: test-sim test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, common/, solutions, skeletons, wrong variants)
 
 .PHONY: clean
 clean: ## remove build/

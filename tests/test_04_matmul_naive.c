@@ -1,0 +1,378 @@
+/**
+ * @file test_04_matmul_naive.c
+ * @brief Grader for lesson 04: the naive matmul kernel and the cuBLAS call against a CPU reference
+ *        that accumulates in double, for square and non-square shapes that are not multiples of
+ *        the block, two block shapes, every simulator schedule; failures name the likely mistake.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "matmul_naive.h"
+
+static const GradeExercise kExercises[] = {
+    {"04.1", 4, "matmul_naive_kernel + matmul_naive_gpu: one thread per element of C, x = column, 2D grid rounded up, guards", 0},
+    {"04.2", 2, "matmul_cublas_gpu: one cublasSgemm on row-major arrays (C^T = B^T A^T)", 1},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/** M x K times K x N. */
+typedef struct {
+    int M, K, N;
+} Shape;
+/* Scalars; a dot product longer than the matrix; odd sizes that fit no block; a square multiple of
+   both blocks; wide and tall shapes where confusing rows with columns leaves parts of C unwritten;
+   a row vector times a matrix and a matrix times a column vector. The order matters for the
+   diagnoses: each mistake first shows up on a shape that tells it apart from the others. */
+static const Shape kShapes[] = {{1, 1, 1},      {1, 7, 1},       {17, 31, 23}, {64, 64, 64},
+                                {100, 37, 129}, {256, 128, 200}, {1, 300, 257}, {257, 300, 1}};
+#define N_SHAPES (int)(sizeof kShapes / sizeof kShapes[0])
+/** Threads per block along x (columns) and y (rows). */
+typedef struct {
+    int x, y;
+} Block;
+/* Square, and wide (a full warp along x): a launcher that mixes up block_x and block_y fails on 32 x 8. */
+static const Block kBlocks[] = {{16, 16}, {32, 8}};
+#define N_BLOCKS (int)(sizeof kBlocks / sizeof kBlocks[0])
+/* Extra floats after C on the device: writing them means a missing guard (a GPU does not notice). */
+#define CANARY 64
+/* Tolerance: |got - want| <= atol + rtol * |want| with atol = rtol = kTolFactor * K * FLT_EPSILON.
+   With inputs in [-1, 1], a float dot product of length K typically errs by about
+   sqrt(K) * FLT_EPSILON / 2 times the size of its terms; a bound growing with K covers any
+   summation order (cuBLAS sums in a different order than a loop), and any real mistake is off by
+   whole products, far above it. TF32 (10-bit mantissa) errors of ~1e-3 do not pass. */
+static const double kTolFactor = 4.0;
+
+/** Host inputs, the CPU's answer, and device buffers for one shape. */
+typedef struct {
+    int M, K, N;
+    uint64_t seed;
+    double atol, rtol;
+    float *h_A, *h_B, *h_want, *h_got;
+    float *d_A, *d_B, *d_C;
+} Problem;
+
+static size_t elems_C(const Problem *p) { return (size_t)p->M * p->N; }
+
+static void problem_make(Problem *p, Shape s, uint64_t salt) {
+    p->M = s.M, p->K = s.K, p->N = s.N;
+    p->seed = grade_seed() + salt * 7919 + (uint64_t)s.M * 1000003u + (uint64_t)s.K * 1009u + (uint64_t)s.N;
+    p->atol = p->rtol = kTolFactor * s.K * FLT_EPSILON;
+    size_t na = (size_t)s.M * s.K, nb = (size_t)s.K * s.N, nc = elems_C(p);
+    p->h_A = grade_alloc(na * sizeof(float));
+    p->h_B = grade_alloc(nb * sizeof(float));
+    p->h_want = grade_alloc(nc * sizeof(float));
+    p->h_got = grade_alloc((nc + CANARY) * sizeof(float));
+    grade_fill_floats(p->h_A, na, p->seed, -1.0f, 1.0f);
+    grade_fill_floats(p->h_B, nb, p->seed + 1, -1.0f, 1.0f);
+    matmul_cpu(p->h_A, p->h_B, p->h_want, s.M, s.K, s.N);
+    /* A and B are exactly their size, so reading past them is an out-of-bounds access the simulator reports. */
+    ck_assert(cudaMalloc((void **)&p->d_A, na * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p->d_B, nb * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p->d_C, (nc + CANARY) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(p->d_A, p->h_A, na * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(p->d_B, p->h_B, nb * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+}
+
+static void problem_free(Problem *p) {
+    cudaFree(p->d_A);
+    cudaFree(p->d_B);
+    cudaFree(p->d_C);
+    free(p->h_A);
+    free(p->h_B);
+    free(p->h_want);
+    free(p->h_got);
+}
+
+/* ---- recognising the usual mistakes from what landed in C ---- */
+
+static int is_unwritten(float f) {
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits == GRADE_DEVICE_GARBAGE_BITS;
+}
+
+static int close_to(const Problem *p, float got, double want) {
+    return !isnan(got) && fabs((double)got - want) <= p->atol + p->rtol * fabs(want);
+}
+
+/* An alternative meaning of C[r][c] (a wrong index, a short loop), in double. */
+typedef double (*AltElement)(const Problem *p, int r, int c, int arg);
+
+static double alt_partial_sum(const Problem *p, int r, int c, int kk) { /* only k < kk */
+    double s = 0;
+    for (int k = 0; k < kk; k++) s += (double)p->h_A[(size_t)r * p->K + k] * p->h_B[(size_t)k * p->N + c];
+    return s;
+}
+static double alt_b_column_major(const Problem *p, int r, int c, int unused) { /* B[col * K + k] */
+    (void)unused;
+    double s = 0;
+    for (int k = 0; k < p->K; k++) s += (double)p->h_A[(size_t)r * p->K + k] * p->h_B[(size_t)c * p->K + k];
+    return s;
+}
+static double alt_a_column_major(const Problem *p, int r, int c, int unused) { /* A[k * M + row] */
+    (void)unused;
+    double s = 0;
+    for (int k = 0; k < p->K; k++) s += (double)p->h_A[(size_t)k * p->M + r] * p->h_B[(size_t)k * p->N + c];
+    return s;
+}
+static double alt_want(const Problem *p, int r, int c, int unused) {
+    (void)unused;
+    return p->h_want[(size_t)r * p->N + c];
+}
+static double alt_all_column_major(const Problem *p, int r, int c, int unused) { /* A, B read column-major */
+    (void)unused;
+    double s = 0;
+    for (int k = 0; k < p->K; k++) s += (double)p->h_A[(size_t)k * p->M + r] * p->h_B[(size_t)c * p->K + k];
+    return s;
+}
+
+/* 1 when every element of C (stored at r * N + c, or transposed at c * M + r) matches alt. */
+static int all_match(const Problem *p, AltElement alt, int arg, int transposed) {
+    for (int r = 0; r < p->M; r++)
+        for (int c = 0; c < p->N; c++) {
+            size_t at = transposed ? (size_t)c * p->M + r : (size_t)r * p->N + c;
+            if (!close_to(p, p->h_got[at], alt(p, r, c, arg))) return 0;
+        }
+    return 1;
+}
+
+/* 1 when the elements written are exactly the top-left rows x cols corner of C, all of them right,
+   and the rest is untouched device memory: the shape of a grid that covers too little. */
+static int written_corner(const Problem *p, int *rows, int *cols) {
+    int R = 0, C = 0;
+    while (R < p->M && !is_unwritten(p->h_got[(size_t)R * p->N])) R++;
+    while (C < p->N && !is_unwritten(p->h_got[C])) C++;
+    if (R == 0 || C == 0 || (R == p->M && C == p->N)) return 0;
+    for (int r = 0; r < p->M; r++)
+        for (int c = 0; c < p->N; c++) {
+            float g = p->h_got[(size_t)r * p->N + c];
+            if (r < R && c < C ? !close_to(p, g, p->h_want[(size_t)r * p->N + c]) : !is_unwritten(g)) return 0;
+        }
+    *rows = R, *cols = C;
+    return 1;
+}
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int blocks_for(int n, int per) { return (n + per - 1) / per; }
+
+/* The likely mistake behind a wrong C, or NULL. bx, by: the block used (0 for cuBLAS). */
+static const char *explain_matmul(const Problem *p, int bx, int by, int cublas) {
+    static char msg[1024];
+    int M = p->M, K = p->K, N = p->N;
+    size_t nc = elems_C(p), nan_count = 0;
+    for (size_t i = 0; i < nc; i++) nan_count += isnan(p->h_got[i]) != 0;
+    if (nan_count == nc)
+        return cublas ? "every element of C is NaN or untouched device memory: did cublasSgemm run, with beta = 0? (beta = 1 adds the old C, "
+                        "which here is garbage)"
+                      : "every element of C is NaN or untouched device memory, and no error was reported: the kernel never stored its "
+                        "sums, or it accumulated straight into C (C[...] += ...), which starts as garbage: sum into a local float and store "
+                        "it once";
+
+    int R, C;
+    if (written_corner(p, &R, &C)) {
+        if (cublas) {
+            snprintf(msg, sizeof msg,
+                     "cuBLAS wrote only the top-left %d x %d corner of C: its m and n describe a smaller matrix (for C^T = B^T A^T "
+                     "in column-major terms, C^T is N x M)",
+                     R, C);
+            return msg;
+        }
+        int gx = blocks_for(N, bx), gy = blocks_for(M, by);
+        const char *why[4];
+        int n = 0;
+        if (R == imin(M, by) && C == imin(N, bx))
+            why[n++] = "the indices use threadIdx alone, so every block computes the same top-left block-sized corner: add the "
+                       "block's offset, col = blockIdx.x * blockDim.x + threadIdx.x and row = blockIdx.y * blockDim.y + threadIdx.y";
+        if (R == imin(M, gx * bx) && C == imin(N, gy * by))
+            why[n++] = "row and column are swapped: the row is taken from x and the column from y, but the grid's x runs along the "
+                       "N columns; x must give the column (consecutive threads of a warp then read consecutive floats of B and "
+                       "write consecutive floats of C)";
+        if (R == imin(M, blocks_for(N, bx) * by) && C == imin(N, blocks_for(M, by) * bx))
+            why[n++] = "the grid's x and y are swapped: grid.x must cover the N columns, (N + block_x - 1) / block_x blocks, and "
+                       "grid.y the M rows, (M + block_y - 1) / block_y blocks";
+        if (R == M / by * by && C == N / bx * bx)
+            why[n++] = "the grid is rounded down, so the last partial block along x or y never runs: use (N + block_x - 1) / block_x "
+                       "and (M + block_y - 1) / block_y blocks";
+        int len = snprintf(msg, sizeof msg, "only the top-left %d x %d corner of C was written (a %d x %d grid of %d x %d blocks was expected): ",
+                           R, C, gx, gy, bx, by);
+        if (n == 0)
+            snprintf(msg + len, sizeof msg - len,
+                     "the grid is too small: grid.x must cover the N = %d columns and grid.y the M = %d rows, both rounded up", N, M);
+        for (int i = 0; i < n && len < (int)sizeof msg; i++) len += snprintf(msg + len, sizeof msg - len, "%s%s", i ? "\n    or: " : "", why[i]);
+        return msg;
+    }
+
+    if (M > 1 && N > 1 && all_match(p, alt_want, 0, 1))
+        return cublas ? "C came out transposed (column-major): that is C = A B as cuBLAS stores it; ask instead for C^T = B^T A^T, "
+                        "whose column-major layout is C's row-major one"
+                      : "C is stored transposed, at C[col * M + row]: row-major element (row, col) of an M x N matrix lives at "
+                        "C[row * N + col]";
+    if (cublas && M > 1 && N > 1 && all_match(p, alt_all_column_major, 0, 1))
+        return "cuBLAS was given the row-major arrays as if they were column-major: it then multiplies A^T-shaped and B^T-shaped "
+               "reinterpretations and stores the result column-major; compute C^T = B^T A^T instead (B first, m and n swapped)";
+
+    /* A loop over the wrong number of products: candidates the usual mix-ups produce. */
+    int cand[4] = {K - 1, N, M, 1};
+    const char *cand_name[4] = {"K - 1 (an off-by-one: k < K - 1, or k <= K - 2)", "N (the columns of C)", "M (the rows of C)", "1"};
+    for (int i = 0; i < 4; i++) {
+        int kk = cand[i];
+        if (kk < 1 || kk >= K) continue;
+        int dup = 0;
+        for (int j = 0; j < i; j++) dup |= cand[j] == kk;
+        if (dup || !all_match(p, alt_partial_sum, kk, 0)) continue;
+        snprintf(msg, sizeof msg,
+                 "every element is the sum of only its first %d products: the k loop stops at %s%s instead of K = %d, the shared "
+                 "dimension (the columns of A and the rows of B)",
+                 kk, cand_name[i], i == 1 && kk == M ? " (or M)" : "", K);
+        return msg;
+    }
+    if (all_match(p, alt_b_column_major, 0, 0))
+        return "B is read as if it were column-major, B[col * K + k]: row-major element (k, col) of the K x N matrix B is "
+               "B[k * N + col]";
+    if (all_match(p, alt_a_column_major, 0, 0))
+        return "A is read as if it were column-major, A[k * M + row]: row-major element (row, k) of the M x K matrix A is "
+               "A[row * K + k]";
+
+    /* Close, but not fp32-close: the inputs were rounded to fewer bits (TF32 keeps 10 of the 23). */
+    double worst = 0;
+    int near = 1;
+    for (int r = 0; r < M && near; r++)
+        for (int c = 0; c < N && near; c++) {
+            double abs_sum = 0;
+            for (int k = 0; k < K; k++) abs_sum += fabs((double)p->h_A[(size_t)r * K + k] * p->h_B[(size_t)k * N + c]);
+            double e = fabs((double)p->h_got[(size_t)r * N + c] - p->h_want[(size_t)r * N + c]);
+            if (isnan(e) || e > p->atol + abs_sum / 256.0) near = 0;
+            if (e > worst) worst = e;
+        }
+    if (near) {
+        snprintf(msg, sizeof msg,
+                 "the result is close (largest error %.3g) but not fp32-accurate: %s", worst,
+                 cublas ? "that is TF32 tensor-op math, which rounds the inputs to 10 mantissa bits; keep the handle in "
+                          "CUBLAS_DEFAULT_MATH (no cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH))"
+                        : "were the products or the sum computed in a lower precision (half, TF32)?");
+        return msg;
+    }
+    return NULL;
+}
+
+/* Replaces the generic "likely mistake" line of a diagnosis with the lesson's own (or adds one
+   before the schedule note). Takes and returns a malloc'd string. */
+static char *with_explanation(char *diag, const char *why) {
+    static const char tag[] = "\n  likely mistake: ";
+    if (!why) return diag;
+    const char *cut = strstr(diag, tag), *rest;
+    if (cut) {
+        rest = strchr(cut + 1, '\n'); /* the line after the generic guess, if any */
+    } else {
+        cut = rest = strstr(diag, "\n  note:");
+        if (!cut) cut = diag + strlen(diag);
+    }
+    if (!rest) rest = "";
+    size_t keep = (size_t)(cut - diag), size = keep + strlen(tag) + strlen(why) + strlen(rest) + 1;
+    char *out = malloc(size);
+    ck_assert_msg(out != NULL, "grader: out of host memory");
+    snprintf(out, size, "%.*s%s%s%s", (int)keep, diag, tag, why, rest);
+    free(diag);
+    return out;
+}
+
+/* Copies C back, checks nothing was written past it, and compares it with the CPU's answer. */
+static void expect_product(Problem *p, const char *what, int bx, int by, int schedule, int cublas) {
+    size_t nc = elems_C(p);
+    char block_text[48];
+    if (cublas) snprintf(block_text, sizeof block_text, "cuBLAS");
+    else snprintf(block_text, sizeof block_text, "block %dx%d", bx, by);
+    cudaError_t e = cudaMemcpy(p->h_got, p->d_C, (nc + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
+    GRADE_EXPECT_CUDA_OK(e, cublas ? "copying C back (an error here comes from cuBLAS)" : "copying C back (an error here comes from the kernel)");
+    for (size_t i = nc; i < nc + CANARY; i++)
+        ck_assert_msg(is_unwritten(p->h_got[i]),
+                      "%s (%d x %d times %d x %d, %s, GRADE_SEED=%llu): wrote element %zu of C, %zu past the end of the "
+                      "%d x %d output\n"
+                      "  likely mistake: %s",
+                      what, p->M, p->K, p->K, p->N, block_text, (unsigned long long)grade_seed(), i, i - nc, p->M, p->N,
+                      cublas ? "m, n or ldc describe a bigger C than M x N (for C^T = B^T A^T: m = N, n = M, ldc = N)"
+                             : "a missing guard: threads of the blocks that overhang the matrix (row >= M or col >= N) must not "
+                               "touch memory, so everything they do goes inside if (row < M && col < N)");
+    char what_full[160];
+    snprintf(what_full, sizeof what_full, "%s, %d x %d times %d x %d, tolerance %.2g + %.2g * |want|", what, p->M, p->K, p->K, p->N, p->atol,
+             p->rtol);
+    GradeCompare cmp = {.what = what_full,
+                        .n = nc,
+                        .width = (size_t)p->N,
+                        .block = (unsigned)bx,
+                        .block_y = (unsigned)by,
+                        .atol = p->atol,
+                        .rtol = p->rtol,
+                        .schedule = schedule,
+                        .seed = p->seed};
+    char *diag = grade_diff_floats(p->h_got, p->h_want, &cmp);
+    if (diag) diag = with_explanation(diag, explain_matmul(p, bx, by, cublas));
+    grade_fail_if(diag, &cmp, __FILE__, __LINE__);
+}
+
+/* ---- 04.1 ---- */
+START_TEST(test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule) {
+    Problem p;
+    problem_make(&p, kShapes[_i], 1);
+    for (int b = 0; b < N_BLOCKS; b++)
+        for (int s = 0; s < grade_schedule_count(); s++) {
+            grade_use_schedule(s);
+            grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
+            GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, kBlocks[b].x, kBlocks[b].y), "matmul_naive_gpu");
+            expect_product(&p, "matmul_naive_gpu", kBlocks[b].x, kBlocks[b].y, s, 0);
+        }
+    problem_free(&p);
+}
+END_TEST
+
+START_TEST(test_naive_matmul_launches_nothing_for_an_empty_matrix) {
+    /* M = 0 or N = 0: C has no elements; launching an empty grid would be a launch error. */
+    GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(NULL, NULL, NULL, 0, 5, 7, 16, 16), "matmul_naive_gpu with M = 0");
+    GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(NULL, NULL, NULL, 7, 5, 0, 16, 16), "matmul_naive_gpu with N = 0");
+}
+END_TEST
+
+/* ---- 04.2 (GPU only) ---- */
+static void expect_cublas_ok(cublasStatus_t st, const char *what) {
+    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "%s returned %s (%s)%s", what, cublasGetStatusName(st), cublasGetStatusString(st),
+                  st == CUBLAS_STATUS_INVALID_VALUE
+                      ? "\n  likely mistake: a leading dimension smaller than cuBLAS allows: with CUBLAS_OP_N it needs lda >= m, "
+                        "ldb >= k and ldc >= m, counted in the column-major view; for C^T = B^T A^T that view has m = N and n = M, "
+                        "and each array's leading dimension is its row length"
+                      : "");
+}
+
+START_TEST(test_cublas_matmul_matches_cpu_for_every_shape) {
+    cublasHandle_t handle = NULL;
+    cublasStatus_t st = cublasCreate(&handle);
+    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "grader: cublasCreate failed: %s", cublasGetStatusName(st));
+    /* fp32 throughout: TF32 would not meet the tolerance (and is not what SGEMM promises). */
+    ck_assert_msg(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS, "grader: cublasSetMathMode failed");
+    Problem p;
+    problem_make(&p, kShapes[_i], 2);
+    for (int s = 0; s < grade_schedule_count(); s++) {
+        grade_use_schedule(s);
+        grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
+        expect_cublas_ok(matmul_cublas_gpu(handle, p.d_A, p.d_B, p.d_C, p.M, p.K, p.N), "matmul_cublas_gpu");
+        expect_product(&p, "matmul_cublas_gpu", 0, 0, s, 1);
+    }
+    problem_free(&p);
+    cublasDestroy(handle);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("04-matmul-naive");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "04.1");
+    tcase_add_loop_test(tc, test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule, 0, N_SHAPES);
+    tcase_add_test(tc, test_naive_matmul_launches_nothing_for_an_empty_matrix);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "04.2");
+    if (tc) tcase_add_loop_test(tc, test_cublas_matmul_matches_cpu_for_every_shape, 0, N_SHAPES);
+    return s;
+}
+
+int main(void) { return grade_main("04", kExercises, N_EXERCISES, build_suite); }
