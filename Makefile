@@ -147,7 +147,7 @@ COMMON_OBJ := $(B)/common/grade.o $(B)/common/bench.o
 $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC_C) $(INCLUDES) -c $< -o $@
+	$(Q)$(CC_C) $(INCLUDES) $(CHECK_CFLAGS) -c $< -o $@
 
 # A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
 # program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library).
@@ -166,7 +166,7 @@ $(1)_CPU_OBJ := $$(patsubst lessons/$(1)/%.c,$(B)/lessons/$(1)/%.o,$$($(1)_CPU))
 $(B)/lessons/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
-	$(Q)$(CC_C) $$($(1)_INC) -c $$< -o $$@
+	$(Q)$(CC_C) $$($(1)_INC) $(CHECK_CFLAGS) -c $$< -o $$@
 $(B)/tests/$(1).o: $$($(1)_TEST) lessons/$(1)/*.h common/*.h $(CC_DEPS) | need-check
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)

@@ -34,8 +34,9 @@ static const Shape kShapes[] = {{1, 1, 1},      {1, 7, 1},       {17, 31, 23}, {
 typedef struct {
     int x, y;
 } Block;
-/* Square, and wide (a full warp along x): a launcher that mixes up block_x and block_y fails on 32 x 8. */
-static const Block kBlocks[] = {{16, 16}, {32, 8}};
+/* Square; wide (a full warp along x) and tall, where a launcher that mixes up block_x and block_y
+   fails; and the largest block there is (1024 threads). */
+static const Block kBlocks[] = {{16, 16}, {32, 8}, {8, 32}, {32, 32}};
 #define N_BLOCKS (int)(sizeof kBlocks / sizeof kBlocks[0])
 /* Extra floats after C on the device: writing them means a missing guard (a GPU does not notice). */
 #define CANARY 64
@@ -159,8 +160,36 @@ static int written_corner(const Problem *p, int *rows, int *cols) {
 static int imin(int a, int b) { return a < b ? a : b; }
 static int blocks_for(int n, int per) { return (n + per - 1) / per; }
 
-/* The likely mistake behind a wrong C, or NULL. bx, by: the block used (0 for cuBLAS). */
-static const char *explain_matmul(const Problem *p, int bx, int by, int cublas) {
+/* Launch mistakes that leave only a top-left corner of C written, and what each one says. */
+static const char *const kLaunchMistakes[] = {
+    "the indices use threadIdx alone, so every block computes the same top-left block-sized corner: add the block's offset, "
+    "col = blockIdx.x * blockDim.x + threadIdx.x and row = blockIdx.y * blockDim.y + threadIdx.y",
+    "row and column are swapped: the row is taken from x and the column from y, but the grid's x runs along the N columns; x "
+    "must give the column (consecutive threads of a warp then read consecutive floats of B and write consecutive floats of C)",
+    "the grid's x and y are swapped: grid.x must cover the N columns, (N + block_x - 1) / block_x blocks, and grid.y the M "
+    "rows, (M + block_y - 1) / block_y blocks",
+    "the launcher divides by the wrong block dimension: the N columns need (N + block_x - 1) / block_x blocks along x, the "
+    "M rows (M + block_y - 1) / block_y along y",
+    "the grid is rounded down, so the last partial block along x or y never runs: use (N + block_x - 1) / block_x and "
+    "(M + block_y - 1) / block_y blocks",
+};
+#define N_LAUNCH_MISTAKES (int)(sizeof kLaunchMistakes / sizeof kLaunchMistakes[0])
+
+/* The rows x cols corner of an M x N matrix that launch mistake m computes with bx x by blocks. */
+static void launch_mistake_corner(int m, int M, int N, int bx, int by, int *rows, int *cols) {
+    int gx = blocks_for(N, bx), gy = blocks_for(M, by); /* the grid the right launcher uses */
+    switch (m) {
+    case 0: *rows = imin(M, by), *cols = imin(N, bx); break;                                           /* threadIdx only */
+    case 1: *rows = imin(M, gx * bx), *cols = imin(N, gy * by); break;                                 /* row from x */
+    case 2: *rows = imin(M, blocks_for(N, bx) * by), *cols = imin(N, blocks_for(M, by) * bx); break;  /* grid(gy, gx) */
+    case 3: *rows = imin(M, blocks_for(M, bx) * by), *cols = imin(N, blocks_for(N, by) * bx); break;  /* N / by, M / bx */
+    default: *rows = M / by * by, *cols = N / bx * bx; break;                                          /* rounded down */
+    }
+}
+
+/* The likely mistake behind a wrong C, or NULL. bx, by: the block used (0 for cuBLAS); passed: the
+   block shapes that already gave the right C for this shape. */
+static const char *explain_matmul(const Problem *p, int bx, int by, const Block *passed, int npassed, int cublas) {
     static char msg[1024];
     int M = p->M, K = p->K, N = p->N;
     size_t nc = elems_C(p), nan_count = 0;
@@ -182,22 +211,21 @@ static const char *explain_matmul(const Problem *p, int bx, int by, int cublas) 
             return msg;
         }
         int gx = blocks_for(N, bx), gy = blocks_for(M, by);
-        const char *why[4];
+        /* Each launch mistake leaves its own corner; one that would also have failed with a block
+           shape that already passed on this shape is ruled out. */
+        const char *why[N_LAUNCH_MISTAKES];
         int n = 0;
-        if (R == imin(M, by) && C == imin(N, bx))
-            why[n++] = "the indices use threadIdx alone, so every block computes the same top-left block-sized corner: add the "
-                       "block's offset, col = blockIdx.x * blockDim.x + threadIdx.x and row = blockIdx.y * blockDim.y + threadIdx.y";
-        if (R == imin(M, gx * bx) && C == imin(N, gy * by))
-            why[n++] = "row and column are swapped: the row is taken from x and the column from y, but the grid's x runs along the "
-                       "N columns; x must give the column (consecutive threads of a warp then read consecutive floats of B and "
-                       "write consecutive floats of C)";
-        if (R == imin(M, blocks_for(N, bx) * by) && C == imin(N, blocks_for(M, by) * bx))
-            why[n++] = "the grid's x and y are swapped: grid.x must cover the N columns, (N + block_x - 1) / block_x blocks, and "
-                       "grid.y the M rows, (M + block_y - 1) / block_y blocks";
-        if (R == M / by * by && C == N / bx * bx)
-            why[n++] = "the grid is rounded down, so the last partial block along x or y never runs: use (N + block_x - 1) / block_x "
-                       "and (M + block_y - 1) / block_y blocks";
-        int len = snprintf(msg, sizeof msg, "only the top-left %d x %d corner of C was written (a %d x %d grid of %d x %d blocks was expected): ",
+        for (int m = 0; m < N_LAUNCH_MISTAKES; m++) {
+            int r, c, ok = 1;
+            launch_mistake_corner(m, M, N, bx, by, &r, &c);
+            if (r != R || c != C) continue;
+            for (int q = 0; q < npassed && ok; q++) {
+                launch_mistake_corner(m, M, N, passed[q].x, passed[q].y, &r, &c);
+                ok = r == M && c == N;
+            }
+            if (ok) why[n++] = kLaunchMistakes[m];
+        }
+        int len = snprintf(msg, sizeof msg, "only the top-left %d x %d corner of C was written (the right grid is %d x %d blocks of %d x %d threads, x by y): ",
                            R, C, gx, gy, bx, by);
         if (n == 0)
             snprintf(msg + len, sizeof msg - len,
@@ -217,17 +245,21 @@ static const char *explain_matmul(const Problem *p, int bx, int by, int cublas) 
 
     /* A loop over the wrong number of products: candidates the usual mix-ups produce. */
     int cand[4] = {K - 1, N, M, 1};
-    const char *cand_name[4] = {"K - 1 (an off-by-one: k < K - 1, or k <= K - 2)", "N (the columns of C)", "M (the rows of C)", "1"};
+    const char *cand_name[4] = {"K - 1 (an off-by-one: k < K - 1, or k <= K - 2)", M == N ? "N or M (the columns or rows of C)" : "N (the columns of C)",
+                                "M (the rows of C)", "1"};
     for (int i = 0; i < 4; i++) {
         int kk = cand[i];
-        if (kk < 1 || kk >= K) continue;
+        if (kk < (i == 0 ? 0 : 1) || kk >= K) continue;
         int dup = 0;
         for (int j = 0; j < i; j++) dup |= cand[j] == kk;
         if (dup || !all_match(p, alt_partial_sum, kk, 0)) continue;
+        char first[64];
+        if (kk == 0) snprintf(first, sizeof first, "0, the sum of no products");
+        else snprintf(first, sizeof first, "the sum of only its first %d product%s", kk, kk == 1 ? "" : "s");
         snprintf(msg, sizeof msg,
-                 "every element is the sum of only its first %d products: the k loop stops at %s%s instead of K = %d, the shared "
-                 "dimension (the columns of A and the rows of B)",
-                 kk, cand_name[i], i == 1 && kk == M ? " (or M)" : "", K);
+                 "every element is %s: the k loop stops at %s instead of K = %d, the shared dimension (the columns of A and "
+                 "the rows of B)",
+                 first, cand_name[i], K);
         return msg;
     }
     if (all_match(p, alt_b_column_major, 0, 0))
@@ -281,7 +313,7 @@ static char *with_explanation(char *diag, const char *why) {
 }
 
 /* Copies C back, checks nothing was written past it, and compares it with the CPU's answer. */
-static void expect_product(Problem *p, const char *what, int bx, int by, int schedule, int cublas) {
+static void expect_product(Problem *p, const char *what, int bx, int by, const Block *passed, int npassed, int schedule, int cublas) {
     size_t nc = elems_C(p);
     char block_text[48];
     if (cublas) snprintf(block_text, sizeof block_text, "cuBLAS");
@@ -310,7 +342,7 @@ static void expect_product(Problem *p, const char *what, int bx, int by, int sch
                         .schedule = schedule,
                         .seed = p->seed};
     char *diag = grade_diff_floats(p->h_got, p->h_want, &cmp);
-    if (diag) diag = with_explanation(diag, explain_matmul(p, bx, by, cublas));
+    if (diag) diag = with_explanation(diag, explain_matmul(p, bx, by, passed, npassed, cublas));
     grade_fail_if(diag, &cmp, __FILE__, __LINE__);
 }
 
@@ -323,7 +355,8 @@ START_TEST(test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule) {
             grade_use_schedule(s);
             grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
             GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, kBlocks[b].x, kBlocks[b].y), "matmul_naive_gpu");
-            expect_product(&p, "matmul_naive_gpu", kBlocks[b].x, kBlocks[b].y, s, 0);
+            /* kBlocks[0 .. b) passed on this shape already: that rules out some explanations */
+            expect_product(&p, "matmul_naive_gpu", kBlocks[b].x, kBlocks[b].y, kBlocks, b, s, 0);
         }
     problem_free(&p);
 }
@@ -358,7 +391,7 @@ START_TEST(test_cublas_matmul_matches_cpu_for_every_shape) {
         grade_use_schedule(s);
         grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
         expect_cublas_ok(matmul_cublas_gpu(handle, p.d_A, p.d_B, p.d_C, p.M, p.K, p.N), "matmul_cublas_gpu");
-        expect_product(&p, "matmul_cublas_gpu", 0, 0, s, 1);
+        expect_product(&p, "matmul_cublas_gpu", 0, 0, NULL, 0, s, 1);
     }
     problem_free(&p);
     cublasDestroy(handle);

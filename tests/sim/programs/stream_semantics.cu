@@ -76,10 +76,8 @@ int main() {
     cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);
     check("the default stream ran after the blocking stream s1 (7 + 1)", h == 8);
 
-    cudaStreamDestroy(s1);
-    cudaStreamDestroy(s2);
-    check("a destroyed stream is an invalid handle", cudaStreamSynchronize(s1) == cudaErrorInvalidResourceHandle);
-    cudaGetLastError();
+    /* (Using a destroyed stream is undefined on a GPU -- it crashed on the H200 -- so it is not tested.) */
+    check("destroying the streams succeeds", cudaStreamDestroy(s1) == cudaSuccess && cudaStreamDestroy(s2) == cudaSuccess);
     cudaFreeHost(pinned);
     cudaFree(d);
     printf(failures ? "FAIL\n" : "PASS\n");
