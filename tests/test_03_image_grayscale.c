@@ -1,0 +1,518 @@
+/**
+ * @file test_03_image_grayscale.c
+ * @brief Grader for lesson 03: grayscale, quarter turn and the wide grayscale against the CPU
+ *        references, on seeded random images of odd shapes (1 x 1, 1 x N, N x 1, 17 x 31, 31 x 17,
+ *        ..., 1920 x 1080), RGB and RGBA, several 2D block shapes, under every simulator schedule.
+ *
+ * A failing image also becomes a picture, build/diff-03-*.ppm (or in $GRADE_ARTIFACTS): expected,
+ * got and the differences side by side, in a binary PPM any image viewer opens.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "grade.h"
+#include "grayscale.h"
+
+static const GradeExercise kExercises[] = {
+    {"03.1", 4, "grayscale_kernel + grayscale_gpu: 2D grid and blocks, row-major pixels, edge guard", 0},
+    {"03.2", 3, "rotate90_kernel + rotate90_gpu: a quarter turn clockwise of a non-square image", 0},
+    {"03.3", 3, "grayscale_wide_kernel + grayscale_wide_gpu: 16 pixels per thread with 16-byte loads", 0},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/* Width x height. Non-square first (x/y mix-ups show there), then the degenerate shapes, then sizes
+   that are whole blocks (64 x 48) or not (200 x 133). Pixel counts cover n % 16 = 0, 1, 8, 12, 15. */
+typedef struct {
+    int w, h;
+} Size;
+static const Size kSizes[] = {{17, 31}, {31, 17}, {1, 1}, {1, 300}, {300, 1}, {64, 48}, {200, 133}};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+typedef struct {
+    unsigned x, y;
+} Block2;
+static const Block2 kBlocks[] = {{16, 16}, {32, 8}, {8, 32}};
+#define N_BLOCKS (int)(sizeof kBlocks / sizeof kBlocks[0])
+static const unsigned kBlocks1D[] = {32, 256};
+#define N_BLOCKS_1D (int)(sizeof kBlocks1D / sizeof kBlocks1D[0])
+/* The HD frame runs with one block shape and one schedule: enough to catch what only large grids
+   show (a grid dimension computed wrongly for many blocks), quick on the simulator. */
+#define HD_W 1920
+#define HD_H 1080
+/* Extra bytes after each output on the device: writing them means a bounds guard is missing. */
+#define CANARY 64
+/* Device outputs are filled with 0xFF before each run; inputs never produce 255 (every channel is
+   at most 254), so a 0xFF byte in a result is a pixel nobody wrote. */
+#define UNWRITTEN 0xFF
+
+/* ---------------------------------------------------------------------------------------------- */
+/* One test image: host input, the CPU's answer, device buffers.                                  */
+
+typedef struct {
+    int w, h, ch;       /* input shape; ch = 1 for the gray input of 03.2 */
+    size_t n, in_bytes; /* pixels, input bytes */
+    uint64_t seed;
+    unsigned char *h_in, *h_want, *h_got; /* h_got has CANARY extra bytes */
+    unsigned char *d_in, *d_out;          /* d_in exactly in_bytes long: reading past it is caught */
+} Image;
+
+static void image_make(Image *im, int w, int h, int ch, uint64_t salt, int rotate) {
+    im->w = w, im->h = h, im->ch = ch;
+    im->n = (size_t)w * h;
+    im->in_bytes = im->n * ch;
+    im->seed = grade_seed() + salt * 7919 + (uint64_t)w * 131 + h;
+    im->h_in = grade_alloc(im->in_bytes);
+    im->h_want = grade_alloc(im->n);
+    im->h_got = grade_alloc(im->n + CANARY);
+    grade_fill_bytes(im->h_in, im->in_bytes, im->seed);
+    for (size_t i = 0; i < im->in_bytes; i++)
+        if (im->h_in[i] == 255) im->h_in[i] = 254; /* keep 255 for "never written" */
+    if (rotate) rotate90_cpu(im->h_in, im->h_want, w, h);
+    else grayscale_cpu(im->h_in, im->h_want, w, h, ch);
+    ck_assert(cudaMalloc((void **)&im->d_in, im->in_bytes) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&im->d_out, im->n + CANARY) == cudaSuccess);
+    ck_assert(cudaMemcpy(im->d_in, im->h_in, im->in_bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+}
+
+static void image_free(Image *im) {
+    cudaFree(im->d_in);
+    cudaFree(im->d_out);
+    free(im->h_in);
+    free(im->h_want);
+    free(im->h_got);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The difference picture: expected | got | differences, as a binary PPM written by hand.          */
+
+static const char *write_diff_picture(const unsigned char *got, const unsigned char *want, int w, int h, const char *name) {
+    static char path[512];
+    const char *dir = getenv("GRADE_ARTIFACTS");
+    if (!dir || !*dir) dir = "build";
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return NULL;
+    snprintf(path, sizeof path, "%s/diff-03-%s-%dx%d.ppm", dir, name, w, h);
+    FILE *f = fopen(path, "wb");
+    if (!f) return NULL;
+    /* Small images are scaled up so the picture is not a speck; a 2-pixel grey bar separates panels. */
+    int big = w > h ? w : h, scale = big >= 128 ? 1 : 128 / big > 16 ? 16 : 128 / big, gap = 2;
+    int pw = w * scale, ph = h * scale, W = 3 * pw + 2 * gap;
+    fprintf(f, "P6\n%d %d\n255\n", W, ph);
+    unsigned char *row = malloc((size_t)W * 3);
+    if (!row) {
+        fclose(f);
+        return NULL;
+    }
+    for (int py = 0; py < ph; py++) {
+        int y = py / scale;
+        for (int X = 0; X < W; X++) {
+            unsigned char *o = row + (size_t)X * 3;
+            int panel = X / (pw + gap), px = X % (pw + gap);
+            if (px >= pw) {
+                o[0] = o[1] = o[2] = 128;
+                continue;
+            }
+            size_t i = (size_t)y * w + px / scale;
+            unsigned g = got[i], e = want[i];
+            if (panel == 0) o[0] = o[1] = o[2] = (unsigned char)e;
+            else if (panel == 1 && g == UNWRITTEN) o[0] = 0, o[1] = 0, o[2] = 255; /* never written: blue */
+            else if (panel == 1) o[0] = o[1] = o[2] = (unsigned char)g;
+            else if (g == e) o[0] = o[1] = o[2] = (unsigned char)(e / 5); /* right: a dim copy of the answer */
+            else if (g == UNWRITTEN) o[0] = 0, o[1] = 0, o[2] = 255;
+            else { /* wrong: red, brighter for bigger errors */
+                unsigned d = g > e ? g - e : e - g;
+                o[0] = (unsigned char)(d * 4 > 191 ? 255 : 64 + d * 4), o[1] = 0, o[2] = 0;
+            }
+        }
+        fwrite(row, 3, (size_t)W, f);
+    }
+    free(row);
+    fclose(f);
+    return path;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Diagnoses from the pattern of unwritten pixels.                                                 */
+
+enum { COVER_ALL, COVER_NONE, COVER_RECT, COVER_SCATTERED };
+
+static unsigned round_up(unsigned a, unsigned b) { return (a + b - 1) / b * b; }
+static unsigned min_u(unsigned a, unsigned b) { return a < b ? a : b; }
+
+static void append(char *buf, size_t cap, const char *text) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, cap - len, "%s%s", len ? "; or " : "", text);
+}
+
+/* written[y * w + x] says whether the thread for (x, y) of a w x h space left its pixel. When the
+   written pixels are a top-left rectangle, explains in buf which grid or index mistake leaves
+   exactly that rectangle (COVER_RECT). */
+static int coverage(const unsigned char *written, unsigned w, unsigned h, unsigned bx, unsigned by, char *buf, size_t cap) {
+    size_t count = 0;
+    unsigned cw = 0, rh = 0;
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            if (written[(size_t)y * w + x]) {
+                count++;
+                if (x + 1 > cw) cw = x + 1;
+                if (y + 1 > rh) rh = y + 1;
+            }
+    if (count == (size_t)w * h) return COVER_ALL;
+    if (count == 0) return COVER_NONE;
+    if (count != (size_t)cw * rh) return COVER_SCATTERED;
+    buf[0] = 0;
+    unsigned fw = w / bx * bx, fh = h / by * by;
+    if (fw && fh && (cw == fw || cw == w) && (rh == fh || rh == h))
+        append(buf, cap, "the partial blocks at the right and bottom edges never ran: round both grid sizes up, "
+                         "dim3 grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y)");
+    if ((cw == min_u(w, round_up(h, bx)) && rh == min_u(h, round_up(w, by))) || (cw == min_u(w, round_up(h, by)) && rh == min_u(h, round_up(w, bx))))
+        append(buf, cap, "x and y are mixed up: the grid's x size must cover the width and its y size the height, and the kernel's "
+                         "column is x = blockIdx.x * blockDim.x + threadIdx.x, its row y = blockIdx.y * blockDim.y + threadIdx.y");
+    if ((cw == min_u(w, bx) && w > bx) || (rh == min_u(h, by) && h > by))
+        append(buf, cap, "only the first block's pixels along x or y were written: a pixel's coordinates need the block's offset, "
+                         "x = blockIdx.x * blockDim.x + threadIdx.x and y = blockIdx.y * blockDim.y + threadIdx.y");
+    if (!buf[0]) snprintf(buf, cap, "only the top-left %u x %u pixels were written: the grid does not cover the whole image", cw, rh);
+    return COVER_RECT;
+}
+
+/* got equals ref on every pixel */
+static int same(const unsigned char *got, const unsigned char *ref, size_t n) { return memcmp(got, ref, n) == 0; }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The comparison every test ends with.                                                            */
+
+typedef struct {
+    const char *what; /* "grayscale_gpu (RGB)" */
+    const char *file; /* a short name for the picture: "grayscale-rgb" */
+    int w, h;         /* the output's shape */
+    unsigned bx, by;  /* block shape (by = 0 for 1D) */
+    int schedule;
+    uint64_t seed;
+} Run;
+
+/* Fails the test if got differs from want: grade.c's diagnosis (counts, coordinates, a transposed
+   result), with `hint` as the likely mistake when we know better, `fallback` when neither we nor
+   grade.c recognise the pattern, and the path of the picture. */
+static void expect_image(const unsigned char *got, const unsigned char *want, const Run *r, const char *hint, const char *fallback,
+                         const char *file, int line) {
+    GradeCompare cmp = {.what = r->what, .n = (size_t)r->w * r->h, .width = (size_t)r->w, .block = r->bx, .block_y = r->by,
+                        .schedule = r->schedule, .seed = r->seed};
+    char *d = grade_diff_bytes(got, want, &cmp);
+    if (!d) return;
+    size_t cap = strlen(d) + (hint ? strlen(hint) : 0) + (fallback ? strlen(fallback) : 0) + 1024;
+    char *msg = grade_alloc(cap);
+    snprintf(msg, cap, "%s", d);
+    char *lm = strstr(msg, "\n  likely mistake: ");
+    if (hint && lm) { /* ours replaces grade.c's generic one; anything after it stays */
+        char *end = strchr(lm + 1, '\n');
+        memmove(lm, end ? end : lm + strlen(lm), strlen(end ? end : lm + strlen(lm)) + 1);
+    }
+    if (hint) snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
+    else if (!lm && fallback) snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", fallback);
+    const char *pic = write_diff_picture(got, want, r->w, r->h, r->file);
+    if (pic)
+        snprintf(msg + strlen(msg), cap - strlen(msg),
+                 "\n  picture: %s (expected | got | differences: red = wrong value, blue = never written)", pic);
+    free(d);
+    grade_fail_if(msg, &cmp, file, line);
+}
+#define EXPECT_IMAGE(got, want, run, hint, fallback) expect_image((got), (want), (run), (hint), (fallback), __FILE__, __LINE__)
+
+/* Copies the result and its canary back; fails if the kernel wrote past the end of the output. */
+static void fetch_result(Image *im, const Run *r) {
+    cudaError_t e = cudaMemcpy(im->h_got, im->d_out, im->n + CANARY, cudaMemcpyDeviceToHost);
+    GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
+    for (size_t i = im->n; i < im->n + CANARY; i++)
+        ck_assert_msg(im->h_got[i] == UNWRITTEN,
+                      "%s (block %u%s%.0u, GRADE_SEED=%llu): wrote byte %zu, past the end of the %zu-byte output\n"
+                      "  likely mistake: a missing bounds guard; threads of the edge blocks that fall outside the image "
+                      "(x >= width or y >= height) must not touch memory",
+                      r->what, r->bx, r->by ? "x" : "", r->by, (unsigned long long)grade_seed(), i, im->n);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Grayscale diagnoses (03.1 and 03.3): which plausible formula did the result come from?          */
+
+static unsigned char gray_int(unsigned r, unsigned g, unsigned b) { return (unsigned char)((299 * r + 587 * g + 114 * b + 500) / 1000); }
+
+typedef enum { ALT_BGR, ALT_STRIDE3, ALT_TRUNCATED, ALT_AVERAGE, N_ALTS } Alt;
+static const char *kAltWhy[N_ALTS] = {
+    "red and blue are swapped: a pixel's bytes are R, G, B (then A), so byte 0 gets the weight 299 and byte 2 the weight 114",
+    "pixel i was read at byte 3 * i: RGBA pixels are 4 bytes apart, so pixel i starts at byte i * channels (the alpha byte is skipped, "
+    "not removed)",
+    "the result is rounded down: add 500 before dividing by 1000 so it rounds to nearest, as grayscale_cpu does",
+    "a plain average of R, G and B: the eye is most sensitive to green and least to blue; use the weights 299, 587, 114",
+};
+
+static unsigned char gray_alt(Alt a, const unsigned char *in, size_t i, int ch) {
+    const unsigned char *p = in + i * (a == ALT_STRIDE3 ? 3 : ch);
+    switch (a) {
+    case ALT_BGR: return gray_int(p[2], p[1], p[0]);
+    case ALT_STRIDE3: return gray_int(p[0], p[1], p[2]);
+    case ALT_TRUNCATED: return (unsigned char)((299u * p[0] + 587u * p[1] + 114u * p[2]) / 1000);
+    default: return (unsigned char)((p[0] + p[1] + p[2]) / 3);
+    }
+}
+
+/* The likely mistake behind a wrong grayscale image whose every pixel was written; NULL if unknown
+   (grade.c may still recognise it, e.g. a transposed result). */
+static const char *gray_value_hint(const Image *im) {
+    unsigned char *alt = grade_alloc(im->n);
+    const char *why = NULL;
+    for (int a = 0; a < N_ALTS && !why; a++) {
+        if (a == ALT_STRIDE3 && im->ch != 4) continue;
+        for (size_t i = 0; i < im->n; i++) alt[i] = gray_alt((Alt)a, im->h_in, i, im->ch);
+        if (same(im->h_got, alt, im->n)) why = kAltWhy[a];
+    }
+    free(alt);
+    if (why) return why;
+    size_t off_by_one = 0, other = 0;
+    for (size_t i = 0; i < im->n; i++) {
+        int d = (int)im->h_got[i] - (int)im->h_want[i];
+        if (d == 1 || d == -1) off_by_one++;
+        else if (d) other++;
+    }
+    if (!other && off_by_one * 20 <= im->n)
+        return "a few pixels are off by one level: these are the pixels whose exact gray value ends in .5, where a float formula "
+               "(0.299f is not exactly 0.299, and the GPU fuses multiply-adds) can round the other way; compute in integers, "
+               "(299 * r + 587 * g + 114 * b + 500) / 1000, exactly as grayscale_cpu does";
+    if (!other) return "many pixels are off by one level: check the rounding, (299 * r + 587 * g + 114 * b + 500) / 1000 in integers";
+    return NULL;
+}
+
+static const char *kGrayFallback = "every pixel was written, but with wrong values: check the formula (299 * r + 587 * g + 114 * b + 500) / 1000, "
+                                   "that r, g, b are bytes 0, 1, 2 of pixel i (which starts at byte i * channels), and that the result goes "
+                                   "to gray[i] with i = y * width + x";
+
+/* The likely mistake for a wrong 2D grayscale result (03.1). */
+static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t cap) {
+    unsigned char *written = grade_alloc(im->n);
+    for (size_t i = 0; i < im->n; i++) written[i] = im->h_got[i] != UNWRITTEN;
+    int c = coverage(written, (unsigned)im->w, (unsigned)im->h, r->bx, r->by, buf, cap);
+    free(written);
+    if (c == COVER_ALL) return gray_value_hint(im);
+    if (c == COVER_NONE)
+        return "no pixel was written: is the guard backwards, or does the kernel return before writing gray[y * width + x]?";
+    if (c == COVER_RECT) return buf;
+    return "pixels were left unwritten all over the image, not in an edge strip: the pixel index is wrong; pixel (x, y) of a "
+           "width-wide image is number y * width + x (rows are width pixels long), and its bytes start at that number times channels";
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 03.1                                                                                            */
+
+static void check_grayscale(int w, int h, int ch, const Block2 *blocks, int nblocks, int nschedules) {
+    Image im;
+    image_make(&im, w, h, ch, 1, 0);
+    char what[128];
+    snprintf(what, sizeof what, "grayscale_gpu, %s image %d wide and %d tall", ch == 4 ? "RGBA" : "RGB", w, h);
+    for (int b = 0; b < nblocks; b++)
+        for (int s = 0; s < nschedules; s++) {
+            grade_use_schedule(s);
+            grade_poison_device(im.d_out, im.n + CANARY);
+            Run r = {what, ch == 4 ? "grayscale-rgba" : "grayscale-rgb", w, h, blocks[b].x, blocks[b].y, s, im.seed};
+            GRADE_EXPECT_CUDA_OK(grayscale_gpu(im.d_in, im.d_out, w, h, ch, blocks[b].x, blocks[b].y), "grayscale_gpu");
+            fetch_result(&im, &r);
+            if (same(im.h_got, im.h_want, im.n)) continue;
+            char buf[1024];
+            EXPECT_IMAGE(im.h_got, im.h_want, &r, gray_hint(&im, &r, buf, sizeof buf), kGrayFallback);
+        }
+    image_free(&im);
+}
+
+START_TEST(test_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size_and_block_shape) {
+    check_grayscale(kSizes[_i].w, kSizes[_i].h, 3, kBlocks, N_BLOCKS, grade_schedule_count());
+    check_grayscale(kSizes[_i].w, kSizes[_i].h, 4, kBlocks, N_BLOCKS, grade_schedule_count());
+}
+END_TEST
+
+START_TEST(test_grayscale_matches_cpu_on_an_hd_frame) {
+    static const Block2 b = {32, 8};
+    check_grayscale(HD_W, HD_H, 3, &b, 1, 1);
+}
+END_TEST
+
+START_TEST(test_grayscale_gpu_accepts_an_empty_image) {
+    /* width or height 0 is legal and must not launch an empty grid (a launch error). */
+    GRADE_EXPECT_CUDA_OK(grayscale_gpu(NULL, NULL, 0, 5, 3, 16, 16), "grayscale_gpu with width 0");
+    GRADE_EXPECT_CUDA_OK(grayscale_gpu(NULL, NULL, 5, 0, 3, 16, 16), "grayscale_gpu with height 0");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 03.2                                                                                            */
+
+typedef enum { ROT_CCW, ROT_TRANSPOSE, ROT_180_OFF, N_ROTS } RotAlt;
+static const char *kRotWhy[N_ROTS] = {
+    "the image turned counter-clockwise: for a clockwise turn, input pixel (x, y) goes to output row x, column height - 1 - y",
+    "this is the transpose, a mirror image of the answer: input pixel (x, y) goes to output row x, column height - 1 - y (not column y)",
+    "the image is upside down: input pixel (x, y) goes to output row x (not width - 1 - x), column height - 1 - y",
+};
+
+/* Where input pixel (x, y) of a w x h image lands in the (h wide, w tall) output, under each mistake. */
+static size_t rot_alt_index(RotAlt a, int x, int y, int w, int h) {
+    switch (a) {
+    case ROT_CCW: return (size_t)(w - 1 - x) * h + y;
+    case ROT_TRANSPOSE: return (size_t)x * h + y;
+    default: return (size_t)(w - 1 - x) * h + (h - 1 - y);
+    }
+}
+
+static const char *rotate_hint(const Image *im, const Run *r, char *buf, size_t cap) {
+    int w = im->w, h = im->h;
+    unsigned char *in_space = grade_alloc(im->n), *out_space = grade_alloc(im->n);
+    /* A thread may stand for an input pixel (then it writes output x * h + h - 1 - y) or for an output
+       pixel (then it writes its own place): look for an edge strip in either space. */
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) in_space[(size_t)y * w + x] = im->h_got[(size_t)x * h + (h - 1 - y)] != UNWRITTEN;
+    for (size_t i = 0; i < im->n; i++) out_space[i] = im->h_got[i] != UNWRITTEN;
+    int c = coverage(in_space, (unsigned)w, (unsigned)h, r->bx, r->by, buf, cap);
+    if (c == COVER_SCATTERED) {
+        int c2 = coverage(out_space, (unsigned)h, (unsigned)w, r->bx, r->by, buf, cap);
+        if (c2 == COVER_RECT) c = c2;
+    }
+    free(in_space);
+    free(out_space);
+    if (c == COVER_RECT) return buf;
+    if (c == COVER_NONE) return "no pixel was written: is the guard backwards, or does the kernel return before writing?";
+    if (c == COVER_SCATTERED)
+        return "pixels were left unwritten all over the output: the output index is wrong; the rotated image is height pixels wide "
+               "and width tall, so output row x, column height - 1 - y is byte x * height + (height - 1 - y)";
+    unsigned char *alt = grade_alloc(im->n);
+    const char *why = NULL;
+    for (int a = 0; a < N_ROTS && !why; a++) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) alt[rot_alt_index((RotAlt)a, x, y, w, h)] = im->h_in[(size_t)y * w + x];
+        if (same(im->h_got, alt, im->n)) why = kRotWhy[a];
+    }
+    free(alt);
+    /* NULL lets grade.c speak: it recognises a result with rows and columns swapped. */
+    return why;
+}
+
+static void check_rotate(int w, int h, const Block2 *blocks, int nblocks, int nschedules) {
+    Image im;
+    image_make(&im, w, h, 1, 2, 1);
+    char what[128];
+    snprintf(what, sizeof what, "rotate90_gpu, input %d wide and %d tall, output %d wide and %d tall", w, h, h, w);
+    for (int b = 0; b < nblocks; b++)
+        for (int s = 0; s < nschedules; s++) {
+            grade_use_schedule(s);
+            grade_poison_device(im.d_out, im.n + CANARY);
+            /* the output is h wide and w tall */
+            Run r = {what, "rotate90", h, w, blocks[b].x, blocks[b].y, s, im.seed};
+            GRADE_EXPECT_CUDA_OK(rotate90_gpu(im.d_in, im.d_out, w, h, blocks[b].x, blocks[b].y), "rotate90_gpu");
+            fetch_result(&im, &r);
+            if (same(im.h_got, im.h_want, im.n)) continue;
+            char buf[1024];
+            EXPECT_IMAGE(im.h_got, im.h_want, &r, rotate_hint(&im, &r, buf, sizeof buf),
+                         "every output pixel was written, but from the wrong input pixels: input pixel (x, y) belongs in output row x, "
+                         "column height - 1 - y, byte x * height + (height - 1 - y)");
+        }
+    image_free(&im);
+}
+
+START_TEST(test_rotate90_matches_cpu_at_every_size_and_block_shape) { check_rotate(kSizes[_i].w, kSizes[_i].h, kBlocks, N_BLOCKS, grade_schedule_count()); }
+END_TEST
+
+START_TEST(test_rotate90_matches_cpu_on_an_hd_frame) {
+    static const Block2 b = {16, 16};
+    check_rotate(HD_W, HD_H, &b, 1, 1);
+}
+END_TEST
+
+START_TEST(test_rotate90_gpu_accepts_an_empty_image) {
+    GRADE_EXPECT_CUDA_OK(rotate90_gpu(NULL, NULL, 0, 5, 16, 16), "rotate90_gpu with width 0");
+    GRADE_EXPECT_CUDA_OK(rotate90_gpu(NULL, NULL, 5, 0, 16, 16), "rotate90_gpu with height 0");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 03.3                                                                                            */
+
+static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t cap) {
+    size_t first = im->n, unwritten = 0;
+    for (size_t i = 0; i < im->n; i++)
+        if (im->h_got[i] == UNWRITTEN) {
+            if (first == im->n) first = i;
+            unwritten++;
+        }
+    if (!unwritten) return gray_value_hint(im);
+    size_t tail = im->n % 16, full = im->n - tail;
+    if (first == full && unwritten == tail)
+        snprintf(buf, cap,
+                 "the last n %% 16 = %zu pixels were never written: the thread t == n / 16 (the first without a full chunk) must convert "
+                 "them one at a time, and the grid needs that thread too: (n + 15) / 16 threads",
+                 tail);
+    else if (first + unwritten == im->n && first % 16 == 0)
+        snprintf(buf, cap,
+                 "pixels from number %zu on were never written: too few threads; one thread per 16 pixels plus one for the leftovers "
+                 "makes (n + 15) / 16 threads, in ((n + 15) / 16 + block - 1) / block blocks of %u",
+                 first, block);
+    else if (unwritten * 16 >= im->n * 15 / 2 && first < 16)
+        snprintf(buf, cap, "about %zu of every 16 pixels were never written: each thread must convert all 16 pixels of its chunk",
+                 (unwritten * 16 + im->n / 2) / im->n);
+    else
+        snprintf(buf, cap,
+                 "%zu pixels were never written, the first at number %zu: thread t converts pixels 16 * t .. 16 * t + 15, loading "
+                 "uint4 number t * C .. t * C + C - 1 and storing uint4 number t",
+                 unwritten, first);
+    return buf;
+}
+
+static void check_wide(int w, int h, int ch, const unsigned *blocks, int nblocks, int nschedules) {
+    Image im;
+    image_make(&im, w, h, ch, 3, 0);
+    char what[128];
+    snprintf(what, sizeof what, "grayscale_wide_gpu, %s image %d wide and %d tall (n = %zu pixels)", ch == 4 ? "RGBA" : "RGB", w, h, im.n);
+    for (int b = 0; b < nblocks; b++)
+        for (int s = 0; s < nschedules; s++) {
+            grade_use_schedule(s);
+            grade_poison_device(im.d_out, im.n + CANARY);
+            Run r = {what, ch == 4 ? "wide-rgba" : "wide-rgb", w, h, blocks[b], 0, s, im.seed};
+            GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(im.d_in, im.d_out, w, h, ch, blocks[b]), "grayscale_wide_gpu");
+            fetch_result(&im, &r);
+            if (same(im.h_got, im.h_want, im.n)) continue;
+            char buf[1024];
+            EXPECT_IMAGE(im.h_got, im.h_want, &r, wide_hint(&im, blocks[b], buf, sizeof buf), kGrayFallback);
+        }
+    image_free(&im);
+}
+
+START_TEST(test_wide_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size) {
+    check_wide(kSizes[_i].w, kSizes[_i].h, 3, kBlocks1D, N_BLOCKS_1D, grade_schedule_count());
+    check_wide(kSizes[_i].w, kSizes[_i].h, 4, kBlocks1D, N_BLOCKS_1D, grade_schedule_count());
+}
+END_TEST
+
+START_TEST(test_wide_grayscale_matches_cpu_on_an_hd_frame) {
+    static const unsigned b = 256;
+    check_wide(HD_W, HD_H, 4, &b, 1, 1);
+}
+END_TEST
+
+START_TEST(test_wide_grayscale_accepts_an_empty_image) {
+    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 0, 5, 3, 256), "grayscale_wide_gpu with width 0");
+    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 5, 0, 4, 256), "grayscale_wide_gpu with height 0");
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("03-image-grayscale");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "03.1");
+    tcase_add_loop_test(tc, test_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size_and_block_shape, 0, N_SIZES);
+    tcase_add_test(tc, test_grayscale_matches_cpu_on_an_hd_frame);
+    tcase_add_test(tc, test_grayscale_gpu_accepts_an_empty_image);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "03.2");
+    tcase_add_loop_test(tc, test_rotate90_matches_cpu_at_every_size_and_block_shape, 0, N_SIZES);
+    tcase_add_test(tc, test_rotate90_matches_cpu_on_an_hd_frame);
+    tcase_add_test(tc, test_rotate90_gpu_accepts_an_empty_image);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "03.3");
+    tcase_add_loop_test(tc, test_wide_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size, 0, N_SIZES);
+    tcase_add_test(tc, test_wide_grayscale_matches_cpu_on_an_hd_frame);
+    tcase_add_test(tc, test_wide_grayscale_accepts_an_empty_image);
+    return s;
+}
+
+int main(void) { return grade_main("03", kExercises, N_EXERCISES, build_suite); }

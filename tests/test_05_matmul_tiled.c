@@ -1,0 +1,386 @@
+/**
+ * @file test_05_matmul_tiled.c
+ * @brief Grader for lesson 05: both tiled matrix multiplications against a double-accumulating CPU
+ *        reference, on seeded random matrices of awkward sizes, under every simulator schedule.
+ *
+ * When a result is wrong, the grader runs small experiments to say why: does C change with the
+ * order in which threads run (a missing __syncthreads())? Were parts of C never written (the grid
+ * or the row/column indices)? Is C right once K, or M and N, are padded with zeros to whole tiles
+ * (the partial tiles at the edges)?
+ */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "matmul_tiled.h"
+
+static const GradeExercise kExercises[] = {
+    {"05.1", 4, "matmul_tiled_kernel + matmul_tiled_gpu: 16 x 16 tiles in shared memory, two barriers, zero-padded edges", 0},
+    {"05.2", 6, "matmul_register_tiled_kernel + matmul_register_tiled_gpu: each thread computes a tile of C in registers", 0},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+typedef struct {
+    int M, K, N;
+} Dims;
+
+/* 1 x 1 x 1; exactly one tile; partial tiles everywhere (17 = 16 + 1); several tiles along K with
+   a partial last one; whole tiles only, non-square. */
+static const Dims kSizes[] = {{1, 1, 1}, {16, 16, 16}, {17, 33, 15}, {100, 37, 129}, {128, 256, 64}};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+/* For 05.2, also sizes beyond one 128 x 128 block tile and not multiples of it: odd sizes (scalar
+   loads), multiples of 4 (where float4 loads are allowed) with partial blocks, K smaller than 32. */
+static const Dims kBlockTileSizes[] = {{130, 257, 131}, {200, 72, 132}, {257, 20, 260}};
+#define N_BLOCK_TILE_SIZES (int)(sizeof kBlockTileSizes / sizeof kBlockTileSizes[0])
+
+/* Extra elements after C on the device: writing them means a missing guard on the store. */
+#define CANARY 64
+/* C starts filled with this byte pattern (a huge negative float, not a NaN), so "never written"
+   can be told apart from a NaN the kernel computed from unwritten shared memory (the simulator
+   fills shared memory with 0xFF bytes, and that NaN travels through the arithmetic unchanged). */
+#define FILL_BYTE 0xFE
+#define FILL_BITS 0xFEFEFEFEu
+/* The experiments pad K to a multiple of PAD_K and M, N to multiples of PAD_MN: whole tiles for
+   both exercises (16 x 16 and the usual register-tile designs up to 128 x 128 x 32). */
+#define PAD_K 32
+#define PAD_MN 128
+
+typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
+
+/** What is graded: the launcher, its name, and what to check when no experiment explains the error. */
+typedef struct {
+    const char *name;
+    MatmulFn fn;
+    unsigned block_x, block_y; /* threads per block, when the design is fixed (0: the student chooses) */
+    const char *indexing_hint;
+} Subject;
+
+static const Subject kTiled = {
+    "matmul_tiled_gpu", matmul_tiled_gpu, MATMUL_TILE, MATMUL_TILE,
+    "check the tile indexing. Thread (ty, tx) stores A(row, t + tx) into As[ty][tx] and B(t + ty, col) into Bs[ty][tx], that is "
+    "A[row * K + t + tx] and B[(t + ty) * N + col] (the A tile moves along a row of A, the B tile down a column of B), and then sums "
+    "As[ty][k] * Bs[k][tx] over k; row comes from the y indices, col from the x indices"};
+static const Subject kRegisterTiled = {
+    "matmul_register_tiled_gpu", matmul_register_tiled_gpu, 0, 0,
+    "check the indexing of the slices and of each thread's tile: slice element (m, k) of A is A[(row0 + m) * K + t + k], slice element "
+    "(k, n) of B is B[(t + k) * N + col0 + n], and acc[i][j] must be stored to the row of C whose A values it used (its i) and the "
+    "column whose B values it used (its j)"};
+
+/** One product: host inputs, the CPU's answer, device buffers. */
+typedef struct {
+    int M, K, N;
+    size_t mn;
+    uint64_t seed;
+    float *h_a, *h_b, *h_want;
+    float *d_a, *d_b, *d_c;
+    char what[160];
+} Problem;
+
+static void *device_alloc(size_t bytes) {
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
+    return d;
+}
+
+static void to_device(void *d, const void *h, size_t bytes) {
+    if (!bytes) return;
+    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
+}
+
+static void problem_make(Problem *p, const char *name, Dims d, uint64_t salt) {
+    p->M = d.M, p->K = d.K, p->N = d.N;
+    p->mn = (size_t)d.M * d.N;
+    p->seed = grade_seed() + salt * 7919 + (uint64_t)d.M * 1000003 + (uint64_t)d.K * 1009 + (uint64_t)d.N;
+    snprintf(p->what, sizeof p->what, "%s, C = A B with M = %d, K = %d, N = %d", name, d.M, d.K, d.N);
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N;
+    p->h_a = grade_alloc(mk * sizeof(float));
+    p->h_b = grade_alloc(kn * sizeof(float));
+    p->h_want = grade_alloc(p->mn * sizeof(float));
+    grade_fill_floats(p->h_a, mk, p->seed, -1.0f, 1.0f);
+    grade_fill_floats(p->h_b, kn, p->seed + 1, -1.0f, 1.0f);
+    matmul_cpu(p->h_a, p->h_b, p->h_want, d.M, d.K, d.N);
+    /* A and B are exactly their size, so a read past them is an out-of-bounds access the simulator reports. */
+    p->d_a = device_alloc(mk * sizeof(float));
+    p->d_b = device_alloc(kn * sizeof(float));
+    p->d_c = device_alloc((p->mn + CANARY) * sizeof(float));
+    to_device(p->d_a, p->h_a, mk * sizeof(float));
+    to_device(p->d_b, p->h_b, kn * sizeof(float));
+}
+
+static void problem_free(Problem *p) {
+    cudaFree(p->d_a);
+    cudaFree(p->d_b);
+    cudaFree(p->d_c);
+    free(p->h_a);
+    free(p->h_b);
+    free(p->h_want);
+}
+
+/* |got - want| <= atol + rtol |want|. Each product is below 1 in magnitude, and the rounding error
+   of a float sum of K terms grows at worst about linearly with K, so the absolute part scales with K. */
+static GradeCompare compare_for(const Subject *s, const Problem *p, int schedule) {
+    GradeCompare c = {.what = p->what,
+                      .n = p->mn,
+                      .width = (size_t)p->N,
+                      .block = s->block_x,
+                      .block_y = s->block_y,
+                      .atol = 8.0 * (p->K > 0 ? p->K : 1) * FLT_EPSILON,
+                      .rtol = 4.0 * FLT_EPSILON,
+                      .schedule = schedule,
+                      .seed = p->seed};
+    return c;
+}
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* Fills C (and the canary after it), runs the student's launcher, copies C and the canary back. */
+static void run_into(const Subject *s, Problem *p, int schedule, float *out) {
+    grade_use_schedule(schedule);
+    cudaError_t e = cudaMemset(p->d_c, FILL_BYTE, (p->mn + CANARY) * sizeof(float));
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemset of C failed: %s", cudaGetErrorName(e));
+    GRADE_EXPECT_CUDA_OK(s->fn(p->d_a, p->d_b, p->d_c, p->M, p->K, p->N), s->name);
+    e = cudaMemcpy(out, p->d_c, (p->mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
+    GRADE_EXPECT_CUDA_OK(e, "copying C back (an error here comes from the kernel)");
+}
+
+static void expect_canary_untouched(const Subject *s, const Problem *p, const float *out) {
+    for (size_t i = p->mn; i < p->mn + CANARY; i++)
+        ck_assert_msg(bits_of(out[i]) == FILL_BITS,
+                      "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %d x %d = %zu-element C\n"
+                      "  likely mistake: a missing guard on the store; threads (or micro-tile elements) with row >= M or col >= N "
+                      "must not write C. A missing col < N guard also overwrites the start of the next row.",
+                      p->what, (unsigned long long)grade_seed(), i, p->M, p->N, p->mn);
+}
+
+/* The grade.c view of a result: never-written elements get the "device garbage" bits it recognises,
+   and a computed NaN that happens to have those bits becomes an ordinary NaN. */
+static void normalise(const float *out, float *norm, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b = bits_of(out[i]);
+        if (b == FILL_BITS) b = GRADE_DEVICE_GARBAGE_BITS;
+        else if (b == GRADE_DEVICE_GARBAGE_BITS) b = 0x7FC00000u;
+        memcpy(&norm[i], &b, 4);
+    }
+}
+
+/* ---- experiments that explain a wrong result ---- */
+
+static int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+/* Runs the launcher on A (M x K) B (K x N) zero-padded to Mp x Kp and Kp x Np under the first
+   schedule and says whether the top-left M x N of the result matches the reference. */
+static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Kp, int Np) {
+    size_t mk = (size_t)Mp * Kp, kn = (size_t)Kp * Np, mn = (size_t)Mp * Np;
+    float *a = calloc(mk ? mk : 1, sizeof(float)), *b = calloc(kn ? kn : 1, sizeof(float));
+    float *c = grade_alloc(mn * sizeof(float)), *got = grade_alloc(p->mn * sizeof(float));
+    ck_assert(a && b);
+    for (int r = 0; r < p->M; r++)
+        for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
+    for (int k = 0; k < p->K; k++)
+        for (int col = 0; col < p->N; col++) b[(size_t)k * Np + col] = p->h_b[(size_t)k * p->N + col];
+    float *d_a = device_alloc(mk * sizeof(float)), *d_b = device_alloc(kn * sizeof(float)), *d_c = device_alloc(mn * sizeof(float));
+    to_device(d_a, a, mk * sizeof(float));
+    to_device(d_b, b, kn * sizeof(float));
+    grade_use_schedule(0);
+    int ok = cudaMemset(d_c, FILL_BYTE, mn * sizeof(float)) == cudaSuccess && s->fn(d_a, d_b, d_c, Mp, Kp, Np) == cudaSuccess &&
+             cudaMemcpy(c, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (ok) {
+        for (int r = 0; r < p->M; r++)
+            for (int col = 0; col < p->N; col++) got[(size_t)r * p->N + col] = c[(size_t)r * Np + col];
+        GradeCompare cmp = compare_for(s, p, 0);
+        char *diff = grade_diff_floats(got, p->h_want, &cmp);
+        ok = diff == NULL;
+        free(diff);
+    }
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    free(a);
+    free(b);
+    free(c);
+    free(got);
+    return ok;
+}
+
+/* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
+   two runs); `bad` is the first wrong one. Returns a malloc'd explanation. */
+static char *diagnose(const Subject *s, const Problem *p, const float *outs, int runs, int bad) {
+    char *msg = malloc(2048);
+    size_t stride = p->mn + CANARY;
+    const float *out = outs + (size_t)bad * stride;
+
+    int order_dependent = 0, has_nan = 0;
+    for (int r = 0; r < runs; r++) {
+        const float *o = outs + (size_t)r * stride;
+        if (r && memcmp(outs, o, p->mn * sizeof(float))) order_dependent = 1;
+        for (size_t i = 0; i < p->mn && !has_nan; i++) has_nan = o[i] != o[i];
+    }
+    if (order_dependent) {
+        const char *which = "";
+#ifdef SIMCUDA
+        which = has_nan ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
+                        : " Most likely the second is missing: no NaN appeared, so every slot was written before it was read, but some were "
+                          "overwritten too early.";
+#endif
+        snprintf(msg, 2048,
+                 "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
+                 "threads read shared memory at the wrong time: a __syncthreads() is missing. The tile loop needs two: one after the tiles "
+                 "are stored (no thread may read a slot before its owner wrote it) and one after the multiply-adds (no thread may overwrite "
+                 "a tile that others are still reading).%s",
+                 which);
+        return msg;
+    }
+
+    size_t unwritten = 0, first = 0;
+    for (size_t i = 0; i < p->mn; i++)
+        if (bits_of(out[i]) == FILL_BITS && !unwritten++) first = i;
+    if (unwritten == p->mn) {
+        snprintf(msg, 2048,
+                 "no element of C was written: the kernel did nothing (is it still the skeleton?), or the launch covered none of C; "
+                 "check the block and grid sizes in the launcher");
+        return msg;
+    }
+    if (unwritten) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): the grid does not cover C. Along x it "
+                 "needs ceil(N / tile width) blocks for the N columns and along y ceil(M / tile height) blocks for the M rows; inside the "
+                 "kernel the row comes from the y indices (blockIdx.y, threadIdx.y) and the column from the x indices",
+                 unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N);
+        return msg;
+    }
+
+    if (p->K % PAD_K && passes_when_padded(s, p, p->M, round_up(p->K, PAD_K), p->N)) {
+        snprintf(msg, 2048,
+                 "the last, partial tile along K is mishandled: this product came out right when the grader padded K with zeros from %d "
+                 "to %d. Run ceil(K / tile) steps, and in the last one still write every shared-memory slot: 0.0f for A's columns k >= K "
+                 "and B's rows k >= K. A slot that is skipped keeps an older value (NaN on the simulator, the previous tile on a GPU), "
+                 "and the multiply-adds read it",
+                 p->K, round_up(p->K, PAD_K));
+        return msg;
+    }
+    if ((p->M % PAD_MN || p->N % PAD_MN) && passes_when_padded(s, p, round_up(p->M, PAD_MN), p->K, round_up(p->N, PAD_MN))) {
+        snprintf(msg, 2048,
+                 "the partial tiles at the bottom and right edges are mishandled: this product came out right when the grader padded M "
+                 "and N with zeros to multiples of %d. Blocks at the edges are partly outside A, B and C: their loads must write 0.0f for "
+                 "rows >= M and columns >= N (not skip the slot), and only elements with row < M and col < N may be stored",
+                 PAD_MN);
+        return msg;
+    }
+#ifdef SIMCUDA
+    snprintf(msg, 2048, "every schedule gave the same wrong C, so the barriers are in place and the partial tiles are not the problem: %s",
+             s->indexing_hint);
+#else
+    snprintf(msg, 2048,
+             "both runs gave the same wrong C, and padding to whole tiles does not help. A missing __syncthreads() can still look like "
+             "this on a GPU (`compute-sanitizer --tool racecheck` tells), but more likely: %s",
+             s->indexing_hint);
+#endif
+    return msg;
+}
+
+/* Runs one product under every schedule (twice on a GPU, to see whether C changes between runs),
+   compares with the CPU, and on a mismatch fails with grade.c's diagnosis plus the lesson's. */
+static void check_product(const Subject *s, Dims d, uint64_t salt) {
+    Problem p;
+    problem_make(&p, s->name, d, salt);
+    int schedules = grade_schedule_count();
+    int runs = schedules > 1 ? schedules : 2;
+    size_t stride = p.mn + CANARY;
+    float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
+    float *norm = grade_alloc(p.mn * sizeof(float));
+    char *first_diff = NULL;
+    int bad = -1;
+    for (int r = 0; r < runs; r++) {
+        int sched = r < schedules ? r : 0;
+        float *out = outs + (size_t)r * stride;
+        run_into(s, &p, sched, out);
+        expect_canary_untouched(s, &p, out);
+        normalise(out, norm, p.mn);
+        GradeCompare cmp = compare_for(s, &p, sched);
+        char *diff = grade_diff_floats(norm, p.h_want, &cmp);
+        if (diff && !first_diff) first_diff = diff, bad = r;
+        else free(diff);
+    }
+    if (first_diff) {
+        char *why = diagnose(s, &p, outs, runs, bad);
+        size_t len = strlen(first_diff) + strlen(why) + 64;
+        char *all = malloc(len);
+        snprintf(all, len, "%s\n  lesson 05: %s", first_diff, why);
+        free(first_diff);
+        free(why);
+        GradeCompare cmp = compare_for(s, &p, bad < schedules ? bad : 0);
+        grade_fail_if(all, &cmp, __FILE__, __LINE__);
+    }
+    free(outs);
+    free(norm);
+    problem_free(&p);
+}
+
+/* K = 0 is legal (C is all zeros: an empty sum), and an empty C must not launch an empty grid. */
+static void check_degenerate(const Subject *s) {
+    GRADE_EXPECT_CUDA_OK(s->fn(NULL, NULL, NULL, 0, 5, 7), "an empty C (M = 0)");
+    GRADE_EXPECT_CUDA_OK(s->fn(NULL, NULL, NULL, 7, 5, 0), "an empty C (N = 0)");
+    const int M = 19, N = 21;
+    size_t mn = (size_t)M * N;
+    float *d_c = device_alloc((mn + CANARY) * sizeof(float));
+    float *got = grade_alloc((mn + CANARY) * sizeof(float)), *norm = grade_alloc(mn * sizeof(float));
+    float *want = calloc(mn, sizeof(float));
+    ck_assert(want != NULL);
+    for (int sched = 0; sched < grade_schedule_count(); sched++) {
+        grade_use_schedule(sched);
+        ck_assert(cudaMemset(d_c, FILL_BYTE, (mn + CANARY) * sizeof(float)) == cudaSuccess);
+        /* A and B have no elements; the kernel must not read them. */
+        GRADE_EXPECT_CUDA_OK(s->fn(NULL, NULL, d_c, M, 0, N), "K = 0 (C must become all zeros)");
+        GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_c, (mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost), "copying C back");
+        normalise(got, norm, mn);
+        char what[96];
+        snprintf(what, sizeof what, "%s with K = 0 (C = 0)", s->name);
+        GradeCompare cmp = {.what = what, .n = mn, .width = N, .schedule = sched, .seed = grade_seed()};
+        GRADE_EXPECT_FLOATS(norm, want, &cmp);
+    }
+    cudaFree(d_c);
+    free(got);
+    free(norm);
+    free(want);
+}
+
+/* ---- 05.1 ---- */
+START_TEST(test_tiled_matches_cpu_for_every_size_and_schedule) { check_product(&kTiled, kSizes[_i], 1); }
+END_TEST
+
+START_TEST(test_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c) { check_degenerate(&kTiled); }
+END_TEST
+
+/* ---- 05.2 ---- */
+START_TEST(test_register_tiled_matches_cpu_for_every_size_and_schedule) { check_product(&kRegisterTiled, kSizes[_i], 2); }
+END_TEST
+
+START_TEST(test_register_tiled_handles_sizes_not_multiple_of_its_block_tile) {
+    check_product(&kRegisterTiled, kBlockTileSizes[_i], 3);
+}
+END_TEST
+
+START_TEST(test_register_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c) { check_degenerate(&kRegisterTiled); }
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("05-matmul-tiled");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "05.1");
+    tcase_add_loop_test(tc, test_tiled_matches_cpu_for_every_size_and_schedule, 0, N_SIZES);
+    tcase_add_test(tc, test_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "05.2");
+    tcase_add_loop_test(tc, test_register_tiled_matches_cpu_for_every_size_and_schedule, 0, N_SIZES);
+    tcase_add_loop_test(tc, test_register_tiled_handles_sizes_not_multiple_of_its_block_tile, 0, N_BLOCK_TILE_SIZES);
+    tcase_add_test(tc, test_register_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c);
+    return s;
+}
+
+int main(void) { return grade_main("05", kExercises, N_EXERCISES, build_suite); }
