@@ -204,11 +204,16 @@ $(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
 # Student commands.
 RESULTS := $(B)/results
 .PHONY: check
-check: need-check $(foreach l,$(SELECTED),$(B)/student/$(l)/test) ## grade your work in lessons/ (all, or LESSON=NN; EX=NN.k for one exercise)
+check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; EX=NN.k for one exercise)
 	@echo "Backend: $(BACKEND) ($(BACKEND_WHY))"
 	@mkdir -p $(RESULTS)
 	$(Q)status=0; for l in $(SELECTED); do \
-	  echo "== $$l"; \
+	  echo "== $$l"; rm -f $(RESULTS)/$$l.json; \
+	  if ! $(MAKE) --no-print-directory $(B)/student/$$l/test; then \
+	    echo "   does not compile: fix the first error above (your file: lessons/$$l/)"; \
+	    printf '{"lesson": "%s", "compile_error": true, "exercises": [], "points": 0, "total_points": 0}\n' $$l > $(RESULTS)/$$l.json; \
+	    status=1; continue; \
+	  fi; \
 	  GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap $(if $(EX),CK_RUN_CASE=$(EX)) $(B)/student/$$l/test || status=1; \
 	done; \
 	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \

@@ -31,6 +31,12 @@ def main(argv):
             if next_step is None:
                 next_step = "run `make check LESSON=%s`" % lesson[:2]
             continue
+        if data.get("compile_error"):
+            failed = True
+            rows.append((lesson, "-", "-", "does not compile"))
+            if next_step is None:
+                next_step = "fix the compile error in lessons/%s (the first error printed above)" % lesson
+            continue
         ex = data["exercises"]
         done = [e for e in ex if e["status"] == "passed"]
         todo = [e for e in ex if e["status"] == "failed"]
