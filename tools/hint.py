@@ -34,6 +34,8 @@ def first_unfinished(lesson_dir, ids):
         try:
             with open(path) as f:
                 data = json.load(f)
+            if data.get("compile_error") or not data.get("exercises"):
+                return ids[0] if ids else None
             for e in data["exercises"]:
                 if e["status"] == "failed":
                     return e["id"]

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemset((void *)j.b, 0x3d, bytes));
 
     double ceiling = bench_copy_gbs(bytes, reps);
-    printf("Lesson 02 benchmark on %s: n = %zu floats (3 x %.0f MiB moved per add), median of %d runs\n", prop.name, n, bytes / 1048576.0,
+    printf("Lesson 02 benchmark on %s: n = %zu floats (3 x %.1f MiB moved per add), median of %d runs\n", prop.name, n, bytes / 1048576.0,
            reps);
     printf("  %-44s %9.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device, read + write", ceiling);
     struct {
