@@ -57,7 +57,7 @@ def main(argv):
     if next_step:
         print("\nnext: " + next_step)
     elif rows:
-        print("\nAll graded exercises pass. Well done -- " + ("that was the last lesson." if not progress else "see exercises.md for what comes next."))
+        print("\nAll graded exercises pass here. Well done -- next: the following lesson, or `make progress` for the overview.")
     if progress:
         return 0
     return 1 if failed else 0

@@ -82,13 +82,13 @@ static int g_device = 0;
 static unsigned g_device_flags = 0;
 
 cudaError_t cudaGetDeviceCount(int *count) {
-    if (!count) return cudaErrorInvalidValue;
+    if (!count) return record(cudaErrorInvalidValue);
     *count = 1;
     return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int *d) {
-    if (!d) return cudaErrorInvalidValue;
+    if (!d) return record(cudaErrorInvalidValue);
     *d = g_device;
     return cudaSuccess;
 }
@@ -101,7 +101,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
 }
 
 cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
-    if (!flags) return cudaErrorInvalidValue;
+    if (!flags) return record(cudaErrorInvalidValue);
     *flags = g_device_flags;
     return cudaSuccess;
 }
@@ -109,8 +109,8 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
-    if (!p) return cudaErrorInvalidValue;
-    if (device != 0) return cudaErrorInvalidDevice;
+    if (!p) return record(cudaErrorInvalidValue);
+    if (device != 0) return record(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "simcuda CPU simulator (sm_90-like)");
     memcpy(p->uuid.bytes, "simcuda-device-0", 16);
@@ -151,9 +151,9 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
-    if (!value) return cudaErrorInvalidValue;
+    if (!value) return record(cudaErrorInvalidValue);
     cudaDeviceProp p;
-    if (cudaError_t e = cudaGetDeviceProperties(&p, device)) return e;
+    if (cudaError_t e = cudaGetDeviceProperties(&p, device)) return record(e);
     switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
     case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
@@ -177,19 +177,19 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-    default: return cudaErrorInvalidValue;
+    default: return record(cudaErrorInvalidValue);
     }
     return cudaSuccess;
 }
 
 cudaError_t cudaRuntimeGetVersion(int *v) {
-    if (!v) return cudaErrorInvalidValue;
+    if (!v) return record(cudaErrorInvalidValue);
     *v = CUDART_VERSION;
     return cudaSuccess;
 }
 
 cudaError_t cudaDriverGetVersion(int *v) {
-    if (!v) return cudaErrorInvalidValue;
+    if (!v) return record(cudaErrorInvalidValue);
     *v = CUDART_VERSION;
     return cudaSuccess;
 }

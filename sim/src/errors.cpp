@@ -12,7 +12,12 @@ namespace simcuda {
 static cudaError_t g_last_error = cudaSuccess;
 
 void set_last_error(cudaError_t e) {
-    if (e != cudaSuccess) g_last_error = e;
+    if (e != cudaSuccess && e != cudaErrorNotReady) g_last_error = e;
+}
+
+cudaError_t record(cudaError_t e) {
+    set_last_error(e);
+    return e;
 }
 
 [[noreturn]] void fatal(const char *what, const std::string &detail, const char *hint) {

@@ -51,6 +51,9 @@ void prepare_dynamic_shared(size_t bytes);
 int func_max_dynamic_smem(const void *func);
 
 void set_last_error(cudaError_t e);
+/* Every failing runtime call also becomes the "last error", as in CUDA (cudaErrorNotReady from a
+   query is a status, not an error). Returns e. */
+cudaError_t record(cudaError_t e);
 
 constexpr size_t kDefaultSharedPerBlock = 48 * 1024;
 constexpr size_t kMaxSharedPerBlockOptin = 227 * 1024;

@@ -114,7 +114,7 @@ static cudaError_t release(void *p, MemKind expected, MemKind also, const char *
         MemKind k = classify(p);
         warn(std::string(fn) + "() was given " + mem_kind_name(k) +
              (k == MEM_NONE ? "" : " that is not the start of such an allocation") + ", not what it frees: returns cudaErrorInvalidValue");
-        return cudaErrorInvalidValue;
+        return record(cudaErrorInvalidValue);
     }
     poison(it->first, it->second.size, false);
     g_allocs.erase(it);
@@ -191,7 +191,7 @@ static cudaError_t check_side(const char *fn, const char *role, const void *p, s
                                   "(check the argument order: destination first)",
                  fn, kind_name(kind), role, p, mem_kind_name(k));
         warn(buf);
-        return cudaErrorInvalidValue;
+        return record(cudaErrorInvalidValue);
     }
     if (k != MEM_NONE && (const char *)p + count > (const char *)base + size) {
         char buf[512];
@@ -199,7 +199,7 @@ static cudaError_t check_side(const char *fn, const char *role, const void *p, s
                                   "returns cudaErrorInvalidValue (count is in bytes: n * sizeof(element))",
                  fn, role, p, count, (size_t)((const char *)p + count - ((const char *)base + size)), size);
         warn(buf);
-        return cudaErrorInvalidValue;
+        return record(cudaErrorInvalidValue);
     }
     return cudaSuccess;
 }
@@ -207,7 +207,7 @@ static cudaError_t check_side(const char *fn, const char *role, const void *p, s
 cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     if (count && (!dst || !src)) {
         warn(std::string(fn) + ": a NULL pointer; returns cudaErrorInvalidValue");
-        return cudaErrorInvalidValue;
+        return record(cudaErrorInvalidValue);
     }
     bool dst_dev, src_dev;
     switch (kind) {
@@ -216,11 +216,11 @@ cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count,
     case cudaMemcpyDeviceToHost: dst_dev = false; src_dev = true; break;
     case cudaMemcpyDeviceToDevice: dst_dev = true; src_dev = true; break;
     case cudaMemcpyDefault: dst_dev = classify(dst) != MEM_NONE; src_dev = classify(src) != MEM_NONE; break;
-    default: return cudaErrorInvalidMemcpyDirection;
+    default: return record(cudaErrorInvalidMemcpyDirection);
     }
     cudaError_t e = check_side(fn, "destination", dst, count, dst_dev, kind);
     if (e == cudaSuccess) e = check_side(fn, "source", src, count, src_dev, kind);
-    return e;
+    return record(e);
 }
 
 void raw_copy(void *dst, const void *src, size_t count) {
@@ -238,25 +238,25 @@ using namespace simcuda;
 extern "C" {
 
 cudaError_t cudaMalloc(void **p, size_t size) {
-    if (!p) return cudaErrorInvalidValue;
+    if (!p) return record(cudaErrorInvalidValue);
     *p = allocate(size, MEM_DEVICE);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaMallocHost(void **p, size_t size) {
-    if (!p) return cudaErrorInvalidValue;
+    if (!p) return record(cudaErrorInvalidValue);
     *p = allocate(size, MEM_PINNED);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags) {
-    if (!p) return cudaErrorInvalidValue;
+    if (!p) return record(cudaErrorInvalidValue);
     *p = allocate(size, (flags & cudaHostAllocMapped) ? MEM_MAPPED : MEM_PINNED);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) {
-    if (!p) return cudaErrorInvalidValue;
+    if (!p) return record(cudaErrorInvalidValue);
     *p = allocate(size, MEM_MANAGED);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
@@ -271,29 +271,29 @@ cudaError_t cudaFreeHost(void *p) {
 }
 
 cudaError_t cudaHostRegister(void *p, size_t size, unsigned int flags) {
-    if (!p || !size) return cudaErrorInvalidValue;
-    if (classify(p) != MEM_NONE) return cudaErrorHostMemoryAlreadyRegistered;
+    if (!p || !size) return record(cudaErrorInvalidValue);
+    if (classify(p) != MEM_NONE) return record(cudaErrorHostMemoryAlreadyRegistered);
     g_allocs[(uintptr_t)p] = Allocation{size, (flags & cudaHostRegisterMapped) ? MEM_MAPPED : MEM_PINNED};
     return cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void *p) {
     auto it = g_allocs.find((uintptr_t)p);
-    if (it == g_allocs.end() || (it->second.kind != MEM_PINNED && it->second.kind != MEM_MAPPED)) return cudaErrorHostMemoryNotRegistered;
+    if (it == g_allocs.end() || (it->second.kind != MEM_PINNED && it->second.kind != MEM_MAPPED)) return record(cudaErrorHostMemoryNotRegistered);
     g_allocs.erase(it);
     return cudaSuccess;
 }
 
 cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int) {
     MemKind k = classify(h);
-    if (!d || (k != MEM_PINNED && k != MEM_MAPPED)) return cudaErrorInvalidValue;
+    if (!d || (k != MEM_PINNED && k != MEM_MAPPED)) return record(cudaErrorInvalidValue);
     *d = h; /* one address space: the device sees the host buffer at the same address */
     return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
     struct sysinfo si;
-    if (sysinfo(&si) != 0) return cudaErrorUnknown;
+    if (sysinfo(&si) != 0) return record(cudaErrorUnknown);
     if (free_bytes) *free_bytes = (size_t)si.freeram * si.mem_unit;
     if (total_bytes) *total_bytes = (size_t)si.totalram * si.mem_unit;
     return cudaSuccess;

@@ -145,7 +145,7 @@ cudaError_t cudaDeviceSynchronize(void) {
 /* ---- copies and memsets ---- */
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     if (!count) return cudaSuccess;
-    if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return e;
+    if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
     run_all(); /* a blocking copy on the legacy stream waits for all earlier work */
     raw_copy(dst, src, count);
     return cudaSuccess;
@@ -155,9 +155,9 @@ static bool pageable(const void *p) { return classify(p) == MEM_NONE; }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
-    if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind)) return e;
+    if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind)) return record(e);
     if (pageable(dst)) {
         /* Into pageable memory the copy is synchronous on a GPU: wait for the stream, then copy. */
         run_until(s->last_seq);
@@ -176,14 +176,14 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
 
 static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async) {
-    if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+    if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
     if (!width || !height) return cudaSuccess;
     size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
-    if (cudaError_t e = check_copy(fn, dst, src, 0, kind)) return e;
+    if (cudaError_t e = check_copy(fn, dst, src, 0, kind)) return record(e);
     /* extents: the last row must fit too */
-    if (cudaError_t e = check_copy(fn, (char *)dst + dspan - 1, (const char *)src + sspan - 1, 1, kind)) return e;
+    if (cudaError_t e = check_copy(fn, (char *)dst + dspan - 1, (const char *)src + sspan - 1, 1, kind)) return record(e);
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
     auto body = [=] {
         for (size_t r = 0; r < height; r++) raw_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
     };
@@ -206,7 +206,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 
 static cudaError_t memset_checked(const char *fn, void *p, int value, size_t count, cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
     const void *base = nullptr;
     size_t size = 0;
@@ -215,13 +215,13 @@ static cudaError_t memset_checked(const char *fn, void *p, int value, size_t cou
         char b[256];
         snprintf(b, sizeof b, "%s: %p is ordinary host memory, not device memory; returns cudaErrorInvalidValue", fn, p);
         warn(b);
-        return cudaErrorInvalidValue;
+        return record(cudaErrorInvalidValue);
     }
     if ((const char *)p + count > (const char *)base + size) {
         char b[256];
         snprintf(b, sizeof b, "%s: %zu bytes from %p run past the end of its %zu-byte allocation; returns cudaErrorInvalidValue", fn, count, p, size);
         warn(b);
-        return cudaErrorInvalidValue;
+        return record(cudaErrorInvalidValue);
     }
     enqueue(s, [p, value, count] { raw_set(p, value, count); });
     return cudaSuccess;
@@ -231,13 +231,13 @@ cudaError_t cudaMemset(void *p, int value, size_t count) { return memset_checked
 cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) { return memset_checked("cudaMemsetAsync", p, value, count, s); }
 
 cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
-    if (!resolve(stream)) return cudaErrorInvalidResourceHandle;
+    if (!resolve(stream)) return record(cudaErrorInvalidResourceHandle);
     return classify(p) == MEM_MANAGED ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
-    if (!ps) return cudaErrorInvalidValue;
+    if (!ps) return record(cudaErrorInvalidValue);
     CUstream_st *s = new CUstream_st{flags, 0};
     g_streams.insert(s);
     *ps = s;
@@ -247,7 +247,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
 cudaError_t cudaStreamCreate(cudaStream_t *ps) { return cudaStreamCreateWithFlags(ps, cudaStreamDefault); }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
-    if (!g_streams.count(s)) return cudaErrorInvalidResourceHandle;
+    if (!g_streams.count(s)) return record(cudaErrorInvalidResourceHandle);
     /* Work already queued still runs; the handle is gone. */
     g_streams.erase(s);
     return cudaSuccess;
@@ -255,42 +255,42 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
     run_until(s->last_seq);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
     /* Pending work is "still running" this time, and done by the next query. */
     return run_until(s->last_seq) ? cudaErrorNotReady : cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
-    if (!resolve(stream) || !g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    if (!resolve(stream) || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     return cudaSuccess; /* the queue runs in issue order, so the record already comes first */
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data) {
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
-    if (!fn) return cudaErrorInvalidValue;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (!fn) return record(cudaErrorInvalidValue);
     enqueue(s, [fn, data] { fn(data); });
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, void *data, unsigned int flags) {
     CUstream_st *s = resolve(stream);
-    if (!s) return cudaErrorInvalidResourceHandle;
-    if (!cb || flags != 0) return cudaErrorInvalidValue;
+    if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (!cb || flags != 0) return record(cudaErrorInvalidValue);
     enqueue(s, [cb, stream, data] { cb(stream, cudaSuccess, data); });
     return cudaSuccess;
 }
 
 /* ---- events ---- */
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *pe, unsigned int flags) {
-    if (!pe) return cudaErrorInvalidValue;
+    if (!pe) return record(cudaErrorInvalidValue);
     CUevent_st *e = new CUevent_st{flags, false, false, 0, 0.0};
     g_events.insert(e);
     *pe = e;
@@ -300,13 +300,13 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *pe, unsigned int flags) {
 cudaError_t cudaEventCreate(cudaEvent_t *pe) { return cudaEventCreateWithFlags(pe, cudaEventDefault); }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
-    if (!g_events.erase(e)) return cudaErrorInvalidResourceHandle;
+    if (!g_events.erase(e)) return record(cudaErrorInvalidResourceHandle);
     return cudaSuccess; /* the struct is leaked on purpose: a queued record may still write it */
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
-    if (!s || !g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     e->recorded = true;
     e->done = false;
     e->record_seq = enqueue(s, [e] {
@@ -317,22 +317,22 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-    if (!g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (e->recorded) run_until(e->record_seq);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t e) {
-    if (!g_events.count(e)) return cudaErrorInvalidResourceHandle;
+    if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (!e->recorded) return cudaSuccess;
     return run_until(e->record_seq) ? cudaErrorNotReady : cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
-    if (!ms) return cudaErrorInvalidValue;
-    if (!g_events.count(a) || !g_events.count(b)) return cudaErrorInvalidResourceHandle;
-    if ((a->flags | b->flags) & cudaEventDisableTiming) return cudaErrorInvalidResourceHandle;
-    if (!a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
+    if (!ms) return record(cudaErrorInvalidValue);
+    if (!g_events.count(a) || !g_events.count(b)) return record(cudaErrorInvalidResourceHandle);
+    if ((a->flags | b->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded) return record(cudaErrorInvalidResourceHandle);
     if (!a->done || !b->done) return cudaErrorNotReady;
     *ms = (float)(b->t_ms - a->t_ms);
     return cudaSuccess;

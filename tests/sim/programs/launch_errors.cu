@@ -50,6 +50,7 @@ int main() {
     expect("1024 threads per block", cudaGetLastError(), cudaSuccess);
     int host_value = 0;
     expect("memcpy kind contradicts pointers", cudaMemcpy(&host_value, d, sizeof(int), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+    expect("  ... also reported by cudaGetLastError", cudaGetLastError(), cudaErrorInvalidValue);
     expect("  ... not sticky", cudaMemcpy(&host_value, d, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
     printf("%-48s %d\n", "value copied back", host_value);
     if (host_value != 42) failures++;
