@@ -30,11 +30,15 @@ static const GradeExercise kExercises[] = {
 
 static unsigned long long seed_shown(void) { return (unsigned long long)grade_seed(); }
 
-/* Fails with grade_diff_ints' diagnosis plus, when given, this lesson's own reading of the mistake. */
-static void fail_with(char *diagnosis, const char *likely) {
+/* Fails with grade_diff_ints' diagnosis and this lesson's own reading of the mistake (`likely`, may
+   be NULL). With `prefer` the lesson's reading replaces the general one; without, it is added only
+   when the general diagnosis recognised nothing. */
+static void fail_with(char *diagnosis, const char *likely, int prefer) {
     static char msg[8192];
-    const char *label = strstr(diagnosis, "likely mistake:") ? "\n  more precisely: " : "\n  likely mistake: ";
-    snprintf(msg, sizeof msg, "%s%s%s", diagnosis, likely ? label : "", likely ? likely : "");
+    char *general = strstr(diagnosis, "\n  likely mistake:");
+    if (general && likely && prefer) *general = '\0';
+    else if (general) likely = NULL;
+    snprintf(msg, sizeof msg, "%s%s%s", diagnosis, likely ? "\n  likely mistake: " : "", likely ? likely : "");
     free(diagnosis);
     ck_abort_msg("%s", msg);
 }
@@ -95,7 +99,7 @@ START_TEST(test_fill_index_writes_every_threads_global_index) {
         copy_back(got, d_out, (size_t)n + CANARY);
         GradeCompare cmp = {.what = "fill_index_gpu: out[i] = i", .n = (size_t)n, .block = 256, .schedule = s, .seed = grade_seed()};
         char *diag = grade_diff_ints(got, want, &cmp);
-        if (diag) fail_with(diag, index_prefix_mistake(got, want, n));
+        if (diag) fail_with(diag, index_prefix_mistake(got, want, n), 0);
         expect_canary_untouched(got, (size_t)n, "fill_index_gpu");
     }
     cudaFree(d_out);
@@ -179,7 +183,7 @@ START_TEST(test_fill_pattern_labels_each_element_with_its_block_and_thread) {
         GradeCompare cmp = {.what = what, .n = (size_t)n,
                             .schedule = s, .seed = grade_seed()};
         char *diag = grade_diff_ints(got, want, &cmp);
-        if (diag) fail_with(diag, pattern_mistake(got, n, blocks, threads));
+        if (diag) fail_with(diag, pattern_mistake(got, n, blocks, threads), 1);
         expect_canary_untouched(got, (size_t)n, "fill_pattern_gpu");
     }
     cudaFree(d_out);
