@@ -2,7 +2,7 @@
  * @file test_04_matmul_naive.c
  * @brief Grader for lesson 04: the naive matmul kernel and the cuBLAS call against a CPU reference
  *        that accumulates in double, for square and non-square shapes that are not multiples of
- *        the block, two block shapes, every simulator schedule; failures name the likely mistake.
+ *        the block, four block shapes, every simulator schedule; failures name the likely mistake.
  */
 #include <float.h>
 #include <math.h>

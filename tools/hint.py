@@ -36,9 +36,10 @@ def first_unfinished(lesson_dir, ids):
                 data = json.load(f)
             if data.get("compile_error") or not data.get("exercises"):
                 return ids[0] if ids else None
-            for e in data["exercises"]:
-                if e["status"] == "failed":
-                    return e["id"]
+            for status in ("failed", "needs-gpu"):
+                for e in data["exercises"]:
+                    if e["status"] == status:
+                        return e["id"]
             return None
         except (OSError, ValueError):
             continue

@@ -3,7 +3,8 @@
 #   * the reference solution passes every exercise its grader runs;
 #   * the untouched skeleton fails every exercise cleanly (a diagnosis, no crash, no grader bug);
 #   * each wrong variant (tests/wrong/LESSON/NAME.patch) is rejected, with the diagnosis its
-#     `expect:` line names (or its `expect-sim:` / `expect-gpu:` line on that backend).
+#     `expect:` line names (or its `expect-sim:` / `expect-gpu:` line on that backend); a patch with
+#     a `backend: gpu` line is only tried on that backend.
 # Ends with "lessons: N passed, M failed".
 set -u
 b=$1
@@ -35,6 +36,11 @@ for l in "$@"; do
   for p in tests/wrong/"$l"/*.patch; do
     [ -e "$p" ] || continue
     name=$(basename "$p" .patch)
+    only=$(sed -n 's/^backend: //p' "$p" | head -1)
+    if [ -n "$only" ] && [ "$only" != "$backend" ]; then
+      echo "  skip  wrong variant '$name' (its exercise runs only with BACKEND=$only)"
+      continue
+    fi
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
     "$b/wrong-$name/$l/test" >"$log" 2>&1

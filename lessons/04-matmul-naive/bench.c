@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc((void **)&j.C, bytes));
     CUDA_CHECK(cudaMemcpy((void *)j.A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy((void *)j.B, B, bytes, cudaMemcpyHostToDevice));
-    printf("Lesson 04 benchmark on %s: C = A B with n x n matrices, n = %d (%.1f GFLOP per product), median of %d runs\n", prop.name, n,
+    printf("Lesson 04 benchmark on %s: C = A B with n x n matrices, n = %d (%.3g GFLOP per product), median of %d runs\n", prop.name, n,
            2.0 * n * n * (double)n / 1e9, reps);
 
     double ceiling = 0;
@@ -154,7 +154,7 @@ int main(int argc, char **argv) {
     double gpu_ms = bench_median_ms(naive, &small, 1, reps);
     printf("At n = %d:\n", cpu_n);
     printf("  %-50s %9.3f GFLOP/s  %9.3f ms\n", "CPU, one core (matmul_cpu, double sums)", gflops(cpu_n, cpu_s * 1e3), cpu_s * 1e3);
-    printf("  %-50s %9.3f GFLOP/s  %9.3f ms  = %.0fx the CPU\n", "04.1 naive kernel, block 16x16", gflops(cpu_n, gpu_ms), gpu_ms,
+    printf("  %-50s %9.3f GFLOP/s  %9.3f ms  = %.3gx the CPU\n", "04.1 naive kernel, block 16x16", gflops(cpu_n, gpu_ms), gpu_ms,
            cpu_s * 1e3 / gpu_ms);
 #ifdef SIMCUDA
     printf("  (simulator: CPU timings of simulated threads, not GPU speeds; run on a GPU for meaningful numbers)\n");

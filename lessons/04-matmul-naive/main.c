@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
     grade_fill_floats(B, nb, 2, -1.0f, 1.0f);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.2f GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, prop.name);
+    printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.3g GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, prop.name);
 
     /* One run: the CPU reference is the slow part of this demo. */
     Job cpu = {A, B, want, M, K, N, 0, 0, NULL};
