@@ -163,7 +163,7 @@ static void schedule_note(Buf *b, const GradeCompare *c) {
 
 static void header(Buf *b, const GradeCompare *c) {
     bprintf(b, "%s (n = %zu", c->what ? c->what : "result", c->n);
-    if (c->width) bprintf(b, " as %zu x %zu", c->n / c->width, c->width);
+    if (c->width) bprintf(b, " as %zu rows x %zu columns", c->n / c->width, c->width);
     if (c->block) bprintf(b, ", block %u", c->block);
     if (c->block_y) bprintf(b, "x%u", c->block_y);
     bprintf(b, ", schedule %s, GRADE_SEED=%llu)", grade_schedule_name(c->schedule), (unsigned long long)grade_seed());
@@ -246,7 +246,9 @@ static uint32_t float_bits(float f) {
     return u;
 }
 static uint32_t int_bits(int v) { return (uint32_t)v; }
-static uint32_t byte_bits(unsigned char v) { return v; }
+/* For bytes, fresh device memory (0xFF bytes) reads as 255; report it as garbage only in the
+   diagnosis's counts, since 255 is also a legal value. */
+static uint32_t byte_bits(unsigned char v) { return v == 0xFF ? GRADE_DEVICE_GARBAGE_BITS : v; }
 
 char *grade_diff_floats(const float *got, const float *want, const GradeCompare *c) {
 #define FLOAT_BAD(g, w) (isnan(g) || fabs((double)(g) - (double)(w)) > c->atol + c->rtol * fabs((double)(w)))

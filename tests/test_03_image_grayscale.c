@@ -23,12 +23,14 @@ static const GradeExercise kExercises[] = {
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
-/* Width x height. Non-square first (x/y mix-ups show there), then the degenerate shapes, then sizes
-   that are whole blocks (64 x 48) or not (200 x 133). Pixel counts cover n % 16 = 0, 1, 8, 12, 15. */
+/* Width x height. Non-square first (x/y mix-ups show there; 45 x 70 is over two blocks each way,
+   so a rounded-down grid and a missing blockIdx leave different pictures), then the degenerate
+   shapes, then sizes that are whole blocks (64 x 48) or not (200 x 133). Pixel counts cover
+   n % 16 = 0, 1, 6, 8, 12, 15. */
 typedef struct {
     int w, h;
 } Size;
-static const Size kSizes[] = {{17, 31}, {31, 17}, {1, 1}, {1, 300}, {300, 1}, {64, 48}, {200, 133}};
+static const Size kSizes[] = {{45, 70}, {17, 31}, {31, 17}, {1, 1}, {1, 300}, {300, 1}, {64, 48}, {200, 133}};
 #define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
 typedef struct {
     unsigned x, y;
@@ -95,8 +97,8 @@ static const char *write_diff_picture(const unsigned char *got, const unsigned c
     snprintf(path, sizeof path, "%s/diff-03-%s-%dx%d.ppm", dir, name, w, h);
     FILE *f = fopen(path, "wb");
     if (!f) return NULL;
-    /* Small images are scaled up so the picture is not a speck; a 2-pixel grey bar separates panels. */
-    int big = w > h ? w : h, scale = big >= 128 ? 1 : 128 / big > 16 ? 16 : 128 / big, gap = 2;
+    /* Small images are scaled up so the picture is not a speck; a 4-pixel green bar separates panels. */
+    int big = w > h ? w : h, scale = big >= 256 ? 1 : 256 / big > 16 ? 16 : 256 / big, gap = 4;
     int pw = w * scale, ph = h * scale, W = 3 * pw + 2 * gap;
     fprintf(f, "P6\n%d %d\n255\n", W, ph);
     unsigned char *row = malloc((size_t)W * 3);
@@ -110,7 +112,7 @@ static const char *write_diff_picture(const unsigned char *got, const unsigned c
             unsigned char *o = row + (size_t)X * 3;
             int panel = X / (pw + gap), px = X % (pw + gap);
             if (px >= pw) {
-                o[0] = o[1] = o[2] = 128;
+                o[0] = 0, o[1] = 160, o[2] = 0;
                 continue;
             }
             size_t i = (size_t)y * w + px / scale;
@@ -183,7 +185,7 @@ static int same(const unsigned char *got, const unsigned char *ref, size_t n) { 
 /* The comparison every test ends with.                                                            */
 
 typedef struct {
-    const char *what; /* "grayscale_gpu (RGB)" */
+    const char *what; /* "grayscale_gpu, RGB image 45 wide and 70 tall" */
     const char *file; /* a short name for the picture: "grayscale-rgb" */
     int w, h;         /* the output's shape */
     unsigned bx, by;  /* block shape (by = 0 for 1D) */
@@ -465,7 +467,7 @@ static void check_wide(int w, int h, int ch, const unsigned *blocks, int nblocks
     Image im;
     image_make(&im, w, h, ch, 3, 0);
     char what[128];
-    snprintf(what, sizeof what, "grayscale_wide_gpu, %s image %d wide and %d tall (n = %zu pixels)", ch == 4 ? "RGBA" : "RGB", w, h, im.n);
+    snprintf(what, sizeof what, "grayscale_wide_gpu, %s image %d wide and %d tall", ch == 4 ? "RGBA" : "RGB", w, h);
     for (int b = 0; b < nblocks; b++)
         for (int s = 0; s < nschedules; s++) {
             grade_use_schedule(s);

@@ -211,33 +211,13 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Kp
 }
 
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
-   two runs); `bad` is the first wrong one. Returns a malloc'd explanation. */
+   two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
+   most specific to the least: unwritten elements, then the padding experiments (a kernel with a
+   race fails them too), then whether C changes between runs, then the indexing. */
 static char *diagnose(const Subject *s, const Problem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->mn + CANARY;
     const float *out = outs + (size_t)bad * stride;
-
-    int order_dependent = 0, has_nan = 0;
-    for (int r = 0; r < runs; r++) {
-        const float *o = outs + (size_t)r * stride;
-        if (r && memcmp(outs, o, p->mn * sizeof(float))) order_dependent = 1;
-        for (size_t i = 0; i < p->mn && !has_nan; i++) has_nan = o[i] != o[i];
-    }
-    if (order_dependent) {
-        const char *which = "";
-#ifdef SIMCUDA
-        which = has_nan ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
-                        : " Most likely the second is missing: no NaN appeared, so every slot was written before it was read, but some were "
-                          "overwritten too early.";
-#endif
-        snprintf(msg, 2048,
-                 "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
-                 "threads read shared memory at the wrong time: a __syncthreads() is missing. The tile loop needs two: one after the tiles "
-                 "are stored (no thread may read a slot before its owner wrote it) and one after the multiply-adds (no thread may overwrite "
-                 "a tile that others are still reading).%s",
-                 which);
-        return msg;
-    }
 
     size_t unwritten = 0, first = 0;
     for (size_t i = 0; i < p->mn; i++)
@@ -270,10 +250,34 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
         snprintf(msg, 2048,
                  "the partial tiles at the bottom and right edges are mishandled: this product came out right when the grader padded M "
                  "and N with zeros to multiples of %d. Blocks at the edges are partly outside A, B and C: their loads must write 0.0f for "
-                 "rows >= M and columns >= N (not skip the slot), and only elements with row < M and col < N may be stored",
+                 "rows >= M and columns >= N (not skip the slot), every thread must store its slots and reach both barriers even when "
+                 "its own element lies outside C (no early return), and only elements with row < M and col < N may be stored",
                  PAD_MN);
         return msg;
     }
+    /* No experiment fixed it: does C change with the thread order? */
+    int order_dependent = 0, has_nan = 0;
+    for (int r = 0; r < runs; r++) {
+        const float *o = outs + (size_t)r * stride;
+        if (r && memcmp(outs, o, p->mn * sizeof(float))) order_dependent = 1;
+        for (size_t i = 0; i < p->mn && !has_nan; i++) has_nan = o[i] != o[i];
+    }
+    if (order_dependent) {
+        const char *which = "";
+#ifdef SIMCUDA
+        which = has_nan ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
+                        : " Most likely the second is missing: no NaN appeared, so every slot was written before it was read, but some were "
+                          "overwritten too early.";
+#endif
+        snprintf(msg, 2048,
+                 "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
+                 "threads read shared memory at the wrong time: a __syncthreads() is missing. The tile loop needs two: one after the tiles "
+                 "are stored (no thread may read a slot before its owner wrote it) and one after the multiply-adds (no thread may overwrite "
+                 "a tile that others are still reading).%s",
+                 which);
+        return msg;
+    }
+
 #ifdef SIMCUDA
     snprintf(msg, 2048, "every schedule gave the same wrong C, so the barriers are in place and the partial tiles are not the problem: %s",
              s->indexing_hint);

@@ -79,7 +79,7 @@ static void on_asan_report(const char *report) {
             size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
                      size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
-            fatal("out-of-bounds access", buf, current_launch() ? "guard the access with `if (i < n)`; the grid usually has more threads than elements" : nullptr);
+            fatal("out-of-bounds access", buf, current_launch() ? "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more threads than elements" : nullptr);
         }
     }
     snprintf(buf, sizeof buf, "%zu-byte %s of address %p (%s)%s%s", size, rw, addr, desc ? desc : "invalid access", loc.c_str(), full.c_str());

@@ -50,7 +50,7 @@ __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, in
     __shared__ float As[TILE][TILE]; // As[ty][k]: A(row, t + k) for the block's rows
     __shared__ float Bs[TILE][TILE]; // Bs[k][tx]: B(t + k, col) for the block's columns
     int tx = threadIdx.x, ty = threadIdx.y;
-    int row = blockIdx.y * TILE + ty; // y is the row, x the column: a warp reads along rows
+    int row = blockIdx.y * TILE + ty; // x is the column: a warp touches consecutive words of B and C
     int col = blockIdx.x * TILE + tx;
     float acc = 0.0f;
     for (int t = 0; t < K; t += TILE) {
@@ -60,7 +60,7 @@ __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, in
         As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f;
         Bs[ty][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f;
         // Barrier 1: the tiles are complete before anyone reads them (thread (ty, tx) reads slots
-        // that 2 * TILE - 1 other threads wrote).
+        // that 2 * (TILE - 1) other threads store).
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];

@@ -1,0 +1,151 @@
+/**
+ * @file bench.c
+ * @brief Lesson 05's benchmark (`make bench LESSON=05 [SOLUTION=1] [ARGS="M K N"]`): the naive,
+ *        tiled and register-tiled kernels in GFLOP/s and as a fraction of cuBLAS SGEMM (default
+ *        math: plain FP32, no tensor cores), measured in the same run on the same matrices.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "cuda_check.h"
+#include "grade.h"
+#include "matmul_tiled.h"
+
+#ifndef SIMCUDA
+#include <cublas_v2.h> /* the simulator has no cuBLAS: the ceiling needs a GPU */
+
+#define CUBLAS_CHECK(call)                                                                                     \
+    do {                                                                                                       \
+        cublasStatus_t cublas_check_st_ = (call);                                                              \
+        if (cublas_check_st_ != CUBLAS_STATUS_SUCCESS) {                                                       \
+            fprintf(stderr, "cuBLAS error at %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)cublas_check_st_); \
+            exit(EXIT_FAILURE);                                                                                \
+        }                                                                                                      \
+    } while (0)
+#endif
+
+typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
+
+typedef struct {
+    MatmulFn fn;
+    const float *a, *b;
+    float *c;
+    int M, K, N;
+#ifndef SIMCUDA
+    cublasHandle_t handle;
+#endif
+} Job;
+
+static void run_kernel(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(j->fn(j->a, j->b, j->c, j->M, j->K, j->N));
+}
+
+#ifndef SIMCUDA
+static void run_cublas(void *ctx) {
+    Job *j = ctx;
+    const float one = 1.0f, zero = 0.0f;
+    /* cuBLAS is column-major. Read as column-major, our row-major C is C^T, and C^T = B^T A^T: so
+       ask for the N x M product of "B" (N x K, leading dimension N) and "A" (K x M, leading dimension K). */
+    CUBLAS_CHECK(cublasSgemm(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, j->N, j->M, j->K, &one, j->b, j->N, j->a, j->K, &zero, j->c, j->N));
+}
+#endif
+
+/* Number of elements of got outside the grader's tolerance around want (NaN counts as outside). */
+static size_t count_wrong(const float *got, const float *want, size_t n, int K) {
+    double atol = 8.0 * K * FLT_EPSILON, rtol = 4.0 * FLT_EPSILON;
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs((double)got[i] - want[i]) <= atol + rtol * fabs(want[i]))) bad++;
+    return bad;
+}
+
+int main(int argc, char **argv) {
+#ifdef SIMCUDA
+    int M = 256, K = 256, N = 256, reps = 3;
+#else
+    int M = 4096, K = 4096, N = 4096, reps = 10;
+#endif
+    if (argc == 2) M = K = N = atoi(argv[1]);
+    else if (argc == 4) M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]);
+    if ((argc != 1 && argc != 2 && argc != 4) || M <= 0 || K <= 0 || N <= 0) {
+        fprintf(stderr, "usage: bench [n | M K N]   (positive sizes; default 4096 on a GPU)\n");
+        return 2;
+    }
+    size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
+    float *h_a = malloc(mk * sizeof(float)), *h_b = malloc(kn * sizeof(float));
+    float *h_want = malloc(mn * sizeof(float)), *h_got = malloc(mn * sizeof(float));
+    if (!h_a || !h_b || !h_want || !h_got) {
+        fprintf(stderr, "bench: out of host memory\n");
+        return 1;
+    }
+    grade_fill_floats(h_a, mk, 1, -1.0f, 1.0f);
+    grade_fill_floats(h_b, kn, 2, -1.0f, 1.0f);
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    Job j = {0};
+    j.M = M, j.K = K, j.N = N;
+    CUDA_CHECK(cudaMalloc((void **)&j.a, mk * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&j.b, kn * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&j.c, mn * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy((void *)j.a, h_a, mk * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy((void *)j.b, h_b, kn * sizeof(float), cudaMemcpyHostToDevice));
+    double gflop = 2.0 * M * K * N / 1e9;
+    printf("Lesson 05 benchmark on %s: C = A B with M = %d, K = %d, N = %d (%.3g GFLOP per product), median of %d runs\n", prop.name, M, K,
+           N, gflop, reps);
+
+    /* The reference answer every kernel is checked against: cuBLAS on a GPU, the CPU on the simulator. */
+    double ceiling = 0;
+#ifndef SIMCUDA
+    CUBLAS_CHECK(cublasCreate(&j.handle)); /* default math mode: FP32 FMAs, like our kernels */
+    double blas_ms = bench_median_ms(run_cublas, &j, 2, reps);
+    ceiling = gflop / (blas_ms * 1e-3);
+    CUDA_CHECK(cudaMemcpy(h_want, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    printf("  %-46s %9.1f GFLOP/s  (ceiling)        %9.3f ms\n", "cuBLAS SGEMM, default math", ceiling, blas_ms);
+#else
+    matmul_cpu(h_a, h_b, h_want, M, K, N);
+    printf("  %-46s %s\n", "cuBLAS SGEMM", "(the ceiling needs a GPU: the simulator has no cuBLAS)");
+#endif
+
+    struct {
+        const char *name;
+        MatmulFn fn;
+    } rows[] = {
+        {"given: naive, one thread per element", matmul_reference_naive_gpu},
+        {"05.1 tiled, 16 x 16 shared-memory tiles", matmul_tiled_gpu},
+        {"05.2 register-tiled", matmul_register_tiled_gpu},
+    };
+    for (int r = 0; r < 3; r++) {
+        j.fn = rows[r].fn;
+        CUDA_CHECK(cudaMemset(j.c, 0xFF, mn * sizeof(float)));
+        run_kernel(&j);
+        CUDA_CHECK(cudaMemcpy(h_got, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+        size_t bad = count_wrong(h_got, h_want, mn, K);
+        if (bad) {
+            /* The speed of a wrong answer means nothing (an empty skeleton kernel is very fast). */
+            printf("  %-46s WRONG: %zu of %zu elements differ, not timed (make check LESSON=05)\n", rows[r].name, bad, mn);
+            continue;
+        }
+        double ms = bench_median_ms(run_kernel, &j, 1, reps);
+        double rate = gflop / (ms * 1e-3);
+        printf("  %-46s %9.1f GFLOP/s  ", rows[r].name, rate);
+        if (ceiling > 0) printf("%5.1f%% of cuBLAS  ", 100.0 * rate / ceiling);
+        printf("%9.3f ms\n", ms);
+    }
+#ifdef SIMCUDA
+    printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
+#else
+    cublasDestroy(j.handle);
+#endif
+    cudaFree((void *)j.a);
+    cudaFree((void *)j.b);
+    cudaFree(j.c);
+    free(h_a);
+    free(h_b);
+    free(h_want);
+    free(h_got);
+    return 0;
+}
