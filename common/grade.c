@@ -149,7 +149,7 @@ static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, con
     if (d->nan_count && d->nan_count == d->bad)
         return "NaN where numbers belong: something read memory nobody wrote (the simulator fills fresh device and shared memory "
                "with NaN), e.g. shared memory read before a __syncthreads(), or a missing copy to the device";
-    if (d->bad == 1 && (d->first_bad == c->n - 1 || d->first_bad == 0)) return "off by one at the edge (check < versus <=, and the loop bounds)";
+    if (c->n > 2 && d->bad == 1 && (d->first_bad == c->n - 1 || d->first_bad == 0)) return "off by one at the edge (check < versus <=, and the loop bounds)";
     (void)badmask;
     return NULL;
 }

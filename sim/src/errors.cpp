@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <unistd.h>
 
+/* No default hook: weak, so it is null unless a test harness defines it. */
+extern "C" void simcuda_on_fatal(const char *message) __attribute__((weak));
+
 namespace simcuda {
 
 static cudaError_t g_last_error = cudaSuccess;
@@ -38,12 +41,18 @@ cudaError_t record(cudaError_t e) {
         msg += buf;
     }
     fflush(stdout);
-    fprintf(stderr, "%s\n", msg.c_str());
-    if (hint) fprintf(stderr, "simcuda: hint: %s\n", hint);
-    fflush(stderr);
+    /* A harness that takes the message (the grader) reports it itself; SIM_QUIET=1 then avoids
+       printing it twice. */
+    static const char *quiet = getenv("SIM_QUIET");
+    bool hooked = simcuda_on_fatal != nullptr;
+    if (!(hooked && quiet && *quiet == '1')) {
+        fprintf(stderr, "%s\n", msg.c_str());
+        if (hint) fprintf(stderr, "simcuda: hint: %s\n", hint);
+        fflush(stderr);
+    }
     std::string full = msg;
     if (hint) full += std::string(" (hint: ") + hint + ")";
-    simcuda_on_fatal(full.c_str());
+    if (hooked) simcuda_on_fatal(full.c_str());
     _exit(1);
 }
 
@@ -61,8 +70,6 @@ using namespace simcuda;
 
 extern "C" {
 
-/* The default hook does nothing; a test harness defines its own (a strong symbol wins). */
-__attribute__((weak)) void simcuda_on_fatal(const char *) {}
 
 cudaError_t cudaGetLastError(void) {
     cudaError_t e = g_last_error;

@@ -128,14 +128,23 @@ size_t static_shared_bytes() {
     return (size_t)(__stop_simcuda_shared - __start_simcuda_shared);
 }
 
+/* Shared memory's poison: a quiet NaN as a float (with a payload of its own, so a result computed
+   from it can be told from untouched device memory, 0xFFFFFFFF) and a large negative int. */
+static const unsigned char kSharedPoison[4] = {0xA5, 0xA5, 0xC5, 0xFF}; /* 0xFFC5A5A5, little-endian */
+
+static void fill_shared_poison(volatile unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) p[i] = kSharedPoison[i & 3];
+}
+
 void poison_static_shared() {
     size_t n = static_shared_bytes();
     if (!n) return;
     /* Byte loop rather than memset: the compiler may have put red zones between these variables,
-       and the poison pattern must not trip over them. */
+       and the poison pattern must not trip over them. The section is 16-byte aligned, so the
+       pattern lines up with every 4-byte variable in it. */
     volatile unsigned char *p = (volatile unsigned char *)__start_simcuda_shared;
     poison((uintptr_t)p, n, false);
-    for (size_t i = 0; i < n; i++) p[i] = 0xFF;
+    fill_shared_poison(p, n);
 }
 
 static size_t g_dynamic_requested = 0;
@@ -146,7 +155,7 @@ void prepare_dynamic_shared(size_t bytes) {
         poison((uintptr_t)g_dynamic_arena, bytes, false);
         g_dynamic_requested = bytes;
     }
-    memset(g_dynamic_arena, 0xFF, bytes);
+    fill_shared_poison(g_dynamic_arena, bytes);
 }
 
 static std::map<const void *, int> g_func_smem;
