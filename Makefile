@@ -220,7 +220,7 @@ check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; 
 	exit $$status
 
 .PHONY: run
-run: $(B)/student/$(SELECTED)/demo ## run a lesson's demo on your code: make run LESSON=02
+run: $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo ## run a lesson's demo on your code (SOLUTION=1: on the reference): make run LESSON=02
 	$(if $(filter 1,$(words $(SELECTED))),,$(error make run needs LESSON=NN))
 	$(Q)$< $(ARGS)
 

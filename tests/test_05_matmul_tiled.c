@@ -212,8 +212,8 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Kp
 
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
-   most specific to the least: unwritten elements, then the padding experiments (a kernel with a
-   race fails them too), then whether C changes between runs, then the indexing. */
+   most specific to the least: unwritten elements, then whether C changes between runs (a race,
+   which would also spoil the experiments), then the padding experiments, then the indexing. */
 static char *diagnose(const Subject *s, const Problem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->mn + CANARY;
@@ -237,25 +237,8 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
         return msg;
     }
 
-    if (p->K % PAD_K && passes_when_padded(s, p, p->M, round_up(p->K, PAD_K), p->N)) {
-        snprintf(msg, 2048,
-                 "the last, partial tile along K is mishandled: this product came out right when the grader padded K with zeros from %d "
-                 "to %d. Run ceil(K / tile) steps, and in the last one still write every shared-memory slot: 0.0f for A's columns k >= K "
-                 "and B's rows k >= K. A slot that is skipped keeps an older value (NaN on the simulator, the previous tile on a GPU), "
-                 "and the multiply-adds read it",
-                 p->K, round_up(p->K, PAD_K));
-        return msg;
-    }
-    if ((p->M % PAD_MN || p->N % PAD_MN) && passes_when_padded(s, p, round_up(p->M, PAD_MN), p->K, round_up(p->N, PAD_MN))) {
-        snprintf(msg, 2048,
-                 "the partial tiles at the bottom and right edges are mishandled: this product came out right when the grader padded M "
-                 "and N with zeros to multiples of %d. Blocks at the edges are partly outside A, B and C: their loads must write 0.0f for "
-                 "rows >= M and columns >= N (not skip the slot), every thread must store its slots and reach both barriers even when "
-                 "its own element lies outside C (no early return), and only elements with row < M and col < N may be stored",
-                 PAD_MN);
-        return msg;
-    }
-    /* No experiment fixed it: does C change with the thread order? */
+    /* First: does C change with the thread order (or, on a GPU, between two runs)? Then a race
+       explains everything else, and the padding experiments below could pass by luck. */
     int order_dependent = 0, has_nan = 0;
     for (int r = 0; r < runs; r++) {
         const float *o = outs + (size_t)r * stride;
@@ -278,6 +261,27 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
         return msg;
     }
 
+    /* A racy kernel can pass one padded run by luck: each experiment must pass twice. */
+    if (p->K % PAD_K && passes_when_padded(s, p, p->M, round_up(p->K, PAD_K), p->N) &&
+        passes_when_padded(s, p, p->M, round_up(p->K, PAD_K), p->N)) {
+        snprintf(msg, 2048,
+                 "the last, partial tile along K is mishandled: this product came out right when the grader padded K with zeros from %d "
+                 "to %d. Run ceil(K / tile) steps, and in the last one still write every shared-memory slot: 0.0f for A's columns k >= K "
+                 "and B's rows k >= K. A slot that is skipped keeps an older value (NaN on the simulator, the previous tile on a GPU), "
+                 "and the multiply-adds read it",
+                 p->K, round_up(p->K, PAD_K));
+        return msg;
+    }
+    if ((p->M % PAD_MN || p->N % PAD_MN) && passes_when_padded(s, p, round_up(p->M, PAD_MN), p->K, round_up(p->N, PAD_MN)) &&
+        passes_when_padded(s, p, round_up(p->M, PAD_MN), p->K, round_up(p->N, PAD_MN))) {
+        snprintf(msg, 2048,
+                 "the partial tiles at the bottom and right edges are mishandled: this product came out right when the grader padded M "
+                 "and N with zeros to multiples of %d. Blocks at the edges are partly outside A, B and C: their loads must write 0.0f for "
+                 "rows >= M and columns >= N (not skip the slot), every thread must store its slots and reach both barriers even when "
+                 "its own element lies outside C (no early return), and only elements with row < M and col < N may be stored",
+                 PAD_MN);
+        return msg;
+    }
 #ifdef SIMCUDA
     snprintf(msg, 2048, "every schedule gave the same wrong C, so the barriers are in place and the partial tiles are not the problem: %s",
              s->indexing_hint);
