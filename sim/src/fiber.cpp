@@ -32,7 +32,6 @@ static size_t page_size() {
 /* switch(save, next): pushes the callee-saved registers, stores the stack pointer in *save, loads
    next and pops the same registers. No system call, unlike swapcontext. (The SSE and x87 control
    words are not switched: simulated threads never change rounding modes.) */
-extern "C" void simcuda_switch(void **save, void *next);
 extern "C" void simcuda_fiber_start();
 asm(R"(
     .text
@@ -71,8 +70,8 @@ static void prepare_stack(Fiber *f) {
     /* Stacks are allocated at the same alignment, so their tops would all fall into the same cache
        sets and evict each other on every switch; start each one at a different offset instead. */
     static unsigned count = 0;
-    size_t span = f->stack_size / 8 < 32768 ? f->stack_size / 8 : 32768;
-    uintptr_t color = (uintptr_t)(count++ * 1088u) % span;
+    size_t span = f->stack_size / 4 < 65536 ? f->stack_size / 4 : 65536;
+    uintptr_t color = (uintptr_t)(count++ * 67u * 64u) % span; /* 67 lines: coprime with any power of two */
     uintptr_t top = ((uintptr_t)f->stack_lo + f->stack_size - color) & ~(uintptr_t)15;
     uint64_t *s = (uint64_t *)top;
     /* Layout popped by simcuda_switch: r15, r14, r13, r12, rbx, rbp, return address. The return
@@ -122,7 +121,8 @@ Fiber *fiber_create(size_t stack_size, void (*entry)(Fiber *)) {
 
 
 static Fiber g_main_context;
-static Fiber *g_running = nullptr;   /* the context that last switched away, for the main stack's bounds */
+Fiber *g_fiber_running = nullptr; /* the context that last switched away, for the main stack's bounds */
+#define g_running g_fiber_running
 
 Fiber *fiber_main_context() { return &g_main_context; }
 
@@ -147,7 +147,7 @@ void fiber_on_start(Fiber *f) {
     (void)f;
 }
 
-void fiber_switch(Fiber *from, Fiber *to) {
+void fiber_switch_slow(Fiber *from, Fiber *to) {
     g_running = from;
 #ifdef SIMCUDA_ASAN
     __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->stack_lo, to->stack_size);

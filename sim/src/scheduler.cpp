@@ -50,6 +50,7 @@ struct Block {
     std::vector<unsigned> warp_gen;     /* completed warp operations, per warp */
     std::vector<unsigned> warp_done;    /* per warp: lanes that exited */
     std::vector<unsigned> warp_waiting; /* per warp: lanes waiting in a warp operation */
+    ScheduleMode mode = SCHED_FORWARD;  /* this launch's schedule */
 };
 
 static Block g_block;
@@ -122,7 +123,7 @@ static Fiber *get_fiber();
 /* Hands the processor to the next thread that can run: a ready one (in schedule order), else a
    not-yet-started one on a fresh fiber, else back to run_block (the block is finished or stuck).
    Returns when `me` is resumed; if `me` is itself next in line, returns at once. */
-static void run_next(Fiber *me) {
+__attribute__((always_inline)) static inline void run_next(Fiber *me) {
     Block &B = g_block;
     if (B.ready_head < B.ready.size()) {
         SimThread &t = B.th[B.ready[B.ready_head++]];
@@ -169,7 +170,7 @@ static Fiber *get_fiber() {
 }
 
 /* The running thread waits (barrier or warp operation) until it is made ready again. */
-static void wait_here() { run_next(g_cur->fiber); }
+__attribute__((always_inline)) static inline void wait_here() { run_next(g_cur->fiber); }
 
 static void make_ready(SimThread &t) {
     t.state = T_READY;
@@ -254,7 +255,7 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
             u.result = r;
             make_ready(u);
         }
-        if (current_schedule().mode == SCHED_RANDOM) shuffle(B.ready, B.ready_head);
+        if (B.mode == SCHED_RANDOM) shuffle(B.ready, B.ready_head);
         B.bar_arrived = 0;
         B.bar_count = 0;
         B.bar_and = 1;
@@ -314,10 +315,9 @@ static uint64_t warp_result(const SimThread *lanes, unsigned mask, unsigned i) {
 }
 
 /* The k-th lane of a warp in schedule order; `salt` varies the random order between operations. */
-static unsigned order_lane(unsigned k, unsigned salt) {
-    Schedule s = current_schedule();
-    if (s.mode == SCHED_REVERSE) return 31 - k;
-    if (s.mode == SCHED_RANDOM) return (k * (salt | 1) + (salt >> 8)) & 31; /* odd stride: a permutation */
+static inline unsigned order_lane(ScheduleMode mode, unsigned k, unsigned salt) {
+    if (mode == SCHED_REVERSE) return 31 - k;
+    if (mode == SCHED_RANDOM) return (k * (salt | 1) + (salt >> 8)) & 31; /* odd stride: a permutation */
     return k;
 }
 
@@ -374,9 +374,9 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
             lanes[l].wgen = gen;
         }
     /* Every lane, this one too, resumes in schedule order, so "forward" stays lane 0 first. */
-    unsigned salt = current_schedule().mode == SCHED_RANDOM ? (unsigned)next_random() : 0;
+    unsigned salt = B.mode == SCHED_RANDOM ? (unsigned)next_random() : 0;
     for (unsigned k = 0; k < 32; k++) {
-        unsigned l = order_lane(k, salt);
+        unsigned l = order_lane(B.mode, k, salt);
         if (mask >> l & 1) make_ready(lanes[l]);
     }
     wait_here();
@@ -406,7 +406,7 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
     poison_static_shared();
     prepare_dynamic_shared(L.cfg.dynamic_smem);
     B.order = order_proto;
-    if (current_schedule().mode == SCHED_RANDOM) shuffle(B.order, 0);
+    if (B.mode == SCHED_RANDOM) shuffle(B.order, 0);
     B.next_start = 0;
     B.ready.clear();
     B.ready_head = 0;
@@ -443,6 +443,7 @@ void run_kernel(const LaunchRecord &L) {
                 B.th[i].tid = i;
             }
     Schedule s = current_schedule();
+    B.mode = s.mode;
     g_rng = s.seed * 0x9E3779B97F4A7C15ull + 1;
     std::vector<unsigned> order(B.n);
     for (unsigned i = 0; i < B.n; i++) order[i] = s.mode == SCHED_REVERSE ? B.n - 1 - i : i;
