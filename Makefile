@@ -263,7 +263,7 @@ test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator tes
 	$(Q)ARCH=$(ARCH) bash tools/parity.sh
 
 .PHONY: test
-test: test-sim test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, common/, solutions, skeletons, wrong variants)
+test: test-sim docs test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, docs, solutions, skeletons, wrong variants)
 
 .PHONY: clean
 clean: ## remove build/
