@@ -122,7 +122,6 @@ Fiber *fiber_create(size_t stack_size, void (*entry)(Fiber *)) {
 
 static Fiber g_main_context;
 Fiber *g_fiber_running = nullptr; /* the context that last switched away, for the main stack's bounds */
-#define g_running g_fiber_running
 
 Fiber *fiber_main_context() { return &g_main_context; }
 
@@ -142,13 +141,13 @@ static void arrived(Fiber *self, Fiber *from) {
 
 void fiber_on_start(Fiber *f) {
 #ifdef SIMCUDA_ASAN
-    arrived(f, g_running);
+    arrived(f, g_fiber_running);
 #endif
     (void)f;
 }
 
 void fiber_switch_slow(Fiber *from, Fiber *to) {
-    g_running = from;
+    g_fiber_running = from;
 #ifdef SIMCUDA_ASAN
     __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->stack_lo, to->stack_size);
 #endif
@@ -159,7 +158,7 @@ void fiber_switch_slow(Fiber *from, Fiber *to) {
     swapcontext((ucontext_t *)from->ucontext, (ucontext_t *)to->ucontext);
 #endif
 #ifdef SIMCUDA_ASAN
-    arrived(from, g_running);
+    arrived(from, g_fiber_running);
 #endif
 }
 

@@ -390,7 +390,6 @@ static void report_deadlock() {
     for (unsigned k = 0; k < B.n && shown < 4; k++) {
         SimThread &u = B.th[B.order[k]];
         if (u.state == T_WAIT_BAR || u.state == T_WAIT_WARP) {
-            if (shown && !same_site(u, B.th[B.order[0]])) {}
             who += fmt("%s%s waits in %s at %s:%d", shown ? "; " : "", thread_name(u).c_str(),
                        u.state == T_WAIT_BAR ? "__syncthreads()" : warp_op_name(u.wop), u.file, u.line);
             shown++;
