@@ -258,12 +258,23 @@ test-lessons: need-check $(foreach l,$(SELECTED),$(B)/solution/$(l)/test $(B)/st
 	$(Q)bash tools/test_lessons.sh $(B) $(SELECTED)
 
 # ---------------------------------------------------------------------------------------------
+# The grader's own toolkit, tested on known wrong results.
+$(B)/tests/test_grade: tests/common/test_grade.c $(COMMON_OBJ) $(CC_DEPS) | need-check
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC_C) $(INCLUDES) $(CHECK_CFLAGS) -c $< -o $@.o
+	$(Q)$(LINK) -o $@ $@.o $(COMMON_OBJ) $(LINK_LIBS)
+.PHONY: test-common
+test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/)
+	@echo "== common: the grader's toolkit"
+	$(Q)$<
+
 .PHONY: test-parity
 test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator test programs built with nvcc give the GPU's results
 	$(Q)ARCH=$(ARCH) bash tools/parity.sh
 
 .PHONY: test
-test: test-sim docs test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, docs, solutions, skeletons, wrong variants)
+test: test-sim test-common docs test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants)
 
 .PHONY: clean
 clean: ## remove build/

@@ -1,0 +1,185 @@
+/**
+ * @file test_grade.c
+ * @brief Unit tests of the grader's toolkit (common/grade.c): comparisons must fail on every kind
+ *        of wrong result, never on a right one, and name the likely mistake they are built to
+ *        recognise. Inputs are made here, so each diagnosis is checked on a known cause.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+
+#define N 1000
+#define BLOCK 256
+
+static float want[N], got[N];
+
+static void setup(void) {
+    grade_fill_floats(want, N, 42, -10.0f, 10.0f);
+    memcpy(got, want, sizeof got);
+}
+
+static GradeCompare cmp_1d(void) {
+    GradeCompare c = {.what = "test", .n = N, .block = BLOCK, .atol = 1e-6, .rtol = 1e-6};
+    return c;
+}
+
+/* The diagnosis for `got`, which must exist, contain `needle` and be freed. */
+static void expect_diagnosis(const GradeCompare *c, const char *needle) {
+    char *d = grade_diff_floats(got, want, c);
+    ck_assert_msg(d != NULL, "a wrong result passed the comparison (expected a diagnosis mentioning \"%s\")", needle);
+    ck_assert_msg(strstr(d, needle) != NULL, "diagnosis does not mention \"%s\":\n%s", needle, d);
+    free(d);
+}
+
+START_TEST(test_identical_arrays_pass) {
+    GradeCompare c = cmp_1d();
+    ck_assert_ptr_null(grade_diff_floats(got, want, &c));
+}
+END_TEST
+
+START_TEST(test_differences_within_tolerance_pass_and_beyond_fail) {
+    GradeCompare c = cmp_1d();
+    got[500] = want[500] + (float)(0.5e-6 * (1 + fabs(want[500])));
+    ck_assert_ptr_null(grade_diff_floats(got, want, &c));
+    got[500] = want[500] + (float)(4e-6 * (1 + fabs(want[500])));
+    expect_diagnosis(&c, "1 of 1000 elements differ");
+}
+END_TEST
+
+START_TEST(test_nan_never_passes_even_against_nan) {
+    GradeCompare c = cmp_1d();
+    want[3] = got[3] = NAN;
+    expect_diagnosis(&c, "[3]");
+}
+END_TEST
+
+START_TEST(test_poisoned_output_is_reported_as_never_copied_back) {
+    GradeCompare c = cmp_1d();
+    grade_poison_floats(got, N);
+    expect_diagnosis(&c, "never written back to the host");
+}
+END_TEST
+
+START_TEST(test_device_garbage_is_reported_as_never_written_by_the_kernel) {
+    GradeCompare c = cmp_1d();
+    memset(got, 0xFF, sizeof got);
+    expect_diagnosis(&c, "the kernel never wrote the output");
+}
+END_TEST
+
+START_TEST(test_missing_last_partial_block_is_recognised) {
+    GradeCompare c = cmp_1d();
+    for (int i = (N / BLOCK) * BLOCK; i < N; i++) memset(&got[i], 0xFF, 4);
+    expect_diagnosis(&c, "the last, partial block is missing");
+}
+END_TEST
+
+START_TEST(test_only_first_block_right_is_recognised) {
+    GradeCompare c = cmp_1d();
+    for (int i = BLOCK; i < N; i++) got[i] = want[i % BLOCK];
+    expect_diagnosis(&c, "only the first block's elements are right");
+}
+END_TEST
+
+START_TEST(test_shifted_index_is_recognised) {
+    GradeCompare c = cmp_1d();
+    for (int i = 0; i + 1 < N; i++) got[i] = want[i + 1];
+    expect_diagnosis(&c, "off by one");
+}
+END_TEST
+
+START_TEST(test_transposed_2d_result_is_recognised) {
+    enum { ROWS = 20, COLS = 50 };
+    GradeCompare c = {.what = "2d", .n = ROWS * COLS, .width = COLS, .block = 16, .block_y = 16};
+    for (int r = 0; r < ROWS; r++)
+        for (int q = 0; q < COLS; q++) got[q * ROWS + r] = want[r * COLS + q];
+    expect_diagnosis(&c, "rows and columns are swapped");
+}
+END_TEST
+
+START_TEST(test_a_later_schedule_failing_is_called_a_race) {
+    GradeCompare c = cmp_1d();
+    c.schedule = 1;
+    got[7] = -got[7] - 1.0f;
+    if (grade_schedule_count() > 1) expect_diagnosis(&c, "missing __syncthreads() or a race");
+    else expect_diagnosis(&c, "1 of 1000 elements differ");
+}
+END_TEST
+
+START_TEST(test_diagnosis_shows_seed_and_at_most_five_mismatches) {
+    GradeCompare c = cmp_1d();
+    for (int i = 0; i < 20; i++) got[i * 7] += 1.0f;
+    char *d = grade_diff_floats(got, want, &c);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_msg(strstr(d, "GRADE_SEED=") != NULL, "no seed in:\n%s", d);
+    ck_assert_msg(strstr(d, "... and 15 more") != NULL, "mismatch list not capped at 5:\n%s", d);
+    free(d);
+}
+END_TEST
+
+START_TEST(test_int_and_byte_comparisons_are_exact) {
+    int wi[64], gi[64];
+    unsigned char wb[64], gb[64];
+    grade_fill_ints(wi, 64, 7, -1000, 1000);
+    memcpy(gi, wi, sizeof gi);
+    grade_fill_bytes(wb, 64, 8);
+    memcpy(gb, wb, sizeof gb);
+    GradeCompare c = {.what = "exact", .n = 64};
+    ck_assert_ptr_null(grade_diff_ints(gi, wi, &c));
+    ck_assert_ptr_null(grade_diff_bytes(gb, wb, &c));
+    gi[10] += 1;
+    gb[20] ^= 1;
+    char *d = grade_diff_ints(gi, wi, &c);
+    ck_assert_ptr_nonnull(d);
+    free(d);
+    d = grade_diff_bytes(gb, wb, &c);
+    ck_assert_ptr_nonnull(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(test_inputs_are_seeded_and_never_zero) {
+    float a[4096], b[4096];
+    grade_fill_floats(a, 4096, 123, -1.0f, 1.0f);
+    grade_fill_floats(b, 4096, 123, -1.0f, 1.0f);
+    ck_assert_msg(memcmp(a, b, sizeof a) == 0, "the same seed gave different inputs");
+    for (int i = 0; i < 4096; i++) ck_assert_msg(a[i] != 0.0f && a[i] >= -1.0f && a[i] < 1.0f, "a[%d] = %g", i, a[i]);
+    grade_fill_floats(b, 4096, 124, -1.0f, 1.0f);
+    ck_assert_msg(memcmp(a, b, sizeof a) != 0, "different seeds gave the same inputs");
+}
+END_TEST
+
+static Suite *grade_suite(void) {
+    Suite *s = suite_create("common/grade");
+    TCase *core = tcase_create("Core");
+    tcase_add_checked_fixture(core, setup, NULL);
+    tcase_add_test(core, test_identical_arrays_pass);
+    tcase_add_test(core, test_differences_within_tolerance_pass_and_beyond_fail);
+    tcase_add_test(core, test_nan_never_passes_even_against_nan);
+    tcase_add_test(core, test_int_and_byte_comparisons_are_exact);
+    tcase_add_test(core, test_inputs_are_seeded_and_never_zero);
+    tcase_add_test(core, test_diagnosis_shows_seed_and_at_most_five_mismatches);
+    suite_add_tcase(s, core);
+    TCase *diag = tcase_create("Diagnoses");
+    tcase_add_checked_fixture(diag, setup, NULL);
+    tcase_add_test(diag, test_poisoned_output_is_reported_as_never_copied_back);
+    tcase_add_test(diag, test_device_garbage_is_reported_as_never_written_by_the_kernel);
+    tcase_add_test(diag, test_missing_last_partial_block_is_recognised);
+    tcase_add_test(diag, test_only_first_block_right_is_recognised);
+    tcase_add_test(diag, test_shifted_index_is_recognised);
+    tcase_add_test(diag, test_transposed_2d_result_is_recognised);
+    tcase_add_test(diag, test_a_later_schedule_failing_is_called_a_race);
+    suite_add_tcase(s, diag);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(grade_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
