@@ -129,7 +129,7 @@ static void coords(Buf *b, const GradeCompare *c, size_t i) {
 }
 
 /* The likely mistake, from the pattern of wrong elements; NULL when nothing is recognised. */
-static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, const unsigned char *badmask, int transposed_match,
+static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, int transposed_match,
                                   int shifted_match) {
     if (d->poison_count == d->n)
         return "the output was never written back to the host: copy the result with cudaMemcpy(..., cudaMemcpyDeviceToHost), "
@@ -150,7 +150,6 @@ static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, con
         return "NaN where numbers belong: something read memory nobody wrote (the simulator fills fresh device and shared memory "
                "with NaN), e.g. shared memory read before a __syncthreads(), or a missing copy to the device";
     if (c->n > 2 && d->bad == 1 && (d->first_bad == c->n - 1 || d->first_bad == 0)) return "off by one at the edge (check < versus <=, and the loop bounds)";
-    (void)badmask;
     return NULL;
 }
 
@@ -234,7 +233,7 @@ static void header(Buf *b, const GradeCompare *c) {
             shown++;                                                                                                             \
         }                                                                                                                        \
     if (d.bad > (size_t)shown) bprintf(&b, "\n  ... and %zu more", d.bad - (size_t)shown);                                        \
-    const char *why = likely_mistake(c, &d, bad, transposed, shifted);                                                            \
+    const char *why = likely_mistake(c, &d, transposed, shifted);                                                            \
     if (why) bprintf(&b, "\n  likely mistake: %s", why);                                                                          \
     schedule_note(&b, c);                                                                                                        \
     free(bad);                                                                                                                   \

@@ -85,7 +85,6 @@ typedef struct {
     unsigned block_y;  /**< threads per block along y (2D), 0 if unknown */
     double atol, rtol; /**< pass when |got - want| <= atol + rtol * |want| (floats) */
     int schedule;      /**< the schedule index this run used */
-    uint64_t seed;     /**< the seed of this run's inputs */
 } GradeCompare;
 
 /** NULL when got matches want, else a malloc'd diagnosis (the caller frees it). NaN never matches. */

@@ -97,7 +97,7 @@ START_TEST(test_fill_index_writes_every_threads_global_index) {
         grade_poison_device(d_out, ((size_t)n + CANARY) * sizeof(int));
         GRADE_EXPECT_CUDA_OK(fill_index_gpu(d_out, n), "fill_index_gpu");
         copy_back(got, d_out, (size_t)n + CANARY);
-        GradeCompare cmp = {.what = "fill_index_gpu: out[i] = i", .n = (size_t)n, .block = 256, .schedule = s, .seed = grade_seed()};
+        GradeCompare cmp = {.what = "fill_index_gpu: out[i] = i", .n = (size_t)n, .block = 256, .schedule = s};
         char *diag = grade_diff_ints(got, want, &cmp);
         if (diag) fail_with(diag, index_prefix_mistake(got, want, n), 0);
         expect_canary_untouched(got, (size_t)n, "fill_index_gpu");
@@ -181,7 +181,7 @@ START_TEST(test_fill_pattern_labels_each_element_with_its_block_and_thread) {
         char what[128];
         snprintf(what, sizeof what, "fill_pattern_gpu(d_out, blocks = %u, threads = %u): out[b * threads + t] = b * 1000 + t", blocks, threads);
         GradeCompare cmp = {.what = what, .n = (size_t)n,
-                            .schedule = s, .seed = grade_seed()};
+                            .schedule = s};
         char *diag = grade_diff_ints(got, want, &cmp);
         if (diag) fail_with(diag, pattern_mistake(got, n, blocks, threads), 1);
         expect_canary_untouched(got, (size_t)n, "fill_pattern_gpu");
@@ -324,7 +324,7 @@ START_TEST(test_fill_index_and_wait_returns_finished_results_in_pinned_memory) {
                              "  likely mistake: call fill_index_gpu(out, n) (and do 01.1 first)",
                              n, seed_shown());
         }
-        GradeCompare cmp = {.what = "fill_index_and_wait: out[i] = i", .n = (size_t)n, .block = 256, .schedule = s, .seed = grade_seed()};
+        GradeCompare cmp = {.what = "fill_index_and_wait: out[i] = i", .n = (size_t)n, .block = 256, .schedule = s};
         GRADE_EXPECT_INTS(out, want, &cmp);
     }
     cudaFreeHost(out);

@@ -199,7 +199,7 @@ typedef struct {
 static void expect_image(const unsigned char *got, const unsigned char *want, const Run *r, const char *hint, const char *fallback,
                          const char *file, int line) {
     GradeCompare cmp = {.what = r->what, .n = (size_t)r->w * r->h, .width = (size_t)r->w, .block = r->bx, .block_y = r->by,
-                        .schedule = r->schedule, .seed = r->seed};
+                        .schedule = r->schedule};
     char *d = grade_diff_bytes(got, want, &cmp);
     if (!d) return;
     size_t cap = strlen(d) + (hint ? strlen(hint) : 0) + (fallback ? strlen(fallback) : 0) + 1024;

@@ -339,8 +339,7 @@ static void expect_product(Problem *p, const char *what, int bx, int by, const B
                         .block_y = (unsigned)by,
                         .atol = p->atol,
                         .rtol = p->rtol,
-                        .schedule = schedule,
-                        .seed = p->seed};
+                        .schedule = schedule};
     char *diag = grade_diff_floats(p->h_got, p->h_want, &cmp);
     if (diag) diag = with_explanation(diag, explain_matmul(p, bx, by, passed, npassed, cublas));
     grade_fail_if(diag, &cmp, __FILE__, __LINE__);
