@@ -282,7 +282,8 @@ unsigned active_mask() {
     return m;
 }
 
-static uint64_t warp_result(const SimThread *lanes, unsigned mask, unsigned i) {
+/* Lane i's result; `votes` is the ballot of the lanes in the mask, computed once per operation. */
+static uint64_t warp_result(const SimThread *lanes, unsigned mask, unsigned votes, unsigned i) {
     const SimThread &t = lanes[i];
     int w = t.wwidth;
     if (w < 1 || w > 32 || (w & (w - 1))) w = 32; /* undefined in CUDA; behave as a full warp */
@@ -293,14 +294,9 @@ static uint64_t warp_result(const SimThread *lanes, unsigned mask, unsigned i) {
     case W_SHFL_UP: src = (long)i - t.warg; if (src < (long)seg_lo) src = i; break;
     case W_SHFL_DOWN: src = (long)i + t.warg; if (src > (long)seg_hi) src = i; break;
     case W_SHFL_XOR: src = (long)(i ^ (unsigned)t.warg); if (src > (long)seg_hi || src < 0) src = i; break;
-    case W_BALLOT: case W_ANY: case W_ALL: {
-        unsigned bits = 0;
-        for (unsigned l = 0; l < 32; l++)
-            if ((mask >> l & 1) && lanes[l].wval) bits |= 1u << l;
-        if (t.wop == W_BALLOT) return bits;
-        if (t.wop == W_ANY) return bits != 0;
-        return bits == mask;
-    }
+    case W_BALLOT: return votes;
+    case W_ANY: return votes != 0;
+    case W_ALL: return votes == mask;
     case W_MATCH_ANY: {
         unsigned bits = 0;
         for (unsigned l = 0; l < 32; l++)
@@ -368,9 +364,12 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     }
     B.warp_waiting[w] &= ~mask;
     unsigned gen = ++B.warp_gen[t.tid / 32];
+    unsigned votes = 0;
+    for (unsigned m = mask; m; m &= m - 1)
+        if (lanes[__builtin_ctz(m)].wval) votes |= 1u << __builtin_ctz(m);
     for (unsigned l = 0; l < 32; l++)
         if (mask >> l & 1) {
-            lanes[l].wres = warp_result(lanes, mask, l);
+            lanes[l].wres = warp_result(lanes, mask, votes, l);
             lanes[l].wgen = gen;
         }
     /* Every lane, this one too, resumes in schedule order, so "forward" stays lane 0 first. */
