@@ -1,15 +1,16 @@
 /* grade.c -- the grader's toolkit: inputs, poison, schedules, diagnoses and the scoreboard line. */
 #include "grade.h"
+#include "judge.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 
-#define DEFAULT_SEED 20261129ull
-#define TEST_TIMEOUT_S 60
 #define SHOW_MISMATCHES 5
 
 /* ---- small string builder for messages ---- */
@@ -34,40 +35,6 @@ static void bprintf(Buf *b, const char *fmt, ...) {
         b->s = realloc(b->s, b->cap);
         if (!b->s) abort();
     }
-}
-
-/* ---- inputs ---- */
-uint64_t grade_seed(void) {
-    const char *e = getenv("GRADE_SEED");
-    return e && *e ? strtoull(e, NULL, 0) : DEFAULT_SEED;
-}
-
-/* splitmix64: a well-mixed sequence from any seed */
-static uint64_t next_u64(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-void grade_fill_floats(float *a, size_t n, uint64_t seed, float lo, float hi) {
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) {
-        float v;
-        do v = lo + (hi - lo) * (float)((next_u64(&s) >> 40) * (1.0 / 16777216.0));
-        while (v == 0.0f);
-        a[i] = v;
-    }
-}
-
-void grade_fill_ints(int *a, size_t n, uint64_t seed, int lo, int hi) {
-    uint64_t s = seed, span = (uint64_t)((int64_t)hi - lo + 1);
-    for (size_t i = 0; i < n; i++) a[i] = (int)(lo + (int64_t)(next_u64(&s) % span));
-}
-
-void grade_fill_bytes(unsigned char *a, size_t n, uint64_t seed) {
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) a[i] = (unsigned char)(next_u64(&s) >> 56);
 }
 
 /* ---- poison ---- */
@@ -101,11 +68,13 @@ const char *grade_schedule_name(int i) {
     snprintf(random_schedule, sizeof random_schedule, "random:%llu", (unsigned long long)grade_seed());
     return random_schedule;
 }
-void grade_use_schedule(int i) { simcuda_set_schedule(grade_schedule_name(i)); }
-
-/* The simulator found a bug (out-of-bounds access, barrier divergence, ...): make its one-line
-   diagnosis the test's failure message. */
-void simcuda_on_fatal(const char *message) { ck_abort_msg("%s", message); }
+void grade_use_schedule(int i) {
+    const char *name = grade_schedule_name(i);
+    JudgeCall c;
+    judge_begin(&c, "sim.Schedule", 0);
+    judge_in(&c, name, strlen(name) + 1);
+    judge_finish(&c);
+}
 #else
 int grade_schedule_count(void) { return 1; }
 const char *grade_schedule_name(int i) {
@@ -283,22 +252,29 @@ void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int
 
 void grade_expect_cuda_ok(int err, const char *what, const char *file, int line) {
     if (err == 0) return;
-    static char msg[1024];
-    snprintf(msg, sizeof msg, "%s returned %s (%s)%s", what, cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err),
-             err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration
+    static char msg[4096];
+    char said[2048];
+    judge_last_call_output(said, sizeof said);
+    /* The simulator names the exact misuse (which pointer, which direction): show its words. A
+       guess from the error code alone comes only when nothing better was said. */
+    int config = err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration;
+    snprintf(msg, sizeof msg, "%s returned %s (%s)%s%s", what, cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err), said,
+             !config ? ""
+             : strstr(said, "did not run") || !said[0]
                  ? "\n  likely mistake: an invalid launch configuration: a grid of 0 blocks (n / block is 0 when n < block: round up), "
                    "or more than 1024 threads per block"
                  : "");
     _ck_assert_failed(file, line, "Failed", "%s", msg);
 }
 
-/* ---- the suite and the scoreboard ---- */
-#ifdef SIMCUDA
-static const char *backend_name(void) { return "sim"; }
-#else
-static const char *backend_name(void) { return "gpu"; }
-#endif
+void grade_hold_default_stream(unsigned ms) {
+    JudgeCall c;
+    judge_begin(&c, "grade.HoldStream", 0);
+    judge_u64(&c, ms);
+    judge_finish(&c);
+}
 
+/* ---- the suite and the scoreboard ---- */
 TCase *grade_tcase(Suite *suite, const GradeExercise *ex, int count, const char *id) {
     for (int i = 0; i < count; i++)
         if (!strcmp(ex[i].id, id)) {
@@ -306,22 +282,11 @@ TCase *grade_tcase(Suite *suite, const GradeExercise *ex, int count, const char 
             if (ex[i].needs_gpu) return NULL;
 #endif
             TCase *tc = tcase_create(id);
-            tcase_set_timeout(tc, TEST_TIMEOUT_S);
             suite_add_tcase(suite, tc);
             return tc;
         }
     fprintf(stderr, "grader bug: exercise %s is not in the lesson's list\n", id);
     abort();
-}
-
-/* Turns Check's terse messages for crashes and hangs into what they mean for a student. */
-static const char *explain(const char *msg) {
-    if (!msg) return "";
-    if (strstr(msg, "timeout")) return "did not finish in time: an endless loop, or threads waiting for each other";
-    if (strstr(msg, "signal 11")) return "crashed with a segmentation fault: a bad pointer (a device pointer used on the host, or a host pointer in a kernel)";
-    if (strstr(msg, "signal 6")) return "aborted (an assert or a fatal error; see the output above)";
-    if (strstr(msg, "Early exit")) return "the program exited during the test (exit() or a failed CUDA_CHECK; see the output above)";
-    return "";
 }
 
 static void json_string(FILE *f, const char *s) {
@@ -336,80 +301,186 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int grade_main(const char *lesson, const GradeExercise *ex, int count, GradeSuiteBuilder build) {
-    /* The grader explains API misuse itself; the simulator's notes would repeat it per run. */
-    if (!getenv("GRADE_VERBOSE")) setenv("SIM_QUIET", "1", 0);
-    SRunner *sr = srunner_create(build());
-    const char *tap = getenv("GRADE_TAP");
-    if (tap && *tap) srunner_set_tap(sr, tap);
-    srunner_run_all(sr, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
-    TestResult **results = srunner_results(sr);
-    int nresults = srunner_ntests_run(sr);
+/** One exercise's outcome. */
+typedef struct {
+    const char *status; /* passed, failed, needs-gpu, not-run */
+    char *message;
+} Outcome;
 
+/* Reads the compiler's complaint when the runner (the student's code) could not be built. */
+static char *build_error(void) {
+    const char *runner = judge_runner_path();
+    if (!access(runner, X_OK)) return NULL;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", runner);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0), "build-error.log");
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    Buf b = {0};
+    bprintf(&b, "your file does not compile, so no exercise could run. Fix the first error:");
+    char line[1024];
+    int lines = 0;
+    while (fgets(line, sizeof line, f) && lines < 30) {
+        line[strcspn(line, "\n")] = '\0';
+        bprintf(&b, "\n    | %s", line);
+        lines++;
+    }
+    fclose(f);
+    return b.s;
+}
+
+/* Runs one exercise's test case in this process and returns its outcome. */
+static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
+    Outcome o = {"passed", NULL};
+    judge_exercise_begin(e->id);
+    srunner_run(sr, NULL, e->id, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
+    TestResult **results = srunner_results(sr);
+    int n = srunner_ntests_run(sr), ran = 0;
+    for (int k = 0; k < n; k++) {
+        if (strcmp(tr_tcname(results[k]), e->id)) continue;
+        ran++;
+        if (tr_rtype(results[k]) != CK_PASS && !o.message) {
+            o.status = "failed";
+            Buf b = {0};
+            bprintf(&b, "%s", tr_msg(results[k]) ? tr_msg(results[k]) : "failed");
+            o.message = b.s;
+        }
+    }
+    free(results);
+    if (!ran) {
+        o.status = "failed";
+        Buf b = {0};
+        bprintf(&b, "no test ran for this exercise (grader bug)");
+        o.message = b.s;
+        return o;
+    }
+    if (o.message || !e->kernels) return o;
+    /* Right values are not enough: the work must have been done by the exercise's kernel(s). */
+    char names[256];
+    snprintf(names, sizeof names, "%s", e->kernels);
+    for (char *k = strtok(names, " "); k; k = strtok(NULL, " ")) {
+        long launches = judge_exercise_launches(k);
+        if (launches == 0) {
+            o.status = "failed";
+            Buf b = {0};
+            bprintf(&b, "the results are right, but `%s` was never launched: this exercise's work must be done on the device by "
+                        "that kernel (computing on the host, or in another kernel, does not count)", k);
+            o.message = b.s;
+            return o;
+        }
+    }
+    return o;
+}
+
+static void print_outcome(const GradeExercise *e, const Outcome *o) {
+    const char *label = !strcmp(o->status, "passed") ? "PASS" : !strcmp(o->status, "needs-gpu") ? "NEEDS-GPU" : !strcmp(o->status, "not-run") ? "-" : "FAIL";
+    if (!strcmp(o->status, "not-run")) return;
+    printf("%-6s %-9s %s\n", e->id, label, e->title);
+    if (!strcmp(o->status, "failed")) {
+        printf("       ");
+        for (const char *p = o->message; p && *p; p++) {
+            putchar(*p);
+            if (*p == '\n') printf("       ");
+        }
+        printf("\n");
+    } else if (!strcmp(o->status, "needs-gpu")) {
+        printf("       waiting for a GPU: the simulator cannot run this exercise (run `make check` on a machine with an NVIDIA GPU)\n");
+    }
+}
+
+static void write_results(const char *lesson, const GradeExercise *ex, const Outcome *out, int count, int compile_error) {
+    int points = 0, total = 0;
+    for (int i = 0; i < count; i++) {
+        total += ex[i].points;
+        if (!strcmp(out[i].status, "passed")) points += ex[i].points;
+    }
     const char *json_path = getenv("GRADE_JSON");
     FILE *json = json_path && *json_path ? fopen(json_path, "w") : NULL;
     if (json) {
-        fprintf(json, "{\"lesson\": ");
+        fprintf(json, "{\"schema\": 1, \"lesson\": ");
         json_string(json, lesson);
-        fprintf(json, ", \"backend\": \"%s\", \"seed\": %llu, \"exercises\": [", backend_name(), (unsigned long long)grade_seed());
-    }
-    int failed = 0, passed_points = 0, total_points = 0;
-    const char *only = getenv("CK_RUN_CASE");
-    for (int i = 0; i < count; i++) {
-        if (only && *only && strcmp(only, ex[i].id)) continue;
-        total_points += ex[i].points;
-        const char *status = "passed";
-        const char *msg = "";
-        const char *why = "";
-        int ran = 0;
-        char where[256] = "";
-        for (int k = 0; k < nresults; k++) {
-            if (strcmp(tr_tcname(results[k]), ex[i].id)) continue;
-            ran = 1;
-            if (tr_rtype(results[k]) != CK_PASS && !strcmp(status, "passed")) {
-                status = "failed";
-                msg = tr_msg(results[k]);
-                why = explain(msg);
-                snprintf(where, sizeof where, "%s:%d", tr_lfile(results[k]), tr_lno(results[k]));
-            }
-        }
+        fprintf(json, ", \"status\": \"%s\", \"backend\": \"%s\", \"seed\": %llu, \"exercises\": [", compile_error ? "compile-error" : "graded",
 #ifdef SIMCUDA
-        if (ex[i].needs_gpu) status = "needs-gpu";
+                "sim",
+#else
+                "gpu",
 #endif
-        if (!ran && strcmp(status, "needs-gpu")) status = "failed", msg = "no test ran for this exercise (grader bug)";
-        if (!strcmp(status, "passed")) passed_points += ex[i].points;
-        if (!strcmp(status, "failed")) failed++;
-        printf("%-6s %-9s %s\n", ex[i].id, !strcmp(status, "passed") ? "PASS" : !strcmp(status, "needs-gpu") ? "NEEDS-GPU" : "FAIL", ex[i].title);
-        if (!strcmp(status, "failed")) {
-            if (*why) printf("       %s\n", why);
-            /* indent the diagnosis under its exercise */
-            printf("       ");
-            for (const char *p = msg; *p; p++) {
-                putchar(*p);
-                if (*p == '\n') printf("       ");
-            }
-            printf("\n");
-        } else if (!strcmp(status, "needs-gpu")) {
-            printf("       waiting for a GPU: the simulator cannot run this exercise (run `make check` on a machine with an NVIDIA GPU)\n");
-        }
-        if (json) {
+                (unsigned long long)grade_seed());
+        for (int i = 0; i < count; i++) {
             fprintf(json, "%s{\"id\": ", i ? ", " : "");
             json_string(json, ex[i].id);
             fprintf(json, ", \"title\": ");
             json_string(json, ex[i].title);
-            fprintf(json, ", \"points\": %d, \"status\": \"%s\", \"passed\": %s, \"message\": ", ex[i].points, status,
-                    !strcmp(status, "passed") ? "true" : "false");
-            char full[9000];
-            snprintf(full, sizeof full, "%s%s%s", why, *why ? "\n" : "", msg);
-            json_string(json, full);
+            fprintf(json, ", \"points\": %d, \"status\": \"%s\", \"passed\": %s, \"message\": ", ex[i].points, out[i].status,
+                    !strcmp(out[i].status, "passed") ? "true" : "false");
+            json_string(json, out[i].message ? out[i].message : "");
             fprintf(json, "}");
         }
-    }
-    if (json) {
-        fprintf(json, "], \"points\": %d, \"total_points\": %d}\n", passed_points, total_points);
+        fprintf(json, "], \"points\": %d, \"total_points\": %d}\n", points, total);
         fclose(json);
     }
+    const char *tap_path = getenv("GRADE_TAP");
+    FILE *tap = tap_path && *tap_path ? fopen(tap_path, "w") : NULL;
+    if (tap) {
+        fprintf(tap, "1..%d\n", count);
+        for (int i = 0; i < count; i++) {
+            int ok = !strcmp(out[i].status, "passed");
+            int skip = !strcmp(out[i].status, "needs-gpu") || !strcmp(out[i].status, "not-run");
+            fprintf(tap, "%s %d - %s %s%s%s\n", ok || skip ? "ok" : "not ok", i + 1, ex[i].id, ex[i].title, skip ? " # SKIP " : "",
+                    skip ? out[i].status : "");
+        }
+        fclose(tap);
+    }
+}
+
+int grade_main(const char *lesson_short, const GradeExercise *ex, int count, GradeSuiteBuilder build) {
+    const char *lesson = getenv("GRADE_LESSON") && *getenv("GRADE_LESSON") ? getenv("GRADE_LESSON") : lesson_short;
+    (void)grade_seed(); /* a GRADE_SEED that is not a number stops here, before anything runs */
+    const char *only = getenv("GRADE_EXERCISE");
+    if (only && *only) {
+        int known = 0;
+        for (int i = 0; i < count; i++) known |= !strcmp(ex[i].id, only);
+        if (!known) {
+            fprintf(stderr, "error: EX=%s: lesson %s has no such exercise; its exercises are", only, lesson);
+            for (int i = 0; i < count; i++) fprintf(stderr, " %s", ex[i].id);
+            fprintf(stderr, "\n");
+            return 2;
+        }
+    }
+    Outcome *out = calloc((size_t)count, sizeof *out);
+    int failed = 0;
+    char *compile_error = build_error();
+    SRunner *sr = NULL;
+    if (!compile_error) {
+        sr = srunner_create(build());
+        /* The judge's own code is trusted; the student's runs in the runner, which the judge bounds. */
+        srunner_set_fork_status(sr, CK_NOFORK);
+    }
+    for (int i = 0; i < count; i++) {
+        out[i].status = "not-run";
+        if (only && *only && strcmp(only, ex[i].id)) continue;
+#ifdef SIMCUDA
+        if (ex[i].needs_gpu) {
+            out[i].status = "needs-gpu";
+            continue;
+        }
+#endif
+        if (compile_error) {
+            out[i].status = "failed";
+            out[i].message = compile_error;
+        } else {
+            out[i] = run_exercise(sr, &ex[i]);
+        }
+    }
+    /* Nothing the student's code started may outlive the verdict, let alone rewrite it. */
+    judge_shutdown();
+    for (int i = 0; i < count; i++) {
+        print_outcome(&ex[i], &out[i]);
+        failed += !strcmp(out[i].status, "failed");
+    }
+    write_results(lesson, ex, out, count, compile_error != NULL);
     fflush(stdout);
-    srunner_free(sr);
+    if (sr) srunner_free(sr);
     return failed ? 1 : 0;
 }

@@ -11,7 +11,10 @@
  *   3. compares with the CPU reference through GRADE_EXPECT_FLOATS(), which fails the test with a
  *      diagnosis: how many elements differ, the largest error, the first mismatches, the seed,
  *      and the likely mistake when it recognises one.
- * No CUDA call happens in the parent process: Check forks each test, and the child owns CUDA.
+ * The test program is the *judge*: it is never linked with the student's code. The student's
+ * functions and every CUDA call run in a separate *runner* process (judge.h, runner.h), one per
+ * lesson, restarted after a crash; Check runs the tests in the judge's own process (CK_NOFORK),
+ * and the judge bounds each call's time and memory itself.
  */
 #ifndef COMMON_GRADE_H
 #define COMMON_GRADE_H
@@ -30,14 +33,18 @@ typedef struct {
     int points;        /**< weight on the scoreboard */
     const char *title; /**< one line: what the student writes */
     int needs_gpu;     /**< 1: cannot run on the simulator (e.g. cuBLAS); shown as waiting for a GPU there */
+    const char *kernels; /**< the kernel(s) the exercise must launch, space-separated (NULL: none, e.g. cuBLAS or
+                              host-only work); an exercise that passes without launching each of them fails */
 } GradeExercise;
 
 /** Builds the lesson's suite: one TCase per exercise, named by its id (grade_tcase() helps). */
 typedef Suite *(*GradeSuiteBuilder)(void);
 
-/** Runs the suite (each test forked, with a timeout), prints one line per exercise, writes
-    $GRADE_JSON (a JSON summary) and $GRADE_TAP (TAP) when set, and returns the exit status:
-    0 when every exercise that could run passed. */
+/** Runs the suite exercise by exercise (all, or the one named by $GRADE_EXERCISE), prints one line
+    per exercise, writes $GRADE_JSON (a JSON summary) and $GRADE_TAP (TAP) when set, and returns
+    the exit status: 0 when every exercise that could run passed, 1 when one failed, 2 for a bad
+    setting (an unknown exercise, a GRADE_SEED that is not a number). When the runner could not be
+    built (build-error.log beside it), every exercise fails with the compiler's message. */
 int grade_main(const char *lesson, const GradeExercise *exercises, int count, GradeSuiteBuilder build);
 
 /** A test case for exercise `id`, added to `suite`, with the standard timeout. Returns NULL for an
@@ -46,7 +53,8 @@ TCase *grade_tcase(Suite *suite, const GradeExercise *exercises, int count, cons
 
 /* ---- inputs ---- */
 
-/** The run's base seed: $GRADE_SEED if set, else a fixed default. Printed with every failure. */
+/** The run's base seed: $GRADE_SEED if set (a number, else the grader stops with an error), else a
+    fixed default. Printed with every failure. */
 uint64_t grade_seed(void);
 /** Fills a[0..n) with values uniform in [lo, hi), never exactly zero (zeros hide bugs). */
 void grade_fill_floats(float *a, size_t n, uint64_t seed, float lo, float hi);
@@ -100,6 +108,9 @@ char *grade_diff_bytes(const unsigned char *got, const unsigned char *want, cons
 #define GRADE_EXPECT_CUDA_OK(err, what) grade_expect_cuda_ok((int)(err), (what), __FILE__, __LINE__)
 
 void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int line);
+/** Holds the runner's default stream for `ms` milliseconds (a host function queued ahead of the
+    student's work), so that a function that forgets to wait returns before its kernel ran. */
+void grade_hold_default_stream(unsigned ms);
 void grade_expect_cuda_ok(int err, const char *what, const char *file, int line);
 
 /** Allocates or fails the test with a clear message (tests never continue on NULL). */

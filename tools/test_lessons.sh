@@ -4,7 +4,11 @@
 #   * the untouched skeleton fails every exercise cleanly (a diagnosis, no crash, no grader bug);
 #   * each wrong variant (tests/wrong/LESSON/NAME.patch) is rejected, with the diagnosis its
 #     `expect:` line names (or its `expect-sim:` / `expect-gpu:` line on that backend); a patch with
-#     a `backend: gpu` line is only tried on that backend.
+#     a `backend: gpu` line is only tried on that backend. A variant named attack_* is a student
+#     file that tries to get points without the work: it must end with 0 points in a valid JSON
+#     result that still says so a while after the grader finished (nothing it started may rewrite
+#     it), and must leave no /tmp/cuda-workbook-attack-* marker (its proof of a successful attack).
+# Each grading runs the lesson's judge with the variant's runner (see common/judge.h).
 # Ends with "lessons: N passed, M failed".
 set -u
 b=$1
@@ -12,20 +16,26 @@ shift
 backend=$(basename "$b")   # sim or gpu: a wrong variant may expect a different diagnosis on each
 pass=0
 fail=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/log
 ok() { pass=$((pass + 1)); echo "  ok    $1"; }
 bad() { fail=$((fail + 1)); echo "  FAIL  $1"; sed 's/^/        | /' "$log" | head -40; }
+# grade WHO LESSON: runs the judge on that runner, output in $log, JSON in $tmp/result.json
+grade() {
+  rm -f "$tmp/result.json"
+  GRADE_LESSON=$2 GRADE_JSON=$tmp/result.json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
+}
 
 for l in "$@"; do
   echo "== $l"
-  if "$b/solution/$l/test" >"$log" 2>&1; then ok "solution passes its grader"; else bad "solution fails its grader"; fi
+  if grade solution "$l"; then ok "solution passes its grader"; else bad "solution fails its grader"; fi
 
-  "$b/student/$l/test" >"$log" 2>&1
+  grade student "$l"
   rc=$?
   if [ $rc -eq 0 ]; then
     bad "untouched skeleton passes the grader (the tests cannot fail?)"
-  elif grep -q -E 'grader bug|Received signal|crashed' "$log"; then
+  elif grep -q -E 'grader bug|Received signal' "$log"; then
     bad "untouched skeleton crashes the grader instead of failing cleanly"
   elif grep -q -E '^[0-9]{2}\.[0-9]+ +PASS' "$log"; then
     bad "untouched skeleton passes some exercise"
@@ -43,13 +53,24 @@ for l in "$@"; do
     fi
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
-    "$b/wrong-$name/$l/test" >"$log" 2>&1
+    rm -f /tmp/cuda-workbook-attack-*
+    grade "wrong-$name" "$l"
     rc=$?
     if [ $rc -eq 0 ]; then
       bad "wrong variant '$name' was accepted"
     elif [ -n "$expect" ] && ! grep -q -F -- "$expect" "$log"; then
       echo "        expected the diagnosis to mention: $expect" >>"$log"
       bad "wrong variant '$name' was rejected, but without the expected diagnosis"
+    elif [[ $name == attack_* ]] && ! { sleep 1.5; python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) else 1)' "$tmp/result.json" 2>>"$log"; }; then
+      echo "        the JSON result is missing, invalid or gives points:" >>"$log"
+      cat "$tmp/result.json" >>"$log" 2>&1
+      bad "attack '$name' changed its result"
+    elif ls /tmp/cuda-workbook-attack-* >/dev/null 2>&1; then
+      echo "        markers: $(ls /tmp/cuda-workbook-attack-*)" >>"$log"
+      bad "attack '$name' got through the sandbox (it left its marker)"
     else
       ok "wrong variant '$name' is rejected: $expect"
     fi

@@ -10,6 +10,35 @@
 #define SIMCUDA 1
 #define CUDARTAPI
 #define CUDART_CB
+/* The toolkit headers' own include guards: code (NVIDIA's sample helpers among it) tests them to
+   see which APIs are present. */
+#ifndef __CUDA_RUNTIME_API_H__
+#define __CUDA_RUNTIME_API_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+#ifndef __VECTOR_TYPES_H__
+#define __VECTOR_TYPES_H__
+#endif
+#ifndef __BUILTIN_TYPES_H__
+#define __BUILTIN_TYPES_H__
+#endif
+#ifndef __HOST_DEFINES_H__
+#define __HOST_DEFINES_H__
+#endif
+#define __CUDA_API_VER_MAJOR__ 13
+#define __CUDA_API_VER_MINOR__ 0
+/* nvcc's own macros (__NVCC__, __CUDACC_VER_*__, and __CUDACC__ for .cu files) come from simcc.
+   No __CUDA_ARCH__: nvcc defines it only while compiling device code, and the simulator compiles
+   every function once, for the host. */
+
+/* Default arguments of the C++ API (nothing in C), as CUDA's headers give them. */
+#ifdef __cplusplus
+#define SIMCUDA_DV(v) = v
+#else
+#define SIMCUDA_DV(v)
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,20 +62,27 @@ typedef enum cudaError {
     cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
+    cudaErrorProfilerDisabled = 5,
+    cudaErrorDevicesUnavailable = 46,
     cudaErrorInvalidKernelImage = 200,
     cudaErrorNoKernelImageForDevice = 209,
+    cudaErrorPeerAccessUnsupported = 217,
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorSymbolNotFound = 500,
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
+    cudaErrorPeerAccessAlreadyEnabled = 704,
+    cudaErrorPeerAccessNotEnabled = 705,
     cudaErrorSetOnActiveProcess = 708,
     cudaErrorAssert = 710,
     cudaErrorHostMemoryAlreadyRegistered = 712,
     cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
+    cudaErrorNotPermitted = 800,
     cudaErrorNotSupported = 801,
     cudaErrorUnknown = 999
 } cudaError_t;
@@ -145,6 +181,45 @@ struct cudaDeviceProp {
 };
 typedef struct cudaDeviceProp cudaDeviceProp;
 
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+
+enum cudaLimit {
+    cudaLimitStackSize = 0x00,
+    cudaLimitPrintfFifoSize = 0x01,
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitDevRuntimeSyncDepth = 0x03,
+    cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05,
+    cudaLimitPersistingL2CacheSize = 0x06
+};
+
+/* What cudaFuncGetAttributes reports about a kernel. */
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+    int clusterDimMustBeSet;
+    int requiredClusterWidth;
+    int requiredClusterHeight;
+    int requiredClusterDepth;
+    int clusterSchedulingPolicyPreference;
+    int nonPortableClusterSizeAllowed;
+    int reserved[16];
+};
+typedef struct cudaFuncAttributes cudaFuncAttributes;
+
 enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerBlock = 1,
     cudaDevAttrMaxBlockDimX = 2,
@@ -157,15 +232,35 @@ enum cudaDeviceAttr {
     cudaDevAttrTotalConstantMemory = 9,
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrMaxPitch = 11,
+    cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
+    cudaDevAttrGpuOverlap = 15,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
+    cudaDevAttrPciBusId = 33,
+    cudaDevAttrPciDeviceId = 34,
+    cudaDevAttrTccDriver = 35,
+    cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrPciDomainId = 50,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrManagedMemory = 83,
+    cudaDevAttrIsMultiGpuBoard = 84,
+    cudaDevAttrPageableMemoryAccess = 88,
     cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106
 };
@@ -202,6 +297,24 @@ cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 cudaError_t cudaDriverGetVersion(int *driverVersion);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config);
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit);
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaThreadExit(void);
 
 /* ---- memory ---- */
 cudaError_t cudaMalloc(void **devPtr, size_t size);
@@ -212,14 +325,20 @@ cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
 cudaError_t cudaHostUnregister(void *ptr);
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags);
-cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream);
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags SIMCUDA_DV(cudaMemAttachGlobal));
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream SIMCUDA_DV(0));
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream SIMCUDA_DV(0));
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream SIMCUDA_DV(0));
 cudaError_t cudaMemset(void *devPtr, int value, size_t count);
-cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream);
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream SIMCUDA_DV(0));
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream SIMCUDA_DV(0));
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream SIMCUDA_DV(0));
+cudaError_t cudaPointerGetDevice(int *device, const void *ptr);
 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreate(cudaStream_t *pStream);
@@ -227,7 +346,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags SIMCUDA_DV(0));
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags);
 
@@ -235,7 +354,8 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream SIMCUDA_DV(0));
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream SIMCUDA_DV(0), unsigned int flags SIMCUDA_DV(0));
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
@@ -248,6 +368,14 @@ void simcuda_on_fatal(const char *message);
 /** Sets the thread schedule for later launches: "forward", "reverse" or "random[:seed]".
     Returns 0, or -1 for a string it does not understand. SIM_SCHEDULE sets the first one. */
 int simcuda_set_schedule(const char *schedule);
+/** Called for every launch that was accepted (queued to run), with the kernel's name as written at
+    the launch site. A harness may define it (the grader's runner counts launches per kernel). */
+void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block);
+/** How many device (and managed) allocations are live, and their bytes (either pointer may be NULL). */
+void simcuda_device_allocations(size_t *count, size_t *bytes);
+/** Where the simulated GPU is: "kernel 'k' (launched at f.cu:12), block (..), thread (..)" while a
+    kernel runs, "" on the host. Writes at most size bytes; returns the full length. */
+size_t simcuda_where(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

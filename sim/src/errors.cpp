@@ -71,6 +71,15 @@ using namespace simcuda;
 extern "C" {
 
 
+size_t simcuda_where(char *buf, size_t size) {
+    std::string w;
+    if (const LaunchRecord *L = current_launch())
+        w = std::string("kernel '") + L->cfg.site.kernel + "' (launched at " + L->cfg.site.file + ":" + std::to_string(L->cfg.site.line) + "), " +
+            current_coordinates();
+    if (size) snprintf(buf, size, "%s", w.c_str());
+    return w.size();
+}
+
 cudaError_t cudaGetLastError(void) {
     cudaError_t e = g_last_error;
     g_last_error = cudaSuccess;
@@ -144,6 +153,66 @@ void __assert_fail(const char *assertion, const char *file, unsigned int line, c
     fflush(stdout);
     fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
     abort();
+}
+
+} // extern "C"
+
+[[noreturn]] void simcuda_unsupported(const char *what) {
+    fatal("not supported by the simulator", what, "this program needs a GPU for that feature (build with BACKEND=gpu)");
+}
+
+/* ---- the few driver-API calls that <cuda.h> declares ---- */
+#include "cuda.h"
+
+extern "C" {
+
+static const struct {
+    CUresult code;
+    const char *name, *text;
+} kDriverErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+CUresult cuGetErrorName(CUresult e, const char **s) {
+    if (!s) return CUDA_ERROR_INVALID_VALUE;
+    for (const auto &d : kDriverErrors)
+        if (d.code == e) return *s = d.name, CUDA_SUCCESS;
+    *s = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorString(CUresult e, const char **s) {
+    if (!s) return CUDA_ERROR_INVALID_VALUE;
+    for (const auto &d : kDriverErrors)
+        if (d.code == e) return *s = d.text, CUDA_SUCCESS;
+    *s = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v) { return v ? (*v = CUDA_VERSION, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE; }
+CUresult cuDeviceGetCount(int *n) { return n ? (cudaGetDeviceCount(n), CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+    int n = 0;
+    cudaGetDeviceCount(&n);
+    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    if (ordinal < 0 || ordinal >= n) return CUDA_ERROR_INVALID_DEVICE;
+    *d = ordinal;
+    return CUDA_SUCCESS;
 }
 
 } // extern "C"

@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <map>
+#include <vector>
 #include <mutex>
 #include <sys/sysinfo.h>
 
@@ -94,8 +95,47 @@ void register_symbol(const void *addr, size_t size) {
     g_allocs[(uintptr_t)addr] = Allocation{size, MEM_SYMBOL};
 }
 
+static size_t host_ram() {
+    struct sysinfo si;
+    return sysinfo(&si) == 0 ? (size_t)si.totalram * si.mem_unit : (size_t)8 << 30;
+}
+
+/* SIM_DEVICE_MEMORY: bytes, or a number with K, M, G or T (powers of 1024). */
+size_t device_memory_size() {
+    static size_t total = 0;
+    if (!total) {
+        total = host_ram() / 2;
+        const char *e = getenv("SIM_DEVICE_MEMORY");
+        if (e && *e) {
+            char *end = nullptr;
+            double v = strtod(e, &end);
+            int shift = 0;
+            if (end && *end) {
+                switch (*end) {
+                case 'k': case 'K': shift = 10; break;
+                case 'm': case 'M': shift = 20; break;
+                case 'g': case 'G': shift = 30; break;
+                case 't': case 'T': shift = 40; break;
+                default: shift = -1;
+                }
+                if (shift >= 0 && end[1] && !((end[1] == 'B' || end[1] == 'b' || end[1] == 'i') && (!end[2] || (end[1] == 'i' && (end[2] == 'B' || end[2] == 'b') && !end[3]))))
+                    shift = -1;
+            }
+            if (end == e || shift < 0 || v < 1) warn(std::string("SIM_DEVICE_MEMORY=") + e + " is not a size such as 16G or 512M; using half the host's memory");
+            else total = (size_t)(v * (double)(1ull << shift));
+        }
+    }
+    return total;
+}
+
+static size_t g_device_bytes = 0; /* live cudaMalloc and cudaMallocManaged bytes */
+
 static void *allocate(size_t size, MemKind kind) {
     void *p = nullptr;
+    /* Out of memory is an error code, as on a GPU: device memory has the simulated device's size,
+       host allocations the host's (and AddressSanitizer is never asked for the impossible). */
+    bool device_side = kind == MEM_DEVICE || kind == MEM_MANAGED;
+    if (device_side ? size > device_memory_size() - g_device_bytes : size > host_ram()) return nullptr;
     /* 256-byte alignment, like cudaMalloc; exact size, so AddressSanitizer's red zone starts right
        after the last valid byte and an off-by-one access is caught. */
     if (posix_memalign(&p, 256, size ? size : 1) != 0) return nullptr;
@@ -103,6 +143,7 @@ static void *allocate(size_t size, MemKind kind) {
        result that was never written cannot pass as zero. */
     memset(p, 0xFF, size);
     g_allocs[(uintptr_t)p] = Allocation{size, kind};
+    if (device_side) g_device_bytes += size;
     if (kind == MEM_DEVICE && !g_device_mode) poison((uintptr_t)p, size, true);
     return p;
 }
@@ -117,6 +158,7 @@ static cudaError_t release(void *p, MemKind expected, MemKind also, const char *
         return record(cudaErrorInvalidValue);
     }
     poison(it->first, it->second.size, false);
+    if (it->second.kind == MEM_DEVICE || it->second.kind == MEM_MANAGED) g_device_bytes -= it->second.size;
     g_allocs.erase(it);
     free(p);
     return cudaSuccess;
@@ -136,15 +178,37 @@ static void fill_shared_poison(volatile unsigned char *p, size_t n) {
     for (size_t i = 0; i < n; i++) p[i] = kSharedPoison[i & 3];
 }
 
+/* The byte ranges of the section that hold __shared__ variables. With AddressSanitizer, simcc gives
+   the section red zones (-fsanitize-sections), so an access past the end of a static __shared__
+   array is caught like any other out-of-bounds access; the red zones must stay poisoned. */
+static std::vector<std::pair<size_t, size_t>> g_shared_runs;
+static bool g_shared_runs_known = false;
+
+bool in_static_shared(const void *p) {
+    return __start_simcuda_shared && (const char *)p >= __start_simcuda_shared && (const char *)p < __stop_simcuda_shared;
+}
+
 void poison_static_shared() {
     size_t n = static_shared_bytes();
     if (!n) return;
-    /* Byte loop rather than memset: the compiler may have put red zones between these variables,
-       and the poison pattern must not trip over them. The section is 16-byte aligned, so the
-       pattern lines up with every 4-byte variable in it. */
     volatile unsigned char *p = (volatile unsigned char *)__start_simcuda_shared;
-    poison((uintptr_t)p, n, false);
-    fill_shared_poison(p, n);
+    if (!g_shared_runs_known) {
+        g_shared_runs_known = true;
+#ifdef SIMCUDA_ASAN
+        size_t i = 0;
+        while (i < n) {
+            while (i < n && __asan_address_is_poisoned((const void *)(p + i))) i++;
+            size_t start = i;
+            while (i < n && !__asan_address_is_poisoned((const void *)(p + i))) i++;
+            if (i > start) g_shared_runs.push_back(std::make_pair(start, i - start));
+        }
+#else
+        g_shared_runs.push_back(std::make_pair((size_t)0, n));
+#endif
+    }
+    /* Byte loop rather than memset: the pattern must not trip over red zones. The section is 16-byte
+       aligned, so the pattern lines up with every 4-byte variable in it. */
+    for (const auto &r : g_shared_runs) fill_shared_poison(p + r.first, r.second);
 }
 
 static size_t g_dynamic_requested = 0;
@@ -246,28 +310,42 @@ using namespace simcuda;
 
 extern "C" {
 
-cudaError_t cudaMalloc(void **p, size_t size) {
-    if (!p) return record(cudaErrorInvalidValue);
-    *p = allocate(size, MEM_DEVICE);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+static cudaError_t out_of_memory(const char *fn, size_t size, MemKind kind) {
+    char b[300];
+    bool dev = kind == MEM_DEVICE || kind == MEM_MANAGED;
+    snprintf(b, sizeof b, "%s(%zu bytes): out of memory (%s %zu bytes); returns cudaErrorMemoryAllocation", fn, size,
+             dev ? "the simulated device has SIM_DEVICE_MEMORY =" : "the host has", dev ? device_memory_size() : host_ram());
+    warn(b);
+    return record(cudaErrorMemoryAllocation);
 }
 
-cudaError_t cudaMallocHost(void **p, size_t size) {
+static cudaError_t alloc_api(const char *fn, void **p, size_t size, MemKind kind) {
     if (!p) return record(cudaErrorInvalidValue);
-    *p = allocate(size, MEM_PINNED);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    *p = allocate(size, kind);
+    return *p ? cudaSuccess : out_of_memory(fn, size, kind);
 }
 
+cudaError_t cudaMalloc(void **p, size_t size) { return alloc_api("cudaMalloc", p, size, MEM_DEVICE); }
+cudaError_t cudaMallocHost(void **p, size_t size) { return alloc_api("cudaMallocHost", p, size, MEM_PINNED); }
 cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags) {
-    if (!p) return record(cudaErrorInvalidValue);
-    *p = allocate(size, (flags & cudaHostAllocMapped) ? MEM_MAPPED : MEM_PINNED);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    return alloc_api("cudaHostAlloc", p, size, (flags & cudaHostAllocMapped) ? MEM_MAPPED : MEM_PINNED);
+}
+cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) { return alloc_api("cudaMallocManaged", p, size, MEM_MANAGED); }
+
+/* Rows start at multiples of 512 bytes, an H200's texture pitch alignment. */
+cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height) {
+    if (!p || !pitch) return record(cudaErrorInvalidValue);
+    size_t row = (width + 511) / 512 * 512;
+    if (height && row > (size_t)-1 / height) return out_of_memory("cudaMallocPitch", (size_t)-1, MEM_DEVICE);
+    cudaError_t e = alloc_api("cudaMallocPitch", p, row * height, MEM_DEVICE);
+    if (e == cudaSuccess) *pitch = row;
+    return e;
 }
 
-cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int) {
-    if (!p) return record(cudaErrorInvalidValue);
-    *p = allocate(size, MEM_MANAGED);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+cudaError_t cudaPointerGetDevice(int *device, const void *ptr) {
+    if (!device || classify(ptr) == MEM_NONE) return record(cudaErrorInvalidValue);
+    *device = current_device();
+    return cudaSuccess;
 }
 
 cudaError_t cudaFree(void *p) {
@@ -300,11 +378,18 @@ cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int) {
     return cudaSuccess;
 }
 
+void simcuda_device_allocations(size_t *count, size_t *bytes) {
+    size_t c = 0, b = 0;
+    for (const auto &a : g_allocs)
+        if (a.second.kind == MEM_DEVICE || a.second.kind == MEM_MANAGED) c++, b += a.second.size;
+    if (count) *count = c;
+    if (bytes) *bytes = b;
+}
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
-    struct sysinfo si;
-    if (sysinfo(&si) != 0) return record(cudaErrorUnknown);
-    if (free_bytes) *free_bytes = (size_t)si.freeram * si.mem_unit;
-    if (total_bytes) *total_bytes = (size_t)si.totalram * si.mem_unit;
+    if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
+    *total_bytes = device_memory_size();
+    *free_bytes = device_memory_size() - g_device_bytes;
     return cudaSuccess;
 }
 

@@ -101,6 +101,9 @@ static const char *bad_config(const LaunchConfig &c, const void *func) {
     return why;
 }
 
+/* No default hook: weak, so it is null unless a harness (the grader's runner) defines it. */
+extern "C" void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) __attribute__((weak));
+
 void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     CUstream_st *s = resolve(c.stream);
     cudaError_t err = cudaSuccess;
@@ -111,6 +114,13 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     } else if (const char *w = bad_config(c, func)) {
         err = cudaErrorInvalidValue;
         why = w;
+    } else if (int lb = func_launch_bounds(func)) {
+        unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
+        if (threads > (unsigned long long)lb) {
+            err = cudaErrorLaunchOutOfResources; /* what a GPU says when a block exceeds the kernel's __launch_bounds__ */
+            why = "blockDim " + dims(c.block) + " is " + std::to_string(threads) + " threads, more than the kernel's __launch_bounds__(" +
+                  std::to_string(lb) + ")";
+        }
     }
     if (err) {
         /* The kernel does not run; CUDA reports it through cudaGetLastError(). We say so too, because a
@@ -123,6 +133,8 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
         delete body;
         return;
     }
+    if (simcuda_on_launch)
+        simcuda_on_launch(c.site.kernel, (unsigned long long)c.grid.x * c.grid.y * c.grid.z, (unsigned long long)c.block.x * c.block.y * c.block.z);
     LaunchRecord *rec = new LaunchRecord{c, body};
     enqueue(s, [rec] {
         run_kernel(*rec);
@@ -228,6 +240,49 @@ static cudaError_t memset_checked(const char *fn, void *p, int value, size_t cou
 }
 
 cudaError_t cudaMemset(void *p, int value, size_t count) { return memset_checked("cudaMemset", p, value, count, nullptr); }
+
+static cudaError_t memset_2d(const char *fn, void *p, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+    if (width > pitch) return record(cudaErrorInvalidValue);
+    if (!width || !height) return cudaSuccess;
+    /* the whole span must lie in one allocation: check its first and last byte */
+    if (cudaError_t e = memset_checked(fn, p, value, 0, stream)) return e;
+    const void *base = nullptr;
+    size_t size = 0;
+    if (classify(p, &base, &size) == MEM_NONE || (const char *)p + pitch * (height - 1) + width > (const char *)base + size) {
+        char b[256];
+        snprintf(b, sizeof b, "%s: %zu rows of %zu bytes, pitch %zu, from %p run past the end of its allocation; returns cudaErrorInvalidValue", fn, height,
+                 width, pitch, p);
+        warn(b);
+        return record(cudaErrorInvalidValue);
+    }
+    CUstream_st *s = resolve(stream);
+    if (!s) return record(cudaErrorInvalidResourceHandle);
+    enqueue(s, [=] {
+        for (size_t r = 0; r < height; r++) raw_set((char *)p + r * pitch, value, width);
+    });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height) {
+    return memset_2d("cudaMemset2D", p, pitch, value, width, height, nullptr);
+}
+cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height, cudaStream_t s) {
+    return memset_2d("cudaMemset2DAsync", p, pitch, value, width, height, s);
+}
+
+/* Every simulated device shares one address space, so a peer copy is an ordinary device copy. */
+static cudaError_t check_peer_devices(int a, int b) {
+    int n = device_count();
+    return (a < 0 || a >= n || b < 0 || b >= n) ? record(cudaErrorInvalidDevice) : cudaSuccess;
+}
+cudaError_t cudaMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t count) {
+    if (cudaError_t e = check_peer_devices(dd, sd)) return e;
+    return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t count, cudaStream_t s) {
+    if (cudaError_t e = check_peer_devices(dd, sd)) return e;
+    return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, s);
+}
 cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) { return memset_checked("cudaMemsetAsync", p, value, count, s); }
 
 cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
@@ -245,6 +300,18 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *ps) { return cudaStreamCreateWithFlags(ps, cudaStreamDefault); }
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *ps, unsigned int flags, int) { return cudaStreamCreateWithFlags(ps, flags); }
+cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority) {
+    if (!priority || !resolve(s)) return record(!priority ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle);
+    *priority = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int *flags) {
+    CUstream_st *st = resolve(s);
+    if (!flags || !st) return record(!flags ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle);
+    *flags = st->flags;
+    return cudaSuccess;
+}
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
     if (!g_streams.count(s)) return record(cudaErrorInvalidResourceHandle);
@@ -344,3 +411,5 @@ cudaError_t cudaDeviceReset(void) {
 }
 
 } // extern "C"
+
+extern "C" cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t stream, unsigned int) { return cudaEventRecord(e, stream); }

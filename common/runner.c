@@ -1,0 +1,287 @@
+/* runner.c -- the untrusted half of the grader: maps the judge's shared page, calls the student's
+   functions (and a few CUDA built-ins) when asked, and reports what they returned, which kernels
+   they launched and the device memory they left allocated. It never sees an expected answer.
+
+   The judge starts it with fd 3 = requests, fd 4 = replies, fd 5 = the shared memory (rpc.h),
+   standard output and error redirected to a file, in its own process group (and PID namespace
+   where the machine allows), with resource limits. Nothing here is trusted: the judge bounds and
+   checks every byte it reads back. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+static RpcPage *g_page;
+static unsigned char *g_base;
+static uintptr_t g_self_base;
+
+double rc_double(const RunnerCall *c, int i) {
+    double d;
+    memcpy(&d, &c->req->args[i].value, sizeof d);
+    return d;
+}
+
+/* ---- launches and allocations: what the student's code did, kept live in the reply so a
+   timeout can still say which kernel was last launched ---- */
+void track_launch(const char *kernel, uint64_t threads) {
+    RpcReply *r = &g_page->rep;
+    uint32_t n = r->nlaunches < RPC_MAX_LAUNCHES ? r->nlaunches : RPC_MAX_LAUNCHES;
+    for (uint32_t i = 0; i < n; i++)
+        if (!strncmp(r->launches[i].kernel, kernel, sizeof r->launches[i].kernel - 1)) {
+            r->launches[i].launches++;
+            r->launches[i].threads += threads;
+            return;
+        }
+    if (n == RPC_MAX_LAUNCHES) return;
+    snprintf(r->launches[n].kernel, sizeof r->launches[n].kernel, "%s", kernel);
+    r->launches[n].launches = 1;
+    r->launches[n].threads = threads;
+    r->nlaunches = n + 1;
+}
+
+#ifdef SIMCUDA
+/* The simulator calls these hooks itself. */
+void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) {
+    track_launch(kernel, blocks * threads_per_block);
+}
+void simcuda_on_fatal(const char *message) {
+    snprintf(g_page->rep.message, sizeof g_page->rep.message, "%s", message);
+    g_page->rep.fatal = 1;
+}
+static int tracking_start(void) { return 1; }
+static void live_allocations(uint64_t *count, uint64_t *bytes) {
+    size_t c = 0, b = 0;
+    simcuda_device_allocations(&c, &b);
+    *count = c;
+    *bytes = b;
+}
+static void where_am_i(char *buf, size_t size) { simcuda_where(buf, size); }
+#else
+int tracking_start_gpu(void);
+void live_allocations_gpu(uint64_t *count, uint64_t *bytes);
+static int tracking_start(void) { return tracking_start_gpu(); }
+static void live_allocations(uint64_t *count, uint64_t *bytes) { live_allocations_gpu(count, bytes); }
+static void where_am_i(char *buf, size_t size) { (void)size; buf[0] = '\0'; }
+#endif
+
+/* SIGUSR1 from the judge at a timeout: say where this process is, then wait to be killed. */
+static void on_where(int sig, siginfo_t *si, void *ctx) {
+    (void)sig;
+    (void)si;
+    RpcReply *r = &g_page->rep;
+    uintptr_t pc = 0;
+#if defined(__x86_64__)
+    pc = (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    pc = (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.pc;
+#else
+    (void)ctx;
+#endif
+    Dl_info info;
+    r->where_pc = 0;
+    if (pc && dladdr((void *)pc, &info) && (uintptr_t)info.dli_fbase == g_self_base) r->where_pc = pc - g_self_base;
+    where_am_i(r->where, sizeof r->where);
+    __atomic_store_n(&r->where_ready, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ---- built-ins: the CUDA calls the judge makes to prepare and read device buffers ---- */
+static void CUDART_CB sleep_ms(void *ms) {
+    struct timespec t = {(time_t)((uintptr_t)ms / 1000), (long)((uintptr_t)ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+#define A(i) (c->req->args[i].value)
+#define P(i) (c->ptr[i])
+static int64_t b_malloc(const RunnerCall *c) {
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, A(0));
+    c->rep->out[0] = (uintptr_t)p;
+    return e;
+}
+static int64_t b_free(const RunnerCall *c) { return cudaFree(P(0)); }
+static int64_t b_memcpy(const RunnerCall *c) { return cudaMemcpy(P(0), P(1), A(2), (enum cudaMemcpyKind)A(3)); }
+static int64_t b_memset(const RunnerCall *c) { return cudaMemset(P(0), (int)A(1), A(2)); }
+static int64_t b_sync(const RunnerCall *c) {
+    (void)c;
+    return cudaDeviceSynchronize();
+}
+static int64_t b_get_last_error(const RunnerCall *c) {
+    (void)c;
+    return cudaGetLastError();
+}
+static int64_t b_peek_last_error(const RunnerCall *c) {
+    (void)c;
+    return cudaPeekAtLastError();
+}
+static int64_t b_error_text(const RunnerCall *c) {
+    cudaError_t e = (cudaError_t)A(0);
+    snprintf((char *)P(1), c->req->args[1].bytes, "%s", cudaGetErrorName(e));
+    snprintf((char *)P(2), c->req->args[2].bytes, "%s", cudaGetErrorString(e));
+    return 0;
+}
+static int64_t b_device_count(const RunnerCall *c) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    c->rep->out[0] = (uint64_t)n;
+    return e;
+}
+static int64_t b_get_device(const RunnerCall *c) {
+    int d = 0;
+    cudaError_t e = cudaGetDevice(&d);
+    c->rep->out[0] = (uint64_t)d;
+    return e;
+}
+static int64_t b_properties(const RunnerCall *c) {
+    if (c->req->args[0].bytes < sizeof(struct cudaDeviceProp)) return cudaErrorInvalidValue;
+    return cudaGetDeviceProperties((struct cudaDeviceProp *)P(0), (int)A(1));
+}
+static int64_t b_versions(const RunnerCall *c) {
+    int rt = 0, drv = 0;
+    cudaError_t e = cudaRuntimeGetVersion(&rt);
+    cudaError_t f = cudaDriverGetVersion(&drv);
+    c->rep->out[0] = (uint64_t)rt;
+    c->rep->out[1] = (uint64_t)drv;
+    c->rep->out[2] = (uint64_t)f;
+    return e;
+}
+static int64_t b_malloc_host(const RunnerCall *c) {
+    void *p = NULL;
+    cudaError_t e = cudaMallocHost(&p, A(0));
+    c->rep->out[0] = (uintptr_t)p;
+    return e;
+}
+static int64_t b_free_host(const RunnerCall *c) { return cudaFreeHost(P(0)); }
+/* Copies between a pinned buffer and the data area: arg 0 pinned (runner address), arg 1 bytes. */
+static int64_t b_pinned_read(const RunnerCall *c) {
+    memcpy(P(1), P(0), c->req->args[1].bytes);
+    return 0;
+}
+static int64_t b_hold_stream(const RunnerCall *c) { return cudaLaunchHostFunc(0, sleep_ms, (void *)(uintptr_t)A(0)); }
+static int64_t b_schedule(const RunnerCall *c) {
+#ifdef SIMCUDA
+    return simcuda_set_schedule((const char *)P(0));
+#else
+    (void)c;
+    return 0;
+#endif
+}
+#undef A
+#undef P
+
+static const RunnerFunction kBuiltins[] = {
+    {"cuda.Malloc", b_malloc},           {"cuda.Free", b_free},
+    {"cuda.Memcpy", b_memcpy},           {"cuda.Memset", b_memset},
+    {"cuda.DeviceSynchronize", b_sync},  {"cuda.GetLastError", b_get_last_error},
+    {"cuda.PeekAtLastError", b_peek_last_error}, {"cuda.ErrorText", b_error_text},
+    {"cuda.GetDeviceCount", b_device_count}, {"cuda.GetDevice", b_get_device},
+    {"cuda.GetDeviceProperties", b_properties}, {"cuda.Versions", b_versions},
+    {"cuda.MallocHost", b_malloc_host},  {"cuda.FreeHost", b_free_host},
+    {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
+    {"sim.Schedule", b_schedule},        {NULL, NULL},
+};
+
+static RunnerFn lookup(const RunnerFunction *t, const char *name) {
+    for (; t->name; t++)
+        if (!strcmp(t->name, name)) return t->fn;
+    return NULL;
+}
+
+static int read_all(int fd, void *p, size_t n) {
+    unsigned char *b = p;
+    while (n) {
+        ssize_t k = read(fd, b, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void write_seq(uint64_t seq) {
+    while (write(RPC_FD_REPLY, &seq, sizeof seq) < 0 && errno == EINTR) {
+    }
+}
+
+/* Decodes one request into pointers; 0 when every buffer lies inside the mapping. */
+static int decode(const RpcRequest *q, RunnerCall *c) {
+    if (q->nargs > RPC_MAX_ARGS) return -1;
+    for (uint32_t i = 0; i < q->nargs; i++) {
+        const RpcArg *a = &q->args[i];
+        if (a->kind == RPC_ARG_VALUE || a->kind == RPC_ARG_DOUBLE || a->kind == RPC_ARG_PINNED) {
+            c->ptr[i] = (void *)(uintptr_t)a->value;
+        } else if (a->kind == RPC_ARG_IN || a->kind == RPC_ARG_INOUT) {
+            if (a->offset < RPC_DATA_OFFSET || a->offset > RPC_SHM_BYTES || a->bytes > RPC_SHM_BYTES - a->offset) return -1;
+            c->ptr[i] = a->value ? g_base + a->offset : NULL;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(void) {
+    void *m = mmap(NULL, RPC_SHM_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, RPC_FD_SHM, 0);
+    if (m == MAP_FAILED) {
+        fprintf(stderr, "runner: cannot map the judge's shared memory: %s (start it through the grader)\n", strerror(errno));
+        return 3;
+    }
+    g_base = m;
+    g_page = m;
+    if (g_page->magic != RPC_MAGIC) {
+        fprintf(stderr, "runner: the shared memory is not the judge's (start it through the grader)\n");
+        return 3;
+    }
+    Dl_info self;
+    if (dladdr((void *)main, &self)) g_self_base = (uintptr_t)self.dli_fbase;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_where;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigaction(SIGUSR1, &sa, NULL);
+    g_page->runner_pid_hint = (uint32_t)getpid();
+    int tracking = tracking_start();
+    write_seq(0); /* ready */
+
+    for (;;) {
+        uint64_t seq;
+        if (read_all(RPC_FD_REQUEST, &seq, sizeof seq)) return 0; /* the judge is done */
+        RpcRequest q = g_page->req;
+        q.name[RPC_NAME_BYTES - 1] = '\0';
+        RpcReply *r = &g_page->rep;
+        memset(r, 0, sizeof *r);
+        r->tracking = tracking;
+        RunnerCall c = {.req = &q, .rep = r};
+        RunnerFn fn = lookup(kBuiltins, q.name);
+        if (!fn) fn = lookup(runner_functions, q.name);
+        if (!fn) {
+            r->status = RPC_NO_SUCH_FUNCTION;
+        } else if (decode(&q, &c)) {
+            r->status = RPC_BAD_REQUEST;
+        } else {
+            /* Pinned buffers: the judge's bytes go in before the call and come back right after it. */
+            for (uint32_t i = 0; i < q.nargs; i++)
+                if (q.args[i].kind == RPC_ARG_PINNED && q.args[i].bytes) memcpy(c.ptr[i], g_base + q.args[i].offset, q.args[i].bytes);
+            if (q.student) live_allocations(&r->allocs_before, &r->bytes_before);
+            r->ret = fn(&c);
+            if (q.student) live_allocations(&r->allocs_after, &r->bytes_after);
+            for (uint32_t i = 0; i < q.nargs; i++)
+                if (q.args[i].kind == RPC_ARG_PINNED && q.args[i].bytes) memcpy(g_base + q.args[i].offset, c.ptr[i], q.args[i].bytes);
+        }
+        fflush(stdout);
+        fflush(stderr);
+        r->seq = seq;
+        write_seq(seq);
+    }
+}

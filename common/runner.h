@@ -1,0 +1,58 @@
+/**
+ * @file runner.h
+ * @brief The runner side of a lesson's calls: the table of student functions the judge may call,
+ *        and how a table entry reads its arguments.
+ *
+ * The runner is the only program linked with the student's `.cu` file. It is not linked with the
+ * CPU reference or the grader: it maps the judge's shared page, waits for a request, calls the
+ * named function and replies (common/runner.c). Each lesson lists its functions in
+ * `tests/calls_NN_topic.c`, in a section compiled with GRADE_RUNNER_SIDE defined:
+ *
+ *     static int64_t call_vector_add_gpu(const RunnerCall *c) {
+ *         return vector_add_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), rc_u64(c, 3), (unsigned)rc_u64(c, 4));
+ *     }
+ *     const RunnerFunction runner_functions[] = {{"vector_add_gpu", call_vector_add_gpu}, {NULL, NULL}};
+ */
+#ifndef COMMON_RUNNER_H
+#define COMMON_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rpc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One decoded request: the arguments, with host buffers already placed in the shared mapping. */
+typedef struct RunnerCall {
+    const RpcRequest *req;
+    void *ptr[RPC_MAX_ARGS]; /**< each argument as a pointer (device pointer, or where its bytes are) */
+    RpcReply *rep;           /**< built-ins may fill rep->out[] */
+} RunnerCall;
+
+typedef int64_t (*RunnerFn)(const RunnerCall *c);
+
+/** A function the judge may call by name. */
+typedef struct {
+    const char *name;
+    RunnerFn fn;
+} RunnerFunction;
+
+/** The lesson's table, ended by {NULL, NULL} (defined in tests/calls_NN_topic.c). */
+extern const RunnerFunction runner_functions[];
+
+/** Argument i as a pointer: a device pointer as given, or the runner's copy of host bytes. */
+static inline void *rc_ptr(const RunnerCall *c, int i) { return c->ptr[i]; }
+/** Argument i as an unsigned number. */
+static inline uint64_t rc_u64(const RunnerCall *c, int i) { return c->req->args[i].value; }
+/** Argument i as a signed number. */
+static inline int64_t rc_i64(const RunnerCall *c, int i) { return (int64_t)c->req->args[i].value; }
+/** Argument i as a double. */
+double rc_double(const RunnerCall *c, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
