@@ -1,6 +1,9 @@
 /* cuda_fp16.h -- CUDA half precision (__half, __half2) on the CPU: IEEE binary16 storage, conversions, arithmetic, comparisons */
 #ifndef SIMCUDA_CUDA_FP16_H
 #define SIMCUDA_CUDA_FP16_H
+#ifndef __CUDA_FP16_H__
+#define __CUDA_FP16_H__
+#endif
 
 #include <cmath>
 #include <cstdint>

@@ -2,6 +2,9 @@
    the kernel language: qualifiers, built-in variables, launches, barriers, warp operations. */
 #ifndef SIMCUDA_CUDA_RUNTIME_H
 #define SIMCUDA_CUDA_RUNTIME_H
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
 
 #include "cuda_runtime_api.h"
 #ifdef __cplusplus

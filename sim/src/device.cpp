@@ -2,6 +2,7 @@
    sim/README.md), device selection, versions, occupancy, and the thread schedule setting. */
 #include "internal.h"
 
+#include <map>
 #include <sys/sysinfo.h>
 
 namespace simcuda {
@@ -36,13 +37,26 @@ Schedule current_schedule() {
     return g_schedule;
 }
 
-static size_t host_memory() {
-    struct sysinfo si;
-    return sysinfo(&si) == 0 ? (size_t)si.totalram * si.mem_unit : (size_t)8 << 30;
+
+static std::map<const void *, std::pair<int, int>> &launch_bounds() {
+    static std::map<const void *, std::pair<int, int>> m; /* registered before main(), so built on first use */
+    return m;
+}
+int register_launch_bounds(const void *func, int max_threads, int min_blocks) {
+    launch_bounds()[func] = std::make_pair(max_threads, min_blocks);
+    return max_threads;
+}
+int func_launch_bounds(const void *func) {
+    if (!func) return 0;
+    auto &m = launch_bounds();
+    auto it = m.find(func);
+    return it == m.end() ? 0 : it->second.first;
 }
 
-int occupancy_blocks_per_sm(int block_size, size_t dynamic_smem) {
-    if (block_size <= 0 || block_size > 1024) return 0;
+int occupancy_blocks_per_sm(const void *func, int block_size, size_t dynamic_smem) {
+    int lb = func_launch_bounds(func);
+    if (block_size <= 0 || block_size > 1024 || (lb && block_size > lb)) return 0;
+    if (dynamic_smem > kMaxSharedPerBlockOptin) return 0;
     int warps = (block_size + 31) / 32;
     int by_threads = 64 / warps; /* 2048 threads = 64 warps per multiprocessor */
     int by_smem = (int)((228 * 1024) / (dynamic_smem + 1024));
@@ -50,18 +64,22 @@ int occupancy_blocks_per_sm(int block_size, size_t dynamic_smem) {
     return n < by_smem ? n : by_smem;
 }
 
-void occupancy_best_block(int *min_grid, int *block, size_t dynamic_smem, int block_limit) {
-    int best = 32, best_threads = 0;
+void occupancy_best_block(const void *func, int *min_grid, int *block, size_t (*smem)(int, const void *), const void *ctx, int block_limit) {
+    int best = 0, best_threads = 0;
     int limit = block_limit > 0 && block_limit < 1024 ? block_limit : 1024;
-    for (int b = 32; b <= limit; b += 32) {
-        int threads = occupancy_blocks_per_sm(b, dynamic_smem) * b;
-        if (threads >= best_threads) { /* ties go to the larger block, as CUDA's helper does */
+    int lb = func_launch_bounds(func);
+    if (lb && lb < limit) limit = lb;
+    /* From the largest block down, as CUDA's calculator does: ties go to the larger block. */
+    for (int b = (limit + 31) / 32 * 32; b >= 32; b -= 32) {
+        int size = b > limit ? limit : b;
+        int threads = occupancy_blocks_per_sm(func, size, smem(size, ctx)) * size;
+        if (threads > best_threads) {
             best_threads = threads;
-            best = b;
+            best = size;
         }
     }
-    if (block) *block = best;
-    if (min_grid) *min_grid = occupancy_blocks_per_sm(best, dynamic_smem) * kMultiProcessors;
+    *block = best;
+    *min_grid = best ? occupancy_blocks_per_sm(func, best, smem(best, ctx)) * kMultiProcessors : 0;
 }
 
 } // namespace simcuda
@@ -81,9 +99,30 @@ int simcuda_set_schedule(const char *s) {
 static int g_device = 0;
 static unsigned g_device_flags = 0;
 
+} // extern "C"
+
+/* SIM_DEVICES=n simulates n identical devices (default 1) that share the host's memory. */
+int simcuda::device_count() {
+    static int n = 0;
+    if (!n) {
+        const char *e = getenv("SIM_DEVICES");
+        n = 1;
+        if (e && *e) {
+            char *end = nullptr;
+            long v = strtol(e, &end, 10);
+            if (end && !*end && v >= 1 && v <= 16) n = (int)v;
+            else warn(std::string("SIM_DEVICES=") + e + " is not a number from 1 to 16; simulating 1 device");
+        }
+    }
+    return n;
+}
+int simcuda::current_device() { return g_device; }
+
+extern "C" {
+
 cudaError_t cudaGetDeviceCount(int *count) {
     if (!count) return record(cudaErrorInvalidValue);
-    *count = 1;
+    *count = device_count();
     return cudaSuccess;
 }
 
@@ -93,7 +132,11 @@ cudaError_t cudaGetDevice(int *d) {
     return cudaSuccess;
 }
 
-cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+cudaError_t cudaSetDevice(int d) {
+    if (d < 0 || d >= device_count()) return record(cudaErrorInvalidDevice);
+    g_device = d;
+    return cudaSuccess;
+}
 
 cudaError_t cudaSetDeviceFlags(unsigned int flags) {
     g_device_flags = flags;
@@ -110,11 +153,13 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     if (!p) return record(cudaErrorInvalidValue);
-    if (device != 0) return record(cudaErrorInvalidDevice);
+    if (device < 0 || device >= device_count()) return record(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "simcuda CPU simulator (sm_90-like)");
     memcpy(p->uuid.bytes, "simcuda-device-0", 16);
-    p->totalGlobalMem = host_memory();
+    p->uuid.bytes[15] = (char)('0' + device);
+    p->pciBusID = device + 1;
+    p->totalGlobalMem = device_memory_size();
     p->sharedMemPerBlock = kDefaultSharedPerBlock;
     p->regsPerBlock = 65536;
     p->warpSize = 32;
@@ -177,6 +222,26 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxPitch: *value = (int)p.memPitch; break;
+    case cudaDevAttrClockRate: *value = 1980000; break; /* kHz, an H200's boost clock */
+    case cudaDevAttrMemoryClockRate: *value = 2619000; break;
+    case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
+    case cudaDevAttrGpuOverlap: *value = 1; break;
+    case cudaDevAttrKernelExecTimeout: *value = 0; break;
+    case cudaDevAttrIntegrated: *value = 0; break;
+    case cudaDevAttrCanMapHostMemory: *value = 1; break;
+    case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
+    case cudaDevAttrConcurrentKernels: *value = 1; break;
+    case cudaDevAttrEccEnabled: *value = 0; break;
+    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
+    case cudaDevAttrPciDeviceId: *value = 0; break;
+    case cudaDevAttrPciDomainId: *value = 0; break;
+    case cudaDevAttrTccDriver: *value = 0; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrUnifiedAddressing: *value = 1; break;
+    case cudaDevAttrIsMultiGpuBoard: *value = 0; break;
+    case cudaDevAttrPageableMemoryAccess: *value = 0; break;
+    case cudaDevAttrCooperativeLaunch: *value = 1; break;
     default: return record(cudaErrorInvalidValue);
     }
     return cudaSuccess;

@@ -46,6 +46,7 @@ void enter_device_mode();
 void leave_device_mode();
 
 size_t static_shared_bytes();
+bool in_static_shared(const void *p);
 void poison_static_shared();
 void prepare_dynamic_shared(size_t bytes);
 int func_max_dynamic_smem(const void *func);
@@ -54,6 +55,17 @@ void set_last_error(cudaError_t e);
 /* Every failing runtime call also becomes the "last error", as in CUDA (cudaErrorNotReady from a
    query is a status, not an error). Returns e. */
 cudaError_t record(cudaError_t e);
+
+/* The simulated device's global memory (SIM_DEVICE_MEMORY, default half the host's RAM), shared by
+   cudaMalloc and cudaMallocManaged; memory.cpp. */
+size_t device_memory_size();
+int device_count();
+int current_device();
+/* Kernel printf's FIFO (cudaLimitPrintfFifoSize); printf.cpp. */
+size_t printf_fifo_size();
+void set_printf_fifo_size(size_t bytes);
+void printf_kernel_start();
+void printf_kernel_end();
 
 constexpr size_t kDefaultSharedPerBlock = 48 * 1024;
 constexpr size_t kMaxSharedPerBlockOptin = 227 * 1024;

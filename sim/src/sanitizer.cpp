@@ -69,6 +69,30 @@ static void on_asan_report(const char *report) {
                  (size_t)((unsigned char *)addr - dynamic_shared_arena), loc.c_str(), full.c_str());
         fatal("out-of-bounds shared memory access", buf, "index within the size passed as the third <<<>>> parameter");
     }
+    if (in_static_shared(addr) || (desc && !strcmp(desc, "global-buffer-overflow") && strstr(report, "simcuda_shared"))) {
+        /* ASan's report names the variable: "... of global variable 's' defined in 'f.cu:9:22' (0x..) of size 1024" */
+        std::string var = "a __shared__ variable";
+        const char *g = strstr(report, "global variable '");
+        if (g) {
+            g += strlen("global variable '");
+            const char *e = strchr(g, '\'');
+            const char *sz = strstr(g, "of size ");
+            if (e) var = "__shared__ variable '" + std::string(g, e - g) + "'";
+            if (sz) var += " (" + std::string(sz + 8, strcspn(sz + 8, "\n")) + " bytes)";
+            const char *r = strstr(report, "bytes to the right of");
+            const char *l = strstr(report, "bytes to the left of");
+            const char *num = r ? r : l;
+            if (num) {
+                const char *b = num;
+                while (b > report && b[-1] != ' ') b--;
+                while (b > report && b[-1] == ' ') b--;
+                while (b > report && b[-1] != ' ') b--;
+                var = std::string(b, num - b) + (r ? "bytes past the end of " : "bytes before the start of ") + var;
+            }
+        }
+        snprintf(buf, sizeof buf, "%zu-byte %s%s, %s%s", size, rw, loc.c_str(), var.c_str(), full.c_str());
+        fatal("out-of-bounds shared memory access", buf, "index a __shared__ array only within its declared size (on a GPU this is an illegal address)");
+    }
     if (desc && !strcmp(desc, "heap-buffer-overflow")) {
         /* find the allocation just before the address, to say how far past its end the access went */
         const void *b2 = nullptr;
@@ -138,5 +162,5 @@ __attribute__((constructor)) static void install_handlers() {
 #if defined(__SANITIZE_ADDRESS__)
 /* Leak reports would blame the simulator's long-lived pools; stack-use-after-return detection does
    not understand fiber switches. */
-extern "C" const char *__asan_default_options() { return "detect_leaks=0:detect_stack_use_after_return=0:handle_abort=1"; }
+extern "C" const char *__asan_default_options() { return "detect_leaks=0:detect_stack_use_after_return=0:handle_abort=1:allocator_may_return_null=1"; }
 #endif

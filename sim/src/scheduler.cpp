@@ -21,7 +21,7 @@ dim3 gridDim;
 
 namespace simcuda {
 
-enum ThreadState : unsigned char { T_NOT_STARTED, T_RUNNING, T_WAIT_BAR, T_WAIT_WARP, T_READY, T_DONE };
+enum ThreadState : unsigned char { T_NOT_STARTED, T_RUNNING, T_WAIT_BAR, T_WAIT_WARP, T_READY, T_DONE, T_WAIT_COAL };
 
 struct SimThread {
     uint3 idx;
@@ -50,6 +50,7 @@ struct Block {
     std::vector<unsigned> warp_gen;     /* completed warp operations, per warp */
     std::vector<unsigned> warp_done;    /* per warp: lanes that exited */
     std::vector<unsigned> warp_waiting; /* per warp: lanes waiting in a warp operation */
+    std::vector<unsigned> warp_coal;    /* per warp: lanes waiting in coalesced_threads() */
     ScheduleMode mode = SCHED_FORWARD;  /* this launch's schedule */
 };
 
@@ -198,6 +199,48 @@ static const char *warp_op_name(int op) {
 
 static std::string thread_name(const SimThread &t) { return fmt("thread (%u,%u,%u)", t.idx.x, t.idx.y, t.idx.z); }
 
+/* coalesced_threads(): the lanes of a warp that reach the same call together. A lane waits there
+   until every other live lane of its warp is blocked too (at a barrier, a warp operation, another
+   coalesced_threads() or exited); then the lanes at each call site form one group. */
+static void resolve_coalesced(unsigned w) {
+    Block &B = g_block;
+    unsigned base = w * 32;
+    for (unsigned l = 0; l < 32 && base + l < B.n; l++) {
+        unsigned char s = B.th[base + l].state;
+        if (s == T_NOT_STARTED || s == T_RUNNING || s == T_READY) return;
+    }
+    unsigned pending = B.warp_coal[w];
+    B.warp_coal[w] = 0;
+    while (pending) {
+        const SimThread &first = B.th[base + (unsigned)__builtin_ctz(pending)];
+        unsigned group = 0;
+        for (unsigned m = pending; m; m &= m - 1) {
+            const SimThread &u = B.th[base + (unsigned)__builtin_ctz(m)];
+            if (same_site(u, first)) group |= 1u << __builtin_ctz(m);
+        }
+        pending &= ~group;
+        for (unsigned m = group; m; m &= m - 1) {
+            SimThread &u = B.th[base + (unsigned)__builtin_ctz(m)];
+            u.wres = group;
+            make_ready(u);
+        }
+    }
+}
+
+unsigned coalesced_mask(const char *file, int line) {
+    if (!g_in_kernel || !g_cur) fatal("coalesced_threads() outside a kernel", fmt("called from host code at %s:%d", file, line));
+    Block &B = g_block;
+    SimThread &t = *g_cur;
+    unsigned w = t.tid / 32;
+    t.state = T_WAIT_COAL;
+    t.file = file;
+    t.line = line;
+    B.warp_coal[w] |= 1u << (t.tid & 31);
+    resolve_coalesced(w);
+    wait_here();
+    return (unsigned)t.wres;
+}
+
 static void thread_exit(SimThread &t) {
     Block &B = g_block;
     t.state = T_DONE;
@@ -213,6 +256,7 @@ static void thread_exit(SimThread &t) {
     /* A lane leaving while others of its warp wait for it in a warp operation. */
     unsigned lane = t.tid & 31, w = t.tid / 32;
     B.warp_done[w] |= 1u << lane;
+    if (B.warp_coal[w]) resolve_coalesced(w);
     for (unsigned waiting = B.warp_waiting[w]; waiting; waiting &= waiting - 1) {
         SimThread &u = B.th[w * 32 + (unsigned)__builtin_ctz(waiting)];
         if (u.wmask >> lane & 1)
@@ -260,7 +304,7 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
         B.bar_count = 0;
         B.bar_and = 1;
         B.bar_or = 0;
-    }
+    } else if (B.warp_coal[t.tid / 32]) resolve_coalesced(t.tid / 32);
     wait_here();
     return t.result;
 }
@@ -359,6 +403,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
         if (u.wmask != mask || u.wop != op) complete = false;
     }
     if (!complete) {
+        if (B.warp_coal[w]) resolve_coalesced(w);
         wait_here();
         return t.wres;
     }
@@ -388,9 +433,9 @@ static void report_deadlock() {
     int shown = 0;
     for (unsigned k = 0; k < B.n && shown < 4; k++) {
         SimThread &u = B.th[B.order[k]];
-        if (u.state == T_WAIT_BAR || u.state == T_WAIT_WARP) {
+        if (u.state == T_WAIT_BAR || u.state == T_WAIT_WARP || u.state == T_WAIT_COAL) {
             who += fmt("%s%s waits in %s at %s:%d", shown ? "; " : "", thread_name(u).c_str(),
-                       u.state == T_WAIT_BAR ? "__syncthreads()" : warp_op_name(u.wop), u.file, u.line);
+                       u.state == T_WAIT_BAR ? "__syncthreads()" : u.state == T_WAIT_COAL ? "coalesced_threads()" : warp_op_name(u.wop), u.file, u.line);
             shown++;
         }
     }
@@ -420,6 +465,7 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
     B.warp_gen.assign((B.n + 31) / 32, 0);
     B.warp_done.assign((B.n + 31) / 32, 0);
     B.warp_waiting.assign((B.n + 31) / 32, 0);
+    B.warp_coal.assign((B.n + 31) / 32, 0);
     /* Hand the block to a fiber; control comes back here when no thread can run any more. */
     fiber_switch(fiber_main_context(), get_fiber());
     g_cur = nullptr;
@@ -456,6 +502,7 @@ void run_kernel(const LaunchRecord &L) {
     }
     g_launch = &L;
     g_in_kernel = true;
+    printf_kernel_start();
     enter_device_mode();
     for (unsigned long long k = 0; k < nblocks; k++) {
         unsigned long long b = permute ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
@@ -463,6 +510,7 @@ void run_kernel(const LaunchRecord &L) {
         run_block(L, bx, by, bz, order);
     }
     leave_device_mode();
+    printf_kernel_end();
     g_in_kernel = false;
     g_launch = nullptr;
 }

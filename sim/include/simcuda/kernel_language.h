@@ -17,18 +17,30 @@
 #ifndef __CUDACC__
 #define __CUDACC__ 1
 #endif
+#ifndef __NVCC__
+#define __NVCC__ 1
+#endif
+#ifndef __CUDACC_VER_MAJOR__
 #define __CUDACC_VER_MAJOR__ 13
 #define __CUDACC_VER_MINOR__ 0
-#define __NVCC__ 1
+#define __CUDACC_VER_BUILD__ 88
+#endif
 
 /* Qualifiers. Host and device are one address space here, so most of them mean nothing. */
+/* simcc marks kernels (and their launch bounds) so that it can tell kernel templates, whose
+   arguments a launch deduces, from ordinary kernels; a plain C++ compile sees nothing. */
+#ifdef __SIMCUDA_REWRITE__
+#define __global__ __simcuda_global__
+#define __launch_bounds__(...) __simcuda_launch_bounds__(__VA_ARGS__)
+#else
 #define __global__
+#define __launch_bounds__(...)
+#endif
 #define __device__
 #define __host__
 #define __constant__
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __launch_bounds__(...)
 #define __grid_constant__
 /* Blocks run one after another on one OS thread, so a function-local static is exactly "one copy
    per block". simcc turns the marker into a static in the section "simcuda_shared", which lets the
@@ -57,6 +69,8 @@ enum WarpOp { W_SYNC, W_SHFL, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_AN
 /* Every lane of `mask` meets here; returns this lane's result (the shuffled bits, or the vote). */
 uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line);
 unsigned active_mask();
+/* coalesced_threads(): the lanes of this warp that reach this call together (scheduler.cpp). */
+unsigned coalesced_mask(const char *file, int line);
 unsigned lane_id();
 
 /* ---- launches (sim/src/launch.cpp) ---- */
@@ -129,14 +143,44 @@ void operator*(void (*k)(P...), PendingLaunch<A...> &&pl) {
     launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
 }
 
+/* A launch of a kernel template without (all) its template arguments, `k<<<g, b>>>(a...)`:
+   simcc passes a lambda that calls k(a...), so C++ deduces the arguments as for an ordinary call,
+   and a second one that names the specialisation taking exactly the argument types, when there is
+   one (for cudaFuncSetAttribute and __launch_bounds__; otherwise the launch has no identity). */
+template <class L, class G>
+struct DeducedKernel {
+    L call;
+    G addr;
+};
+template <class L, class G>
+inline DeducedKernel<L, G> deduced(L l, G g) { return DeducedKernel<L, G>{l, g}; }
+template <class... A>
+struct FnTag {
+    typedef void (*fptr)(A...);
+};
+
+template <class L, class G, class... A>
+void operator*(DeducedKernel<L, G> k, PendingLaunch<A...> &&pl) {
+    const void *id = nullptr;
+    if constexpr (std::is_invocable<G, FnTag<A...> *>::value) id = (const void *)k.addr((FnTag<A...> *)nullptr);
+    int i = 0;
+    std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, pl.args);
+    launch(pl.cfg, id, new BoundKernel<L, A...>(k.call, std::move(pl.args)));
+}
+
+/* __launch_bounds__(maxThreads, minBlocks) of an ordinary kernel, registered by simcc's rewrite. */
+int register_launch_bounds(const void *func, int max_threads, int min_blocks);
+int func_launch_bounds(const void *func);
+
 /* Dynamic shared memory (`extern __shared__ T s[]`, rewritten by simcc): one arena, reused by
    every block; the runtime poisons the requested bytes at each block start. */
 extern unsigned char *dynamic_shared_arena;
 
 void set_func_max_dynamic_smem(const void *func, int bytes);
 void register_symbol(const void *addr, size_t size);
-int occupancy_blocks_per_sm(int block_size, size_t dynamic_smem);
-void occupancy_best_block(int *min_grid, int *block, size_t dynamic_smem, int block_limit);
+int occupancy_blocks_per_sm(const void *func, int block_size, size_t dynamic_smem);
+/* smem(block_size) gives the dynamic shared memory of a block of that size. */
+void occupancy_best_block(const void *func, int *min_grid, int *block, size_t (*smem)(int, const void *), const void *ctx, int block_limit);
 
 } // namespace simcuda
 
@@ -187,6 +231,17 @@ inline T shfl_at(const char *f, int l, int op, unsigned mask, T var, int arg, in
 } // namespace simcuda
 
 #include "simcuda/atomics.h"
+
+/* Stops the program: a CUDA feature the simulator cannot provide was used (what names it). */
+[[noreturn]] void simcuda_unsupported(const char *what);
+
+/* printf in CUDA sources: a kernel's output goes through a FIFO of cudaLimitPrintfFifoSize bytes
+   (1 MiB) per launch and what overflows is dropped, as on a GPU (sim/src/runtime_extras.cpp). */
+extern "C" int simcuda_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+namespace std { using ::simcuda_printf; }
+#ifdef __SIMCUDA_REWRITE__
+#define printf(...) simcuda_printf(__VA_ARGS__)
+#endif
 
 /* ---- C++ overloads of the runtime API ---- */
 template <class T>
@@ -247,14 +302,50 @@ inline cudaError_t cudaFuncSetAttribute(T *func, cudaFuncAttribute attr, int val
 template <class T>
 inline cudaError_t cudaFuncSetCacheConfig(T *, cudaFuncCache) { return cudaSuccess; }
 template <class T>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num, T *, int block_size, size_t dynamic_smem) {
-    *num = simcuda::occupancy_blocks_per_sm(block_size, dynamic_smem);
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num, T *func, int block_size, size_t dynamic_smem) {
+    if (!num) return cudaErrorInvalidValue;
+    *num = simcuda::occupancy_blocks_per_sm((const void *)func, block_size, dynamic_smem);
     return cudaSuccess;
 }
 template <class T>
-inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, T, size_t dynamic_smem = 0, int block_limit = 0) {
-    simcuda::occupancy_best_block(min_grid, block, dynamic_smem, block_limit);
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num, T *func, int block_size, size_t dynamic_smem, unsigned int) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num, func, block_size, dynamic_smem);
+}
+template <class UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *min_grid, int *block, T func, UnaryFunction smem_of_block,
+                                                                           int block_limit = 0, unsigned int = 0) {
+    if (!min_grid || !block) return cudaErrorInvalidValue;
+    simcuda::occupancy_best_block((const void *)func, min_grid, block,
+                                  [](int b, const void *ctx) { return (size_t)(*(const UnaryFunction *)ctx)(b); }, &smem_of_block, block_limit);
     return cudaSuccess;
+}
+template <class UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *min_grid, int *block, T func, UnaryFunction smem_of_block, int block_limit = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(min_grid, block, func, smem_of_block, block_limit, 0);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block, T func, size_t dynamic_smem = 0, int block_limit = 0,
+                                                               unsigned int = 0) {
+    if (!min_grid || !block) return cudaErrorInvalidValue;
+    simcuda::occupancy_best_block((const void *)func, min_grid, block, [](int, const void *ctx) { return *(const size_t *)ctx; }, &dynamic_smem,
+                                  block_limit);
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, T func, size_t dynamic_smem = 0, int block_limit = 0) {
+    return cudaOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block, func, dynamic_smem, block_limit, 0);
+}
+template <class T>
+inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, T *, int num_blocks, int block_size) {
+    if (!smem || num_blocks <= 0 || block_size <= 0) return cudaErrorInvalidValue;
+    size_t per = (size_t)(228 * 1024) / (size_t)num_blocks;
+    per = per > 1024 ? per - 1024 : 0;
+    *smem = per < (size_t)(227 * 1024) ? per : (size_t)(227 * 1024);
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, T *func) {
+    return ::cudaFuncGetAttributes(attr, (const void *)func);
 }
 
 #endif
