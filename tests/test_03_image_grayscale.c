@@ -17,9 +17,9 @@
 #include "grayscale.h"
 
 static const GradeExercise kExercises[] = {
-    {"03.1", 4, "grayscale_kernel + grayscale_gpu: 2D grid and blocks, row-major pixels, edge guard", 0},
-    {"03.2", 3, "rotate90_kernel + rotate90_gpu: a quarter turn clockwise of a non-square image", 0},
-    {"03.3", 3, "grayscale_wide_kernel + grayscale_wide_gpu: 16 pixels per thread with 16-byte loads", 0},
+    {"03.1", 4, "grayscale_kernel + grayscale_gpu: 2D grid and blocks, row-major pixels, edge guard", 0, "grayscale_kernel"},
+    {"03.2", 3, "rotate90_kernel + rotate90_gpu: a quarter turn clockwise of a non-square image", 0, "rotate90_kernel"},
+    {"03.3", 3, "grayscale_wide_kernel + grayscale_wide_gpu: 16 pixels per thread with 16-byte loads", 0, "grayscale_wide_kernel"},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
