@@ -17,8 +17,8 @@
 #include "matmul_tiled.h"
 
 static const GradeExercise kExercises[] = {
-    {"05.1", 4, "matmul_tiled_kernel + matmul_tiled_gpu: 16 x 16 tiles in shared memory, two barriers, zero-padded edges", 0},
-    {"05.2", 6, "matmul_register_tiled_kernel + matmul_register_tiled_gpu: each thread computes a tile of C in registers", 0},
+    {"05.1", 4, "matmul_tiled_kernel + matmul_tiled_gpu: 16 x 16 tiles in shared memory, two barriers, zero-padded edges", 0, "matmul_tiled_kernel"},
+    {"05.2", 6, "matmul_register_tiled_kernel + matmul_register_tiled_gpu: each thread computes a tile of C in registers", 0, "matmul_register_tiled_kernel"},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
