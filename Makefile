@@ -257,6 +257,10 @@ docs: ## build the HTML docs (lesson pages, annotated sources, plots) into build
 	$(Q)python3 tools/docs_check_links.py $(BUILD)/docs/html
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
+.PHONY: test-docs
+test-docs: docs ## open the built docs in headless Chromium: links, images, lesson order, theme, phone width; screenshots in build/docs/screenshots
+	$(Q)python3 tools/browser_test.py $(BUILD)/docs/html $(BUILD)/docs/screenshots
+
 # ---------------------------------------------------------------------------------------------
 # Workbook self-tests: every solution passes its grader, every untouched skeleton fails cleanly,
 # every wrong variant is rejected with the expected diagnosis.
@@ -281,7 +285,7 @@ test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator tes
 	$(Q)ARCH=$(ARCH) bash tools/parity.sh
 
 .PHONY: test
-test: test-sim test-common docs test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants)
+test: test-sim test-common docs test-docs test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants)
 
 .PHONY: clean
 clean: ## remove build/

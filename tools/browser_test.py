@@ -193,11 +193,11 @@ LAYOUT_JS = r"""
   const wide = document.documentElement.scrollWidth - window.innerWidth;
   const wrapped = [];
   for (const frag of document.querySelectorAll('div.fragment')) {
-    const lines = [...frag.querySelectorAll('div.line')].filter(l => l.textContent.length);
-    if (!lines.length) continue;
-    const hs = lines.map(l => l.getBoundingClientRect().height).sort((a, b) => a - b);
-    const typical = hs[Math.floor(hs.length / 2)];
-    for (const l of lines) if (l.getBoundingClientRect().height > 1.5 * typical) wrapped.push(l.textContent.slice(0, 60));
+    for (const l of frag.querySelectorAll('div.line')) {
+      const st = getComputedStyle(l);
+      const one = parseFloat(st.lineHeight) || 1.6 * parseFloat(st.fontSize);  // the height of one line
+      if (l.getBoundingClientRect().height > 1.5 * one) wrapped.push(l.textContent.slice(0, 60));
+    }
   }
   return {wide, wrapped};
 })()

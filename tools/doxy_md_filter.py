@@ -230,7 +230,7 @@ def lesson_nav(path, where):
 
 
 def figure(src, alt, caption):
-    return ('\n<div class="figure"><img src="%s" alt="%s"/><div class="caption">%s</div></div>\n'
+    return ('<div class="figure"><img src="%s" alt="%s"/><div class="caption">%s</div></div>'
             % (src, html.escape(alt), caption))
 
 
@@ -245,7 +245,7 @@ def plot_figures(prefix, what):
         csv_rel = "docs/results/%s.csv" % name
         figs.append(figure("plots/%s.svg" % name, "%s: %s" % (what, name),
                            "%s, drawn from <code>%s</code> by <code>tools/docs_plots.py</code>" % (what, csv_rel)))
-    return "".join(figs)
+    return "\n\n".join(figs)
 
 
 def add_to_section(text, heading, addition):
@@ -255,7 +255,7 @@ def add_to_section(text, heading, addition):
         return text
     nxt = re.search(r"^#{1,2} ", text[m.end():], re.M)
     at = m.end() + nxt.start() if nxt else len(text)
-    return text[:at].rstrip("\n") + "\n" + addition + "\n" + text[at:]
+    return text[:at].rstrip("\n") + "\n\n" + addition + "\n\n" + text[at:]
 
 
 def lesson_page(path, text):
@@ -264,12 +264,13 @@ def lesson_page(path, text):
     first = text.find("\n") + 1
     text = text[:first] + "\n" + lesson_nav(path, "top") + "\n" + text[first:]
     text = add_to_section(text, "## Benchmark", plot_figures("lesson-%s-" % num, "Lesson %s benchmark" % num))
-    pics = sorted(glob.glob(os.path.join(PICTURES, "%s-*.png" % num)))
+    # the input first, then the outputs
+    pics = sorted(glob.glob(os.path.join(PICTURES, "%s-*.png" % num)), key=lambda p: ("input" not in p, p))
     if pics:
         figs = "".join(figure("pictures/" + os.path.basename(p), os.path.basename(p),
-                              "<code>%s</code>, written by <code>make run LESSON=%s SOLUTION=1</code>"
-                              % (os.path.basename(p), num)) for p in pics)
-        text = add_to_section(text, "## Run it", '<div class="figures">%s</div>' % figs)
+                              "<code>%s</code>" % os.path.basename(p)) for p in pics)
+        text = add_to_section(text, "## Run it", '<div class="figures">%s</div>\n\nThe pictures above were written by '
+                              '`make run LESSON=%s SOLUTION=1`.' % (figs, num))
     hints_label, _ = heading_of(os.path.join(os.path.dirname(path), "hints.md"))
     hints = ("\nStuck? `make hint LESSON=%s` shows the hints one at a time; all of them: @subpage %s \"Hints for lesson %s\".\n"
              % (num, hints_label, num)) if hints_label else ""
@@ -321,7 +322,7 @@ def main(path):
     if "<!-- docs:lessons -->" in text:
         text = text.replace("<!-- docs:lessons -->", lesson_list())
     if "<!-- docs:plots -->" in text:
-        figs = plot_figures("overview-", "Every lesson benchmark") + plot_figures("lesson-", "Benchmark")
+        figs = plot_figures("overview-", "Every lesson benchmark") + "\n\n" + plot_figures("lesson-", "Benchmark")
         text = text.replace("<!-- docs:plots -->", figs or
                             "*(No plots: gnuplot was not installed when these pages were built; "
                             "`apt-get install gnuplot-nox`, then `make docs`.)*")
