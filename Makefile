@@ -78,7 +78,7 @@ $(BUILD)/simtest/programs/%: tests/sim/programs/%.cu $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$<)
 	$(Q)$(SIMCC) -O1 -g -o $@ $<
-$(BUILD)/simtest/samples/%: tests/sim/samples/%.cu tests/sim/samples/sample_helpers.h $(SIMLIB) $(SIMCC)
+$(BUILD)/simtest/samples/%: tests/sim/samples/%.cu $(wildcard tests/sim/samples/*.h) $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$<)
 	$(Q)$(SIMCC) -O1 -g -o $@ $<

@@ -7,6 +7,9 @@
    enumerations are cuBLAS's own, so a status printed here means the same as on a GPU. */
 #ifndef SIMCUDA_CUBLAS_V2_H
 #define SIMCUDA_CUBLAS_V2_H
+#ifndef CUBLAS_API_H_
+#define CUBLAS_API_H_
+#endif
 
 #include "cuda_runtime_api.h"
 

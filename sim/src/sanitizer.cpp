@@ -70,25 +70,24 @@ static void on_asan_report(const char *report) {
         fatal("out-of-bounds shared memory access", buf, "index within the size passed as the third <<<>>> parameter");
     }
     if (in_static_shared(addr) || (desc && !strcmp(desc, "global-buffer-overflow") && strstr(report, "simcuda_shared"))) {
-        /* ASan's report names the variable: "... of global variable 's' defined in 'f.cu:9:22' (0x..) of size 1024" */
+        /* ASan's report names the nearest variables: "ADDR is located N bytes to the right of global
+           variable 's' defined in 'f.cu:9:22' (0x..) of size 1024"; take the closest one. */
         std::string var = "a __shared__ variable";
-        const char *g = strstr(report, "global variable '");
-        if (g) {
-            g += strlen("global variable '");
-            const char *e = strchr(g, '\'');
-            const char *sz = strstr(g, "of size ");
-            if (e) var = "__shared__ variable '" + std::string(g, e - g) + "'";
-            if (sz) var += " (" + std::string(sz + 8, strcspn(sz + 8, "\n")) + " bytes)";
-            const char *r = strstr(report, "bytes to the right of");
-            const char *l = strstr(report, "bytes to the left of");
-            const char *num = r ? r : l;
-            if (num) {
-                const char *b = num;
-                while (b > report && b[-1] != ' ') b--;
-                while (b > report && b[-1] == ' ') b--;
-                while (b > report && b[-1] != ' ') b--;
-                var = std::string(b, num - b) + (r ? "bytes past the end of " : "bytes before the start of ") + var;
-            }
+        unsigned long best = ~0ul;
+        for (const char *l = strstr(report, "is located "); l; l = strstr(l + 1, "is located ")) {
+            unsigned long dist = 0, vsize = 0;
+            char side[8] = "", name[128] = "", where[256] = "";
+            if (sscanf(l, "is located %lu bytes to the %7s of global variable '%127[^']' defined in '%255[^']' (%*[^)]) of size %lu", &dist, side, name,
+                       where, &vsize) != 5)
+                continue;
+            bool right = !strcmp(side, "right");
+            if (dist > best || (dist == best && !right)) continue;
+            best = dist;
+            std::string w = where;
+            size_t col = w.rfind(':');
+            if (col != std::string::npos && w.find(':') != col) w = w.substr(0, col);
+            var = std::to_string(dist) + (right ? " bytes past the end of" : " bytes before the start of") + " __shared__ variable '" + name + "' (" +
+                  std::to_string(vsize) + " bytes, declared at " + w + ")";
         }
         snprintf(buf, sizeof buf, "%zu-byte %s%s, %s%s", size, rw, loc.c_str(), var.c_str(), full.c_str());
         fatal("out-of-bounds shared memory access", buf, "index a __shared__ array only within its declared size (on a GPU this is an illegal address)");

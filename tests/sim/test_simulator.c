@@ -14,11 +14,14 @@ typedef struct {
     char out[65536]; /* stdout and stderr together */
 } RunResult;
 
-/* Runs $SIMTEST_DIR/<program> <arg> with SIM_SCHEDULE=<schedule> (when given). */
-static void run_program(const char *program, const char *arg, const char *schedule, RunResult *r) {
+/* Runs $SIMTEST_DIR/<program> <arg> with SIM_SCHEDULE=<schedule> (when given) and one more
+   environment setting env ("NAME=VALUE", when given); a program path with a '/' at its start runs
+   as is (a command such as tools/simcc, with arg as its first argument and env as its second). */
+static void run_program_env(const char *program, const char *arg, const char *schedule, const char *env, RunResult *r) {
     const char *dir = getenv("SIMTEST_DIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : "build/simtest", program);
+    if (program[0] == '/' || program[0] == '.') snprintf(path, sizeof path, "%s", program);
+    else snprintf(path, sizeof path, "%s/%s", dir ? dir : "build/simtest", program);
     int fds[2];
     ck_assert_int_eq(pipe(fds), 0);
     pid_t pid = fork();
@@ -28,7 +31,9 @@ static void run_program(const char *program, const char *arg, const char *schedu
         close(fds[0]);
         if (schedule) setenv("SIM_SCHEDULE", schedule, 1);
         else unsetenv("SIM_SCHEDULE");
-        execl(path, path, arg, (char *)NULL);
+        if (env && program[0] != '.') putenv((char *)env);
+        if (program[0] == '.') execl(path, path, arg, env, (char *)NULL);
+        else execl(path, path, arg, (char *)NULL);
         fprintf(stderr, "cannot run %s (build it with `make test-sim`)\n", path);
         _exit(127);
     }
@@ -43,6 +48,10 @@ static void run_program(const char *program, const char *arg, const char *schedu
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static void run_program(const char *program, const char *arg, const char *schedule, RunResult *r) {
+    run_program_env(program, arg, schedule, NULL, r);
+}
+
 static void expect_output(const RunResult *r, const char *what, const char *needle) {
     ck_assert_msg(strstr(r->out, needle) != NULL, "%s: expected \"%s\" in the output, got:\n%s", what, needle, r->out);
 }
@@ -54,7 +63,7 @@ static const char *const kSamples[] = {
     "samples/streams_events", "samples/callbacks", "samples/zero_copy", "samples/template_kernels",
     "samples/shuffle_scan", "samples/cooperative_groups", "samples/half_precision", "samples/dynamic_shared",
     "samples/constant_memory", "samples/device_query", "samples/error_handling", "samples/managed_memory",
-    "samples/memcpy2d", "samples/printf_kernel", "samples/occupancy", "samples/multi_file",
+    "samples/memcpy2d", "samples/printf_kernel", "samples/occupancy", "samples/multi_file", "samples/helper_style_sample",
 };
 #define N_SAMPLES (int)(sizeof kSamples / sizeof kSamples[0])
 
@@ -141,7 +150,8 @@ static const PlantedBug kBugs[] = {
     {"dyn-shared", "out-of-bounds shared memory access in kernel 'dynamic_shared_overrun'", "byte offset 16 of extern __shared__"},
     {"assert", "device-side assert in kernel 'asserts_positive'", "thread (50,0,0)"},
     {"host-pointer", "host pointer passed to a kernel", "argument 1 of kernel 'write_all'"},
-    {"host-reads-device", "host access to device memory", "planted_bugs.cu:129"},
+    {"host-reads-device", "host access to device memory", "planted_bugs.cu:139"},
+    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:96)"},
 };
 #define N_BUGS (int)(sizeof kBugs / sizeof kBugs[0])
 
@@ -158,10 +168,75 @@ START_TEST(test_each_planted_bug_is_diagnosed_in_one_message) {
 }
 END_TEST
 
+START_TEST(test_static_shared_overrun_names_the_line) {
+    RunResult r;
+    run_program("programs/planted_bugs", "static-shared", NULL, &r);
+    expect_output(&r, "static-shared", "planted_bugs.cu:99");
+}
+END_TEST
+
 START_TEST(test_shared_memory_read_before_write_is_poisoned) {
     RunResult r;
     run_program("programs/planted_bugs", "unwritten-shared", NULL, &r);
     expect_output(&r, "shared memory starts as NaN at every block", "c[20] = -nan");
+}
+END_TEST
+
+/* ---- Compat: ordinary CUDA code taken unchanged (issue 8), one mode of programs/cuda_compat per cause ---- */
+
+typedef struct {
+    const char *mode;
+    const char *env;    /* an environment setting the mode needs, or NULL */
+    const char *expect; /* besides "MODE: PASS" */
+} CompatCase;
+
+static const CompatCase kCompat[] = {
+    {"launch", NULL, ">>> Check <<<"},   /* <<< >>> in strings and comments, kernel templates deduced */
+    {"defaults", NULL, "defaults: PASS"}, /* the C++ API's default arguments */
+    {"oom", "SIM_DEVICE_MEMORY=64M", "returns cudaErrorMemoryAllocation"},
+    {"printf-fifo", NULL, "printf calls were dropped"},
+    {"api", NULL, "api: PASS"},
+    {"peer", "SIM_DEVICES=2", "peer: PASS"},
+    {"cg", NULL, "cg: PASS"},
+};
+#define N_COMPAT (int)(sizeof kCompat / sizeof kCompat[0])
+
+START_TEST(test_ordinary_cuda_code_runs_unchanged) {
+    const CompatCase *c = &kCompat[_i];
+    RunResult r;
+    char pass[64];
+    snprintf(pass, sizeof pass, "%s: PASS", c->mode);
+    run_program_env("programs/cuda_compat", c->mode, NULL, c->env, &r);
+    ck_assert_msg(r.status == 0, "cuda_compat %s exited with %d:\n%s", c->mode, r.status, r.out);
+    expect_output(&r, c->mode, pass);
+    expect_output(&r, c->mode, c->expect);
+    ck_assert_msg(strstr(r.out, "simcuda: error") == NULL, "cuda_compat %s: unexpected diagnosis:\n%s", c->mode, r.out);
+}
+END_TEST
+
+START_TEST(test_coalesced_groups_under_every_schedule) {
+    RunResult r;
+    run_program("programs/cuda_compat", "cg", kSchedules[_i], &r);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "cg: PASS"), "cooperative groups under SIM_SCHEDULE=%s exited with %d:\n%s", kSchedules[_i],
+                  r.status, r.out);
+}
+END_TEST
+
+/* An unsupported CUDA header is refused by simcc in one line that names it, even where a CUDA
+   toolkit's own copy sits in a default include path. */
+static const char *const kUnsupported[][2] = {
+    {"tests/sim/compile/unsupported_header.cu", "unsupported_header.cu:3: #include <cupti.h>: not supported"},
+    {"tests/sim/compile/nested_toolkit_header.cu", "uses_curand.h:2: #include <curand_kernel.h>: not supported"},
+};
+
+START_TEST(test_unsupported_header_is_one_clear_line) {
+    const char *simcc = getenv("SIMCC_PATH") ? getenv("SIMCC_PATH") : "./tools/simcc";
+    RunResult r;
+    run_program_env(simcc, kUnsupported[_i][0], NULL, "-c", &r);
+    ck_assert_msg(r.status != 0, "simcc accepted %s:\n%s", kUnsupported[_i][0], r.out);
+    expect_output(&r, kUnsupported[_i][0], kUnsupported[_i][1]);
+    const char *nl = strchr(r.out, '\n');
+    ck_assert_msg(nl && nl[1] == 0, "more than one line for %s:\n%s", kUnsupported[_i][0], r.out);
 }
 END_TEST
 
@@ -196,11 +271,18 @@ static Suite *simulator_suite(void) {
     tcase_set_timeout(checks, 60);
     tcase_add_loop_test(checks, test_each_planted_bug_is_diagnosed_in_one_message, 0, N_BUGS);
     tcase_add_test(checks, test_shared_memory_read_before_write_is_poisoned);
+    tcase_add_test(checks, test_static_shared_overrun_names_the_line);
     suite_add_tcase(s, checks);
+    TCase *compat = tcase_create("Compat");
+    tcase_set_timeout(compat, 60);
+    tcase_add_loop_test(compat, test_ordinary_cuda_code_runs_unchanged, 0, N_COMPAT);
+    tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, 2);
+    suite_add_tcase(s, compat);
     TCase *sched = tcase_create("Schedules");
     tcase_set_timeout(sched, 300);
     tcase_add_loop_test(sched, test_missing_barrier_gives_wrong_results_under_every_schedule, 0, 4);
     tcase_add_loop_test(sched, test_samples_pass_under_every_schedule, 1, 4);
+    tcase_add_loop_test(sched, test_coalesced_groups_under_every_schedule, 1, 4);
     tcase_add_test(sched, test_bad_schedule_name_is_explained);
     suite_add_tcase(s, sched);
     return s;

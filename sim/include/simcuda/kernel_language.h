@@ -250,6 +250,33 @@ template <class T>
 inline cudaError_t cudaMallocHost(T **p, size_t size) { return cudaMallocHost((void **)p, size); }
 template <class T>
 inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned flags) { return cudaHostAlloc((void **)p, size, flags); }
+inline cudaError_t cudaMallocHost(void **p, size_t size, unsigned flags) { return cudaHostAlloc(p, size, flags); }
+template <class T>
+inline cudaError_t cudaMallocHost(T **p, size_t size, unsigned flags) { return cudaHostAlloc((void **)p, size, flags); }
+
+namespace simcuda {
+template <class... P, size_t... I>
+inline void launch_with_args(void (*k)(P...), const LaunchConfig &c, void **args, std::index_sequence<I...>) {
+    std::tuple<typename std::decay<P>::type...> params(*(typename std::decay<P>::type *)args[I]...);
+    int i = 0;
+    std::apply([&](const auto &...v) { (check_arg(c, i++, v), ...); }, params);
+    launch(c, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
+}
+} // namespace simcuda
+
+/* cudaLaunchKernel: args[i] points to the i-th argument, as in CUDA. */
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0) {
+    if (sizeof...(P) && !args) return cudaErrorInvalidValue;
+    cudaGetLastError();
+    simcuda::launch_with_args(k, simcuda::LaunchConfig{simcuda::LaunchSite{"cudaLaunchKernel", "?", 0}, grid, block, smem, stream}, args,
+                              std::index_sequence_for<P...>());
+    return cudaGetLastError();
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0) {
+    return cudaLaunchKernel(k, grid, block, args, smem, stream);
+}
 template <class T>
 inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned flags = cudaMemAttachGlobal) {
     return cudaMallocManaged((void **)p, size, flags);

@@ -90,6 +90,15 @@ __global__ void reverse_without_barrier(const float *in, float *out) {
     out[blockIdx.x * 64 + t] = s[63 - t];
 }
 
+/* A static __shared__ array read one past its end: an illegal address on a GPU ("Invalid __shared__
+   read" under compute-sanitizer). */
+__global__ void static_shared_overrun(float *c) {
+    __shared__ float s[256];
+    s[threadIdx.x] = (float)threadIdx.x;
+    __syncthreads();
+    c[threadIdx.x] = s[threadIdx.x + 1]; // BUG: thread 255 reads s[256]
+}
+
 static float *device_floats(int n, float value) {
     float *h = (float *)malloc(n * sizeof(float)), *d = nullptr;
     for (int i = 0; i < n; i++) h[i] = value + i;
@@ -120,6 +129,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(m, "exited-lane")) shuffle_after_return<<<1, 32>>>(c, 20);
     else if (!strcmp(m, "bad-mask")) lane_not_in_mask<<<1, 32>>>(c);
     else if (!strcmp(m, "dyn-shared")) dynamic_shared_overrun<<<1, 32, 16>>>(c);
+    else if (!strcmp(m, "static-shared")) static_shared_overrun<<<1, 256>>>(c);
     else if (!strcmp(m, "assert")) {
         cudaMemset(a + 50, 0, sizeof(float));
         asserts_positive<<<1, 128>>>(a, 100);
