@@ -10,11 +10,12 @@
 
 #include "device_info.h"
 #include "grade.h"
+#include "judge.h"
 
 static const GradeExercise kExercises[] = {
-    {"00.1", 3, "device_summary: cudaGetDeviceProperties, the fields that matter, errors returned", 0},
-    {"00.2", 2, "cuda_version_string: 12080 -> \"12.8\", within the buffer's size", 0},
-    {"00.3", 2, "cuda_setup: device count, runtime and driver versions", 0},
+    {"00.1", 3, "device_summary: cudaGetDeviceProperties, the fields that matter, errors returned", 0, NULL},
+    {"00.2", 2, "cuda_version_string: 12080 -> \"12.8\", within the buffer's size", 0, NULL},
+    {"00.3", 2, "cuda_setup: device count, runtime and driver versions", 0, NULL},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
@@ -32,12 +33,14 @@ static int device_count_or_fail(void) {
     return count;
 }
 
-/* Zeroes the stack below this frame, so a student's uninitialised local struct cudaDeviceProp
-   cannot hold device 0's properties left over from an earlier call (which would make two different
-   mistakes look alike), and its name is a terminated (empty) string that is safe to copy. */
-static __attribute__((noinline)) void scrub_stack(void) {
-    volatile unsigned char junk[32768];
-    for (size_t i = 0; i < sizeof junk; i++) junk[i] = 0;
+/* Zeroes the runner's stack below the frame that calls the student's functions (tests/calls/00-setup.c),
+   so a student's uninitialised local struct cudaDeviceProp cannot hold device 0's properties left
+   over from an earlier call (which would make two different mistakes look alike), and its name is a
+   terminated (empty) string that is safe to copy. */
+static void scrub_stack(void) {
+    JudgeCall c;
+    judge_begin(&c, "grade.ScrubStack", 0);
+    judge_finish(&c);
 }
 
 /* ---- 00.1 ---- */
