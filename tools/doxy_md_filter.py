@@ -238,13 +238,16 @@ def plots_for(prefix):
     return sorted(glob.glob(os.path.join(PLOTS, prefix + "*.svg")))
 
 
-def plot_figures(prefix, what):
+def plot_figures(prefix):
     figs = []
     for svg in plots_for(prefix):
         name = os.path.splitext(os.path.basename(svg))[0]
-        csv_rel = "docs/results/%s.csv" % name
-        figs.append(figure("plots/%s.svg" % name, "%s: %s" % (what, name),
-                           "%s, drawn from <code>%s</code> by <code>tools/docs_plots.py</code>" % (what, csv_rel)))
+        if name.startswith("overview-"):  # every lesson-NN-<machine>.csv of that machine together
+            what, csv_rel = "Every lesson", "docs/results/lesson-*-%s.csv" % name.split("-", 1)[1]
+        else:
+            what, csv_rel = "Lesson %s" % name.split("-")[1], "docs/results/%s.csv" % name
+        figs.append(figure("plots/%s.svg" % name, "%s benchmark, %s" % (what, name),
+                           "%s benchmark, drawn from <code>%s</code> by <code>tools/docs_plots.py</code>" % (what, csv_rel)))
     return "\n\n".join(figs)
 
 
@@ -263,7 +266,7 @@ def lesson_page(path, text):
     num = folder.split("-")[0]
     first = text.find("\n") + 1
     text = text[:first] + "\n" + lesson_nav(path, "top") + "\n" + text[first:]
-    text = add_to_section(text, "## Benchmark", plot_figures("lesson-%s-" % num, "Lesson %s benchmark" % num))
+    text = add_to_section(text, "## Benchmark", plot_figures("lesson-%s-" % num))
     # the input first, then the outputs
     pics = sorted(glob.glob(os.path.join(PICTURES, "%s-*.png" % num)), key=lambda p: ("input" not in p, p))
     if pics:
@@ -322,8 +325,8 @@ def main(path):
     if "<!-- docs:lessons -->" in text:
         text = text.replace("<!-- docs:lessons -->", lesson_list())
     if "<!-- docs:plots -->" in text:
-        figs = plot_figures("overview-", "Every lesson benchmark") + "\n\n" + plot_figures("lesson-", "Benchmark")
-        text = text.replace("<!-- docs:plots -->", figs or
+        figs = plot_figures("overview-") + "\n\n" + plot_figures("lesson-")
+        text = text.replace("<!-- docs:plots -->", figs.strip() or
                             "*(No plots: gnuplot was not installed when these pages were built; "
                             "`apt-get install gnuplot-nox`, then `make docs`.)*")
     sys.stdout.write(text)
