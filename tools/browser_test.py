@@ -13,8 +13,8 @@ the pages' text leads to (the lessons, hints, exercises, results, the simulator)
   reference and grader as annotated source pages;
 - the theme (doxygen-awesome-css) is in use, the page background turns dark when the reader's
   system asks for dark, and kernel comments keep a readable contrast (>= 4.5:1) in both;
-- at phone width (390 px) the main, a lesson and the results page do not scroll sideways, and no
-  line of an ASCII diagram or code listing wraps.
+- at phone width (390 px) the main page, a lesson, the results and the lesson's annotated kernel
+  source do not scroll sideways, and no line of an ASCII diagram or code listing wraps.
 Screenshots of the main page, a lesson page and the results page (desktop, phone, dark) go to
 SHOT_DIR. Without Chromium it prints one line and exits 0.
 """
@@ -337,7 +337,7 @@ def main(root, shots):
                 elif c["worst"] < 4.5:
                     fail("%s: a comment has contrast %.1f:1 in %s mode (want >= 4.5)" % (os.path.relpath(student, root), c["worst"], mode))
         # Phone width: no sideways scrolling of the page, no wrapped diagram lines.
-        for page in (index, lesson_page, results):
+        for page in (index, lesson_page, results) + ((student,) if student else ()):
             b.viewport(PHONE)
             b.open("file://" + page)
             lay = b.js(LAYOUT_JS)

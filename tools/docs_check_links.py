@@ -2,14 +2,17 @@
 """docs_check_links.py HTML_DIR -- every internal link and image of the built docs leads somewhere.
 
 Reads every .html file under HTML_DIR (no browser needed) and checks each href / src / data that
-stays inside the site: the file exists, and an anchor (#name) exists in it. Prints one line per
+stays inside the site: the file exists, and an anchor (#name) exists in it; the same for every
+"page.html#anchor" in the navigation tree's JavaScript data. Prints one line per
 problem (at most 20) and exits 1 if there is any; `make docs` runs it after Doxygen.
 """
 import html.parser
 import os
+import re
 import sys
 import urllib.parse
 
+JS_PAGE = re.compile(r'"([A-Za-z0-9_.-]+\.html(?:#[A-Za-z0-9_-]+)?)"')
 ATTRS = {"a": "href", "img": "src", "link": "href", "script": "src", "object": "data", "iframe": "src"}
 
 
@@ -59,6 +62,19 @@ def check(root):
                     problems.append("%s: <%s> %s: no such file" % (where, tag, url))
                 elif parts.fragment and target.endswith(".html") and parts.fragment not in parse(target).anchors:
                     problems.append("%s: <%s> %s: no anchor '%s' in that page" % (where, tag, url, parts.fragment))
+    # The navigation tree's entries live in JavaScript data files (navtreedata.js, navtreeindex*.js, ...).
+    for dirpath, _, names in os.walk(root):
+        for name in sorted(n for n in names if n.endswith(".js")):
+            with open(os.path.join(dirpath, name), encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for url in sorted(set(JS_PAGE.findall(text))):
+                path, _, frag = url.partition("#")
+                target = os.path.join(dirpath, path)
+                where = os.path.relpath(os.path.join(dirpath, name), root)
+                if not os.path.isfile(target):
+                    problems.append("%s: %s: no such file" % (where, url))
+                elif frag and frag not in parse(target).anchors:
+                    problems.append("%s: %s: no anchor '%s' in that page" % (where, url, frag))
     return pages, problems
 
 
