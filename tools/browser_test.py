@@ -60,10 +60,14 @@ class Chromium:
         os.close(to_r)
         os.close(from_w)
         self.buf, self.next_id, self.events = b"", 0, []
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        self.call("Page.enable", session=True)
-        self.call("Runtime.enable", session=True)
+        try:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self.call("Page.enable", session=True)
+            self.call("Runtime.enable", session=True)
+        except Exception:
+            self.close()
+            raise
 
     def _read(self, timeout):
         end = time.time() + timeout
@@ -369,4 +373,7 @@ def main(root, shots):
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: browser_test.py HTML_DIR SCREENSHOT_DIR")
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    try:
+        sys.exit(main(sys.argv[1], sys.argv[2]))
+    except (OSError, RuntimeError, TimeoutError) as e:  # Chromium did not start, crashed or hung
+        sys.exit("browser test: Chromium failed (%s); run 'chromium --headless --no-sandbox about:blank' to see why" % e)
