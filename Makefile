@@ -136,22 +136,67 @@ INCLUDES := -Icommon
 
 ALL_LESSONS := $(sort $(notdir $(wildcard lessons/[0-9][0-9]-*)))
 lesson_dir = $(firstword $(filter $(1)-%,$(ALL_LESSONS)) $(filter $(1),$(ALL_LESSONS)))
+# EX=02.3 alone means lesson 02.
+ifneq ($(EX),)
+  ifeq ($(LESSON),)
+    LESSON := $(firstword $(subst ., ,$(EX)))
+  endif
+endif
 SELECTED := $(if $(LESSON),$(call lesson_dir,$(LESSON)),$(ALL_LESSONS))
 ifneq ($(LESSON),)
   ifeq ($(SELECTED),)
-    $(error LESSON=$(LESSON): no such lesson; the lessons are: $(ALL_LESSONS))
+    $(error $(if $(EX),EX=$(EX): no such exercise (ids look like 02.3; see exercises.md),LESSON=$(LESSON): no such lesson); the lessons are: $(ALL_LESSONS))
   endif
 endif
 
-COMMON_OBJ := $(B)/common/grade.o $(B)/common/bench.o
+# The demos and benchmarks link the seeded inputs and the timing helpers.
+COMMON_OBJ := $(B)/common/grade_inputs.o $(B)/common/bench.o
 $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC_C) $(INCLUDES) $(CHECK_CFLAGS) -c $< -o $@
 
-# A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
-# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library).
--include $(wildcard lessons/*/lesson.mk)
+# ---------------------------------------------------------------------------------------------
+# Grading is split in two programs (see common/judge.h):
+#   the judge  $(B)/judge/NN-topic/judge  -- tests/test_NN_*.c, the CPU reference, common/ and Check;
+#              plain C, never linked with the student's code nor with a CUDA runtime;
+#   the runner $(B)/<who>/NN-topic/runner -- the student's .cu (or the solution, or a wrong variant)
+#              with common/runner.c and the lesson's call table; nothing else.
+# The judge starts the runner in a sandbox and calls the student's functions through it.
+CUDA_HOME ?= $(if $(HAVE_NVCC),$(patsubst %/bin/nvcc,%,$(shell command -v nvcc)),/usr/local/cuda)
+JUDGE_CUDA_INC := $(if $(filter sim,$(BACKEND)),-Isim/include,-I$(CUDA_HOME)/include)
+JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
+JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o
+$(B)/judge/common/%.o: common/%.c common/*.h | need-check
+	@mkdir -p $(@D)
+	$(call say,CC,$< [judge])
+	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -c $< -o $@
+
+RUNNER_OBJ := $(B)/runner/common/runner.o $(if $(filter gpu,$(BACKEND)),$(B)/runner/common/runner_track_gpu.o)
+RUNNER_LIBS := -ldl
+$(B)/runner/common/%.o: common/%.c common/*.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CC,$< [runner])
+	$(Q)$(CC_C) $(INCLUDES) $(if $(filter gpu,$(BACKEND)),-I$(CUDA_HOME)/extras/CUPTI/include) -c $< -o $@
+
+# The student's file is untrusted: its includes must stay in its lesson's folder (or common/, or
+# the system's and CUDA's headers), compiling it has a time limit, and a failure to compile or
+# link leaves build-error.log beside the runner instead of stopping make: the judge reports it.
+STUDENT_COMPILE_TIMEOUT ?= 300
+DEPS_CMD := $(if $(filter sim,$(BACKEND)),g++ -std=c++17 -M -x c++ -Isim/include -include cuda_runtime.h -D__SIMCUDA__=1,nvcc -M -std=c++17)
+# build_student(source, object, lesson): compile, or write the reason into build-error.log.
+define build_student
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$(1))
+	$(Q)rm -f $(@D)/build-error.log $(2); \
+	if python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(1) >$(@D)/build.log 2>&1 \
+	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(CUDACC) -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
+	  cat $(@D)/build.log; \
+	else \
+	  [ $$? -eq 124 ] && echo "compiling took longer than $(STUDENT_COMPILE_TIMEOUT) s and was stopped" >>$(@D)/build.log; \
+	  cat $(@D)/build.log; mv $(@D)/build.log $(@D)/build-error.log; rm -f $(2); \
+	fi
+endef
 
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
 define lesson_rules
@@ -167,15 +212,33 @@ $(B)/lessons/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
 	$(Q)$(CC_C) $$($(1)_INC) $(CHECK_CFLAGS) -c $$< -o $$@
-$(B)/tests/$(1).o: $$($(1)_TEST) lessons/$(1)/*.h common/*.h $(CC_DEPS) | need-check
+
+# the judge: the grader, the CPU reference, the stubs that call into the runner
+$(B)/judge/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h
 	@mkdir -p $$(@D)
-	$$(call say,CC,$$<)
-	$(Q)$(CC_C) $$($(1)_INC) $(CHECK_CFLAGS) -c $$< -o $$@
+	$$(call say,CC,$$< [judge])
+	$(Q)$(JUDGE_CC) -Ilessons/$(1) -c $$< -o $$@
+$(B)/judge/$(1)/test.o: $$($(1)_TEST) lessons/$(1)/*.h common/*.h | need-check
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$< [judge])
+	$(Q)$(JUDGE_CC) -Ilessons/$(1) $(CHECK_CFLAGS) -c $$< -o $$@
+$(B)/judge/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h common/*.h
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$< [judge])
+	$(Q)$(JUDGE_CC) -Ilessons/$(1) -c $$< -o $$@
+$(B)/judge/$(1)/judge: $(B)/judge/$(1)/test.o $(B)/judge/$(1)/calls.o $$(patsubst lessons/$(1)/%.c,$(B)/judge/$(1)/%.o,$$($(1)_CPU)) $(JUDGE_OBJ)
+	$$(call say,LINK,$$@)
+	$(Q)gcc -o $$@ $$^ $(CHECK_LIBS) -lm
+
+# the runner's side of the calls
+$(B)/runner/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h common/*.h $(CC_DEPS)
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$< [runner])
+	$(Q)$(CC_C) -DGRADE_RUNNER_SIDE $$($(1)_INC) -c $$< -o $$@
+
 # the student's file, the solution, and each wrong variant (solution + patch)
-$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
-	@mkdir -p $$(@D)
-	$$(call say,CUDACC,$$<)
-	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
+$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
+	$$(call build_student,lessons/$(1)/$$($(1)_NAME).cu,$$@,$(1))
 $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CUDACC,$$<)
@@ -183,12 +246,16 @@ $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(
 $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
-$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
-	$$(call say,CUDACC,$$<)
-	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
-$(B)/%/$(1)/test: $(B)/%/$(1)/kernel.o $(B)/tests/$(1).o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
+$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
+	$$(call build_student,$$<,$$@,$(1))
+$(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)$(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
+	$(Q)rm -f $$@; if [ -f $$(@D)/build-error.log ]; then :; \
+	elif ! $(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
+	  { cat $$(@D)/link.log; if grep -q "undefined reference to .*_cpu'" $$(@D)/link.log; then \
+	    echo "note: the CPU reference (*_cpu) is not available to your GPU code: the exercise is to compute on the device"; fi; } >$$(@D)/build-error.log; \
+	  cat $$(@D)/build-error.log; rm -f $$@; \
+	fi
 $(B)/%/$(1)/demo: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/main.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
 	$$(call say,LINK,$$@)
 	$(Q)$(LINK) -o $$@ $$^ $$(DEMO_LIBS_$(1)) $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
@@ -203,18 +270,19 @@ $(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
 # ---------------------------------------------------------------------------------------------
 # Student commands.
 RESULTS := $(B)/results
+# One `make check` or `make test` at a time per build folder (they rebuild and run the same programs).
+LOCK = exec 9>$(B)/.lock; flock -n 9 || { echo "error: another make check or make test is running in this folder ($(B)); wait for it to finish" >&2; exit 1; }
 .PHONY: check
 check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; EX=NN.k for one exercise)
 	@echo "Backend: $(BACKEND) ($(BACKEND_WHY))"
 	@mkdir -p $(RESULTS)
-	$(Q)status=0; for l in $(SELECTED); do \
-	  echo "== $$l"; rm -f $(RESULTS)/$$l.json; \
-	  if ! $(MAKE) --no-print-directory $(B)/student/$$l/test; then \
-	    echo "   does not compile: fix the first error above (your file: lessons/$$l/)"; \
-	    printf '{"lesson": "%s", "compile_error": true, "exercises": [], "points": 0, "total_points": 0}\n' $$l > $(RESULTS)/$$l.json; \
-	    status=1; continue; \
-	  fi; \
-	  GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap $(if $(EX),CK_RUN_CASE=$(EX)) $(B)/student/$$l/test || status=1; \
+	$(Q)$(LOCK); status=0; for l in $(SELECTED); do \
+	  echo "== $$l"; rm -f $(RESULTS)/$$l.json $(RESULTS)/$$l.tap; \
+	  $(MAKE) --no-print-directory $(B)/judge/$$l/judge $(B)/student/$$l/runner || { status=1; continue; }; \
+	  GRADE_LESSON=$$l GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap GRADE_RUNNER=$(B)/student/$$l/runner \
+	    $(if $(EX),GRADE_EXERCISE=$(EX)) $(B)/judge/$$l/judge; rc=$$?; \
+	  if [ $$rc -eq 2 ]; then exit 2; fi; [ $$rc -eq 0 ] || status=1; \
+	  python3 tools/results.py stamp $(RESULTS)/$$l.json lessons/$$l/*.cu || status=1; \
 	done; \
 	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \
 	exit $$status
@@ -265,16 +333,15 @@ test-docs: docs ## open the built docs in headless Chromium: links, images, less
 # Workbook self-tests: every solution passes its grader, every untouched skeleton fails cleanly,
 # every wrong variant is rejected with the expected diagnosis.
 .PHONY: test-lessons
-test-lessons: need-check $(foreach l,$(SELECTED),$(B)/solution/$(l)/test $(B)/student/$(l)/test $(foreach w,$($(l)_WRONG),$(B)/wrong-$(w)/$(l)/test)) ## check solutions, skeletons and wrong variants
-	$(Q)bash tools/test_lessons.sh $(B) $(SELECTED)
+test-lessons: need-check $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solution/$(l)/runner $(B)/student/$(l)/runner $(foreach w,$($(l)_WRONG),$(B)/wrong-$(w)/$(l)/runner)) ## check solutions, skeletons and wrong variants
+	$(Q)$(LOCK); bash tools/test_lessons.sh $(B) $(SELECTED)
 
 # ---------------------------------------------------------------------------------------------
 # The grader's own toolkit, tested on known wrong results.
-$(B)/tests/test_grade: tests/common/test_grade.c $(COMMON_OBJ) $(CC_DEPS) | need-check
+$(B)/tests/test_grade: tests/common/test_grade.c $(JUDGE_OBJ) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC_C) $(INCLUDES) $(CHECK_CFLAGS) -c $< -o $@.o
-	$(Q)$(LINK) -o $@ $@.o $(COMMON_OBJ) $(LINK_LIBS)
+	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 .PHONY: test-common
 test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/)
 	@echo "== common: the grader's toolkit"

@@ -435,6 +435,11 @@ static void fail_now(const char *fmt, ...) {
 
 /* What the call was, for messages: name(number, number, ...). */
 static void describe_call(const JudgeCall *c, char *buf, size_t size) {
+    if (!c->req.student && !strncmp(c->req.name, "cuda.", 5)) {
+        /* the grader's own CUDA call; the kernels queued before it run (and fail) inside it */
+        snprintf(buf, size, "the grader's cuda%s (which first waits for the kernels launched before it)", c->req.name + 5);
+        return;
+    }
     size_t len = (size_t)snprintf(buf, size, "%s(", c->req.name);
     for (uint32_t i = 0; i < c->req.nargs && len < size; i++) {
         const RpcArg *a = &c->req.args[i];
@@ -482,7 +487,7 @@ static void where_stuck(char *buf, size_t size) {
         snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%llx 2>/dev/null", judge_runner_path(), (unsigned long long)pc);
         FILE *p = popen(cmd, "r");
         if (p) {
-            if (fgets(line, sizeof line, p)) line[strcspn(line, "\n")] = '\0';
+            if (fgets(line, sizeof line, p)) line[strcspn(line, "\n ")] = '\0';
             pclose(p);
         }
         if (!strncmp(line, "??", 2)) line[0] = '\0';

