@@ -117,7 +117,7 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     } else if (int lb = func_launch_bounds(func)) {
         unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
         if (threads > (unsigned long long)lb) {
-            err = cudaErrorLaunchOutOfResources; /* what a GPU says when a block exceeds the kernel's __launch_bounds__ */
+            err = cudaErrorInvalidValue; /* what an H200 says when a block exceeds the kernel's __launch_bounds__ */
             why = "blockDim " + dims(c.block) + " is " + std::to_string(threads) + " threads, more than the kernel's __launch_bounds__(" +
                   std::to_string(lb) + ")";
         }
