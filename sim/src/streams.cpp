@@ -48,10 +48,21 @@ static CUstream_st *resolve(cudaStream_t s) {
     return g_streams.count(s) ? s : nullptr;
 }
 
+/* Eager mode (programs that include Thrust, whose host backend reads results at once): every
+   operation runs as soon as it is queued. */
+static bool g_eager = false;
+static bool g_running_eager = false;
+static void run_all();
+
 static unsigned long long enqueue(CUstream_st *s, std::function<void()> fn) {
     unsigned long long seq = g_next_seq++;
     g_queue.push_back(Op{seq, std::move(fn)});
     s->last_seq = seq;
+    if (g_eager && !g_running_eager) {
+        g_running_eager = true;
+        run_all();
+        g_running_eager = false;
+    }
     return seq;
 }
 
@@ -413,3 +424,5 @@ cudaError_t cudaDeviceReset(void) {
 } // extern "C"
 
 extern "C" cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t stream, unsigned int) { return cudaEventRecord(e, stream); }
+
+extern "C" void simcuda_set_eager(int eager) { g_eager = eager != 0; }

@@ -182,22 +182,26 @@ START_TEST(test_shared_memory_read_before_write_is_poisoned) {
 }
 END_TEST
 
-/* ---- Compat: ordinary CUDA code taken unchanged (issue 8), one mode of programs/cuda_compat per cause ---- */
+/* ---- Compat: ordinary CUDA code taken unchanged (issue 8), one mode of programs/cuda_compat per cause,
+   and Thrust and CUB (programs/libraries) ---- */
 
 typedef struct {
+    const char *program;
     const char *mode;
     const char *env;    /* an environment setting the mode needs, or NULL */
     const char *expect; /* besides "MODE: PASS" */
 } CompatCase;
 
 static const CompatCase kCompat[] = {
-    {"launch", NULL, ">>> Check <<<"},   /* <<< >>> in strings and comments, kernel templates deduced */
-    {"defaults", NULL, "defaults: PASS"}, /* the C++ API's default arguments */
-    {"oom", "SIM_DEVICE_MEMORY=64M", "returns cudaErrorMemoryAllocation"},
-    {"printf-fifo", NULL, "printf calls were dropped"},
-    {"api", NULL, "api: PASS"},
-    {"peer", "SIM_DEVICES=2", "peer: PASS"},
-    {"cg", NULL, "cg: PASS"},
+    {"programs/cuda_compat", "launch", NULL, ">>> Check <<<"},   /* <<< >>> in strings and comments, kernel templates deduced */
+    {"programs/cuda_compat", "defaults", NULL, "defaults: PASS"}, /* the C++ API's default arguments */
+    {"programs/cuda_compat", "oom", "SIM_DEVICE_MEMORY=64M", "returns cudaErrorMemoryAllocation"},
+    {"programs/cuda_compat", "printf-fifo", NULL, "printf calls were dropped"},
+    {"programs/cuda_compat", "api", NULL, "api: PASS"},
+    {"programs/cuda_compat", "peer", "SIM_DEVICES=2", "peer: PASS"},
+    {"programs/cuda_compat", "cg", NULL, "cg: PASS"},
+    {"programs/libraries", "cub", NULL, "cub: PASS"},       /* the simulator's CUB, with CUB's documented examples */
+    {"programs/libraries", "thrust", NULL, "thrust: PASS"}, /* Debian's Thrust on simulated device memory */
 };
 #define N_COMPAT (int)(sizeof kCompat / sizeof kCompat[0])
 
@@ -206,11 +210,11 @@ START_TEST(test_ordinary_cuda_code_runs_unchanged) {
     RunResult r;
     char pass[64];
     snprintf(pass, sizeof pass, "%s: PASS", c->mode);
-    run_program_env("programs/cuda_compat", c->mode, NULL, c->env, &r);
-    ck_assert_msg(r.status == 0, "cuda_compat %s exited with %d:\n%s", c->mode, r.status, r.out);
+    run_program_env(c->program, c->mode, NULL, c->env, &r);
+    ck_assert_msg(r.status == 0, "%s %s exited with %d:\n%s", c->program, c->mode, r.status, r.out);
     expect_output(&r, c->mode, pass);
     expect_output(&r, c->mode, c->expect);
-    ck_assert_msg(strstr(r.out, "simcuda: error") == NULL, "cuda_compat %s: unexpected diagnosis:\n%s", c->mode, r.out);
+    ck_assert_msg(strstr(r.out, "simcuda: error") == NULL, "%s %s: unexpected diagnosis:\n%s", c->program, c->mode, r.out);
 }
 END_TEST
 
@@ -225,6 +229,7 @@ END_TEST
 /* An unsupported CUDA header is refused by simcc in one line that names it, even where a CUDA
    toolkit's own copy sits in a default include path. */
 static const char *const kUnsupported[][2] = {
+    {"tests/sim/compile/unsupported_cub_part.cu", "#include <cub/agent/agent_reduce.cuh>: not supported: this part of CUB is not simulated"},
     {"tests/sim/compile/unsupported_header.cu", "unsupported_header.cu:3: #include <cupti.h>: not supported"},
     {"tests/sim/compile/nested_toolkit_header.cu", "uses_curand.h:2: #include <curand_kernel.h>: not supported"},
 };
@@ -276,7 +281,7 @@ static Suite *simulator_suite(void) {
     TCase *compat = tcase_create("Compat");
     tcase_set_timeout(compat, 60);
     tcase_add_loop_test(compat, test_ordinary_cuda_code_runs_unchanged, 0, N_COMPAT);
-    tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, 2);
+    tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, 3);
     suite_add_tcase(s, compat);
     TCase *sched = tcase_create("Schedules");
     tcase_set_timeout(sched, 300);

@@ -1,0 +1,2 @@
+/* cub/device/device_scan.cuh -- part of the simulator's CUB (cub/cub.cuh). */
+#include "../cub.cuh"

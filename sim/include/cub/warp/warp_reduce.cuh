@@ -1,0 +1,2 @@
+/* cub/warp/warp_reduce.cuh -- part of the simulator's CUB (cub/cub.cuh). */
+#include "../cub.cuh"
