@@ -58,6 +58,7 @@ static Block g_block;
 static bool g_in_kernel = false;
 static const LaunchRecord *g_launch = nullptr;
 static SimThread *g_cur = nullptr;
+static unsigned g_coal_lanes = 0; /* lanes of the block waiting in coalesced_threads() */
 static Fiber *g_free_fibers = nullptr;
 static unsigned long long g_rng = 1;
 
@@ -124,8 +125,11 @@ static Fiber *get_fiber();
 /* Hands the processor to the next thread that can run: a ready one (in schedule order), else a
    not-yet-started one on a fresh fiber, else back to run_block (the block is finished or stuck).
    Returns when `me` is resumed; if `me` is itself next in line, returns at once. */
+static bool resolve_all_coalesced();
+
 __attribute__((always_inline)) static inline void run_next(Fiber *me) {
     Block &B = g_block;
+    if (__builtin_expect(B.ready_head >= B.ready.size() && B.next_start >= B.n, 0) && g_coal_lanes) resolve_all_coalesced();
     if (B.ready_head < B.ready.size()) {
         SimThread &t = B.th[B.ready[B.ready_head++]];
         if (B.ready_head == B.ready.size()) {
@@ -201,7 +205,9 @@ static std::string thread_name(const SimThread &t) { return fmt("thread (%u,%u,%
 
 /* coalesced_threads(): the lanes of a warp that reach the same call together. A lane waits there
    until every other live lane of its warp is blocked too (at a barrier, a warp operation, another
-   coalesced_threads() or exited); then the lanes at each call site form one group. */
+   coalesced_threads() or exited); then the lanes at each call site form one group. The groups are
+   decided when no thread of the block can run (run_next), which keeps barriers and warp operations
+   free of any extra test. */
 static void resolve_coalesced(unsigned w) {
     Block &B = g_block;
     unsigned base = w * 32;
@@ -211,6 +217,7 @@ static void resolve_coalesced(unsigned w) {
     }
     unsigned pending = B.warp_coal[w];
     B.warp_coal[w] = 0;
+    g_coal_lanes -= (unsigned)__builtin_popcount(pending);
     while (pending) {
         const SimThread &first = B.th[base + (unsigned)__builtin_ctz(pending)];
         unsigned group = 0;
@@ -227,6 +234,15 @@ static void resolve_coalesced(unsigned w) {
     }
 }
 
+/* Called when no thread of the block can run: every warp with lanes in coalesced_threads() is now
+   blocked as a whole, so its groups are decided. True if some thread became ready. */
+static bool resolve_all_coalesced() {
+    Block &B = g_block;
+    for (unsigned w = 0; w < B.warp_coal.size(); w++)
+        if (B.warp_coal[w]) resolve_coalesced(w);
+    return B.ready_head < B.ready.size();
+}
+
 unsigned coalesced_mask(const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("coalesced_threads() outside a kernel", fmt("called from host code at %s:%d", file, line));
     Block &B = g_block;
@@ -236,6 +252,7 @@ unsigned coalesced_mask(const char *file, int line) {
     t.file = file;
     t.line = line;
     B.warp_coal[w] |= 1u << (t.tid & 31);
+    g_coal_lanes++;
     resolve_coalesced(w);
     wait_here();
     return (unsigned)t.wres;
@@ -256,7 +273,6 @@ static void thread_exit(SimThread &t) {
     /* A lane leaving while others of its warp wait for it in a warp operation. */
     unsigned lane = t.tid & 31, w = t.tid / 32;
     B.warp_done[w] |= 1u << lane;
-    if (B.warp_coal[w]) resolve_coalesced(w);
     for (unsigned waiting = B.warp_waiting[w]; waiting; waiting &= waiting - 1) {
         SimThread &u = B.th[w * 32 + (unsigned)__builtin_ctz(waiting)];
         if (u.wmask >> lane & 1)
@@ -304,7 +320,7 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
         B.bar_count = 0;
         B.bar_and = 1;
         B.bar_or = 0;
-    } else if (B.warp_coal[t.tid / 32]) resolve_coalesced(t.tid / 32);
+    }
     wait_here();
     return t.result;
 }
@@ -403,7 +419,6 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
         if (u.wmask != mask || u.wop != op) complete = false;
     }
     if (!complete) {
-        if (B.warp_coal[w]) resolve_coalesced(w);
         wait_here();
         return t.wres;
     }
@@ -466,6 +481,7 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
     B.warp_done.assign((B.n + 31) / 32, 0);
     B.warp_waiting.assign((B.n + 31) / 32, 0);
     B.warp_coal.assign((B.n + 31) / 32, 0);
+    g_coal_lanes = 0;
     /* Hand the block to a fiber; control comes back here when no thread can run any more. */
     fiber_switch(fiber_main_context(), get_fiber());
     g_cur = nullptr;
