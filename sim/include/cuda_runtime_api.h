@@ -339,6 +339,8 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t widt
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream SIMCUDA_DV(0));
 cudaError_t cudaPointerGetDevice(int *device, const void *ptr);
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream);
 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreate(cudaStream_t *pStream);

@@ -426,3 +426,17 @@ cudaError_t cudaDeviceReset(void) {
 extern "C" cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t stream, unsigned int) { return cudaEventRecord(e, stream); }
 
 extern "C" void simcuda_set_eager(int eager) { g_eager = eager != 0; }
+
+/* Stream-ordered allocation: the memory exists at once (it may be used by work queued after this
+   call); the free happens in stream order. */
+extern "C" cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t stream) {
+    if (!resolve(stream)) return record(cudaErrorInvalidResourceHandle);
+    return cudaMalloc(p, size);
+}
+extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t stream) {
+    CUstream_st *s = resolve(stream);
+    if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (p && classify(p) != MEM_DEVICE) return record(cudaErrorInvalidValue);
+    enqueue(s, [p] { cudaFree(p); });
+    return cudaSuccess;
+}

@@ -226,9 +226,10 @@ START_TEST(test_coalesced_groups_under_every_schedule) {
 }
 END_TEST
 
-/* An unsupported CUDA header is refused by simcc in one line that names it, even where a CUDA
-   toolkit's own copy sits in a default include path. */
+/* An unsupported CUDA header (or inline PTX) is refused by simcc in one line that names it, even
+   where a CUDA toolkit's own copy of the header sits in a default include path. */
 static const char *const kUnsupported[][2] = {
+    {"tests/sim/compile/inline_ptx.cu", "inline_ptx.cu:4: inline PTX (asm) is not supported"},
     {"tests/sim/compile/unsupported_cub_part.cu", "#include <cub/agent/agent_reduce.cuh>: not supported: this part of CUB is not simulated"},
     {"tests/sim/compile/unsupported_header.cu", "unsupported_header.cu:3: #include <cupti.h>: not supported"},
     {"tests/sim/compile/nested_toolkit_header.cu", "uses_curand.h:2: #include <curand_kernel.h>: not supported"},
@@ -281,7 +282,7 @@ static Suite *simulator_suite(void) {
     TCase *compat = tcase_create("Compat");
     tcase_set_timeout(compat, 60);
     tcase_add_loop_test(compat, test_ordinary_cuda_code_runs_unchanged, 0, N_COMPAT);
-    tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, 3);
+    tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, (int)(sizeof kUnsupported / sizeof kUnsupported[0]));
     suite_add_tcase(s, compat);
     TCase *sched = tcase_create("Schedules");
     tcase_set_timeout(sched, 300);

@@ -136,11 +136,17 @@ inline void check_arg(const LaunchConfig &c, int i, const T &v) {
 template <class... P, class... A>
 void operator*(void (*k)(P...), PendingLaunch<A...> &&pl) {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
-    /* Convert to the parameter types now, as the launch does on a GPU. */
-    std::tuple<typename std::decay<P>::type...> params(std::move(pl.args));
-    int i = 0;
-    std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
-    launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
+    if constexpr (sizeof...(P) == sizeof...(A)) {
+        constexpr bool convertible = (std::is_convertible<A, typename std::decay<P>::type>::value && ...);
+        static_assert(convertible, "a kernel argument does not convert to its parameter's type (the launch is named in 'required from here')");
+        if constexpr (convertible) {
+            /* Convert to the parameter types now, as the launch does on a GPU. */
+            std::tuple<typename std::decay<P>::type...> params(std::move(pl.args));
+            int i = 0;
+            std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
+            launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
+        }
+    }
 }
 
 /* A launch of a kernel template without (all) its template arguments, `k<<<g, b>>>(a...)`:
@@ -232,6 +238,27 @@ inline T shfl_at(const char *f, int l, int op, unsigned mask, T var, int arg, in
 
 #include "simcuda/atomics.h"
 
+/* __reduce_*_sync (compute capability 8.0): every lane of mask gets the reduction of their values. */
+namespace simcuda {
+template <class T, class Op>
+inline T warp_reduce_sync(unsigned mask, T v, Op op, const char *f, int l) {
+    T acc = v;
+    bool first = true;
+    for (unsigned m = mask; m; m &= m - 1) {
+        T x = shfl<T>(W_SHFL, mask, v, __builtin_ctz(m), 32, f, l);
+        acc = first ? x : op(acc, x);
+        first = false;
+    }
+    return acc;
+}
+} // namespace simcuda
+#define __reduce_add_sync(mask, v) ::simcuda::warp_reduce_sync(mask, v, [](auto a, auto b) { return a + b; }, __FILE__, __LINE__)
+#define __reduce_min_sync(mask, v) ::simcuda::warp_reduce_sync(mask, v, [](auto a, auto b) { return b < a ? b : a; }, __FILE__, __LINE__)
+#define __reduce_max_sync(mask, v) ::simcuda::warp_reduce_sync(mask, v, [](auto a, auto b) { return a < b ? b : a; }, __FILE__, __LINE__)
+#define __reduce_and_sync(mask, v) ::simcuda::warp_reduce_sync(mask, (unsigned)(v), [](unsigned a, unsigned b) { return a & b; }, __FILE__, __LINE__)
+#define __reduce_or_sync(mask, v) ::simcuda::warp_reduce_sync(mask, (unsigned)(v), [](unsigned a, unsigned b) { return a | b; }, __FILE__, __LINE__)
+#define __reduce_xor_sync(mask, v) ::simcuda::warp_reduce_sync(mask, (unsigned)(v), [](unsigned a, unsigned b) { return a ^ b; }, __FILE__, __LINE__)
+
 /* Stops the program: a CUDA feature the simulator cannot provide was used (what names it). */
 [[noreturn]] void simcuda_unsupported(const char *what);
 
@@ -251,6 +278,8 @@ inline cudaError_t cudaMallocHost(T **p, size_t size) { return cudaMallocHost((v
 template <class T>
 inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned flags) { return cudaHostAlloc((void **)p, size, flags); }
 inline cudaError_t cudaMallocHost(void **p, size_t size, unsigned flags) { return cudaHostAlloc(p, size, flags); }
+template <class T>
+inline cudaError_t cudaMallocAsync(T **p, size_t size, cudaStream_t stream) { return cudaMallocAsync((void **)p, size, stream); }
 template <class T>
 inline cudaError_t cudaMallocHost(T **p, size_t size, unsigned flags) { return cudaHostAlloc((void **)p, size, flags); }
 

@@ -235,6 +235,13 @@ static int mode_printf_fifo() {
 __global__ void __launch_bounds__(128) bounded(float *p) { p[threadIdx.x] = 1.0f; }
 __global__ void unbounded(float *p) { p[threadIdx.x] = 2.0f; }
 
+/* __reduce_*_sync (compute capability 8.0) */
+__global__ void warp_reductions(int *o) {
+    unsigned lane = threadIdx.x;
+    o[lane] = __reduce_add_sync(0xffffffffu, lane);
+    if (lane < 16) o[32 + lane] = __reduce_max_sync(0x0000ffffu, lane) * 100000 + __reduce_or_sync(0x0000ffffu, 1u << lane);
+}
+
 struct SmemPerBlock {
     __host__ __device__ size_t operator()(int block) const { return (size_t)block * sizeof(float); }
 };
@@ -279,6 +286,18 @@ static int mode_api() {
     EXPECT_ERR(cudaDeviceEnablePeerAccess(0, 0), cudaErrorPeerAccessUnsupported); /* as an H200 answers */
     EXPECT_ERR(cudaDeviceCanAccessPeer(&can, 0, count), cudaErrorInvalidDevice);
     cudaGetLastError();
+    /* stream-ordered allocation, and warp reductions */
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    int *wr = nullptr, hw[64];
+    EXPECT_ERR(cudaMallocAsync(&wr, sizeof hw, s), cudaSuccess);
+    warp_reductions<<<1, 32, 0, s>>>(wr);
+    EXPECT_ERR(cudaMemcpyAsync(hw, wr, sizeof hw, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    EXPECT_ERR(cudaFreeAsync(wr, s), cudaSuccess);
+    EXPECT_ERR(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT(hw[0] == 496 && hw[31] == 496, "__reduce_add_sync gave %d", hw[0]);
+    EXPECT(hw[32] == 15 * 100000 + 0xffff, "__reduce_max_sync/__reduce_or_sync over 16 lanes gave %d", hw[32]);
+    cudaStreamDestroy(s);
     cudaFree(p2);
     cudaFree(d);
     return 0;
