@@ -192,6 +192,38 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     p->maxBlocksPerMultiProcessor = 32;
     p->reservedSharedMemPerBlock = 1024;
     p->clusterLaunch = 1;
+    /* texture and surface limits: an H200's (the simulator has no textures; the numbers are for programs that print them) */
+    p->texturePitchAlignment = 32;
+    p->maxTexture1D = 131072;
+    p->maxTexture1DMipmap = 32768;
+    p->maxTexture2D[0] = 131072, p->maxTexture2D[1] = 65536;
+    p->maxTexture2DMipmap[0] = 32768, p->maxTexture2DMipmap[1] = 32768;
+    p->maxTexture2DLinear[0] = 131072, p->maxTexture2DLinear[1] = 65000, p->maxTexture2DLinear[2] = 2097120;
+    p->maxTexture2DGather[0] = 32768, p->maxTexture2DGather[1] = 32768;
+    p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
+    p->maxTexture3DAlt[0] = p->maxTexture3DAlt[1] = 8192, p->maxTexture3DAlt[2] = 32768;
+    p->maxTextureCubemap = 32768;
+    p->maxTexture1DLayered[0] = 32768, p->maxTexture1DLayered[1] = 2048;
+    p->maxTexture2DLayered[0] = p->maxTexture2DLayered[1] = 32768, p->maxTexture2DLayered[2] = 2048;
+    p->maxTextureCubemapLayered[0] = 32768, p->maxTextureCubemapLayered[1] = 2046;
+    p->maxSurface1D = 32768;
+    p->maxSurface2D[0] = 131072, p->maxSurface2D[1] = 65536;
+    p->maxSurface3D[0] = p->maxSurface3D[1] = p->maxSurface3D[2] = 16384;
+    p->maxSurface1DLayered[0] = 32768, p->maxSurface1DLayered[1] = 2048;
+    p->maxSurface2DLayered[0] = p->maxSurface2DLayered[1] = 32768, p->maxSurface2DLayered[2] = 2048;
+    p->maxSurfaceCubemap = 32768;
+    p->maxSurfaceCubemapLayered[0] = 32768, p->maxSurfaceCubemapLayered[1] = 2046;
+    p->surfaceAlignment = 512;
+    p->streamPrioritiesSupported = 1;
+    p->globalL1CacheSupported = 1;
+    p->localL1CacheSupported = 1;
+    p->hostNativeAtomicSupported = 0;
+    p->computePreemptionSupported = 1;
+    p->canUseHostPointerForRegisteredMem = 1;
+    p->directManagedMemAccessFromHost = 0;
+    p->accessPolicyMaxWindowSize = 134213632;
+    p->hostRegisterSupported = 1;
+    p->memoryPoolsSupported = 1;
     return cudaSuccess;
 }
 
