@@ -4,6 +4,10 @@
  * FIFO, and the runtime and cooperative-groups API the simulator once lacked. Expected values come
  * from the CUDA Programming Guide and Runtime API reference. Usage: cuda_compat MODE; prints
  * "MODE: PASS" or a FAIL line per failed check. */
+#include <cuComplex.h>
+#include <cuda_profiler_api.h>
+#include <math_constants.h>
+#include <nvtx3/nvToolsExt.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
@@ -242,6 +246,9 @@ __global__ void warp_reductions(int *o) {
     if (lane < 16) o[32 + lane] = __reduce_max_sync(0x0000ffffu, lane) * 100000 + __reduce_or_sync(0x0000ffffu, 1u << lane);
 }
 
+/* small toolkit headers: complex numbers, math constants */
+__global__ void rotate(cuFloatComplex *c) { c[0] = cuCmulf(c[0], make_cuFloatComplex(cosf(CUDART_PIO2_F), sinf(CUDART_PIO2_F))); }
+
 struct SmemPerBlock {
     __host__ __device__ size_t operator()(int block) const { return (size_t)block * sizeof(float); }
 };
@@ -286,6 +293,19 @@ static int mode_api() {
     EXPECT_ERR(cudaDeviceEnablePeerAccess(0, 0), cudaErrorPeerAccessUnsupported); /* as an H200 answers */
     EXPECT_ERR(cudaDeviceCanAccessPeer(&can, 0, count), cudaErrorInvalidDevice);
     cudaGetLastError();
+    /* toolkit headers: NVTX ranges, the profiler API, cuComplex, math constants */
+    nvtxRangePushA("api");
+    EXPECT_ERR(cudaProfilerStart(), cudaSuccess);
+    cuFloatComplex *c = nullptr, hc;
+    cudaMalloc(&c, sizeof hc);
+    hc = make_cuFloatComplex(1.0f, 2.0f);
+    cudaMemcpy(c, &hc, sizeof hc, cudaMemcpyHostToDevice);
+    rotate<<<1, 1>>>(c);
+    cudaMemcpy(&hc, c, sizeof hc, cudaMemcpyDeviceToHost);
+    EXPECT(fabsf(cuCrealf(hc) + 2.0f) < 1e-5f && fabsf(cuCimagf(hc) - 1.0f) < 1e-5f, "(1+2i)*i gave %f%+fi", cuCrealf(hc), cuCimagf(hc));
+    cudaFree(c);
+    EXPECT_ERR(cudaProfilerStop(), cudaSuccess);
+    nvtxRangePop();
     /* stream-ordered allocation, and warp reductions */
     cudaStream_t s;
     cudaStreamCreate(&s);

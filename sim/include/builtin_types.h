@@ -1,0 +1,2 @@
+/* builtin_types.h -- part of cuda_runtime.h in the simulator. */
+#include "cuda_runtime.h"
