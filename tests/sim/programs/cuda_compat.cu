@@ -338,6 +338,8 @@ static int mode_peer() {
     EXPECT_ERR(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
     EXPECT_ERR(cudaDeviceEnablePeerAccess(1, 0), cudaErrorPeerAccessAlreadyEnabled);
     EXPECT_ERR(cudaGetLastError(), cudaErrorPeerAccessAlreadyEnabled);
+    EXPECT(!strcmp(cudaGetErrorName(cudaErrorPeerAccessAlreadyEnabled), "cudaErrorPeerAccessAlreadyEnabled"), "its name is %s",
+           cudaGetErrorName(cudaErrorPeerAccessAlreadyEnabled));
     EXPECT_ERR(cudaSetDevice(1), cudaSuccess);
     int dev = -1;
     cudaGetDevice(&dev);
