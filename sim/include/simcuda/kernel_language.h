@@ -133,15 +133,31 @@ inline void check_arg(const LaunchConfig &c, int i, const T &v) {
     (void)c; (void)i; (void)v;
 }
 
+/* A kernel argument converts as in a call; a literal 0 or NULL (an integer here, once collected)
+   may also be passed for a pointer parameter, as in CUDA. */
+template <class A, class P>
+struct arg_converts
+    : std::integral_constant<bool, std::is_convertible<A, P>::value || (std::is_pointer<P>::value && std::is_integral<A>::value)> {};
+template <class P, class A>
+inline P convert_arg(A &&a) {
+    if constexpr (std::is_pointer<P>::value && std::is_integral<typename std::decay<A>::type>::value) return reinterpret_cast<P>((uintptr_t)a);
+    else return std::forward<A>(a);
+}
+template <class... P, class Tuple, size_t... I>
+inline std::tuple<P...> convert_args(Tuple &&t, std::index_sequence<I...>) {
+    return std::tuple<P...>(convert_arg<P>(std::get<I>(std::move(t)))...);
+}
+
 template <class... P, class... A>
 void operator*(void (*k)(P...), PendingLaunch<A...> &&pl) {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
     if constexpr (sizeof...(P) == sizeof...(A)) {
-        constexpr bool convertible = (std::is_convertible<A, typename std::decay<P>::type>::value && ...);
+        constexpr bool convertible = (arg_converts<A, typename std::decay<P>::type>::value && ...);
         static_assert(convertible, "a kernel argument does not convert to its parameter's type (the launch is named in 'required from here')");
         if constexpr (convertible) {
             /* Convert to the parameter types now, as the launch does on a GPU. */
-            std::tuple<typename std::decay<P>::type...> params(std::move(pl.args));
+            std::tuple<typename std::decay<P>::type...> params =
+                convert_args<typename std::decay<P>::type...>(std::move(pl.args), std::index_sequence_for<A...>());
             int i = 0;
             std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
             launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));

@@ -80,6 +80,7 @@ __global__ void times_k(T *p, int n) {
 }
 
 __global__ void mark(int *p, const char tag) { p[threadIdx.x] = tag; }
+__global__ void mark_unless_null(int *p, const int *optional) { p[0] = optional ? 1 : -1; }
 
 static void fake_check(const char *msg) {
     cudaError_t e = cudaGetLastError();
@@ -99,8 +100,11 @@ static int mode_launch() {
                  128>>>(d, o, (size_t)n); /* const T * from an int *; a launch over two lines */
     times_k<2><<<8, 128>>>(o, n);          /* K given, T deduced */
     mark<<<1, 1>>>(o + n - 1, '>');
+    mark_unless_null<<<1, 1>>>(o + 1, NULL); /* NULL and 0 pass for pointer parameters */
+    mark_unless_null<<<1, 1>>>(o + 2, 0);
     cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
     EXPECT(h[0] == 14 && h[n - 2] == 14, "h[0] = %d, h[n-2] = %d (expected (3*0+7)*2 = 14)", h[0], h[n - 2]);
+    EXPECT(h[1] == -1 && h[2] == -1, "a NULL pointer argument arrived as %d %d", h[1], h[2]);
     EXPECT(h[n - 1] == '>', "h[n-1] = %d", h[n - 1]);
     EXPECT(compiled_for() == 0, "a __host__ __device__ function saw __CUDA_ARCH__");
     cudaFree(d);
