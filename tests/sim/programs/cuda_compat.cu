@@ -8,6 +8,10 @@
 #include <cuda_profiler_api.h>
 #include <math_constants.h>
 #include <nvtx3/nvToolsExt.h>
+/* An include the preprocessor skips is no concern of the simulator's, even of a header it lacks. */
+#ifdef __CUDA_ARCH__
+#include <cuda_pipeline.h>
+#endif
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
