@@ -29,6 +29,7 @@ namespace simcuda {
 struct Allocation {
     size_t size;
     MemKind kind;
+    int device = 0; /* the device current when it was allocated */
 };
 static std::map<uintptr_t, Allocation> g_allocs;
 static bool g_device_mode = false;
@@ -142,7 +143,7 @@ static void *allocate(size_t size, MemKind kind) {
     /* Fresh device memory holds garbage on a GPU; 0xFF bytes make floats NaN and ints -1, so a
        result that was never written cannot pass as zero. */
     memset(p, 0xFF, size);
-    g_allocs[(uintptr_t)p] = Allocation{size, kind};
+    g_allocs[(uintptr_t)p] = Allocation{size, kind, current_device()};
     if (device_side) g_device_bytes += size;
     if (kind == MEM_DEVICE && !g_device_mode) poison((uintptr_t)p, size, true);
     return p;
@@ -342,9 +343,41 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
     return e;
 }
 
+static const Allocation *find_allocation(const void *ptr, uintptr_t *base) {
+    const void *b = nullptr;
+    if (classify(ptr, &b) == MEM_NONE) return nullptr;
+    *base = (uintptr_t)b;
+    return &g_allocs[(uintptr_t)b];
+}
+
 cudaError_t cudaPointerGetDevice(int *device, const void *ptr) {
-    if (!device || classify(ptr) == MEM_NONE) return record(cudaErrorInvalidValue);
-    *device = current_device();
+    uintptr_t base;
+    const Allocation *a = find_allocation(ptr, &base);
+    if (!device || !a) return record(cudaErrorInvalidValue);
+    *device = a->device;
+    return cudaSuccess;
+}
+
+/* What kind of memory ptr is: ordinary host memory is cudaMemoryTypeUnregistered (no error, as
+   since CUDA 11). */
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr) {
+    if (!attr) return record(cudaErrorInvalidValue);
+    memset(attr, 0, sizeof *attr);
+    uintptr_t base;
+    const Allocation *a = find_allocation(ptr, &base);
+    if (!a) {
+        attr->type = cudaMemoryTypeUnregistered;
+        attr->device = -2;
+        attr->hostPointer = (void *)ptr;
+        return cudaSuccess;
+    }
+    attr->device = a->device;
+    switch (a->kind) {
+    case MEM_DEVICE:
+    case MEM_SYMBOL: attr->type = cudaMemoryTypeDevice; attr->devicePointer = (void *)ptr; break;
+    case MEM_MANAGED: attr->type = cudaMemoryTypeManaged; attr->devicePointer = attr->hostPointer = (void *)ptr; break;
+    default: attr->type = cudaMemoryTypeHost; attr->devicePointer = attr->hostPointer = (void *)ptr; break;
+    }
     return cudaSuccess;
 }
 

@@ -353,6 +353,13 @@ static int mode_peer() {
     cudaGetDevice(&dev);
     EXPECT(dev == 1, "current device %d", dev);
     cudaMalloc(&b, sizeof h);
+    cudaPointerAttributes pa;
+    EXPECT_ERR(cudaPointerGetAttributes(&pa, a), cudaSuccess);
+    EXPECT(pa.type == cudaMemoryTypeDevice && pa.device == 0, "attributes of device 0's buffer: type %d device %d", (int)pa.type, pa.device);
+    EXPECT_ERR(cudaPointerGetAttributes(&pa, b + 3), cudaSuccess);
+    EXPECT(pa.type == cudaMemoryTypeDevice && pa.device == 1, "attributes of device 1's buffer: type %d device %d", (int)pa.type, pa.device);
+    EXPECT_ERR(cudaPointerGetAttributes(&pa, h), cudaSuccess);
+    EXPECT(pa.type == cudaMemoryTypeUnregistered, "attributes of a host array: type %d", (int)pa.type);
     EXPECT_ERR(cudaMemcpyPeer(b, 1, a, 0, sizeof h), cudaSuccess);
     memset(h, 0, sizeof h);
     cudaMemcpy(h, b, sizeof h, cudaMemcpyDeviceToHost);
