@@ -165,6 +165,16 @@ void operator*(void (*k)(P...), PendingLaunch<A...> &&pl) {
     }
 }
 
+/* An overloaded kernel name: the overload whose parameters are exactly the arguments' types (the
+   more specialised template, so it is also the one chosen whenever both apply). */
+template <class... A>
+void operator*(void (*k)(A...), PendingLaunch<A...> &&pl) {
+    std::tuple<A...> params(std::move(pl.args));
+    int i = 0;
+    std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
+    launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(A...), A...>(k, std::move(params)));
+}
+
 /* A launch of a kernel template without (all) its template arguments, `k<<<g, b>>>(a...)`:
    simcc passes a lambda that calls k(a...), so C++ deduces the arguments as for an ordinary call,
    and a second one that names the specialisation taking exactly the argument types, when there is

@@ -85,6 +85,9 @@ __global__ void times_k(T *p, int n) {
 
 __global__ void mark(int *p, const char tag) { p[threadIdx.x] = tag; }
 __global__ void mark_unless_null(int *p, const int *optional) { p[0] = optional ? 1 : -1; }
+/* overloaded kernels, told apart by their arguments' types */
+__global__ void set_to(int *p, int v) { p[0] = v; }
+__global__ void set_to(float *p, float v) { p[0] = v * 2.0f; }
 
 static void fake_check(const char *msg) {
     cudaError_t e = cudaGetLastError();
@@ -106,7 +109,16 @@ static int mode_launch() {
     mark<<<1, 1>>>(o + n - 1, '>');
     mark_unless_null<<<1, 1>>>(o + 1, NULL); /* NULL and 0 pass for pointer parameters */
     mark_unless_null<<<1, 1>>>(o + 2, 0);
+    float *fo;
+    cudaMalloc(&fo, sizeof(float));
+    set_to<<<1, 1>>>(fo, 1.5f);
+    set_to<<<1, 1>>>(o + 3, 9);
+    float fh = 0;
+    cudaMemcpy(&fh, fo, sizeof fh, cudaMemcpyDeviceToHost);
+    EXPECT(fh == 3.0f, "the float overload of set_to gave %f", fh);
+    cudaFree(fo);
     cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[3] == 9, "the int overload of set_to gave %d", h[3]);
     EXPECT(h[0] == 14 && h[n - 2] == 14, "h[0] = %d, h[n-2] = %d (expected (3*0+7)*2 = 14)", h[0], h[n - 2]);
     EXPECT(h[1] == -1 && h[2] == -1, "a NULL pointer argument arrived as %d %d", h[1], h[2]);
     EXPECT(h[n - 1] == '>', "h[n-1] = %d", h[n - 1]);
