@@ -62,6 +62,8 @@ simlib: $(SIMLIB) ## build the CPU simulator's runtime library
 # (Both can be given on the command line where Check is installed somewhere pkg-config does not look.)
 CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null)
+# the judge is built by gcc on either backend (nvcc wants -pthread spelled otherwise)
+JUDGE_CHECK_CFLAGS := $(CHECK_CFLAGS)
 .PHONY: need-check
 need-check:
 	@[ -n "$(strip $(CHECK_LIBS))" ] || { echo "error: the Check unit-test library is missing: run 'sudo apt-get install check pkg-config'" >&2; exit 1; }
@@ -170,7 +172,12 @@ JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/jud
 $(B)/judge/common/%.o: common/%.c common/*.h | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$< [judge])
-	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -c $< -o $@
+	$(Q)$(JUDGE_CC) $(JUDGE_CHECK_CFLAGS) -c $< -o $@
+
+# On a GPU, the toolkit's compute-sanitizer checks each passed exercise's smallest cases for races,
+# barrier misuse and bad accesses (GRADE_SANITIZE=0 skips it).
+GRADE_SANITIZE ?= 1
+export GRADE_SANITIZER := $(if $(and $(filter gpu,$(BACKEND)),$(filter 1,$(GRADE_SANITIZE))),$(firstword $(shell command -v compute-sanitizer 2>/dev/null) $(wildcard $(CUDA_HOME)/bin/compute-sanitizer)))
 
 RUNNER_OBJ := $(B)/runner/common/runner.o $(if $(filter gpu,$(BACKEND)),$(B)/runner/common/runner_track_gpu.o)
 RUNNER_LIBS := -ldl
@@ -188,15 +195,19 @@ DEPS_CMD := $(if $(filter sim,$(BACKEND)),g++ -std=c++17 -M -x c++ -Isim/include
 define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
-	$(Q)rm -f $(@D)/build-error.log $(2); \
+	$(Q)rm -f $(@D)/compile-error.log $(2); \
 	if python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(1) >$(@D)/build.log 2>&1 \
 	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(CUDACC) -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
 	  cat $(@D)/build.log; \
 	else \
 	  [ $$? -eq 124 ] && echo "compiling took longer than $(STUDENT_COMPILE_TIMEOUT) s and was stopped" >>$(@D)/build.log; \
-	  cat $(@D)/build.log; mv $(@D)/build.log $(@D)/build-error.log; rm -f $(2); \
+	  cat $(@D)/build.log; mv $(@D)/build.log $(@D)/compile-error.log; rm -f $(2); \
 	fi
 endef
+
+# A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
+# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library).
+-include $(wildcard lessons/*/lesson.mk)
 
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
 define lesson_rules
@@ -221,7 +232,7 @@ $(B)/judge/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h
 $(B)/judge/$(1)/test.o: $$($(1)_TEST) lessons/$(1)/*.h common/*.h | need-check
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
-	$(Q)$(JUDGE_CC) -Ilessons/$(1) $(CHECK_CFLAGS) -c $$< -o $$@
+	$(Q)$(JUDGE_CC) -Ilessons/$(1) $(JUDGE_CHECK_CFLAGS) -c $$< -o $$@
 $(B)/judge/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h common/*.h
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
@@ -250,7 +261,7 @@ $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h 
 	$$(call build_student,$$<,$$@,$(1))
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)rm -f $$@; if [ -f $$(@D)/build-error.log ]; then :; \
+	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
 	elif ! $(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
 	  { cat $$(@D)/link.log; if grep -q "undefined reference to .*_cpu'" $$(@D)/link.log; then \
 	    echo "note: the CPU reference (*_cpu) is not available to your GPU code: the exercise is to compute on the device"; fi; } >$$(@D)/build-error.log; \
@@ -286,6 +297,20 @@ check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; 
 	done; \
 	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \
 	exit $$status
+
+.PHONY: grade
+GRADEBOOK ?= $(BUILD)/gradebook
+grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## grade a class: make grade SUBMISSIONS=dir [LESSON=NN] [GRADEBOOK=out] (one folder or archive per student)
+	$(if $(SUBMISSIONS),,$(error make grade needs SUBMISSIONS=<folder with one submission per student>))
+	$(Q)python3 tools/grade_batch.py $(SUBMISSIONS) $(GRADEBOOK) --backend=$(BACKEND) $(if $(LESSON),--lesson=$(LESSON)) $(if $(JOBS),--jobs=$(JOBS))
+
+.PHONY: student-release
+RELEASE := $(BUILD)/student-release/cuda-workbook
+student-release: ## the tree students get: everything but solutions/ and tests/wrong/ (build/student-release/cuda-workbook.tar.gz)
+	$(Q)rm -rf $(RELEASE) && mkdir -p $(RELEASE)
+	$(Q)git ls-files -z | grep -zv -E '^(solutions|tests/wrong|docs/results/screenshots)/' | xargs -0 cp -p --parents -t $(RELEASE)
+	$(Q)tar -C $(dir $(RELEASE)) -czf $(RELEASE).tar.gz cuda-workbook
+	@echo "student release: $(RELEASE) and $(RELEASE).tar.gz"
 
 .PHONY: run
 run: $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo ## run a lesson's demo on your code (SOLUTION=1: on the reference): make run LESSON=02
@@ -333,7 +358,8 @@ test-docs: docs ## open the built docs in headless Chromium: links, images, less
 # Workbook self-tests: every solution passes its grader, every untouched skeleton fails cleanly,
 # every wrong variant is rejected with the expected diagnosis.
 .PHONY: test-lessons
-test-lessons: need-check $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solution/$(l)/runner $(B)/student/$(l)/runner $(foreach w,$($(l)_WRONG),$(B)/wrong-$(w)/$(l)/runner)) ## check solutions, skeletons and wrong variants
+LESSON_TEST_PROGRAMS := $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solution/$(l)/runner $(B)/student/$(l)/runner $(foreach w,$($(l)_WRONG),$(B)/wrong-$(w)/$(l)/runner))
+test-lessons: need-check $(LESSON_TEST_PROGRAMS) ## check solutions, skeletons and wrong variants
 	$(Q)$(LOCK); bash tools/test_lessons.sh $(B) $(SELECTED)
 
 # ---------------------------------------------------------------------------------------------
@@ -341,18 +367,29 @@ test-lessons: need-check $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solu
 $(B)/tests/test_grade: tests/common/test_grade.c $(JUDGE_OBJ) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
+	$(Q)$(JUDGE_CC) $(JUDGE_CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 .PHONY: test-common
 test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/)
 	@echo "== common: the grader's toolkit"
 	$(Q)$<
+
+.PHONY: test-grade
+test-grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## make grade on generated submissions (solved, half done, broken, malicious) and the student release
+	@echo "== batch grading and the student release"
+	$(Q)bash tests/grade/test_batch_grading.sh $(BACKEND)
 
 .PHONY: test-parity
 test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator test programs built with nvcc give the GPU's results
 	$(Q)ARCH=$(ARCH) bash tools/parity.sh
 
 .PHONY: test
-test: test-sim test-common docs test-docs test-lessons $(if $(filter gpu,$(BACKEND)),test-parity) ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants)
+# Everything `make test` runs is built first, on every core; the tests then run one after another.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+.PHONY: test-programs
+test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator $(B)/tests/test_grade $(LESSON_TEST_PROGRAMS)
+test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading)
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-programs
+	$(Q)$(MAKE) --no-print-directory test-sim test-common docs test-docs test-lessons test-grade $(if $(filter gpu,$(BACKEND)),test-parity)
 
 .PHONY: clean
 clean: ## remove build/

@@ -330,10 +330,55 @@ static char *build_error(void) {
     return b.s;
 }
 
+/* The exercise being run, for the failure probe. */
+static SRunner *g_sr;
+static const char *g_current;
+
+/* 1 once a test of the current exercise has failed: its later cases are not worth running. */
+static int current_exercise_failed(void) {
+    TestResult **results = srunner_results(g_sr);
+    int n = srunner_ntests_run(g_sr), failed = 0;
+    for (int k = 0; k < n && !failed; k++) failed = !strcmp(tr_tcname(results[k]), g_current) && tr_rtype(results[k]) != CK_PASS;
+    free(results);
+    return failed;
+}
+
+/* On a GPU, races and barrier misuse can hide behind right values: where the toolkit's
+   compute-sanitizer exists ($GRADE_SANITIZER, set by make), an exercise that passed runs its
+   smallest cases again under memcheck, racecheck and synccheck, and any report fails it. */
+static void sanitize_exercise(SRunner *sr, const GradeExercise *e, Outcome *o) {
+#ifdef SIMCUDA
+    (void)sr, (void)e, (void)o; /* the simulator's own checks and schedules do this job */
+#else
+    const char *sanitizer = getenv("GRADE_SANITIZER");
+    if (!sanitizer || !*sanitizer || !e->kernels) return;
+    static const char *tools[] = {"memcheck", "racecheck", "synccheck"};
+    for (int t = 0; t < 3; t++) {
+        judge_sanitize_begin(sanitizer, tools[t], 3);
+        judge_set_failure_probe(NULL);
+        srunner_run(sr, NULL, e->id, CK_SILENT);
+        char report[3000];
+        if (judge_sanitize_end(report, sizeof report)) {
+            Buf b = {0};
+            bprintf(&b, "the results are right, but compute-sanitizer --tool %s found a problem in the smallest cases%s\n  %s", tools[t], report,
+                    t == 1 ? "a race: threads read shared memory that others write without a __syncthreads() between them"
+                    : t == 2 ? "a barrier misuse: a __syncthreads() that not every thread of the block reaches"
+                             : "an invalid memory access (out of bounds, or a misaligned or host address)");
+            o->status = "failed";
+            o->message = b.s;
+            return;
+        }
+    }
+#endif
+}
+
 /* Runs one exercise's test case in this process and returns its outcome. */
 static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     Outcome o = {"passed", NULL};
     judge_exercise_begin(e->id);
+    g_sr = sr;
+    g_current = e->id;
+    judge_set_failure_probe(current_exercise_failed);
     srunner_run(sr, NULL, e->id, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
     TestResult **results = srunner_results(sr);
     int n = srunner_ntests_run(sr), ran = 0;
@@ -355,6 +400,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
         o.message = b.s;
         return o;
     }
+    if (!o.message) sanitize_exercise(sr, e, &o);
     if (o.message || !e->kernels) return o;
     /* Right values are not enough: the work must have been done by the exercise's kernel(s). */
     char names[256];

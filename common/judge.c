@@ -58,11 +58,16 @@ typedef struct {
     uint64_t seq;
     char dir[PATH_MAX];
     char output[PATH_MAX];
+    char exe[PATH_MAX]; /* a copy of the runner that `nobody` can run, when grading as root */
 } Runner;
 static Runner g_runner = {.req_fd = -1, .rep_fd = -1};
 static char g_start_failure[4096]; /* set once the runner cannot even start: every call fails with it */
 static char g_broken[4800];        /* set when a runner failure stopped the current exercise */
 static char g_exercise[16];
+/* The sanitizer pass (a GPU's compute-sanitizer): the tool, and how many small calls are left. */
+static char g_sanitizer[PATH_MAX], g_sanitize_tool[32];
+static int g_sanitize_calls_left;
+#define SANITIZE_MAX_SIZE 4096 /* a call with a number in 4097 .. 2^32 is not small: skipped */
 
 typedef struct {
     char kernel[96];
@@ -199,7 +204,14 @@ static void become_runner(int req_read, int rep_write) {
     for (char **e = environ; *e && k < 510; e++)
         if (!is_grader_variable(*e)) env[k++] = *e;
     env[k] = NULL;
-    const char *path = judge_runner_path();
+    const char *path = g_runner.exe[0] ? g_runner.exe : judge_runner_path();
+    if (g_sanitize_tool[0]) {
+        /* compute-sanitizer runs the runner and reports races, barrier misuse and bad accesses */
+        char *argv[] = {g_sanitizer, "--tool", g_sanitize_tool, "--error-exitcode", "86", "--print-limit", "4", "--show-backtrace", "no",
+                        (char *)path, NULL};
+        execve(g_sanitizer, argv, env);
+        _exit(123);
+    }
     char *argv[] = {(char *)path, NULL};
     execve(path, argv, env);
     _exit(123);
@@ -235,8 +247,8 @@ static void kill_everything(void) {
         struct dirent *t;
         while (tasks && (t = readdir(tasks))) {
             if (t->d_name[0] == '.') continue;
-            char cpath[128];
-            snprintf(cpath, sizeof cpath, "/proc/%d/task/%s/children", (int)getpid(), t->d_name);
+            char cpath[320];
+            snprintf(cpath, sizeof cpath, "/proc/%d/task/%.255s/children", (int)getpid(), t->d_name);
             FILE *f = fopen(cpath, "r");
             int child;
             while (f && fscanf(f, "%d", &child) == 1) {
@@ -292,6 +304,9 @@ static void describe_end(int status, char *buf, size_t size) {
         const char *m = signal_meaning(sig);
         if (m) snprintf(buf, size, "crashed with signal %s", m);
         else snprintf(buf, size, "was stopped by signal %d (%s)", sig, strsignal(sig));
+    } else if (code == 123) {
+        snprintf(buf, size, "could not be started: the runner program could not be executed (grading as root, it runs as `nobody`; "
+                            "GRADE_KEEP_ROOT=1 keeps root)");
     } else if (code >= 120 && code <= 125) {
         snprintf(buf, size, "could not be started (sandbox step %d failed)", code - 119);
     } else if (code >= 0) {
@@ -304,8 +319,44 @@ static void describe_end(int status, char *buf, size_t size) {
 
 static int wait_readable(int fd, double deadline, pid_t watch_pid, long memory_mb, int *over_memory);
 
+/* Copies a file with mode 0755; 0 on success. */
+static int copy_file(const char *from, const char *to) {
+    int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) n = -1;
+    int ok = in >= 0 && out >= 0 && n == 0;
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+    fchmodat(AT_FDCWD, to, 0755, 0);
+    return ok ? 0 : -1;
+}
+
+/* Removes a runner's folder and whatever the student's code left in it. */
+static void remove_tree(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%.3000s/%.255s", dir, e->d_name);
+        struct stat st;
+        if (!lstat(path, &st) && S_ISDIR(st.st_mode)) remove_tree(path);
+        else unlink(path);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+static void remove_runner_dir(void) {
+    if (g_runner.dir[0]) remove_tree(g_runner.dir);
+    g_runner.dir[0] = g_runner.output[0] = g_runner.exe[0] = '\0';
+}
+
 static int start_runner(void) {
     shm_setup();
+    remove_runner_dir(); /* the previous runner's, kept until now for its output */
     const char *path = judge_runner_path();
     if (access(path, X_OK)) {
         snprintf(g_start_failure, sizeof g_start_failure, "grader: the runner %s is missing (%s): rebuild with make", path, strerror(errno));
@@ -318,6 +369,15 @@ static int start_runner(void) {
     }
     chmod(g_runner.dir, 0777);
     snprintf(g_runner.output, sizeof g_runner.output, "%.4000s/output.txt", g_runner.dir);
+    g_runner.exe[0] = '\0';
+    if (getuid() == 0 && !getenv("GRADE_KEEP_ROOT")) {
+        /* `nobody` may not be able to reach the build folder: it runs a copy in its own folder */
+        snprintf(g_runner.exe, sizeof g_runner.exe, "%.4000s/runner", g_runner.dir);
+        if (copy_file(path, g_runner.exe)) {
+            snprintf(g_start_failure, sizeof g_start_failure, "grader: cannot copy the runner to %s: %s", g_runner.exe, strerror(errno));
+            return -1;
+        }
+    }
     int req[2], rep[2];
     if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
         snprintf(g_start_failure, sizeof g_start_failure, "grader: pipe: %s", strerror(errno));
@@ -356,7 +416,7 @@ static int start_runner(void) {
     g_runner.seq = 0;
     /* The runner says "ready" (sequence 0) once the student's global constructors have run. */
     int over = 0;
-    double deadline = now_s() + env_long("GRADE_START_TIMEOUT", DEFAULT_START_TIMEOUT_S);
+    double deadline = now_s() + env_long("GRADE_START_TIMEOUT", DEFAULT_START_TIMEOUT_S) * (g_sanitize_tool[0] ? 4 : 1);
     uint64_t hello = 1;
     int r = wait_readable(g_runner.rep_fd, deadline, pid, env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB), &over);
     if (r == 1 && read(g_runner.rep_fd, &hello, sizeof hello) == (ssize_t)sizeof hello && hello == 0) {
@@ -493,7 +553,7 @@ static void where_stuck(char *buf, size_t size) {
         if (!strncmp(line, "??", 2)) line[0] = '\0';
     }
     const char *slash = strrchr(line, '/');
-    if (where[0] && line[0]) snprintf(buf, size, "; it was in %s, at %s", where, slash ? slash + 1 : line);
+    if (where[0] && line[0]) snprintf(buf, size, "; it was in %.700s, at %.300s", where, slash ? slash + 1 : line);
     else if (where[0]) snprintf(buf, size, "; it was in %s", where);
     else if (line[0]) snprintf(buf, size, "; it was in host code, at %s", slash ? slash + 1 : line);
 }
@@ -706,9 +766,16 @@ void judge_last_call_output(char *buf, size_t size) {
         len += (size_t)snprintf(buf + len, size - len, "\n    | %.300s", line);
 }
 
+static int (*g_failure_probe)(void);
+void judge_set_failure_probe(int (*probe)(void)) { g_failure_probe = probe; }
+
 int64_t judge_finish(JudgeCall *c) {
     char call[600];
     if (g_start_failure[0]) fail_now("%s", g_start_failure);
+    if (g_failure_probe && g_failure_probe()) {
+        describe_call(c, call, sizeof call);
+        fail_now("%s was not run: an earlier case of this exercise already failed (its diagnosis is the one shown)", call);
+    }
     if (g_broken[0]) {
         describe_call(c, call, sizeof call);
         fail_now("%s was not run: an earlier case of this exercise already failed this way: %s", call, g_broken);
@@ -723,7 +790,7 @@ int64_t judge_finish(JudgeCall *c) {
     uint64_t seq = pg->req.seq;
     if (write(g_runner.req_fd, &seq, sizeof seq) != (ssize_t)sizeof seq) runner_failed(c, 0, 0);
     int over = 0;
-    int r = wait_readable(g_runner.rep_fd, now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S), g_runner.pid,
+    int r = wait_readable(g_runner.rep_fd, now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S) * (g_sanitize_tool[0] ? 20 : 1), g_runner.pid,
                           env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB), &over);
     uint64_t back = 0;
     if (r != 1) runner_failed(c, r == 0, over);
@@ -798,10 +865,7 @@ const char *judge_exercise_broken(void) { return g_broken[0] ? g_broken : NULL; 
 void judge_shutdown(void) {
     if (g_runner.pid > 0) end_runner();
     kill_everything();
-    if (g_runner.dir[0]) {
-        unlink(g_runner.output);
-        rmdir(g_runner.dir);
-    }
+    remove_runner_dir();
 }
 
 /* ---- error texts, asked of the runner's CUDA once per code ---- */
@@ -835,3 +899,57 @@ static const ErrorText *error_text(int code) {
 
 const char *judge_error_name(int code) { return error_text(code)->name; }
 const char *judge_error_string(int code) { return error_text(code)->text; }
+
+/* ---- compute-sanitizer ---- */
+void judge_sanitize_begin(const char *sanitizer, const char *tool, int calls) {
+    judge_shutdown();
+    snprintf(g_sanitizer, sizeof g_sanitizer, "%s", sanitizer);
+    snprintf(g_sanitize_tool, sizeof g_sanitize_tool, "%s", tool);
+    g_sanitize_calls_left = calls;
+    g_broken[0] = '\0';
+}
+
+int judge_sanitize_end(char *report, size_t size) {
+    report[0] = '\0';
+    int ran = g_runner.pid > 0;
+    int status = -1;
+    if (ran) {
+        /* end of requests: the runner returns, and the sanitizer prints its summary and exits */
+        close_runner_fds();
+        double deadline = now_s() + 60;
+        int st;
+        while (now_s() < deadline) {
+            pid_t p = waitpid(g_runner.pid, &st, WNOHANG);
+            if (p == g_runner.pid) {
+                status = st;
+                break;
+            }
+            usleep(20000);
+        }
+        if (status == -1) end_runner();
+        else {
+            g_runner.pid = 0;
+            g_runner.alive = 0;
+            kill_everything();
+        }
+    }
+    int code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int found = 0;
+    FILE *f = ran ? fopen(g_runner.output, "r") : NULL;
+    size_t len = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "========= ", 10) || len >= size - 200) continue;
+        if (strstr(line, "ERROR SUMMARY: 0 errors")) continue;
+        if (strstr(line, "ERROR SUMMARY") || strstr(line, "Error") || strstr(line, "Race") || strstr(line, "Invalid") || strstr(line, "Barrier") ||
+            strstr(line, " at ") || strstr(line, "by thread")) {
+            line[strcspn(line, "\n")] = '\0';
+            len += (size_t)snprintf(report + len, size - len, "\n    | %s", line + 10);
+            found = 1;
+        }
+    }
+    if (f) fclose(f);
+    g_sanitize_tool[0] = '\0';
+    g_broken[0] = '\0';
+    return code == 86 || (found && strstr(report, "ERROR SUMMARY"));
+}

@@ -67,6 +67,14 @@ void judge_exercise_begin(const char *id);
 long judge_exercise_launches(const char *kernel);
 /** Non-NULL when a runner failure (crash, timeout, ...) stopped the current exercise. */
 const char *judge_exercise_broken(void);
+/** A function that says whether the current exercise has already failed: then every later call
+    in it fails at once without running (an exercise stops at its first failure). */
+void judge_set_failure_probe(int (*probe)(void));
+/** Starts a compute-sanitizer pass: the next runner runs under `sanitizer --tool tool`, and only the
+    first `calls` student calls whose numbers are all small run (the others fail at once). */
+void judge_sanitize_begin(const char *sanitizer, const char *tool, int calls);
+/** Ends the pass: 1 when the sanitizer reported an error; `report` gets its lines. */
+int judge_sanitize_end(char *report, size_t size);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);
 /** Pinned host memory the judge made with cudaMallocHost: refreshed from the runner (after a

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <cupti.h>
-#include <generated_cuda_runtime_api_meta.h>
 
 void track_launch(const char *kernel, uint64_t threads);
 

@@ -160,6 +160,23 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
     static const unsigned blocks[] = {32, 256};
     Problem p;
     problem_make(&p, n, 3);
+    /* In place (c is a): right values then mean every element was done exactly once, since a
+       second pass would add b again. A loop that repeats work passes every other test. */
+    grade_use_schedule(0);
+    ck_assert(cudaMemcpy(p.d_c, p.d_a, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(launch(p.d_c, p.d_b, p.d_c, n, 256, 3), name);
+    ck_assert(cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t i = 0; i < n; i++)
+        if (p.h_got[i] != p.h_want[i]) {
+            float extra = (p.h_got[i] - p.h_want[i]) / p.h_b[i];
+            if (extra < 0.5f) break; /* not done at all: the cases below say why */
+            ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: element %zu is "
+                         "%.9g, expected %.9g (about %.0f extra times b[%zu])\n"
+                         "  likely mistake: some elements are computed more than once, which wastes the GPU's time: the stride must be "
+                         "gridDim.x * blockDim.x (the whole grid), and the one-by-one tail of the float4 version must start after the "
+                         "last whole float4 (at 4 * (n / 4) + the thread's index)",
+                         name, n, (unsigned long long)grade_seed(), i, p.h_got[i], p.h_want[i], extra, i);
+        }
     for (int g = 0; g < 3; g++)
         for (int b = 0; b < 2; b++)
             for (int s = 0; s < grade_schedule_count(); s++) {
@@ -181,22 +198,6 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                 }
                 expect_device_result(&p, name, blocks[b], s);
             }
-    /* In place (c is a): right values then mean every element was done exactly once, since a
-       second pass would add b again. A loop that repeats work passes every other test. */
-    grade_use_schedule(0);
-    ck_assert(cudaMemcpy(p.d_c, p.d_a, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
-    GRADE_EXPECT_CUDA_OK(launch(p.d_c, p.d_b, p.d_c, n, 256, 3), name);
-    ck_assert(cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
-    for (size_t i = 0; i < n; i++)
-        if (p.h_got[i] != p.h_want[i]) {
-            float extra = (p.h_got[i] - p.h_want[i]) / p.h_b[i];
-            ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: element %zu is "
-                         "%.9g, expected %.9g (about %.0f extra times b[%zu])\n"
-                         "  likely mistake: some elements are computed more than once, which wastes the GPU's time: the stride must be "
-                         "gridDim.x * blockDim.x (the whole grid), and the one-by-one tail of the float4 version must start after the "
-                         "last whole float4 (at 4 * (n / 4) + the thread's index)",
-                         name, n, (unsigned long long)grade_seed(), i, p.h_got[i], p.h_want[i], extra, i);
-        }
     problem_free(&p);
 }
 
@@ -213,10 +214,11 @@ END_TEST
 static Suite *build_suite(void) {
     Suite *s = suite_create("02-vector-add");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "02.1");
+    /* the large grid first: a grid sized for the demo makes every later case slow */
+    tcase_add_test(tc, test_vector_add_covers_a_grid_of_more_than_65535_blocks);
     tcase_add_loop_test(tc, test_vector_add_matches_cpu_for_every_size_and_block, 0, N_SIZES);
     tcase_add_test(tc, test_vector_add_gpu_accepts_an_empty_vector);
     tcase_add_test(tc, test_vector_add_gpu_returns_the_error_of_a_refused_launch);
-    tcase_add_test(tc, test_vector_add_covers_a_grid_of_more_than_65535_blocks);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "02.2");
     tcase_add_loop_test(tc, test_vector_add_host_round_trip_matches_cpu, 0, N_SIZES);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "02.3");

@@ -34,7 +34,7 @@ def first_unfinished(lesson_dir, ids):
         try:
             with open(path) as f:
                 data = json.load(f)
-            if data.get("compile_error") or not data.get("exercises"):
+            if data.get("status") == "compile-error" or not data.get("exercises"):
                 return ids[0] if ids else None
             for status in ("failed", "needs-gpu"):
                 for e in data["exercises"]:

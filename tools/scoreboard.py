@@ -25,23 +25,31 @@ def main(argv):
     for path in paths:
         lesson = os.path.splitext(os.path.basename(path))[0]
         data = load(path)
-        if data is None:
+        if data is None or not isinstance(data.get("exercises"), list):
             missing.append(lesson)
-            rows.append((lesson, "-", "-", "not graded yet"))
+            rows.append((lesson, "-", "-", "not graded yet" if progress else "no result (the grader stopped early: see above)"))
             if next_step is None:
                 next_step = "run `make check LESSON=%s`" % lesson[:2]
             continue
-        if data.get("compile_error"):
+        ex = data["exercises"]
+        if data.get("status") == "compile-error":
             failed = True
-            rows.append((lesson, "-", "-", "does not compile"))
+            rows.append((lesson, "0/%d" % len(ex), "0/%d" % data.get("total_points", 0), "does not compile"))
             if next_step is None:
                 next_step = "fix the compile error in lessons/%s (the first error printed above)" % lesson
             continue
-        ex = data["exercises"]
+        ran = [e for e in ex if e["status"] != "not-run"]
         done = [e for e in ex if e["status"] == "passed"]
         todo = [e for e in ex if e["status"] == "failed"]
         waiting = [e for e in ex if e["status"] == "needs-gpu"]
-        status = "done" if not todo and not waiting else ("done (%d waiting for a GPU)" % len(waiting) if not todo else "TODO %s" % todo[0]["id"])
+        if todo:
+            status = "TODO %s" % todo[0]["id"]
+        elif len(ran) < len(ex):
+            status = "graded only %s" % ", ".join(e["id"] for e in ran)
+        elif waiting:
+            status = "done (%d waiting for a GPU)" % len(waiting)
+        else:
+            status = "done"
         rows.append((lesson, "%d/%d" % (len(done), len(ex)), "%d/%d" % (data["points"], data["total_points"]), status))
         if todo:
             failed = True
@@ -60,7 +68,7 @@ def main(argv):
         print("\nAll graded exercises pass here. Well done -- next: the following lesson, or `make progress` for the overview.")
     if progress:
         return 0
-    return 1 if failed else 0
+    return 1 if failed or missing else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@
 #     file that tries to get points without the work: it must end with 0 points in a valid JSON
 #     result that still says so a while after the grader finished (nothing it started may rewrite
 #     it), and must leave no /tmp/cuda-workbook-attack-* marker (its proof of a successful attack).
-# A variant may lower the grader's limits for itself (`timeout: S`, `start-timeout: S`, `memory: MB`),
+# On a GPU, the grader's compute-sanitizer pass (slow) runs for the solutions and for the variants
+# with a `sanitize: yes` line only. A variant may lower the grader's limits for itself (`timeout: S`, `start-timeout: S`, `memory: MB`),
 # so that an endless loop costs seconds here. Each grading runs the lesson's judge with the
 # variant's runner (see common/judge.h).
 # Ends with "lessons: N passed, M failed".
@@ -16,11 +17,8 @@ set -u
 b=$1
 shift
 backend=$(basename "$b")   # sim or gpu: a wrong variant may expect a different diagnosis on each
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-log=$tmp/log
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
 ok() { pass=$((pass + 1)); echo "  ok    $1"; }
 bad() { fail=$((fail + 1)); echo "  FAIL  $1"; sed 's/^/        | /' "$log" | head -40; }
 # grade WHO LESSON: runs the judge on that runner, output in $log, JSON in $tmp/result.json
@@ -31,11 +29,18 @@ grade() {
 # header FIELD PATCH: the value of a `field: value` line in a patch's description
 header() { sed -n "s/^$1: //p" "$2" | head -1; }
 
-for l in "$@"; do
+# one_lesson LESSON: every promise of one lesson; prints its report, ends with "PASS n FAIL m".
+one_lesson() {
+  local l=$1
+  pass=0
+  fail=0
+  tmp=$top/$l
+  mkdir -p "$tmp"
+  log=$tmp/log
   echo "== $l"
   if grade solution "$l"; then ok "solution passes its grader"; else bad "solution fails its grader"; fi
 
-  grade student "$l"
+  GRADE_SANITIZER= grade student "$l"
   rc=$?
   if [ $rc -eq 0 ]; then
     bad "untouched skeleton passes the grader (the tests cannot fail?)"
@@ -63,6 +68,7 @@ for l in "$@"; do
       if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi
       if [ -n "$st" ]; then export GRADE_START_TIMEOUT=$st; fi
       if [ -n "$mem" ]; then export GRADE_MEMORY_MB=$mem; fi
+      if [ "$(header sanitize "$p")" != yes ]; then export GRADE_SANITIZER=; fi
       grade "wrong-$name" "$l"
     )
     rc=$?
@@ -71,7 +77,7 @@ for l in "$@"; do
     elif [ -n "$expect" ] && ! grep -q -F -- "$expect" "$log"; then
       echo "        expected the diagnosis to mention: $expect" >>"$log"
       bad "wrong variant '$name' was rejected, but without the expected diagnosis"
-    elif [[ $name == attack_* ]] && ! { sleep 1.5; python3 -c '
+    elif [[ $name == attack_* ]] && ! { s=$(header settle "$p"); sleep "${s:-0}"; python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) else 1)' "$tmp/result.json" 2>>"$log"; }; then
@@ -85,6 +91,36 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
       ok "wrong variant '$name' is rejected: $expect"
     fi
   done
+  echo "PASS $pass FAIL $fail"
+}
+
+# Two lessons at a time (most of the time is spent waiting for runners); reports in lesson order.
+# The attack markers in /tmp are shared, so lessons with attack variants run one at a time.
+jobs=${TEST_LESSONS_JOBS:-2}
+running=0
+for l in "$@"; do
+  if ls tests/wrong/"$l"/attack_*.patch >/dev/null 2>&1; then
+    wait
+    running=0
+    one_lesson "$l" >"$top/$l.out" 2>&1
+  else
+    one_lesson "$l" >"$top/$l.out" 2>&1 &
+    running=$((running + 1))
+    if [ $running -ge "$jobs" ]; then
+      wait -n
+      running=$((running - 1))
+    fi
+  fi
 done
-echo "lessons: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+wait
+total_pass=0
+total_fail=0
+for l in "$@"; do
+  grep -v '^PASS [0-9]* FAIL [0-9]*$' "$top/$l.out"
+  counts=$(tail -1 "$top/$l.out")
+  set -- $counts
+  total_pass=$((total_pass + ${2:-0}))
+  total_fail=$((total_fail + ${4:-1}))
+done
+echo "lessons: $total_pass passed, $total_fail failed"
+[ $total_fail -eq 0 ]
