@@ -62,8 +62,6 @@ simlib: $(SIMLIB) ## build the CPU simulator's runtime library
 # (Both can be given on the command line where Check is installed somewhere pkg-config does not look.)
 CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null)
-# the judge is built by gcc on either backend (nvcc wants -pthread spelled otherwise)
-JUDGE_CHECK_CFLAGS := $(CHECK_CFLAGS)
 .PHONY: need-check
 need-check:
 	@[ -n "$(strip $(CHECK_LIBS))" ] || { echo "error: the Check unit-test library is missing: run 'sudo apt-get install check pkg-config'" >&2; exit 1; }
@@ -125,14 +123,16 @@ ifeq ($(BACKEND),sim)
   LINK := $(SIMCC)
   LINK_LIBS := $(CHECK_LIBS)
   CC_DEPS := $(SIMLIB) $(SIMCC)
+  CC_CHECK_CFLAGS := $(CHECK_CFLAGS)
 else
   CUDACC := nvcc -O2 $(NVCC_ARCH) -std=c++17
   CC_C := nvcc -O2 $(NVCC_ARCH) -Xcompiler -Wall,-std=gnu11
   LINK := nvcc $(NVCC_ARCH)
   LINK_LIBS := $(filter-out -pthread,$(CHECK_LIBS)) -lpthread
   CC_DEPS :=
-  # nvcc does not take -pthread itself; hand it to the host compiler
-  CHECK_CFLAGS := $(patsubst -pthread,-Xcompiler -pthread,$(CHECK_CFLAGS))
+  # nvcc does not take -pthread itself; hand it to the host compiler (CHECK_CFLAGS itself stays as
+  # it is: gcc builds the judge, and a make started from a recipe inherits it)
+  CC_CHECK_CFLAGS := $(patsubst -pthread,-Xcompiler -pthread,$(CHECK_CFLAGS))
 endif
 INCLUDES := -Icommon
 
@@ -156,7 +156,7 @@ COMMON_OBJ := $(B)/common/grade_inputs.o $(B)/common/bench.o
 $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC_C) $(INCLUDES) $(CHECK_CFLAGS) -c $< -o $@
+	$(Q)$(CC_C) $(INCLUDES) $(CC_CHECK_CFLAGS) -c $< -o $@
 
 # ---------------------------------------------------------------------------------------------
 # Grading is split in two programs (see common/judge.h):
@@ -168,11 +168,13 @@ $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 CUDA_HOME ?= $(if $(HAVE_NVCC),$(patsubst %/bin/nvcc,%,$(shell command -v nvcc)),/usr/local/cuda)
 JUDGE_CUDA_INC := $(if $(filter sim,$(BACKEND)),-Isim/include,-I$(CUDA_HOME)/include)
 JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
+# the judge reads the simulator's (or CUDA's) runtime header for types and error codes
+JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o
-$(B)/judge/common/%.o: common/%.c common/*.h | need-check
+$(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$< [judge])
-	$(Q)$(JUDGE_CC) $(JUDGE_CHECK_CFLAGS) -c $< -o $@
+	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -c $< -o $@
 
 # On a GPU, the toolkit's compute-sanitizer checks each passed exercise's smallest cases for races,
 # barrier misuse and bad accesses (GRADE_SANITIZE=0 skips it).
@@ -222,18 +224,18 @@ $(1)_CPU_OBJ := $$(patsubst lessons/$(1)/%.c,$(B)/lessons/$(1)/%.o,$$($(1)_CPU))
 $(B)/lessons/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
-	$(Q)$(CC_C) $$($(1)_INC) $(CHECK_CFLAGS) -c $$< -o $$@
+	$(Q)$(CC_C) $$($(1)_INC) $(CC_CHECK_CFLAGS) -c $$< -o $$@
 
 # the judge: the grader, the CPU reference, the stubs that call into the runner
-$(B)/judge/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h
+$(B)/judge/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h $(JUDGE_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
 	$(Q)$(JUDGE_CC) -Ilessons/$(1) -c $$< -o $$@
-$(B)/judge/$(1)/test.o: $$($(1)_TEST) lessons/$(1)/*.h common/*.h | need-check
+$(B)/judge/$(1)/test.o: $$($(1)_TEST) lessons/$(1)/*.h $(JUDGE_DEPS) | need-check
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
-	$(Q)$(JUDGE_CC) -Ilessons/$(1) $(JUDGE_CHECK_CFLAGS) -c $$< -o $$@
-$(B)/judge/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h common/*.h
+	$(Q)$(JUDGE_CC) -Ilessons/$(1) $(CHECK_CFLAGS) -c $$< -o $$@
+$(B)/judge/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h $(JUDGE_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
 	$(Q)$(JUDGE_CC) -Ilessons/$(1) -c $$< -o $$@
@@ -308,7 +310,8 @@ grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## grade a class: make g
 RELEASE := $(BUILD)/student-release/cuda-workbook
 student-release: ## the tree students get: everything but solutions/ and tests/wrong/ (build/student-release/cuda-workbook.tar.gz)
 	$(Q)rm -rf $(RELEASE) && mkdir -p $(RELEASE)
-	$(Q)git ls-files -z | grep -zv -E '^(solutions|tests/wrong|docs/results/screenshots)/' | xargs -0 cp -p --parents -t $(RELEASE)
+	$(Q){ git ls-files -z 2>/dev/null || find . -path ./.git -prune -o -path './$(BUILD)*' -prune -o -type f -printf '%P\0'; } \
+	  | grep -zv -E '^(solutions|tests/wrong|docs/results/screenshots)/' | xargs -0 cp -p --parents -t $(RELEASE)
 	$(Q)tar -C $(dir $(RELEASE)) -czf $(RELEASE).tar.gz cuda-workbook
 	@echo "student release: $(RELEASE) and $(RELEASE).tar.gz"
 
@@ -367,7 +370,7 @@ test-lessons: need-check $(LESSON_TEST_PROGRAMS) ## check solutions, skeletons a
 $(B)/tests/test_grade: tests/common/test_grade.c $(JUDGE_OBJ) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(JUDGE_CC) $(JUDGE_CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
+	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 .PHONY: test-common
 test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/)
 	@echo "== common: the grader's toolkit"

@@ -2,9 +2,10 @@
    into it. See judge.h for the contract and rpc.h for the wire.
 
    The sandbox, from strongest to weakest, whichever the machine allows:
-     * a new PID namespace (clone with CLONE_NEWPID, as root or through a user namespace): a small
-       init process of ours is PID 1 and the runner its child; when init dies, the kernel kills
-       every process the student's code started;
+     * on the simulator, a new PID namespace (clone with CLONE_NEWPID, as root or through a user
+       namespace): a small init process of ours is PID 1 and the runner its child; when init dies,
+       the kernel kills every process the student's code started (the CUDA driver refuses to work
+       in such a namespace, so not on a GPU);
      * otherwise a process group, with the judge as "child subreaper", so that orphans come back to
        the judge and are killed one by one.
    In both, the runner gets limits on CPU time, file size and core dumps, a fresh working folder,
@@ -35,6 +36,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cuda_runtime_api.h> /* SIMCUDA tells the backend */
 
 extern char **environ;
 
@@ -208,6 +211,7 @@ static void become_runner(int req_read, int rep_write) {
     if (g_sanitize_tool[0]) {
         /* compute-sanitizer runs the runner and reports races, barrier misuse and bad accesses */
         char *argv[] = {g_sanitizer, "--tool", g_sanitize_tool, "--error-exitcode", "86", "--print-limit", "4", "--show-backtrace", "no",
+                        "--report-api-errors", "no",
                         (char *)path, NULL};
         execve(g_sanitizer, argv, env);
         _exit(123);
@@ -329,8 +333,7 @@ static int copy_file(const char *from, const char *to) {
     int ok = in >= 0 && out >= 0 && n == 0;
     if (in >= 0) close(in);
     if (out >= 0) close(out);
-    fchmodat(AT_FDCWD, to, 0755, 0);
-    return ok ? 0 : -1;
+    return ok && !chmod(to, 0755) ? 0 : -1;
 }
 
 /* Removes a runner's folder and whatever the student's code left in it. */
@@ -374,7 +377,7 @@ static int start_runner(void) {
         /* `nobody` may not be able to reach the build folder: it runs a copy in its own folder */
         snprintf(g_runner.exe, sizeof g_runner.exe, "%.4000s/runner", g_runner.dir);
         if (copy_file(path, g_runner.exe)) {
-            snprintf(g_start_failure, sizeof g_start_failure, "grader: cannot copy the runner to %s: %s", g_runner.exe, strerror(errno));
+            snprintf(g_start_failure, sizeof g_start_failure, "grader: cannot copy the runner to %.3000s: %s", g_runner.exe, strerror(errno));
             return -1;
         }
     }
@@ -389,7 +392,15 @@ static int start_runner(void) {
     pid_t pid = -1;
     int in_ns = 0;
     static const unsigned long flags[] = {CLONE_NEWPID, CLONE_NEWUSER | CLONE_NEWPID};
-    for (int i = 0; i < 2 && pid < 0 && !getenv("GRADE_NO_NAMESPACE"); i++) {
+#ifdef SIMCUDA
+    int may_use_namespace = !getenv("GRADE_NO_NAMESPACE");
+#else
+    /* The CUDA driver does not work in a new PID namespace that shares the host's /proc: every call
+       returns cudaErrorOperatingSystem (seen on the H200, 2026-11-30). On a GPU the runner gets the
+       process group and the subreaper's sweep instead. */
+    int may_use_namespace = 0;
+#endif
+    for (int i = 0; i < 2 && pid < 0 && may_use_namespace; i++) {
         pid = (pid_t)syscall(SYS_clone, flags[i] | SIGCHLD, NULL, NULL, NULL, NULL);
         if (pid >= 0) in_ns = 1;
     }
