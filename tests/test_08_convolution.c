@@ -1,0 +1,493 @@
+/**
+ * @file test_08_convolution.c
+ * @brief Grader for lesson 08: the direct, constant-memory and tiled 2D convolutions and the two
+ *        passes of the separable filter against the CPU reference, on seeded random images of odd
+ *        shapes (1 x 1, smaller than the filter, 17 x 31, 31 x 17, 45 x 70, ...), with random
+ *        non-symmetric filters of widths 1, 3, 7 and 15, several block shapes and tiles, under
+ *        every simulator schedule.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "convolution.h"
+
+static const GradeExercise kExercises[] = {
+    {"08.1", 3, "conv2d_kernel + conv2d_gpu: direct 2D convolution, clamp-to-edge, one thread per pixel", 0, "conv2d_kernel"},
+    {"08.2", 2, "conv2d_const_kernel + conv2d_const_gpu: the filter in __constant__ memory", 0, "conv2d_const_kernel"},
+    {"08.3", 3, "conv2d_tiled_kernel: a shared-memory tile with a halo, one barrier", 0, "conv2d_tiled_kernel"},
+    {"08.4", 2, "conv_rows_kernel + conv_cols_kernel: the separable filter in two passes", 0, "conv_rows_kernel conv_cols_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/* Width x height: non-square (x/y mix-ups), a single pixel, an image smaller than the widest filter
+   (every window is mostly border), sizes that cut the 8-, 16- and 32-pixel tiles on the right and at
+   the bottom, and one that is whole tiles. */
+typedef struct {
+    int w, h;
+} Size;
+static const Size kSizes[] = {{17, 31}, {31, 17}, {1, 1}, {5, 3}, {45, 70}, {32, 16}};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+static const int kWidths[] = {1, 3, 7, 15};
+#define N_WIDTHS (int)(sizeof kWidths / sizeof kWidths[0])
+typedef struct {
+    unsigned x, y;
+} Block2;
+static const Block2 kBlocks[] = {{16, 16}, {32, 4}};
+#define N_BLOCKS (int)(sizeof kBlocks / sizeof kBlocks[0])
+static const unsigned kTiles[] = {8, 16, 32};
+#define N_TILES (int)(sizeof kTiles / sizeof kTiles[0])
+/* One larger image per exercise, one configuration, one schedule. */
+#define BIG_W 200
+#define BIG_H 133
+/* Extra floats after each device output: writing them means a bounds guard is missing. */
+#define CANARY 16
+/* The simulator's shared-memory poison (a NaN with its own payload): a result computed from a
+   shared slot nobody wrote carries it. Untouched device memory is 0xFFFFFFFF instead. */
+#define SHARED_POISON_BITS 0xFFC5A5A5u
+
+typedef enum { K_DIRECT, K_CONST, K_TILED, K_ROWS, K_COLS, K_SEPARABLE } Kind;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Inputs                                                                                          */
+
+typedef struct {
+    int w, h;
+    size_t n;
+    uint64_t seed;
+    float *h_in, *h_want, *h_got; /* h_got has CANARY extra floats */
+    float *d_in, *d_tmp, *d_out, *d_filter;
+} Image;
+
+static void image_make(Image *im, int w, int h, uint64_t salt) {
+    im->w = w, im->h = h, im->n = (size_t)w * h;
+    im->seed = grade_seed() + salt * 7919 + (uint64_t)w * 131 + h;
+    im->h_in = grade_alloc(im->n * sizeof(float));
+    im->h_want = grade_alloc(im->n * sizeof(float));
+    im->h_got = grade_alloc((im->n + CANARY) * sizeof(float));
+    grade_fill_floats(im->h_in, im->n, im->seed, 0.0f, 1.0f);
+    /* exact sizes: on the simulator, reading past the input or the intermediate is reported */
+    ck_assert(cudaMalloc((void **)&im->d_in, im->n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&im->d_tmp, im->n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&im->d_out, (im->n + CANARY) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&im->d_filter, CONV_MAX_FW * CONV_MAX_FW * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(im->d_in, im->h_in, im->n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+}
+
+static void image_free(Image *im) {
+    cudaFree(im->d_in);
+    cudaFree(im->d_tmp);
+    cudaFree(im->d_out);
+    cudaFree(im->d_filter);
+    free(im->h_in);
+    free(im->h_want);
+    free(im->h_got);
+}
+
+/* A random filter with no symmetry (a flipped or transposed filter gives other results), taps in
+   [-1, 1) and never 0. For the separable passes: a row and a column of fw taps. */
+static void random_taps(float *f, int count, uint64_t seed) { grade_fill_floats(f, count, seed, -1.0f, 1.0f); }
+
+static uint32_t bits_of(float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Diagnoses                                                                                       */
+
+static int close_enough(const float *got, const float *want, size_t n, double atol) {
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)got[i] - want[i]);
+        if (!(d <= atol)) return 0;
+    }
+    return 1;
+}
+
+/* The pixels within r of the image's edges that are wrong, edge by edge; 1 when every wrong pixel is
+   in such a band (and none is in the interior), with buf naming the bands. */
+static int edge_bands(const float *got, const float *want, int w, int h, int r, double atol, char *buf, size_t cap) {
+    int left = 0, right = 0, top = 0, bottom = 0, inner = 0, any = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            if (fabs((double)got[i] - want[i]) <= atol) continue;
+            any = 1;
+            int l = x < r, rt = x >= w - r, t = y < r, b = y >= h - r;
+            if (!l && !rt && !t && !b) inner = 1;
+            /* a corner pixel counts for an edge only if it is wrong there alone: tally the edges */
+            left += l, right += rt, top += t, bottom += b;
+        }
+    if (!any || inner || r == 0) return 0;
+    /* an edge is blamed when its band holds wrong pixels away from the corners of the other edges */
+    int l2 = 0, r2 = 0, t2 = 0, b2 = 0;
+    for (int y = r; y < h - r; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            if (fabs((double)got[i] - want[i]) <= atol) continue;
+            if (x < r) l2 = 1;
+            if (x >= w - r) r2 = 1;
+        }
+    for (int y = 0; y < h; y++)
+        for (int x = r; x < w - r; x++) {
+            size_t i = (size_t)y * w + x;
+            if (fabs((double)got[i] - want[i]) <= atol) continue;
+            if (y < r) t2 = 1;
+            if (y >= h - r) b2 = 1;
+        }
+    if (!(l2 || r2 || t2 || b2)) return 0;
+    (void)left, (void)right, (void)top, (void)bottom;
+    snprintf(buf, cap,
+             "only pixels within the filter's radius (%d) of the %s%s%s%s%s%s%s edge%s are wrong, the interior is right: the border rule "
+             "there is wrong. Every coordinate outside the image is clamped to the nearest edge pixel: x to 0 .. width - 1, y to "
+             "0 .. height - 1 (not zero padding, not width or height, not a mirror)",
+             r, l2 ? "left" : "", l2 && (r2 || t2 || b2) ? ", " : "", r2 ? "right" : "", r2 && (t2 || b2) ? ", " : "", t2 ? "top" : "",
+             t2 && b2 ? ", " : "", b2 ? "bottom" : "", l2 + r2 + t2 + b2 > 1 ? "s" : "");
+    return 1;
+}
+
+typedef struct {
+    Kind kind;
+    const float *filter; /* fw x fw (2D) or the row taps (K_ROWS, K_SEPARABLE) */
+    const float *col;    /* the column taps (K_COLS, K_SEPARABLE) */
+    int fw;
+    unsigned tile; /* K_TILED */
+    double atol;
+} Spec;
+
+/* The reference of spec on in (w x h) with an altered filter, into out; tmp: an image-sized scratch. */
+static void reference(const Spec *s, const float *in, float *out, float *tmp, int w, int h, const float *f, const float *col) {
+    switch (s->kind) {
+    case K_ROWS: conv_rows_cpu(in, out, w, h, f, s->fw); break;
+    case K_COLS: conv_cols_cpu(in, out, w, h, col, s->fw); break;
+    case K_SEPARABLE:
+        conv_rows_cpu(in, tmp, w, h, f, s->fw);
+        conv_cols_cpu(tmp, out, w, h, col, s->fw);
+        break;
+    default: conv2d_cpu(in, out, w, h, f, s->fw);
+    }
+}
+
+/* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
+static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
+    int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
+    const float *got = im->h_got;
+    size_t unwritten = 0, shared_nan = 0;
+    for (size_t i = 0; i < im->n; i++) {
+        uint32_t b = bits_of(got[i]);
+        if (b == GRADE_DEVICE_GARBAGE_BITS) unwritten++;
+        else if (isnan(got[i]) && b != GRADE_DEVICE_GARBAGE_BITS) shared_nan++;
+    }
+    if (shared_nan && s->kind == K_TILED) {
+        /* Which pixels read unwritten slots? Without the barrier, the first thread of a block (the
+           tile's top-left pixel) runs on before the others stored their slots; a halo loaded too
+           narrow leaves the slots at the far (right, bottom) side of the shared tile empty. */
+        unsigned T = s->tile;
+        int corner = 0;
+        for (unsigned by = 0; by * T < (unsigned)h; by++)
+            for (unsigned bx = 0; bx * T < (unsigned)w; bx++)
+                if (isnan(got[(size_t)by * T * w + bx * T])) corner = 1;
+        if (corner)
+            return "a tile's first pixel read shared memory nobody had written yet (the simulator's NaN): the threads must all finish "
+                   "loading the tile before any of them reads it -- is the __syncthreads() between the loads and the multiply-adds missing?";
+        snprintf(buf, cap,
+                 "%zu pixels read shared slots that were never loaded (the simulator's NaN), near the right and bottom of the tiles: "
+                 "the shared tile must hold the tile plus a halo of r = %d pixels on every side, (tile + 2r) x (tile + 2r) slots, all of "
+                 "them loaded; is the halo the wrong width (tile + r, or r - 1 on a side)?",
+                 shared_nan, r);
+        return buf;
+    }
+    if (unwritten == im->n) return NULL; /* grade.c: never launched, or a grid of 0 blocks */
+    if (unwritten) {
+        snprintf(buf, cap,
+                 "%zu of %zu pixels were never written: the grid must cover the whole image, rounded up in both directions, and every "
+                 "thread inside the image must store its pixel",
+                 unwritten, im->n);
+        return buf;
+    }
+    /* Every pixel written: compare with the results of plausible mistakes. */
+    size_t n = im->n;
+    float *alt = grade_alloc(n * sizeof(float)), *tmp = grade_alloc(n * sizeof(float));
+    float f2[CONV_MAX_FW * CONV_MAX_FW], c2[CONV_MAX_FW];
+    const char *why = NULL;
+    int two_d = s->kind == K_DIRECT || s->kind == K_CONST || s->kind == K_TILED;
+    /* 1. correlation: the filter not flipped */
+    if (fw > 1) {
+        if (two_d)
+            for (int i = 0; i < fw * fw; i++) f2[i] = s->filter[fw * fw - 1 - i];
+        else
+            for (int i = 0; i < fw; i++) f2[i] = s->filter ? s->filter[fw - 1 - i] : 0, c2[i] = s->col ? s->col[fw - 1 - i] : 0;
+        reference(s, im->h_in, alt, tmp, w, h, f2, c2);
+        if (close_enough(got, alt, n, s->atol))
+            why = "this is a correlation, not a convolution: the filter must be used turned half a turn, tap (fx, fy) multiplies pixel "
+                  "(x + r - fx, y + r - fy) -- not (x - r + fx, y - r + fy)";
+    }
+    /* 2. the 2D filter read transposed */
+    if (!why && two_d && fw > 1) {
+        for (int fy = 0; fy < fw; fy++)
+            for (int fx = 0; fx < fw; fx++) f2[fy * fw + fx] = s->filter[fx * fw + fy];
+        reference(s, im->h_in, alt, tmp, w, h, f2, NULL);
+        if (close_enough(got, alt, n, s->atol))
+            why = "the filter is read with its rows and columns swapped: it is stored row-major, tap (fx, fy) is filter[fy * fw + fx]";
+    }
+    /* 3. the separable passes with their taps swapped */
+    if (!why && s->kind == K_SEPARABLE && fw > 1) {
+        reference(s, im->h_in, alt, tmp, w, h, s->col, s->filter);
+        if (close_enough(got, alt, n, s->atol))
+            why = "the row taps ran down the columns and the column taps along the rows: the row pass (along x) uses h_row and writes "
+                  "d_tmp, then the column pass (along y) uses h_col on d_tmp";
+    }
+    /* 4. a pass along the wrong direction */
+    if (!why && (s->kind == K_ROWS || s->kind == K_COLS) && fw > 1) {
+        if (s->kind == K_ROWS) conv_cols_cpu(im->h_in, alt, w, h, s->filter, fw);
+        else conv_rows_cpu(im->h_in, alt, w, h, s->col, fw);
+        if (close_enough(got, alt, n, s->atol))
+            why = s->kind == K_ROWS ? "the row pass ran down the columns: its taps go along x, out(x, y) = sum of taps[i] * in(x + r - i, y)"
+                                    : "the column pass ran along the rows: its taps go along y, out(x, y) = sum of taps[j] * in(x, y + r - j)";
+    }
+    /* 5. a whole other border rule */
+    if (!why && two_d && fw > 1) {
+        static const struct {
+            ConvBorder b;
+            const char *why;
+        } rules[] = {
+            {CONV_ZERO, "the border is zero-padded: outside pixels must repeat the nearest edge pixel (clamp x to 0 .. width - 1 and y "
+                        "to 0 .. height - 1), not count as 0"},
+            {CONV_MIRROR, "the border is mirrored: outside pixels must repeat the nearest edge pixel (clamp), not reflect the image"},
+            {CONV_WRAP, "the border wraps around: outside pixels must repeat the nearest edge pixel (clamp), not come from the other side"},
+        };
+        for (int k = 0; k < 3 && !why; k++) {
+            conv2d_border_cpu(im->h_in, alt, w, h, s->filter, fw, rules[k].b);
+            if (close_enough(got, alt, n, s->atol)) why = rules[k].why;
+        }
+    }
+    free(alt);
+    free(tmp);
+    if (why) return why;
+    /* 6. wrong only near some edges */
+    if (edge_bands(got, im->h_want, w, h, r, s->atol, buf, cap)) {
+        if (s->kind == K_SEPARABLE)
+            snprintf(buf + strlen(buf), cap - strlen(buf),
+                     " -- in the separable filter, the column pass must clamp its reads of the intermediate image too");
+        return buf;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The comparison every run ends with.                                                             */
+
+static void expect_image(const Image *im, const Spec *s, const char *what, unsigned bx, unsigned by, int schedule, const char *file, int line) {
+    GradeCompare cmp = {.what = what, .n = im->n, .width = (size_t)im->w, .block = bx, .block_y = by, .atol = s->atol, .rtol = 0,
+                        .schedule = schedule};
+    char *d = grade_diff_floats(im->h_got, im->h_want, &cmp);
+    if (!d) return;
+    char buf[1024];
+    const char *hint = conv_hint(im, s, buf, sizeof buf);
+    size_t cap = strlen(d) + (hint ? strlen(hint) : 0) + 256;
+    char *msg = grade_alloc(cap);
+    snprintf(msg, cap, "%s", d);
+    char *lm = strstr(msg, "\n  likely mistake: ");
+    if (hint && lm) { /* ours replaces grade.c's generic one; anything after it stays */
+        char *end = strchr(lm + 1, '\n');
+        memmove(lm, end ? end : lm + strlen(lm), strlen(end ? end : lm + strlen(lm)) + 1);
+    }
+    if (hint) snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
+    else if (!lm)
+        snprintf(msg + strlen(msg), cap - strlen(msg),
+                 "\n  likely mistake: every pixel was written, but with wrong values: check that out(x, y) adds filter[fy * fw + fx] * "
+                 "in(x + r - fx, y + r - fy) over the whole window, with the coordinates clamped to the image");
+    free(d);
+    grade_fail_if(msg, &cmp, file, line);
+}
+
+/* Copies the result and its canary back; fails if the kernel wrote past the end of the output. */
+static void fetch_result(Image *im, const char *what) {
+    cudaError_t e = cudaMemcpy(im->h_got, im->d_out, (im->n + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
+    GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
+    for (size_t i = im->n; i < im->n + CANARY; i++)
+        ck_assert_msg(bits_of(im->h_got[i]) == GRADE_DEVICE_GARBAGE_BITS,
+                      "%s (GRADE_SEED=%llu): wrote float %zu, past the end of the %zu-float output\n"
+                      "  likely mistake: a missing bounds guard; threads of the edge blocks that fall outside the image "
+                      "(x >= width or y >= height) must not store",
+                      what, (unsigned long long)grade_seed(), i, im->n);
+}
+
+/* Tolerance: the GPU fuses multiply-adds (one rounding instead of two), so sums of up to 225
+   products differ from the CPU's in the last bits; far below what any indexing mistake gives. */
+static double tolerance(const float *f, int count, const float *g, int gcount) {
+    double s = 0, t = 1;
+    for (int i = 0; i < count; i++) s += fabs(f[i]);
+    if (g) {
+        t = 0;
+        for (int i = 0; i < gcount; i++) t += fabs(g[i]);
+    }
+    return 1e-6 + 4e-7 * (count + gcount) * s * t;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* One exercise at one size and filter width, over its block shapes and the schedules.            */
+
+static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedules) {
+    Image im;
+    image_make(&im, w, h, (uint64_t)kind * 17 + fw);
+    float filter[CONV_MAX_FW * CONV_MAX_FW], row[CONV_MAX_FW], col[CONV_MAX_FW];
+    random_taps(filter, fw * fw, im.seed + 1);
+    random_taps(row, fw, im.seed + 2);
+    random_taps(col, fw, im.seed + 3);
+    Spec s = {kind, filter, NULL, fw, 0, 0};
+    const char *name = "conv2d_gpu";
+    switch (kind) {
+    case K_CONST: name = "conv2d_const_gpu"; break;
+    case K_TILED: name = "conv2d_tiled_gpu"; break;
+    case K_ROWS: name = "conv_rows_gpu", s.filter = row; break;
+    case K_COLS: name = "conv_cols_gpu", s.filter = NULL, s.col = col; break;
+    case K_SEPARABLE: name = "conv_separable_gpu", s.filter = row, s.col = col; break;
+    default: break;
+    }
+    if (kind == K_ROWS) s.atol = tolerance(row, fw, NULL, 0);
+    else if (kind == K_COLS) s.atol = tolerance(col, fw, NULL, 0);
+    else if (kind == K_SEPARABLE) s.atol = tolerance(row, fw, col, fw);
+    else s.atol = tolerance(filter, fw * fw, NULL, 0);
+    float *tmp = grade_alloc(im.n * sizeof(float));
+    reference(&s, im.h_in, im.h_want, tmp, w, h, s.filter, s.col);
+    free(tmp);
+    if (kind == K_DIRECT) ck_assert(cudaMemcpy(im.d_filter, filter, fw * fw * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+
+    int nconfigs = kind == K_TILED ? (all_configs ? N_TILES : 1) : (all_configs ? N_BLOCKS : 1);
+    for (int c = 0; c < nconfigs; c++)
+        for (int sc = 0; sc < nschedules; sc++) {
+            grade_use_schedule(sc);
+            grade_poison_device(im.d_out, (im.n + CANARY) * sizeof(float));
+            grade_poison_device(im.d_tmp, im.n * sizeof(float));
+            unsigned bx = kBlocks[c].x, by = kBlocks[c].y, tile = kTiles[all_configs ? c : 1];
+            char what[192];
+            if (kind == K_TILED)
+                snprintf(what, sizeof what, "%s, image %d wide and %d tall, %d x %d filter, tile %u", name, w, h, fw, fw, tile);
+            else
+                snprintf(what, sizeof what, "%s, image %d wide and %d tall, %s of width %d", name, w, h,
+                         kind == K_DIRECT || kind == K_CONST ? "filter" : "taps", fw);
+            cudaError_t e;
+            switch (kind) {
+            case K_DIRECT: e = conv2d_gpu(im.d_in, im.d_out, w, h, im.d_filter, fw, bx, by); break;
+            case K_CONST: e = conv2d_const_gpu(im.d_in, im.d_out, w, h, filter, fw, bx, by); break;
+            case K_TILED: e = conv2d_tiled_gpu(im.d_in, im.d_out, w, h, filter, fw, tile), bx = by = tile; break;
+            case K_ROWS: e = conv_rows_gpu(im.d_in, im.d_out, w, h, row, fw, bx, by); break;
+            case K_COLS: e = conv_cols_gpu(im.d_in, im.d_out, w, h, col, fw, bx, by); break;
+            default: e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, bx, by); break;
+            }
+            GRADE_EXPECT_CUDA_OK(e, name);
+            s.tile = tile;
+            fetch_result(&im, what);
+            expect_image(&im, &s, what, bx, by, sc, __FILE__, __LINE__);
+        }
+    image_free(&im);
+}
+
+/* _i runs over sizes x widths */
+#define SIZE_OF(i) kSizes[(i) / N_WIDTHS]
+#define WIDTH_OF(i) kWidths[(i) % N_WIDTHS]
+
+START_TEST(test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape) {
+    check(K_DIRECT, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_conv2d_matches_cpu_on_a_larger_image) { check(K_DIRECT, BIG_W, BIG_H, 15, 0, 1); }
+END_TEST
+
+START_TEST(test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape) {
+    check(K_CONST, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_conv2d_const_matches_cpu_on_a_larger_image) { check(K_CONST, BIG_W, BIG_H, 15, 0, 1); }
+END_TEST
+
+START_TEST(test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile) {
+    check(K_TILED, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_conv2d_tiled_matches_cpu_on_a_larger_image) { check(K_TILED, BIG_W, BIG_H, 15, 0, 1); }
+END_TEST
+
+START_TEST(test_row_pass_matches_cpu_at_every_size_and_width) {
+    check(K_ROWS, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_column_pass_matches_cpu_at_every_size_and_width) {
+    check(K_COLS, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_separable_filter_matches_two_cpu_passes_at_every_size_and_width) {
+    check(K_SEPARABLE, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_separable_filter_matches_cpu_on_a_larger_image) { check(K_SEPARABLE, BIG_W, BIG_H, 15, 0, 1); }
+END_TEST
+
+START_TEST(test_separable_filter_agrees_with_the_2d_filter_to_rounding) {
+    /* The promise of 08.4: two passes give the 2D convolution with the outer-product filter. The
+       CPU's 2D result is the reference, with a tolerance for the two orders of rounding. */
+    int w = 45, h = 70, fw = 7;
+    Image im;
+    image_make(&im, w, h, 99);
+    float row[CONV_MAX_FW], col[CONV_MAX_FW], f[CONV_MAX_FW * CONV_MAX_FW];
+    random_taps(row, fw, im.seed + 2);
+    random_taps(col, fw, im.seed + 3);
+    outer_product(col, row, f, fw);
+    conv2d_cpu(im.h_in, im.h_want, w, h, f, fw);
+    Spec s = {K_SEPARABLE, row, col, fw, 0, tolerance(row, fw, col, fw) * 4};
+    grade_poison_device(im.d_out, (im.n + CANARY) * sizeof(float));
+    GRADE_EXPECT_CUDA_OK(conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 32, 4), "conv_separable_gpu");
+    fetch_result(&im, "conv_separable_gpu against the 2D convolution with the outer-product filter");
+    expect_image(&im, &s, "conv_separable_gpu against the 2D convolution with the outer-product filter", 32, 4, 0, __FILE__, __LINE__);
+    image_free(&im);
+}
+END_TEST
+
+START_TEST(test_every_function_refuses_an_even_or_too_wide_filter) {
+    static const int bad[] = {0, 2, 16, 17};
+    float f[17 * 17] = {0};
+    for (int k = 0; k < 4; k++) {
+        char what[128];
+        snprintf(what, sizeof what, "a filter width of %d (must be odd, 1 to 15): cudaErrorInvalidValue expected", bad[k]);
+        ck_assert_msg(conv2d_const_gpu(NULL, NULL, 4, 4, f, bad[k], 16, 16) == cudaErrorInvalidValue, "conv2d_const_gpu with %s", what);
+    }
+}
+END_TEST
+
+START_TEST(test_empty_images_launch_nothing) {
+    float f[9] = {0};
+    GRADE_EXPECT_CUDA_OK(conv2d_gpu(NULL, NULL, 0, 5, NULL, 3, 16, 16), "conv2d_gpu with width 0");
+    GRADE_EXPECT_CUDA_OK(conv2d_const_gpu(NULL, NULL, 5, 0, f, 3, 16, 16), "conv2d_const_gpu with height 0");
+    GRADE_EXPECT_CUDA_OK(conv2d_tiled_gpu(NULL, NULL, 0, 5, f, 3, 16), "conv2d_tiled_gpu with width 0");
+    GRADE_EXPECT_CUDA_OK(conv_separable_gpu(NULL, NULL, NULL, 5, 0, f, f, 3, 16, 16), "conv_separable_gpu with height 0");
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("08-convolution");
+    int cases = N_SIZES * N_WIDTHS;
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "08.1");
+    tcase_add_loop_test(tc, test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape, 0, cases);
+    tcase_add_test(tc, test_conv2d_matches_cpu_on_a_larger_image);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "08.2");
+    tcase_add_loop_test(tc, test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape, 0, cases);
+    tcase_add_test(tc, test_conv2d_const_matches_cpu_on_a_larger_image);
+    tcase_add_test(tc, test_every_function_refuses_an_even_or_too_wide_filter);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "08.3");
+    tcase_add_loop_test(tc, test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile, 0, cases);
+    tcase_add_test(tc, test_conv2d_tiled_matches_cpu_on_a_larger_image);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "08.4");
+    tcase_add_loop_test(tc, test_row_pass_matches_cpu_at_every_size_and_width, 0, cases);
+    tcase_add_loop_test(tc, test_column_pass_matches_cpu_at_every_size_and_width, 0, cases);
+    tcase_add_loop_test(tc, test_separable_filter_matches_two_cpu_passes_at_every_size_and_width, 0, cases);
+    tcase_add_test(tc, test_separable_filter_matches_cpu_on_a_larger_image);
+    tcase_add_test(tc, test_separable_filter_agrees_with_the_2d_filter_to_rounding);
+    tcase_add_test(tc, test_empty_images_launch_nothing);
+    return s;
+}
+
+int main(void) { return grade_main("08", kExercises, N_EXERCISES, build_suite); }
