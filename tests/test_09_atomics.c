@@ -1,0 +1,344 @@
+/**
+ * @file test_09_atomics.c
+ * @brief Grader for lesson 09: byte histograms (global atomics, then privatised in shared memory)
+ *        against histogram_cpu, and the atomicCAS float maximum against max_float_cpu, on seeded
+ *        inputs of awkward sizes (0, 1, 15, 16, 17, 255, 4099, 100003 bytes), uniform random bytes,
+ *        one colour (every thread hits one bin), only the end bins 0 and 255, several block sizes
+ *        and grid sizes, under every simulator schedule.
+ *
+ * Counts must be exact. Outputs start as 0xFF bytes (fresh device memory may hold anything), so a
+ * histogram that is not zeroed shows, and 64 extra bytes after the 256 bins must stay untouched.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "histogram.h"
+
+static const GradeExercise kExercises[] = {
+    {"09.1", 3, "histogram_global_kernel + histogram_global_gpu: zeroed bins, one global atomicAdd per byte", 0, "histogram_global_kernel"},
+    {"09.2", 4, "histogram_shared_kernel + histogram_shared_gpu: a shared histogram per block, barriers, one merge atomic per bin", 0,
+     "histogram_shared_kernel"},
+    {"09.3", 3, "atomic_max_float + max_float_kernel: a float atomic maximum from atomicCAS (negatives, -0.0, retries)", 0,
+     "max_float_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/* Sizes: empty, one byte, around one 16-byte chunk, less than a block, several blocks plus a
+   partial one (4099 = 16 * 256 + 3), and 100003 (prime: a multiple of nothing). */
+static const size_t kSizes[] = {0, 1, 15, 16, 17, 255, 4099, 100003};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+/* One large input with one block size and one schedule: what only many blocks show. */
+#define BIG_N ((size_t)1 << 21)
+#define CANARY 64
+
+typedef enum { IN_UNIFORM, IN_ONE_COLOUR, IN_ENDS, IN_PHOTO, N_KINDS } Kind;
+static const char *kKindName[N_KINDS] = {"uniform random bytes", "one colour (every byte 0xA7)", "only bytes 0 and 255",
+                                         "a smooth photo-like ramp"};
+
+static void make_input(unsigned char *in, size_t n, Kind k, uint64_t seed) {
+    grade_fill_bytes(in, n, seed);
+    for (size_t i = 0; i < n; i++) {
+        if (k == IN_ONE_COLOUR) in[i] = 0xA7;
+        else if (k == IN_ENDS) in[i] = in[i] & 1 ? 255 : 0;
+        else if (k == IN_PHOTO) in[i] = (unsigned char)(96 + 80 * sin((double)i / 700.0) + (in[i] & 7)); /* few bins, long runs */
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Histograms: the diagnosis.                                                                       */
+
+static int same_hist(const unsigned *a, const unsigned *b) { return memcmp(a, b, HIST_BINS * sizeof(unsigned)) == 0; }
+
+typedef struct {
+    int ex;                  /* 1 or 2 */
+    const unsigned char *in; /* the input (host) */
+    size_t n;
+    unsigned block, grid;
+} HistRun;
+
+static const char *hist_hint(const HistRun *r, const unsigned *got, const unsigned *want, char *buf, size_t cap) {
+    unsigned long long sum = 0;
+    int over = 0, under = 0, zero = 1;
+    unsigned d0 = got[0] - want[0];
+    int same_offset = 1;
+    for (int b = 0; b < HIST_BINS; b++) {
+        sum += got[b];
+        if (got[b] > want[b]) over = 1;
+        if (got[b] < want[b]) under = 1;
+        if (got[b]) zero = 0;
+        if (got[b] - want[b] != d0) same_offset = 0;
+    }
+    if (same_offset)
+        return "the histogram was not zeroed: every bin is off by the same amount, the garbage d_hist held before the call (here "
+               "0xFFFFFFFF, so every count is one less); cudaMemsetAsync(d_hist, 0, HIST_BINS * sizeof(unsigned)) before the kernel, "
+               "on every call";
+    if (zero) return "nothing was counted: did the kernel run (a grid of at least one block), and does it add 1 to bin in[i]?";
+    unsigned *part = grade_alloc(HIST_BINS * sizeof(unsigned));
+    const char *why = NULL;
+    if (r->ex == 1 && r->n % r->block) {
+        histogram_cpu(r->in, r->n / r->block * r->block, part);
+        if (same_hist(got, part)) {
+            snprintf(buf, cap,
+                     "the last partial block never ran: only the first %zu of %zu bytes were counted; round the grid up, "
+                     "(n + block - 1) / block blocks",
+                     r->n / r->block * r->block, r->n);
+            why = buf;
+        }
+    }
+    if (!why && r->ex == 2 && r->n % 16) {
+        histogram_cpu(r->in, r->n / 16 * 16, part);
+        if (same_hist(got, part)) {
+            snprintf(buf, cap,
+                     "the last n %% 16 = %zu bytes were not counted: after the loop over whole 16-byte chunks, the first n %% 16 threads "
+                     "of the grid each count one leftover byte, in[(n / 16) * 16 + t]",
+                     r->n % 16);
+            why = buf;
+        }
+    }
+    free(part);
+    if (why) return why;
+    if (r->ex == 1 && over)
+        return "some bins have more counts than there are such bytes, and not all by the same amount: is the histogram zeroed before the "
+               "kernel (not after it, and not by the kernel's threads racing with the counting)?";
+    if (r->ex == 2 && over)
+        return "some bins have more counts than there are such bytes: the shared histogram was not all zero when counting began -- "
+               "zero every one of the 256 bins (a loop b = threadIdx.x; b < HIST_BINS; b += blockDim.x, since a block may have fewer "
+               "than 256 threads) and __syncthreads() before anyone counts";
+    if (under && !over && sum < r->n) {
+        if (r->ex == 1)
+            return "counts were lost: two threads added to the same bin at the same time; a plain += or ++ is a read, an add and a "
+                   "write, and another thread's write in between is lost: use atomicAdd(&hist[in[i]], 1u)";
+        return "counts were lost: a barrier is missing, or an update is not atomic -- __syncthreads() after zeroing s_hist (else a "
+               "late zero wipes out counts already made) and again before the merge (else a thread adds a bin to d_hist before the "
+               "others have finished counting into it); and atomicAdd, not +=, both into s_hist and into d_hist";
+    }
+    return "the bins hold wrong counts: bin v counts the bytes equal to v (hist[in[i]]), each byte once";
+}
+
+static void expect_hist(const HistRun *r, const unsigned *got, const unsigned *want, const char *what, int schedule, const char *file,
+                        int line) {
+    GradeCompare cmp = {.what = what, .n = HIST_BINS, .block = r->block, .schedule = schedule};
+    char *d = grade_diff_ints((const int *)got, (const int *)want, &cmp);
+    if (!d) return;
+    char buf[512];
+    const char *hint = hist_hint(r, got, want, buf, sizeof buf);
+    size_t cap = strlen(d) + strlen(hint) + 256;
+    char *msg = grade_alloc(cap);
+    snprintf(msg, cap, "%s", d);
+    char *lm = strstr(msg, "\n  likely mistake: "); /* ours replaces grade.c's generic one */
+    if (lm) *lm = 0;
+    snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
+    free(d);
+    grade_fail_if(msg, &cmp, file, line);
+}
+
+/* Runs one histogram (ex 1 or 2) on n bytes of each kind, for each (block, grid), under `nsched` schedules. */
+static void check_hist(int ex, size_t n, const unsigned *blocks, const unsigned *grids, int nconf, int nsched) {
+    unsigned char *h_in = grade_alloc(n ? n : 1), *d_in = NULL;
+    unsigned want[HIST_BINS], *got = grade_alloc(HIST_BINS * sizeof(unsigned) + CANARY), *d_hist = NULL;
+    /* exactly n bytes on the device: reading past the end is caught on the simulator */
+    ck_assert(cudaMalloc((void **)&d_in, n ? n : 1) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_hist, HIST_BINS * sizeof(unsigned) + CANARY) == cudaSuccess);
+    for (int k = 0; k < N_KINDS; k++) {
+        uint64_t seed = grade_seed() + 7919u * (uint64_t)k + n;
+        make_input(h_in, n, (Kind)k, seed);
+        histogram_cpu(h_in, n, want);
+        if (n) ck_assert(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice) == cudaSuccess);
+        for (int c = 0; c < nconf; c++)
+            for (int s = 0; s < nsched; s++) {
+                char what[256];
+                if (ex == 1)
+                    snprintf(what, sizeof what, "histogram_global_gpu, n = %zu, %s, block %u, seed %llu", n, kKindName[k], blocks[c],
+                             (unsigned long long)seed);
+                else
+                    snprintf(what, sizeof what, "histogram_shared_gpu, n = %zu, %s, block %u, grid %u%s, seed %llu", n, kKindName[k], blocks[c],
+                             grids[c], grids[c] ? "" : " (default)", (unsigned long long)seed);
+                grade_use_schedule(s);
+                grade_poison_device(d_hist, HIST_BINS * sizeof(unsigned) + CANARY);
+                cudaError_t e = ex == 1 ? histogram_global_gpu(d_in, n, d_hist, blocks[c]) : histogram_shared_gpu(d_in, n, d_hist, blocks[c], grids[c]);
+                GRADE_EXPECT_CUDA_OK(e, what);
+                e = cudaMemcpy(got, d_hist, HIST_BINS * sizeof(unsigned) + CANARY, cudaMemcpyDeviceToHost);
+                GRADE_EXPECT_CUDA_OK(e, "copying the histogram back (an error here comes from the kernel)");
+                const unsigned char *canary = (const unsigned char *)(got + HIST_BINS);
+                for (int i = 0; i < CANARY; i++)
+                    ck_assert_msg(canary[i] == 0xFF,
+                                  "%s (schedule %s): wrote byte %d past the end of the 256-bin histogram\n"
+                                  "  likely mistake: a bin index above 255, or zeroing/merging more than HIST_BINS bins",
+                                  what, grade_schedule_name(s), i);
+                HistRun r = {ex, h_in, n, blocks[c], grids[c]};
+                expect_hist(&r, got, want, what, s, __FILE__, __LINE__);
+            }
+    }
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    free(h_in);
+    free(got);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 09.1                                                                                            */
+
+static const unsigned kBlocks1[] = {32, 256};
+
+START_TEST(test_global_histogram_is_exact_at_every_size_and_input) {
+    check_hist(1, kSizes[_i], kBlocks1, NULL, 2, grade_schedule_count());
+}
+END_TEST
+
+START_TEST(test_global_histogram_is_exact_on_a_large_input) {
+    static const unsigned b = 256;
+    check_hist(1, BIG_N + 5, &b, NULL, 1, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 09.2                                                                                            */
+
+/* (block, grid): fewer threads than bins, an odd block size, one block for everything, many blocks,
+   and the default grid. */
+static const unsigned kBlocks2[] = {64, 96, 256, 1024, 256};
+static const unsigned kGrids2[] = {3, 1, 7, 2, 0};
+#define N_CONF2 (int)(sizeof kBlocks2 / sizeof kBlocks2[0])
+
+START_TEST(test_shared_histogram_is_exact_at_every_size_input_block_and_grid) {
+    check_hist(2, kSizes[_i], kBlocks2, kGrids2, N_CONF2, grade_schedule_count());
+}
+END_TEST
+
+START_TEST(test_shared_histogram_is_exact_on_a_large_input) {
+    static const unsigned b[] = {256, 128}, g[] = {0, 37};
+    check_hist(2, BIG_N + 5, b, g, 2, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 09.3                                                                                            */
+
+typedef enum { F_MIXED, F_NEGATIVE, F_ZEROS, F_NEG_ZEROS, F_ASCENDING, N_FKINDS } FKind;
+static const char *kFKindName[N_FKINDS] = {"random in [-100, 100)", "all negative, in [-100, -0.5)", "-0.0 and +0.0 only",
+                                           "-0.0 and negatives only", "ascending (every thread raises the maximum)"};
+
+static void make_floats(float *v, size_t n, FKind k, uint64_t seed) {
+    switch (k) {
+    case F_MIXED: grade_fill_floats(v, n, seed, -100.0f, 100.0f); break;
+    case F_NEGATIVE: grade_fill_floats(v, n, seed, -100.0f, -0.5f); break;
+    case F_ZEROS:
+        grade_fill_floats(v, n, seed, -1.0f, 1.0f);
+        for (size_t i = 0; i < n; i++) v[i] = v[i] < 0 ? -0.0f : 0.0f;
+        if (n) v[0] = -0.0f; /* the first thread writes -0.0: a plain > never replaces it */
+        break;
+    case F_NEG_ZEROS:
+        grade_fill_floats(v, n, seed, -50.0f, 50.0f);
+        for (size_t i = 0; i < n; i++)
+            if (v[i] > 0) v[i] = -0.0f;
+        break;
+    default:
+        for (size_t i = 0; i < n; i++) v[i] = -1000.0f + (float)i * 0.25f;
+    }
+}
+
+static int same_float(float a, float b) {
+    uint32_t x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return x == y;
+}
+
+/* The maximum when floats are compared as 32-bit integers, signed or not, starting from -infinity. */
+static float int_order_max(const float *v, size_t n, int is_signed) {
+    float best = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a, b;
+        memcpy(&a, &v[i], 4);
+        memcpy(&b, &best, 4);
+        if (is_signed ? (int32_t)a > (int32_t)b : a > b) best = v[i];
+    }
+    return best;
+}
+
+static const char *max_hint(const float *v, size_t n, float got, float want) {
+    if (isnan(got))
+        return "the result is NaN: *d_max kept its garbage (0xFFFFFFFF, a NaN, which no comparison beats): set it to -infinity "
+               "(kMinusInfinity) before the kernel";
+    if (n == 0) return "with n = 0 the maximum is -infinity: set *d_max before returning, even when there is nothing to launch";
+    if (same_float(got, 0.0f) && want < 0)
+        return "every value is negative, and the result is 0: *d_max started at 0 instead of -infinity, and no negative value beats 0";
+    if (same_float(got, -0.0f) && same_float(want, 0.0f))
+        return "-0.0 where +0.0 was expected: -0.0 == +0.0 in float comparisons, so `val > old` never replaces -0.0 by +0.0; "
+               "float_greater must also rank +0.0 (bits 0x00000000) above -0.0 (bits 0x80000000)";
+    if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0)))
+        return "the floats were compared as integers (atomicMax on their bits): that works for positive floats only; negative "
+               "floats have the sign bit set and order backwards -- compare them as floats in a CAS loop";
+    if (float_greater_cpu(want, got))
+        return "an update was lost: atomicCAS returns the bits it found; when they differ from the ones you assumed, another thread "
+               "wrote first and your CAS did nothing -- try again (a loop) against the new value while val is still greater";
+    return "the result is larger than every input: is *d_max set to -infinity before the kernel, and is only in[i] (i < n) compared?";
+}
+
+static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched) {
+    float *h = grade_alloc((n ? n : 1) * sizeof(float)), *d_in = NULL, *d_max = NULL;
+    ck_assert(cudaMalloc((void **)&d_in, (n ? n : 1) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_max, sizeof(float) + CANARY) == cudaSuccess);
+    unsigned char got_bytes[sizeof(float) + CANARY];
+    for (int k = 0; k < N_FKINDS; k++) {
+        uint64_t seed = grade_seed() + 104729u * (uint64_t)k + n;
+        make_floats(h, n, (FKind)k, seed);
+        float want = max_float_cpu(h, n);
+        if (n) ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+        for (int b = 0; b < nblocks; b++)
+            for (int s = 0; s < nsched; s++) {
+                char what[256];
+                snprintf(what, sizeof what, "max_float_atomic_gpu, n = %zu, %s, block %u, seed %llu", n, kFKindName[k], blocks[b],
+                         (unsigned long long)seed);
+                grade_use_schedule(s);
+                grade_poison_device(d_max, sizeof(float) + CANARY);
+                GRADE_EXPECT_CUDA_OK(max_float_atomic_gpu(d_in, n, d_max, blocks[b]), what);
+                GRADE_EXPECT_CUDA_OK(cudaMemcpy(got_bytes, d_max, sizeof got_bytes, cudaMemcpyDeviceToHost),
+                                     "copying the maximum back (an error here comes from the kernel)");
+                for (size_t i = sizeof(float); i < sizeof got_bytes; i++)
+                    ck_assert_msg(got_bytes[i] == 0xFF, "%s (schedule %s): wrote past the one float of *d_max\n  likely mistake: out[i] instead of *out?",
+                                  what, grade_schedule_name(s));
+                float got;
+                memcpy(&got, got_bytes, sizeof got);
+                if (same_float(got, want)) continue;
+                uint32_t gb, wb;
+                memcpy(&gb, &got, 4);
+                memcpy(&wb, &want, 4);
+                ck_assert_msg(0, "%s (schedule %s, GRADE_SEED=%llu): got %g (bits 0x%08X), want %g (bits 0x%08X)\n  likely mistake: %s",
+                              what, grade_schedule_name(s), (unsigned long long)grade_seed(), got, gb, want, wb, max_hint(h, n, got, want));
+            }
+    }
+    cudaFree(d_in);
+    cudaFree(d_max);
+    free(h);
+}
+
+static const unsigned kBlocks3[] = {32, 256};
+
+START_TEST(test_float_max_is_exact_at_every_size_and_input) { check_max(kSizes[_i], kBlocks3, 2, grade_schedule_count()); }
+END_TEST
+
+START_TEST(test_float_max_is_exact_on_a_large_input) {
+    static const unsigned b = 256;
+    check_max(BIG_N + 5, &b, 1, 1);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("09-atomics");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "09.1");
+    tcase_add_loop_test(tc, test_global_histogram_is_exact_at_every_size_and_input, 0, N_SIZES);
+    tcase_add_test(tc, test_global_histogram_is_exact_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "09.2");
+    tcase_add_loop_test(tc, test_shared_histogram_is_exact_at_every_size_input_block_and_grid, 0, N_SIZES);
+    tcase_add_test(tc, test_shared_histogram_is_exact_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "09.3");
+    tcase_add_loop_test(tc, test_float_max_is_exact_at_every_size_and_input, 0, N_SIZES);
+    tcase_add_test(tc, test_float_max_is_exact_on_a_large_input);
+    return s;
+}
+
+int main(void) { return grade_main("09", kExercises, N_EXERCISES, build_suite); }
