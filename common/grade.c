@@ -407,6 +407,9 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     snprintf(names, sizeof names, "%s", e->kernels);
     for (char *k = strtok(names, " "); k; k = strtok(NULL, " ")) {
         long launches = judge_exercise_launches(k);
+        static int said;
+        if (launches < 0 && !said++)
+            printf("note: kernel launches cannot be observed on this machine (no CUPTI): which kernels ran is not checked\n");
         if (launches == 0) {
             o.status = "failed";
             Buf b = {0};
