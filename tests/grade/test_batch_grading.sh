@@ -7,7 +7,7 @@
 #   forger       a file that tries to write full points into the grader's result, as a folder
 # and checks gradebook.csv, every student's result.json (one schema, whatever happened) and
 # Gradescope's results.json. Then `make student-release`, and `make check` inside it.
-# Ends with "batch grading: N passed, M failed".
+# Ends with "grading: N passed, M failed".
 set -u
 backend=$1
 root=$(pwd)
@@ -61,5 +61,5 @@ if [ "$backend" = sim ]; then mkdir -p $rel/build && ln -sfn "$root/build/simlib
 (cd $rel && make -s check LESSON=02 BACKEND="$backend" >"$tmp/release-check.log" 2>&1)
 check "make check works in the student release (the skeleton fails, with a valid result)" \
   '[ $? -ne 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d[\"points\"] == 0 and len(d[\"exercises\"]) == 4 else 1)" '"$rel/build/$backend/results/02-vector-add.json"' || { tail -20 "$tmp/release-check.log"; false; }'
-echo "batch grading: $pass passed, $fail failed"
+echo "grading: $pass passed, $fail failed"
 [ $fail -eq 0 ]
