@@ -156,6 +156,7 @@ typedef struct {
     int fw;
     unsigned tile; /* K_TILED */
     double atol;
+    unsigned bx, by; /* the block shape of the run */
 } Spec;
 
 /* The reference of spec on in (w x h) with an altered filter, into out; tmp: an image-sized scratch. */
@@ -202,6 +203,17 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
     }
     if (unwritten == im->n) return NULL; /* grade.c: never launched, or a grid of 0 blocks */
     if (unwritten) {
+        /* exactly the partial blocks at the right and bottom edges missing: a grid rounded down */
+        unsigned fw_ = (unsigned)w / s->bx * s->bx, fh_ = (unsigned)h / s->by * s->by;
+        int strips = 1;
+        for (int y = 0; y < h && strips; y++)
+            for (int x = 0; x < w && strips; x++) {
+                int outside = (unsigned)x >= fw_ || (unsigned)y >= fh_;
+                strips = outside == (bits_of(got[(size_t)y * w + x]) == GRADE_DEVICE_GARBAGE_BITS);
+            }
+        if (strips)
+            return "the partial blocks at the right and bottom edges never ran: round both grid sizes up, "
+                   "dim3 grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y)";
         snprintf(buf, cap,
                  "%zu of %zu pixels were never written: the grid must cover the whole image, rounded up in both directions, and every "
                  "thread inside the image must store its pixel",
@@ -248,7 +260,21 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             why = s->kind == K_ROWS ? "the row pass ran down the columns: its taps go along x, out(x, y) = sum of taps[i] * in(x + r - i, y)"
                                     : "the column pass ran along the rows: its taps go along y, out(x, y) = sum of taps[j] * in(x, y + r - j)";
     }
-    /* 5. a whole other border rule */
+    /* 5. the filter only partly (or not at all) in constant memory */
+    if (!why && (s->kind == K_CONST || s->kind == K_TILED)) {
+        int zero = 1;
+        for (size_t i = 0; i < n && zero; i++) zero = got[i] == 0.0f;
+        if (zero)
+            why = "every pixel is 0: the kernel read a filter of zeros -- was the filter copied into the __constant__ array with "
+                  "cudaMemcpyToSymbol(c_filter, h_filter, fw * fw * sizeof(float)) before the launch?";
+        else if (fw > 1) {
+            for (int i = 0; i < fw * fw; i++) f2[i] = i < fw ? s->filter[i] : 0.0f;
+            reference(s, im->h_in, alt, tmp, w, h, f2, NULL);
+            if (close_enough(got, alt, n, s->atol))
+                why = "only the filter's first row reached constant memory: cudaMemcpyToSymbol's size is in bytes, fw * fw * sizeof(float)";
+        }
+    }
+    /* 6. a whole other border rule */
     if (!why && two_d && fw > 1) {
         static const struct {
             ConvBorder b;
@@ -267,7 +293,7 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
     free(alt);
     free(tmp);
     if (why) return why;
-    /* 6. wrong only near some edges */
+    /* 7. wrong only near some edges */
     if (edge_bands(got, im->h_want, w, h, r, s->atol, buf, cap)) {
         if (s->kind == K_SEPARABLE)
             snprintf(buf + strlen(buf), cap - strlen(buf),
@@ -338,7 +364,7 @@ static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedul
     random_taps(filter, fw * fw, im.seed + 1);
     random_taps(row, fw, im.seed + 2);
     random_taps(col, fw, im.seed + 3);
-    Spec s = {kind, filter, NULL, fw, 0, 0};
+    Spec s = {kind, filter, NULL, fw, 0, 0, 0, 0};
     const char *name = "conv2d_gpu";
     switch (kind) {
     case K_CONST: name = "conv2d_const_gpu"; break;
@@ -380,7 +406,7 @@ static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedul
             default: e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, bx, by); break;
             }
             GRADE_EXPECT_CUDA_OK(e, name);
-            s.tile = tile;
+            s.tile = tile, s.bx = bx, s.by = by;
             fetch_result(&im, what);
             expect_image(&im, &s, what, bx, by, sc, __FILE__, __LINE__);
         }
@@ -438,7 +464,7 @@ START_TEST(test_separable_filter_agrees_with_the_2d_filter_to_rounding) {
     random_taps(col, fw, im.seed + 3);
     outer_product(col, row, f, fw);
     conv2d_cpu(im.h_in, im.h_want, w, h, f, fw);
-    Spec s = {K_SEPARABLE, row, col, fw, 0, tolerance(row, fw, col, fw) * 4};
+    Spec s = {K_SEPARABLE, row, col, fw, 0, tolerance(row, fw, col, fw) * 4, 32, 4};
     grade_poison_device(im.d_out, (im.n + CANARY) * sizeof(float));
     GRADE_EXPECT_CUDA_OK(conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 32, 4), "conv_separable_gpu");
     fetch_result(&im, "conv_separable_gpu against the 2D convolution with the outer-product filter");

@@ -67,9 +67,10 @@ extern "C" cudaError_t conv2d_const_gpu(const float *d_in, float *d_out, int wid
 
 // TODO(08.3) begin
 // A block of T x T threads computes a T x T tile of the output from a (T + 2r)^2 shared tile.
-template <int T>
+// T = blockDim.x = blockDim.y (8, 16 or 32); the array is sized for the largest tile and filter.
 __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int height, int fw) {
-    __shared__ float tile[T + 2 * CONV_MAX_RADIUS][T + 2 * CONV_MAX_RADIUS];
+    __shared__ float tile[32 + 2 * CONV_MAX_RADIUS][32 + 2 * CONV_MAX_RADIUS];
+    const int T = blockDim.x;
     // TODO(08.3): with r = fw / 2 and side = T + 2r, shared slot (sx, sy) holds image pixel
     // (blockIdx.x * T - r + sx, blockIdx.y * T - r + sy), clamped to the image. The block's T * T
     // threads load all side * side slots together (thread t: slots t, t + T * T, ...), then wait
@@ -85,9 +86,7 @@ extern "C" cudaError_t conv2d_tiled_gpu(const float *d_in, float *d_out, int wid
     if (e != cudaSuccess) return e;
     dim3 block(tile, tile);
     dim3 grid(0, 0); // TODO(08.3): one block per tile x tile pixels of the output
-    if (tile == 8) conv2d_tiled_kernel<8><<<grid, block>>>(d_in, d_out, width, height, fw);
-    else if (tile == 16) conv2d_tiled_kernel<16><<<grid, block>>>(d_in, d_out, width, height, fw);
-    else conv2d_tiled_kernel<32><<<grid, block>>>(d_in, d_out, width, height, fw);
+    conv2d_tiled_kernel<<<grid, block>>>(d_in, d_out, width, height, fw);
     return cudaGetLastError();
 }
 // TODO(08.3) end

@@ -80,9 +80,10 @@ extern "C" cudaError_t conv2d_const_gpu(const float *d_in, float *d_out, int wid
 // A block of T x T threads computes a T x T tile of the output. It needs the input under the tile
 // plus r pixels on every side (the halo): (T + 2r)^2 pixels, loaded once into shared memory by all
 // the block's threads together, then read (2r + 1)^2 times over by the multiply-adds.
-template <int T>
+// T = blockDim.x = blockDim.y (8, 16 or 32); the array is sized for the largest tile and filter.
 __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int height, int fw) {
-    __shared__ float tile[T + 2 * CONV_MAX_RADIUS][T + 2 * CONV_MAX_RADIUS];
+    __shared__ float tile[32 + 2 * CONV_MAX_RADIUS][32 + 2 * CONV_MAX_RADIUS];
+    const int T = blockDim.x;
     int r = fw / 2, side = T + 2 * r;
     int tx = threadIdx.x, ty = threadIdx.y;
     // The image coordinates of shared slot (0, 0): the tile's corner, r pixels up and to the left.
@@ -112,9 +113,7 @@ extern "C" cudaError_t conv2d_tiled_gpu(const float *d_in, float *d_out, int wid
     if (e != cudaSuccess) return e;
     dim3 block(tile, tile);
     dim3 grid((width + tile - 1) / tile, (height + tile - 1) / tile);
-    if (tile == 8) conv2d_tiled_kernel<8><<<grid, block>>>(d_in, d_out, width, height, fw);
-    else if (tile == 16) conv2d_tiled_kernel<16><<<grid, block>>>(d_in, d_out, width, height, fw);
-    else conv2d_tiled_kernel<32><<<grid, block>>>(d_in, d_out, width, height, fw);
+    conv2d_tiled_kernel<<<grid, block>>>(d_in, d_out, width, height, fw);
     return cudaGetLastError();
 }
 // TODO(08.3) end
