@@ -1,0 +1,109 @@
+/**
+ * @file bench.c
+ * @brief Lesson 08's benchmark (`make bench LESSON=08 [SOLUTION=1] [ARGS="width height"]`): the
+ *        15 x 15 Gaussian blur of a large float image with each version, as bandwidth (the image read
+ *        once and written once) and as a fraction of device-to-device cudaMemcpy measured in the same run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "convolution.h"
+#include "cuda_check.h"
+
+#define FW 15
+
+typedef struct {
+    const float *in;
+    float *tmp, *out;
+    int w, h;
+    const float *d_filter, *filter, *taps;
+    unsigned bx, by;
+} Job;
+
+static void direct(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(conv2d_gpu(j->in, j->out, j->w, j->h, j->d_filter, FW, j->bx, j->by));
+}
+static void constant(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(conv2d_const_gpu(j->in, j->out, j->w, j->h, j->filter, FW, j->bx, j->by));
+}
+static void tiled(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(conv2d_tiled_gpu(j->in, j->out, j->w, j->h, j->filter, FW, j->bx));
+}
+static void rows(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(conv_rows_gpu(j->in, j->tmp, j->w, j->h, j->taps, FW, j->bx, j->by));
+}
+static void cols(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(conv_cols_gpu(j->tmp, j->out, j->w, j->h, j->taps, FW, j->bx, j->by));
+}
+static void separable(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(conv_separable_gpu(j->in, j->tmp, j->out, j->w, j->h, j->taps, j->taps, FW, j->bx, j->by));
+}
+
+int main(int argc, char **argv) {
+#ifdef SIMCUDA
+    int w = 640, h = 360, reps = 3;
+#else
+    int w = 7680, h = 4320, reps = 20; /* 8K: 132.7 MB of floats, well past the 60 MiB L2 of an H200 */
+#endif
+    if (argc > 2) w = atoi(argv[1]), h = atoi(argv[2]);
+    if (w <= 0 || h <= 0) {
+        fprintf(stderr, "usage: bench [width height]   (both > 0)\n");
+        return 2;
+    }
+    size_t n = (size_t)w * h, bytes = n * sizeof(float);
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    float taps[FW], filter[FW * FW];
+    gaussian_taps(taps, FW, 3.0f);
+    outer_product(taps, taps, filter, FW);
+    Job j = {NULL, NULL, NULL, w, h, NULL, filter, taps, 0, 0};
+    CUDA_CHECK(cudaMalloc((void **)&j.in, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.tmp, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.out, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.d_filter, sizeof filter));
+    CUDA_CHECK(cudaMemcpy((void *)j.d_filter, filter, sizeof filter, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset((void *)j.in, 0x3e, bytes)); /* every pixel about 0.19: the same work as any picture */
+    CUDA_CHECK(cudaMemset(j.tmp, 0, bytes));
+
+    double ceiling = bench_copy_gbs(bytes, reps);
+    printf("Lesson 08 benchmark on %s: a %d x %d float image (%.1f MB), 15 x 15 Gaussian, median of %d runs\n", prop.name, w, h, bytes / 1e6,
+           reps);
+    printf("  bandwidth = the image read once + written once (%.1f MB) per pass, over the time of that pass\n", 2.0 * bytes / 1e6);
+    printf("  %-48s %9.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device, read + write", ceiling);
+    struct {
+        const char *name;
+        BenchFn fn;
+        unsigned bx, by;
+        double bytes; /* counted as read + written per run */
+    } table[] = {
+        {"08.1 direct, filter in global memory, 32x8", direct, 32, 8, 2.0 * bytes},
+        {"08.2 direct, filter in constant memory, 32x8", constant, 32, 8, 2.0 * bytes},
+        {"08.3 shared tile + halo, tile 16", tiled, 16, 16, 2.0 * bytes},
+        {"08.3 shared tile + halo, tile 32", tiled, 32, 32, 2.0 * bytes},
+        {"08.4 row pass, 32x8", rows, 32, 8, 2.0 * bytes},
+        {"08.4 column pass, 32x8", cols, 32, 8, 2.0 * bytes},
+        {"08.4 both passes (2 reads + 2 writes), 32x8", separable, 32, 8, 4.0 * bytes},
+    };
+    for (int r = 0; r < (int)(sizeof table / sizeof table[0]); r++) {
+        j.bx = table[r].bx, j.by = table[r].by;
+        double ms = bench_median_ms(table[r].fn, &j, 2, reps);
+        double gbs = table[r].bytes / (ms * 1e-3) / 1e9;
+        printf("  %-48s %9.1f GB/s  %5.2f x copy  (%.3f ms, %.1f Gpixel/s)\n", table[r].name, gbs, gbs / ceiling, ms, n / (ms * 1e-3) / 1e9);
+    }
+    printf("  goal for the reference: each 08.4 pass at least 0.75 x copy\n");
+#ifdef SIMCUDA
+    printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
+#endif
+    cudaFree((void *)j.in);
+    cudaFree(j.tmp);
+    cudaFree(j.out);
+    cudaFree((void *)j.d_filter);
+    return 0;
+}

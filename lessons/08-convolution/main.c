@@ -1,0 +1,211 @@
+/**
+ * @file main.c
+ * @brief Lesson 08's demo (`make run LESSON=08 [ARGS="photo.jpg [outdir]"]`): blurs a colour picture
+ *        with the seeds' 15 x 15 Gaussian (sigma = 3), channel by channel, with each of your four
+ *        versions, checks them against the CPU, writes PNGs, and times them.
+ *
+ * With a PNG or JPEG path it reads that picture (stb_image); without one it draws a picture with
+ * sharp edges (checkerboard, thin lines, a disc, a stripe of text-like bars) so the blur shows.
+ * Results go to outdir (default build/): 08-blurred.png (08.4, the separable blur), 08-input.png
+ * when the picture was drawn here.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
+
+#include "bench.h"
+#include "convolution.h"
+#include "cuda_check.h"
+
+#define FW 15
+#define SIGMA 3.0f
+
+/* A picture with sharp edges: a checkerboard of coloured squares, thin white lines, a red disc. */
+static unsigned char *draw_test_picture(int w, int h) {
+    unsigned char *p = malloc((size_t)w * h * 3);
+    if (!p) return NULL;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            unsigned char *q = p + ((size_t)y * w + x) * 3;
+            int sq = ((x / 32) + (y / 32)) & 1;
+            q[0] = sq ? 230 : 20, q[1] = sq ? 200 : 40, q[2] = sq ? 40 : 120;
+            if (x % 64 == 5 || y % 80 == 7) q[0] = q[1] = q[2] = 255; /* 1-pixel lines: blurred to a faint band */
+            int dx = x - w * 2 / 3, dy = y - h / 2;
+            if (dx * dx + dy * dy < (h / 5) * (h / 5)) q[0] = 255, q[1] = 0, q[2] = 0;
+        }
+    return p;
+}
+
+static unsigned char *read_picture(const char *path, int *w, int *h) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "demo: cannot read image '%s': %s\n", path, strerror(errno));
+        return NULL;
+    }
+    int comp = 0;
+    unsigned char *p = stbi_load_from_file(f, w, h, &comp, 3); /* any picture as RGB */
+    if (!p) fprintf(stderr, "demo: cannot read image '%s': %s (stb_image reads PNG, JPEG, BMP, GIF, TGA, PSD, PNM)\n", path, stbi_failure_reason());
+    fclose(f);
+    return p;
+}
+
+static int write_png(const char *dir, const char *name, const unsigned char *pixels, int w, int h) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!stbi_write_png(path, w, h, 3, pixels, w * 3)) {
+        fprintf(stderr, "demo: cannot write '%s' (does the folder exist and is it writable?)\n", path);
+        return 0;
+    }
+    printf("  wrote %s (%d x %d)\n", path, w, h);
+    return 1;
+}
+
+/* A launch the student has not written yet fails; say so and go on with the other exercises. */
+static int launched(const char *what, cudaError_t e) {
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=08` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    return e == cudaSuccess;
+}
+
+/* The largest |a - b|, NaN counting as infinitely wrong. */
+static double max_diff(const float *a, const float *b, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (!(d <= m)) m = isnan(d) ? INFINITY : d;
+    }
+    return m;
+}
+
+typedef struct {
+    const float *in;
+    float *tmp, *out;
+    int w, h;
+    const float *d_filter, *filter, *taps;
+} Job;
+
+static void cpu_blur(void *ctx) {
+    Job *j = ctx;
+    conv_rows_cpu(j->in, j->tmp, j->w, j->h, j->taps, FW);
+    conv_cols_cpu(j->tmp, j->out, j->w, j->h, j->taps, FW);
+}
+/* Exercise k (0 .. 3) on the device, returning its launch's error. */
+static cudaError_t gpu_blur(int k, const Job *j) {
+    switch (k) {
+    case 0: return conv2d_gpu(j->in, j->out, j->w, j->h, j->d_filter, FW, 32, 8);
+    case 1: return conv2d_const_gpu(j->in, j->out, j->w, j->h, j->filter, FW, 32, 8);
+    case 2: return conv2d_tiled_gpu(j->in, j->out, j->w, j->h, j->filter, FW, 32);
+    default: return conv_separable_gpu(j->in, j->tmp, j->out, j->w, j->h, j->taps, j->taps, FW, 32, 8);
+    }
+}
+static void gpu_direct(void *ctx) { CUDA_CHECK(gpu_blur(0, ctx)); }
+static void gpu_const(void *ctx) { CUDA_CHECK(gpu_blur(1, ctx)); }
+static void gpu_tiled(void *ctx) { CUDA_CHECK(gpu_blur(2, ctx)); }
+static void gpu_separable(void *ctx) { CUDA_CHECK(gpu_blur(3, ctx)); }
+
+int main(int argc, char **argv) {
+    const char *outdir = argc > 2 ? argv[2] : "build";
+    int w, h;
+    unsigned char *rgb;
+    if (argc > 1) {
+        rgb = read_picture(argv[1], &w, &h);
+        if (!rgb) return 1;
+    } else {
+        w = 640, h = 400;
+        rgb = draw_test_picture(w, h);
+    }
+    size_t n = (size_t)w * h;
+    float *plane = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float)),
+          *tmp = malloc(n * sizeof(float));
+    unsigned char *blurred = malloc(n * 3);
+    if (!rgb || !plane || !want || !got || !tmp || !blurred) {
+        fprintf(stderr, "demo: out of host memory for a %d x %d picture\n", w, h);
+        return 1;
+    }
+    float taps[FW], filter[FW * FW];
+    gaussian_taps(taps, FW, SIGMA);
+    outer_product(taps, taps, filter, FW);
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    printf("Lesson 08: %s, %d x %d RGB, %d x %d Gaussian (sigma %.0f), on %s\n", argc > 1 ? argv[1] : "a test picture drawn by the demo", w, h, FW,
+           FW, SIGMA, prop.name);
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) fprintf(stderr, "demo: cannot create the folder '%s': %s\n", outdir, strerror(errno));
+    int written = argc > 1 || write_png(outdir, "08-input.png", rgb, w, h);
+
+    float *d_in, *d_tmp, *d_out, *d_filter;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_tmp, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_filter, sizeof filter));
+    CUDA_CHECK(cudaMemcpy(d_filter, filter, sizeof filter, cudaMemcpyHostToDevice));
+
+    /* Each exercise is checked on every channel against the CPU's separable blur; the tolerance
+       covers the rounding of 225 products summed in a different order (see the README). */
+    const char *names[4] = {"08.1 direct", "08.2 constant filter", "08.3 shared tiles", "08.4 separable"};
+    BenchFn fns[4] = {gpu_direct, gpu_const, gpu_tiled, gpu_separable};
+    int ok[4] = {1, 1, 1, 1};
+    double worst[4] = {0, 0, 0, 0};
+    Job dev = {d_in, d_tmp, d_out, w, h, d_filter, filter, taps};
+    Job cpu = {plane, tmp, want, w, h, NULL, filter, taps};
+    double cpu_s = 0;
+    for (int c = 0; c < 3; c++) {
+        for (size_t i = 0; i < n; i++) plane[i] = rgb[i * 3 + c] / 255.0f;
+        double t0 = bench_host_seconds();
+        cpu_blur(&cpu);
+        cpu_s += bench_host_seconds() - t0;
+        CUDA_CHECK(cudaMemcpy(d_in, plane, n * sizeof(float), cudaMemcpyHostToDevice));
+        for (int k = 0; k < 4; k++) {
+            if (!ok[k]) continue;
+            CUDA_CHECK(cudaMemset(d_out, 0xFF, n * sizeof(float)));
+            if (!launched(names[k], gpu_blur(k, &dev))) {
+                ok[k] = 0;
+                continue;
+            }
+            CUDA_CHECK(cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+            double d = max_diff(got, want, n);
+            if (d > worst[k]) worst[k] = d;
+            if (k == 3 || (k == 2 && !ok[3]))
+                for (size_t i = 0; i < n; i++) {
+                    float v = got[i] * 255.0f + 0.5f;
+                    blurred[i * 3 + c] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+                }
+        }
+    }
+    int all_ok = 1;
+    for (int k = 0; k < 4; k++) {
+        int right = ok[k] && worst[k] < 1e-4;
+        all_ok &= right;
+        if (ok[k]) printf("  %-22s %s (largest difference from the CPU %.2g)\n", names[k], right ? "matches the CPU" : "WRONG", worst[k]);
+        if (ok[k] && !right) printf("       `make check LESSON=08` explains\n");
+    }
+    if (ok[3] || ok[2]) written &= write_png(outdir, "08-blurred.png", blurred, w, h);
+
+    /* Timing, on the last channel (already on the device). */
+    printf("  CPU separable blur, one core, 3 channels   %10.3f ms\n", cpu_s * 1e3);
+    for (int k = 0; k < 4; k++)
+        if (ok[k] && worst[k] < 1e-4) {
+            double ms = bench_median_ms(fns[k], &dev, 1, 5);
+            printf("  GPU %-22s one channel %10.3f ms  (%.1f GB/s read + write of the image)\n", names[k], ms, 2.0 * n * sizeof(float) / (ms * 1e-3) / 1e9);
+        }
+#ifdef SIMCUDA
+    printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
+#endif
+    cudaFree(d_in);
+    cudaFree(d_tmp);
+    cudaFree(d_out);
+    cudaFree(d_filter);
+    if (argc > 1) stbi_image_free(rgb);
+    else free(rgb);
+    free(plane);
+    free(want);
+    free(got);
+    free(tmp);
+    free(blurred);
+    return all_ok && written ? 0 : 1;
+}
