@@ -49,6 +49,11 @@ float max_float_cpu(const float *in, size_t n);
 /** 1 when a is larger than b in max_float_cpu's order: a > b, or a = +0.0 and b = -0.0. */
 int float_greater_cpu(float a, float b);
 
+/** Draws a natural-looking gray picture for the demo and the benchmark: a sky that darkens upwards,
+    a sun, two ranges of hills and noisy grass, so that its histogram has the lumps and gaps of a
+    photo. gray is width x height bytes, row-major; the same seed draws the same picture. */
+void draw_landscape_cpu(unsigned char *gray, int width, int height, unsigned seed);
+
 #ifdef __cplusplus
 }
 #endif

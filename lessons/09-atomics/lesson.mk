@@ -1,0 +1,11 @@
+# Lesson 09 links stb_image (Debian libstb-dev) into its demo only, to read a photo given as ARGS.
+DEMO_LIBS_09-atomics := -lstb
+
+# The benchmark compares with CUB's histogram and maximum. CUB is C++ and bench.c is C, so the CUB
+# calls live in ceiling/cub_ref.cu (a folder below the lesson, so it is never taken for the
+# student's file), built here and added to the benchmark's link only.
+$(B)/lessons/09-atomics/ceiling/cub_ref.o: lessons/09-atomics/ceiling/cub_ref.cu lessons/09-atomics/ceiling/cub_ref.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) -Ilessons/09-atomics/ceiling $(INCLUDES) -c $< -o $@
+$(B)/solution/09-atomics/bench $(B)/student/09-atomics/bench: $(B)/lessons/09-atomics/ceiling/cub_ref.o
