@@ -180,10 +180,10 @@ static void check_hist(int ex, size_t n, const unsigned *blocks, const unsigned 
             for (int s = 0; s < nsched; s++) {
                 char what[256];
                 if (ex == 1)
-                    snprintf(what, sizeof what, "histogram_global_gpu, n = %zu, %s, block %u, seed %llu", n, kKindName[k], blocks[c],
+                    snprintf(what, sizeof what, "the 256 bins of histogram_global_gpu for an input of %zu bytes (%s), block %u, input seed %llu", n, kKindName[k], blocks[c],
                              (unsigned long long)seed);
                 else
-                    snprintf(what, sizeof what, "histogram_shared_gpu, n = %zu, %s, block %u, grid %u%s, seed %llu", n, kKindName[k], blocks[c],
+                    snprintf(what, sizeof what, "the 256 bins of histogram_shared_gpu for an input of %zu bytes (%s), block %u, grid %u%s, input seed %llu", n, kKindName[k], blocks[c],
                              grids[c], grids[c] ? "" : " (default)", (unsigned long long)seed);
                 if (!run_hist(ex, d_in, n, d_hist, blocks[c], grids ? grids[c] : 0, s, got, what)) return;
                 if (same_hist(got, want)) {
