@@ -69,9 +69,9 @@ extern "C" cudaError_t conv2d_const_gpu(const float *d_in, float *d_out, int wid
 // A block of T x T threads computes a T x T tile of the output from a (T + 2r)^2 shared tile.
 // T = blockDim.x = blockDim.y (8, 16 or 32); the array is sized for the largest tile and filter.
 __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int height, int fw) {
-    __shared__ float tile[32 + 2 * CONV_MAX_RADIUS][32 + 2 * CONV_MAX_RADIUS];
-    const int T = blockDim.x;
-    // TODO(08.3): with r = fw / 2 and side = T + 2r, shared slot (sx, sy) holds image pixel
+    // TODO(08.3): a shared array with room for the largest tile and filter,
+    // __shared__ float tile[32 + 2 * CONV_MAX_RADIUS][32 + 2 * CONV_MAX_RADIUS]; with T = blockDim.x,
+    // r = fw / 2 and side = T + 2r, shared slot (sx, sy) holds image pixel
     // (blockIdx.x * T - r + sx, blockIdx.y * T - r + sy), clamped to the image. The block's T * T
     // threads load all side * side slots together (thread t: slots t, t + T * T, ...), then wait
     // for each other with __syncthreads(); then each thread whose pixel is inside the image adds
