@@ -36,6 +36,8 @@ NVCC_ARCH := $(if $(ARCH),-arch=$(ARCH),-gencode arch=compute_80,code=sm_80 -gen
 SIM_SRC := $(wildcard sim/src/*.cpp)
 SIM_HDR := $(wildcard sim/include/*.h sim/include/simcuda/*.h)
 SIMLIB_DIR := $(BUILD)/simlib
+# simcc links the runtime of this build folder (BUILD=... gives another one)
+export SIMCC_LIBDIR := $(abspath $(SIMLIB_DIR))
 SIMLIB := $(SIMLIB_DIR)/libsimcuda.a $(SIMLIB_DIR)/libsimcuda-asan.a
 SIM_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Isim/include -MMD -MP
 
@@ -261,10 +263,10 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
 	$$(call build_student,$$<,$$@,$(1))
-$(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ)
+$(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
-	elif ! $(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
+	elif ! $(LINK) -o $$@ $$(filter %.o,$$^) $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
 	  { cat $$(@D)/link.log; if grep -q "undefined reference to .*_cpu'" $$(@D)/link.log; then \
 	    echo "note: the CPU reference (*_cpu) is not available to your GPU code: the exercise is to compute on the device"; fi; } >$$(@D)/build-error.log; \
 	  cat $$(@D)/build-error.log; rm -f $$@; \

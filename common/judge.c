@@ -203,9 +203,13 @@ static void become_runner(int req_read, int rep_write) {
     }
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     static char *env[512];
+    static char tmpdir[PATH_MAX + 8];
     int k = 0;
-    for (char **e = environ; *e && k < 510; e++)
-        if (!is_grader_variable(*e)) env[k++] = *e;
+    for (char **e = environ; *e && k < 509; e++)
+        if (!is_grader_variable(*e) && strncmp(*e, "TMPDIR=", 7)) env[k++] = *e;
+    /* temporary files (the simulator's AddressSanitizer reports) go to the runner's own folder */
+    snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%.4000s", g_runner.dir);
+    env[k++] = tmpdir;
     env[k] = NULL;
     const char *path = g_runner.exe[0] ? g_runner.exe : judge_runner_path();
     if (g_sanitize_tool[0]) {
