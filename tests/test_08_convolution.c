@@ -484,7 +484,11 @@ START_TEST(test_every_function_refuses_an_even_or_too_wide_filter) {
     for (int k = 0; k < 4; k++) {
         char what[128];
         snprintf(what, sizeof what, "a filter width of %d (must be odd, 1 to 15): cudaErrorInvalidValue expected", bad[k]);
+        ck_assert_msg(conv2d_gpu(NULL, NULL, 4, 4, NULL, bad[k], 16, 16) == cudaErrorInvalidValue, "conv2d_gpu with %s", what);
         ck_assert_msg(conv2d_const_gpu(NULL, NULL, 4, 4, f, bad[k], 16, 16) == cudaErrorInvalidValue, "conv2d_const_gpu with %s", what);
+        ck_assert_msg(conv2d_tiled_gpu(NULL, NULL, 4, 4, f, bad[k], 16) == cudaErrorInvalidValue, "conv2d_tiled_gpu with %s", what);
+        ck_assert_msg(conv_rows_gpu(NULL, NULL, 4, 4, f, bad[k], 16, 16) == cudaErrorInvalidValue, "conv_rows_gpu with %s", what);
+        ck_assert_msg(conv_cols_gpu(NULL, NULL, 4, 4, f, bad[k], 16, 16) == cudaErrorInvalidValue, "conv_cols_gpu with %s", what);
     }
 }
 END_TEST

@@ -9,7 +9,7 @@
  */
 #include "convolution.h"
 
-// The filter's radius r = fw / 2; fw must be odd and at most CONV_MAX_FW.
+// Filter widths are odd, 1 to CONV_MAX_FW (radius r = fw / 2 up to 7); anything else is refused.
 static bool bad_width(int fw) { return fw < 1 || fw > CONV_MAX_FW || fw % 2 == 0; }
 
 // The nearest coordinate inside 0 .. n-1: the clamp-to-edge border rule.
