@@ -312,7 +312,8 @@ grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## grade a class: make g
 RELEASE := $(BUILD)/student-release/cuda-workbook
 student-release: ## the tree students get: everything but solutions/ and tests/wrong/ (build/student-release/cuda-workbook.tar.gz)
 	$(Q)rm -rf $(RELEASE) && mkdir -p $(RELEASE)
-	$(Q){ git ls-files -z 2>/dev/null || find . -path ./.git -prune -o -path './$(BUILD)*' -prune -o -type f -printf '%P\0'; } \
+	$(Q)find . \( -path ./.git -o -path './$(BUILD)*' -o -path './.debs' -o -path './.gl' -o -path './.whl' -o -name __pycache__ \) -prune \
+	  -o -type f -printf '%P\0' \
 	  | grep -zv -E '^(solutions|tests/wrong|docs/results/screenshots)/' | xargs -0 cp -p --parents -t $(RELEASE)
 	$(Q)tar -C $(dir $(RELEASE)) -czf $(RELEASE).tar.gz cuda-workbook
 	@echo "student release: $(RELEASE) and $(RELEASE).tar.gz"
