@@ -19,6 +19,17 @@ void run_kernel(const LaunchRecord &launch);
 const LaunchRecord *current_launch();
 /* "block (x,y,z), thread (x,y,z)" of the running thread, or "" on the host. */
 std::string current_coordinates();
+/* The running simulated thread's index in its block (and the synchronisation points it has passed:
+   barriers, warp operations), or -1 on the host; for the profiler. */
+int profile_current_thread(unsigned *seg);
+
+/* The memory profiler (profile.cpp): active only in programs built with `simcc --profile` and run
+   with SIM_PROFILE=1; the scheduler tells it where launches and blocks end. */
+extern bool g_profiling;
+void profile_launch_begin(const LaunchRecord &launch);
+void profile_block_end(unsigned threads);
+void profile_launch_end();
+
 /* True when p lies in the guard page below the running simulated thread's stack. */
 bool in_stack_guard(const void *p);
 

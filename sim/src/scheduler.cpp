@@ -35,6 +35,7 @@ struct SimThread {
     unsigned wmask;
     uint64_t wval, wres;
     unsigned wgen; /* the warp's operation count when this lane last completed one */
+    unsigned seg;  /* synchronisation points this thread has passed (the profiler groups by it) */
 };
 
 struct Block {
@@ -86,6 +87,12 @@ static void shuffle(std::vector<T> &v, size_t from) {
 }
 
 const LaunchRecord *current_launch() { return g_in_kernel ? g_launch : nullptr; }
+
+int profile_current_thread(unsigned *seg) {
+    if (!g_in_kernel || !g_cur) return -1;
+    *seg = g_cur->seg;
+    return (int)g_cur->tid;
+}
 
 static std::string fmt(const char *f, ...) {
     char buf[1024];
@@ -249,6 +256,7 @@ unsigned coalesced_mask(const char *file, int line) {
     SimThread &t = *g_cur;
     unsigned w = t.tid / 32;
     t.state = T_WAIT_COAL;
+    t.seg++;
     t.file = file;
     t.line = line;
     B.warp_coal[w] |= 1u << (t.tid & 31);
@@ -296,6 +304,7 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
                       "do not `return` early before a __syncthreads(); guard the work with `if (i < n) { ... }` instead");
     }
     t.state = T_WAIT_BAR;
+    t.seg++;
     t.file = file;
     t.line = line;
     B.bar_arrived++;
@@ -403,6 +412,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
               "every lane named in the mask must execute the same warp operation; do not return early before it");
     }
     t.state = T_WAIT_WARP;
+    t.seg++;
     t.wop = op;
     t.wmask = mask;
     t.wval = value;
@@ -476,6 +486,7 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
     for (unsigned i = 0; i < B.n; i++) {
         B.th[i].state = T_NOT_STARTED;
         B.th[i].wgen = 0;
+        B.th[i].seg = 0;
     }
     B.warp_gen.assign((B.n + 31) / 32, 0);
     B.warp_done.assign((B.n + 31) / 32, 0);
@@ -486,6 +497,7 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
     fiber_switch(fiber_main_context(), get_fiber());
     g_cur = nullptr;
     if (B.done < B.n) report_deadlock();
+    if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
 }
 
 void run_kernel(const LaunchRecord &L) {
@@ -519,6 +531,7 @@ void run_kernel(const LaunchRecord &L) {
     g_launch = &L;
     g_in_kernel = true;
     printf_kernel_start();
+    if (__builtin_expect(g_profiling, 0)) profile_launch_begin(L);
     enter_device_mode();
     for (unsigned long long k = 0; k < nblocks; k++) {
         unsigned long long b = permute ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
@@ -526,6 +539,7 @@ void run_kernel(const LaunchRecord &L) {
         run_block(L, bx, by, bz, order);
     }
     leave_device_mode();
+    if (__builtin_expect(g_profiling, 0)) profile_launch_end();
     printf_kernel_end();
     g_in_kernel = false;
     g_launch = nullptr;

@@ -263,6 +263,81 @@ START_TEST(test_bad_schedule_name_is_explained) {
 }
 END_TEST
 
+/* ---- Profile: the memory counters equal what Nsight Compute measured on an H200 ---- */
+
+/* The yardstick (tests/sim/profile/yardstick.cu) is built with `simcc --profile` once, before the
+   tests of this case run. */
+static char g_yardstick[1024];
+static int g_yardstick_built = -1;
+
+static void build_yardstick(void) {
+    const char *dir = getenv("SIMTEST_DIR") ? getenv("SIMTEST_DIR") : "build/simtest";
+    const char *simcc = getenv("SIMCC_PATH") ? getenv("SIMCC_PATH") : "./tools/simcc";
+    char cmd[4096];
+    snprintf(g_yardstick, sizeof g_yardstick, "%s/profile/yardstick", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/profile && %s --profile -O1 -o %s tests/sim/profile/yardstick.cu", dir, simcc, g_yardstick);
+    g_yardstick_built = system(cmd);
+}
+
+/* The figure after `label` (e.g. "global loads : ") in kernel's section of the report; `field` 0 is
+   the requests, 1 the sectors or bank conflicts. -1 when absent. */
+static long long profile_figure(const char *out, const char *kernel, const char *label, int field) {
+    char head[128];
+    snprintf(head, sizeof head, "== %s<<<", kernel);
+    const char *sec = strstr(out, head);
+    if (!sec) return -1;
+    const char *end = strstr(sec + 3, "\n== ");
+    const char *p = strstr(sec, label);
+    if (!p || (end && p > end)) return -1;
+    long long req = -1, units = -1;
+    if (sscanf(p + strlen(label), "%lld requests, %lld", &req, &units) != 2) return -1;
+    return field ? units : req;
+}
+
+static const char *const kProfileSchedules[] = {"forward", "reverse", "random:7"};
+
+START_TEST(test_profile_counts_equal_nsight_compute_on_h200) {
+    ck_assert_msg(g_yardstick_built == 0, "building %s with simcc --profile failed", g_yardstick);
+    RunResult r;
+    run_program_env("profile/yardstick", NULL, kProfileSchedules[_i], "SIM_PROFILE=1", &r);
+    ck_assert_msg(r.status == 0, "the yardstick exited %d:\n%s", r.status, r.out);
+    /* H200, 4096 blocks of 256 threads: 32,768 requests; 131,072 and 1,048,576 sectors. Here 64
+       blocks: exactly 1/64 of each. */
+    static const struct {
+        const char *kernel, *label;
+        long long requests, units;
+    } want[] = {
+        {"coalesced", "global loads : ", 512, 2048},
+        {"coalesced", "global stores: ", 512, 2048},
+        {"strided", "global loads : ", 512, 16384},
+        {"strided", "global stores: ", 512, 2048},
+        {"shared_conflicts", "shared loads : ", 32, 992},
+        {"shared_conflicts", "shared stores: ", 32, 992},
+        {"shared_padded", "shared loads : ", 32, 0},
+        {"shared_padded", "shared stores: ", 32, 0},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        long long req = profile_figure(r.out, want[k].kernel, want[k].label, 0), units = profile_figure(r.out, want[k].kernel, want[k].label, 1);
+        ck_assert_msg(req == want[k].requests && units == want[k].units, "%s, %s under %s: %lld requests and %lld, expected %lld and %lld:\n%s",
+                      want[k].kernel, want[k].label, kProfileSchedules[_i], req, units, want[k].requests, want[k].units, r.out);
+    }
+    expect_output(&r, "the strided line's advice",
+                  "yardstick.cu:23: global load, 512 requests: 32.0 sectors per request, 8.0x the minimum: neighbouring threads read addresses 128 bytes apart");
+    expect_output(&r, "the conflicting store's advice", "yardstick.cu:29: shared store, 32 requests: 31.0 bank conflicts per request (up to 32-way)");
+}
+END_TEST
+
+START_TEST(test_profile_is_silent_without_sim_profile) {
+    ck_assert_msg(g_yardstick_built == 0, "building %s with simcc --profile failed", g_yardstick);
+    RunResult r;
+    run_program_env("profile/yardstick", NULL, NULL, "SIM_PROFILE=0", &r);
+    ck_assert_msg(r.status == 0 && strcmp(r.out, "PASS\n") == 0, "expected only PASS, got (%d):\n%s", r.status, r.out);
+    /* an unprofiled program says why SIM_PROFILE=1 prints nothing */
+    run_program_env("programs/planted_bugs", "clean", NULL, "SIM_PROFILE=1", &r);
+    expect_output(&r, "SIM_PROFILE=1 without --profile", "rebuild it with `tools/simcc --profile`");
+}
+END_TEST
+
 static Suite *simulator_suite(void) {
     Suite *s = suite_create("simulator");
     TCase *core = tcase_create("Core");
@@ -291,6 +366,12 @@ static Suite *simulator_suite(void) {
     tcase_add_loop_test(sched, test_coalesced_groups_under_every_schedule, 1, 4);
     tcase_add_test(sched, test_bad_schedule_name_is_explained);
     suite_add_tcase(s, sched);
+    TCase *prof = tcase_create("Profile");
+    tcase_set_timeout(prof, 60);
+    tcase_add_unchecked_fixture(prof, build_yardstick, NULL);
+    tcase_add_loop_test(prof, test_profile_counts_equal_nsight_compute_on_h200, 0, 3);
+    tcase_add_test(prof, test_profile_is_silent_without_sim_profile);
+    suite_add_tcase(s, prof);
     return s;
 }
 

@@ -1,0 +1,62 @@
+/* asan_hooks.cpp -- linked only into programs built with `simcc --profile`, whose code is compiled
+ * with `--param asan-instrumentation-with-call-threshold=0`: every load and store then calls
+ * __asan_loadN / __asan_storeN. These definitions take precedence over AddressSanitizer's (the
+ * program's own symbols come first); each hands the access to the profiler (profile.cpp) while a
+ * kernel runs and SIM_PROFILE=1, then jumps to AddressSanitizer's own check, found with
+ * dlsym(RTLD_NEXT), so out-of-bounds accesses are still caught. The jump is a tail call, so
+ * AddressSanitizer still sees the kernel's instruction as its caller. */
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace simcuda {
+extern bool g_profiling;
+void profile_record(const void *ret, uintptr_t addr, size_t size, bool store);
+} // namespace simcuda
+extern "C" void simcuda_profile_hooks_linked();
+
+typedef void (*check_fn)(uintptr_t);
+typedef void (*check_n_fn)(uintptr_t, uintptr_t);
+
+static void *real(const char *name) {
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "simcuda: profiling needs AddressSanitizer's %s (build with tools/simcc --profile, which adds -fsanitize=address)\n", name);
+        abort();
+    }
+    return f;
+}
+
+#define SIMCUDA_HOOK(N, STORE, NAME)                                                               \
+    extern "C" __attribute__((visibility("default"))) void NAME(uintptr_t addr) {                  \
+        static check_fn next = nullptr;                                                            \
+        if (__builtin_expect(simcuda::g_profiling, 0))                                             \
+            simcuda::profile_record(__builtin_return_address(0), addr, N, STORE);                  \
+        if (__builtin_expect(!next, 0)) next = (check_fn)real(#NAME);                              \
+        next(addr);                                                                                \
+    }
+SIMCUDA_HOOK(1, false, __asan_load1)
+SIMCUDA_HOOK(2, false, __asan_load2)
+SIMCUDA_HOOK(4, false, __asan_load4)
+SIMCUDA_HOOK(8, false, __asan_load8)
+SIMCUDA_HOOK(16, false, __asan_load16)
+SIMCUDA_HOOK(1, true, __asan_store1)
+SIMCUDA_HOOK(2, true, __asan_store2)
+SIMCUDA_HOOK(4, true, __asan_store4)
+SIMCUDA_HOOK(8, true, __asan_store8)
+SIMCUDA_HOOK(16, true, __asan_store16)
+
+#define SIMCUDA_HOOK_N(STORE, NAME)                                                                \
+    extern "C" __attribute__((visibility("default"))) void NAME(uintptr_t addr, uintptr_t size) { \
+        static check_n_fn next = nullptr;                                                          \
+        if (__builtin_expect(simcuda::g_profiling, 0))                                             \
+            simcuda::profile_record(__builtin_return_address(0), addr, size, STORE);               \
+        if (__builtin_expect(!next, 0)) next = (check_n_fn)real(#NAME);                            \
+        next(addr, size);                                                                          \
+    }
+SIMCUDA_HOOK_N(false, __asan_loadN)
+SIMCUDA_HOOK_N(true, __asan_storeN)
+
+__attribute__((constructor)) static void simcuda_profile_hooks_init() { simcuda_profile_hooks_linked(); }

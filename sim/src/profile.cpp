@@ -1,0 +1,427 @@
+/* profile.cpp -- counts what a GPU's memory system counts: global load/store requests and 32-byte
+ * sectors, shared-memory requests and bank conflicts, per kernel launch and per source line.
+ *
+ * Active only in programs built with `simcc --profile` (their memory accesses each call
+ * __asan_load4 and friends; sim/src/prof/asan_hooks.cpp records them here) and run with
+ * SIM_PROFILE=1. Every access of device (global) or shared memory by a simulated thread is logged
+ * with the instruction's address and the number of synchronisation points (barriers, warp
+ * operations) the thread has passed. At the end of a block, the k-th execution of one instruction
+ * by the lanes of a warp between the same two synchronisation points forms one warp-level request,
+ * as on the hardware; its lanes' addresses give the sectors (distinct 32-byte segments of the
+ * allocation) or the bank conflicts (32 banks of 4 bytes: the most distinct words one bank must
+ * deliver, minus the fewest passes the request needs). At exit the figures are printed on stderr;
+ * source lines come from one addr2line call per object. */
+#include "internal.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <map>
+#include <unistd.h>
+#include <unordered_map>
+#include <vector>
+
+extern char __start_simcuda_shared[] __attribute__((weak));
+extern char __stop_simcuda_shared[] __attribute__((weak));
+
+namespace simcuda {
+
+bool g_profiling = false;
+static bool g_hooks_linked = false;
+
+enum Space : unsigned char { SP_GLOBAL, SP_SHARED };
+
+struct Access {
+    uintptr_t pc, addr, base; /* base: of the allocation (global) or of the shared space */
+    unsigned tid, seg, k;
+    unsigned short size;
+    unsigned char store, space;
+};
+
+struct Counters {
+    unsigned long long req[2][2] = {{0, 0}, {0, 0}};   /* [space][store] */
+    unsigned long long units[2][2] = {{0, 0}, {0, 0}}; /* sectors (global) or bank conflicts (shared) */
+    unsigned long long ideal[2][2] = {{0, 0}, {0, 0}}; /* the fewest sectors (global) or passes (shared) */
+};
+
+struct LineStat {
+    unsigned char space = 0, store = 0;
+    unsigned long long requests = 0, units = 0, ideal = 0;
+    long stride = 0; /* between neighbouring lanes, in the first request where two neighbours took part */
+    bool stride_known = false;
+    unsigned size = 0;
+    unsigned max_ways = 0; /* shared: the most words one bank had to deliver in one request */
+};
+
+struct LaunchStat {
+    std::string kernel, file;
+    int line = 0;
+    dim3 grid, block;
+    unsigned launches = 0;
+    Counters c;
+    std::map<std::pair<uintptr_t, int>, LineStat> lines; /* (instruction, space*2+store) */
+};
+
+static std::vector<Access> g_log;
+static std::vector<LaunchStat> g_launches;
+static LaunchStat *g_cur_launch = nullptr;
+
+/* Called by the hooks' constructor (only programs built with --profile have them). */
+extern "C" void simcuda_profile_hooks_linked() {
+    g_hooks_linked = true;
+    const char *e = getenv("SIM_PROFILE");
+    g_profiling = e && *e && strcmp(e, "0") != 0;
+}
+
+static void report();
+
+void profile_record(const void *ret, uintptr_t addr, size_t size, bool store) {
+    unsigned seg;
+    int tid = profile_current_thread(&seg);
+    if (tid < 0 || !g_cur_launch) return;
+    Access a;
+    if (__start_simcuda_shared && addr >= (uintptr_t)__start_simcuda_shared && addr < (uintptr_t)__stop_simcuda_shared) {
+        a.space = SP_SHARED;
+        a.base = (uintptr_t)__start_simcuda_shared;
+    } else if (addr >= (uintptr_t)dynamic_shared_arena && addr < (uintptr_t)dynamic_shared_arena + kMaxSharedPerBlockOptin) {
+        a.space = SP_SHARED;
+        a.base = (uintptr_t)dynamic_shared_arena;
+    } else {
+        const void *base = nullptr;
+        MemKind k = classify((const void *)addr, &base);
+        if (k == MEM_NONE) return; /* a local variable, a kernel argument, host data */
+        a.space = SP_GLOBAL;
+        a.base = (uintptr_t)base;
+    }
+    a.pc = (uintptr_t)ret - 1; /* inside the call instruction, for addr2line */
+    a.addr = addr;
+    a.tid = (unsigned)tid;
+    a.seg = seg;
+    a.k = 0;
+    a.size = (unsigned short)(size > 65535 ? 65535 : size);
+    a.store = store;
+    g_log.push_back(a);
+}
+
+void profile_launch_begin(const LaunchRecord &L) {
+    static bool registered = false;
+    if (!registered) {
+        registered = true;
+        atexit(report);
+    }
+    const LaunchConfig &c = L.cfg;
+    const char *kernel = c.site.kernel ? c.site.kernel : "?", *file = c.site.file ? c.site.file : "?";
+    for (auto &s : g_launches)
+        if (s.kernel == kernel && s.file == file && s.line == c.site.line && s.grid.x == c.grid.x && s.grid.y == c.grid.y &&
+            s.grid.z == c.grid.z && s.block.x == c.block.x && s.block.y == c.block.y && s.block.z == c.block.z) {
+            g_cur_launch = &s;
+            s.launches++;
+            return;
+        }
+    g_launches.emplace_back();
+    LaunchStat &s = g_launches.back();
+    s.kernel = kernel;
+    s.file = file;
+    s.line = c.site.line;
+    s.grid = c.grid;
+    s.block = c.block;
+    s.launches = 1;
+    g_cur_launch = &s;
+}
+
+void profile_launch_end() { g_cur_launch = nullptr; }
+
+/* One warp-level request: accesses [b, e) of g_log, the lanes of one warp at one instruction. */
+static void account(const Access *b, const Access *e) {
+    LaunchStat &L = *g_cur_launch;
+    int sp = b->space, st = b->store;
+    LineStat &ls = L.lines[std::make_pair(b->pc, sp * 2 + st)];
+    ls.space = (unsigned char)sp;
+    ls.store = (unsigned char)st;
+    ls.size = b->size;
+    ls.requests++;
+    L.c.req[sp][st]++;
+    /* neighbouring lanes' stride, once */
+    if (!ls.stride_known)
+        for (const Access *p = b; p + 1 < e; p++)
+            if (p[1].tid == p->tid + 1) {
+                ls.stride = (long)(p[1].addr - p->addr);
+                ls.stride_known = true;
+                break;
+            }
+    static std::vector<uintptr_t> units;
+    static std::vector<std::pair<uintptr_t, uintptr_t>> spans;
+    units.clear();
+    spans.clear();
+    if (sp == SP_GLOBAL) {
+        for (const Access *p = b; p < e; p++) {
+            uintptr_t off = p->addr - p->base, last = off + (p->size ? p->size : 1) - 1;
+            for (uintptr_t s = off >> 5; s <= last >> 5; s++) units.push_back(p->base + (s << 5));
+            spans.push_back(std::make_pair(p->addr, p->addr + (p->size ? p->size : 1)));
+        }
+        std::sort(units.begin(), units.end());
+        unsigned long long sectors = (unsigned long long)(std::unique(units.begin(), units.end()) - units.begin());
+        /* the fewest sectors that could hold the bytes asked for */
+        std::sort(spans.begin(), spans.end());
+        unsigned long long bytes = 0;
+        uintptr_t lo = 0, hi = 0;
+        for (size_t i = 0; i < spans.size(); i++) {
+            if (i == 0 || spans[i].first > hi) {
+                bytes += hi - lo;
+                lo = spans[i].first;
+                hi = spans[i].second;
+            } else if (spans[i].second > hi) {
+                hi = spans[i].second;
+            }
+        }
+        bytes += hi - lo;
+        unsigned long long ideal = (bytes + 31) / 32;
+        L.c.units[sp][st] += sectors;
+        L.c.ideal[sp][st] += ideal;
+        ls.units += sectors;
+        ls.ideal += ideal;
+    } else {
+        for (const Access *p = b; p < e; p++) {
+            uintptr_t off = p->addr - p->base, last = off + (p->size ? p->size : 1) - 1;
+            for (uintptr_t w = off >> 2; w <= last >> 2; w++) units.push_back(w);
+        }
+        std::sort(units.begin(), units.end());
+        size_t words = (size_t)(std::unique(units.begin(), units.end()) - units.begin());
+        unsigned per_bank[32] = {0};
+        unsigned most = 0;
+        for (size_t i = 0; i < words; i++) most = std::max(most, ++per_bank[units[i] & 31]);
+        /* several lanes reading one word is a broadcast; a request of more than 32 words needs
+           several passes anyway: only passes beyond that minimum are conflicts */
+        unsigned passes = (unsigned)((words + 31) / 32);
+        unsigned conflicts = most > passes ? most - passes : 0;
+        L.c.units[sp][st] += conflicts;
+        L.c.ideal[sp][st] += passes;
+        ls.units += conflicts;
+        ls.ideal += passes;
+        ls.max_ways = std::max(ls.max_ways, most);
+    }
+}
+
+void profile_block_end(unsigned threads) {
+    (void)threads;
+    if (!g_cur_launch || g_log.empty()) {
+        g_log.clear();
+        return;
+    }
+    /* each thread's accesses in program order; then the k-th execution of an instruction in a segment */
+    std::stable_sort(g_log.begin(), g_log.end(), [](const Access &a, const Access &b) { return a.tid < b.tid; });
+    std::unordered_map<uint64_t, unsigned> seen; /* (segment, instruction) -> executions so far */
+    for (size_t i = 0; i < g_log.size();) {
+        size_t j = i;
+        seen.clear();
+        while (j < g_log.size() && g_log[j].tid == g_log[i].tid) {
+            Access &a = g_log[j];
+            uint64_t key = (uint64_t)a.pc * 1000003u ^ ((uint64_t)a.seg << 40) ^ ((uint64_t)a.space << 39) ^ ((uint64_t)a.store << 38);
+            a.k = seen[key]++;
+            j++;
+        }
+        i = j;
+    }
+    std::sort(g_log.begin(), g_log.end(), [](const Access &a, const Access &b) {
+        unsigned wa = a.tid / 32, wb = b.tid / 32;
+        if (wa != wb) return wa < wb;
+        if (a.seg != b.seg) return a.seg < b.seg;
+        if (a.pc != b.pc) return a.pc < b.pc;
+        if (a.space != b.space) return a.space < b.space;
+        if (a.store != b.store) return a.store < b.store;
+        if (a.k != b.k) return a.k < b.k;
+        return a.tid < b.tid;
+    });
+    for (size_t i = 0; i < g_log.size();) {
+        const Access &f = g_log[i];
+        size_t j = i + 1;
+        while (j < g_log.size() && g_log[j].tid / 32 == f.tid / 32 && g_log[j].seg == f.seg && g_log[j].pc == f.pc && g_log[j].space == f.space &&
+               g_log[j].store == f.store && g_log[j].k == f.k)
+            j++;
+        account(&g_log[i], &g_log[j]);
+        i = j;
+    }
+    g_log.clear();
+}
+
+/* ---- the report ---- */
+
+/* "file:line" of each instruction, from addr2line (one call per object file, in batches). */
+static std::map<uintptr_t, std::string> resolve_lines(const std::vector<uintptr_t> &pcs) {
+    std::map<uintptr_t, std::string> out;
+    std::map<std::string, std::vector<std::pair<uintptr_t, uintptr_t>>> by_object; /* file -> (pc, address in file) */
+    for (uintptr_t pc : pcs) {
+        Dl_info info;
+        std::string file = "/proc/self/exe";
+        uintptr_t rel = pc;
+        if (dladdr((void *)pc, &info) && info.dli_fbase) {
+            const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info.dli_fbase;
+            if (eh->e_type == ET_DYN) rel = pc - (uintptr_t)info.dli_fbase;
+            if (info.dli_fname && *info.dli_fname && access(info.dli_fname, R_OK) == 0) file = info.dli_fname;
+            char self[4096];
+            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+            if (n > 0) {
+                self[n] = 0;
+                if (file == "/proc/self/exe") file = self;
+            }
+        }
+        by_object[file].push_back(std::make_pair(pc, rel));
+    }
+    for (auto &o : by_object) {
+        for (size_t at = 0; at < o.second.size(); at += 400) {
+            std::string cmd = "addr2line -e '" + o.first + "'";
+            size_t end = std::min(o.second.size(), at + 400);
+            for (size_t i = at; i < end; i++) {
+                char b[32];
+                snprintf(b, sizeof b, " 0x%" PRIxPTR, o.second[i].second);
+                cmd += b;
+            }
+            cmd += " 2>/dev/null";
+            FILE *f = popen(cmd.c_str(), "r");
+            char line[4096];
+            for (size_t i = at; i < end; i++) {
+                std::string where;
+                if (f && fgets(line, sizeof line, f)) {
+                    where = line;
+                    while (!where.empty() && (where.back() == '\n' || where.back() == '\r')) where.pop_back();
+                    size_t d = where.find(" (discriminator");
+                    if (d != std::string::npos) where = where.substr(0, d);
+                }
+                if (where.empty() || where[0] == '?') {
+                    char b[64];
+                    snprintf(b, sizeof b, "instruction 0x%" PRIxPTR " (build with -g for its line)", o.second[i].first);
+                    where = b;
+                }
+                out[o.second[i].first] = where;
+            }
+            if (f) pclose(f);
+        }
+    }
+    return out;
+}
+
+static const char *kind_name(int space, int store) {
+    return space == SP_GLOBAL ? (store ? "global store" : "global load") : (store ? "shared store" : "shared load");
+}
+
+/* One line a student can act on. */
+static std::string explain(const LineStat &s) {
+    char b[512];
+    double req = (double)(s.requests ? s.requests : 1);
+    const char *verb = s.store ? "write" : "read";
+    if (s.space == SP_GLOBAL) {
+        double per = (double)s.units / req, ratio = s.ideal ? (double)s.units / (double)s.ideal : 1.0;
+        if (ratio < 1.05) {
+            snprintf(b, sizeof b, "%.1f sectors per request, the minimum: coalesced", per);
+            return b;
+        }
+        int n = snprintf(b, sizeof b, "%.1f sectors per request, %.1fx the minimum: ", per, ratio);
+        if (s.stride_known && s.stride == 0)
+            snprintf(b + n, sizeof b - n, "lanes %s scattered addresses (neighbouring threads share one)", verb);
+        else if (s.stride_known && (unsigned long)labs(s.stride) > s.size)
+            snprintf(b + n, sizeof b - n, "neighbouring threads %s addresses %ld bytes apart; let threadIdx.x index consecutive elements", verb,
+                     s.stride);
+        else if (s.stride_known && (unsigned long)labs(s.stride) == s.size)
+            snprintf(b + n, sizeof b - n, "consecutive addresses, but not aligned to 32 bytes (start each warp's range on a multiple of 32 bytes)");
+        else
+            snprintf(b + n, sizeof b - n, "the lanes %s scattered addresses", verb);
+        return b;
+    }
+    double per = (double)s.units / req;
+    if (s.units == 0) {
+        snprintf(b, sizeof b, "no bank conflicts");
+        return b;
+    }
+    int n = snprintf(b, sizeof b, "%.1f bank conflicts per request (up to %u-way): ", per, s.max_ways);
+    if (s.stride_known && s.stride != 0 && labs(s.stride) % 128 == 0)
+        snprintf(b + n, sizeof b - n, "neighbouring threads %s words %ld bytes apart, all in one bank; pad the row by one element (e.g. [32][33]) or swap the indices",
+                 verb, s.stride);
+    else if (s.stride_known && s.stride != 0)
+        snprintf(b + n, sizeof b - n, "neighbouring threads %s words %ld bytes apart, so several fall in one bank (32 banks of 4 bytes); make the stride an odd number of words",
+                 verb, s.stride);
+    else
+        snprintf(b + n, sizeof b - n, "several lanes %s different words of one bank (32 banks of 4 bytes)", verb);
+    return b;
+}
+
+static void report() {
+    if (g_launches.empty()) return;
+    std::vector<uintptr_t> pcs;
+    for (auto &L : g_launches)
+        for (auto &l : L.lines) pcs.push_back(l.first.first);
+    std::map<uintptr_t, std::string> where = resolve_lines(pcs);
+    char dir[4096];
+    std::string cwd = getcwd(dir, sizeof dir) ? std::string(dir) + "/" : std::string();
+    fflush(stdout);
+    FILE *o = stderr;
+    fprintf(o, "\nsimcuda profile (what the memory system does per warp-level request; Nsight Compute's counters)\n");
+    for (auto &L : g_launches) {
+        fprintf(o, "== %s<<<(%u,%u,%u), (%u,%u,%u)>>> launched at %s:%d", L.kernel.c_str(), L.grid.x, L.grid.y, L.grid.z, L.block.x, L.block.y,
+                L.block.z, L.file.c_str(), L.line);
+        if (L.launches > 1) fprintf(o, " (%u launches, totals)", L.launches);
+        fprintf(o, "\n");
+        for (int st = 0; st < 2; st++) {
+            unsigned long long r = L.c.req[SP_GLOBAL][st], s = L.c.units[SP_GLOBAL][st], i = L.c.ideal[SP_GLOBAL][st];
+            fprintf(o, "   global %-6s: %llu requests, %llu sectors, %.1f sectors/request (minimum %.1f)\n", st ? "stores" : "loads", r, s,
+                    r ? (double)s / r : 0.0, r ? (double)i / r : 0.0);
+        }
+        for (int st = 0; st < 2; st++) {
+            unsigned long long r = L.c.req[SP_SHARED][st], s = L.c.units[SP_SHARED][st];
+            fprintf(o, "   shared %-6s: %llu requests, %llu bank conflicts, %.1f conflicts/request\n", st ? "stores" : "loads", r, s,
+                    r ? (double)s / r : 0.0);
+        }
+        /* per source line: instructions of one line and kind merged, ranked by waste */
+        struct Row {
+            std::string where;
+            LineStat s;
+            unsigned long long waste;
+        };
+        std::vector<Row> rows;
+        for (auto &l : L.lines) {
+            std::string w = where[l.first.first];
+            auto it = std::find_if(rows.begin(), rows.end(), [&](const Row &r) { return r.where == w && r.s.space == l.second.space && r.s.store == l.second.store; });
+            if (it == rows.end()) {
+                rows.push_back(Row{w, l.second, 0});
+                continue;
+            }
+            LineStat &a = it->s;
+            a.requests += l.second.requests;
+            a.units += l.second.units;
+            a.ideal += l.second.ideal;
+            a.max_ways = std::max(a.max_ways, l.second.max_ways);
+            if (!a.stride_known) {
+                a.stride = l.second.stride;
+                a.stride_known = l.second.stride_known;
+            }
+        }
+        for (auto &r : rows) r.waste = r.s.space == SP_GLOBAL ? (r.s.units > r.s.ideal ? r.s.units - r.s.ideal : 0) : r.s.units;
+        std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) { return a.waste > b.waste; });
+        if (!rows.empty()) fprintf(o, "   by source line, most waste first:\n");
+        size_t shown = 0;
+        for (auto &r : rows) {
+            if (shown++ == 12) {
+                fprintf(o, "     ... %zu more lines\n", rows.size() - 12);
+                break;
+            }
+            std::string w = r.where;
+            if (!cwd.empty() && w.compare(0, cwd.size(), cwd) == 0) w = w.substr(cwd.size());
+            fprintf(o, "     %s: %s, %llu requests: %s\n", w.c_str(), kind_name(r.s.space, r.s.store), r.s.requests, explain(r.s).c_str());
+        }
+    }
+    fflush(o);
+}
+
+} // namespace simcuda
+
+/* SIM_PROFILE=1 on a program built without --profile: say why nothing is printed. */
+namespace {
+struct ProfileNote {
+    ~ProfileNote() {
+        const char *e = getenv("SIM_PROFILE");
+        if (e && *e && strcmp(e, "0") != 0 && !simcuda::g_hooks_linked)
+            fprintf(stderr, "simcuda: SIM_PROFILE=1, but this program was built without profiling: rebuild it with `tools/simcc --profile` (or SIMCC_PROFILE=1)\n");
+    }
+} g_profile_note;
+} // namespace
