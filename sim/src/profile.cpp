@@ -53,6 +53,7 @@ struct LineStat {
     bool stride_known = false;
     unsigned size = 0;
     unsigned max_ways = 0; /* shared: the most words one bank had to deliver in one request */
+    unsigned long long lanes = 0; /* lanes taking part, over all requests */
 };
 
 struct LaunchStat {
@@ -143,14 +144,15 @@ static void account(const Access *b, const Access *e) {
     ls.size = b->size;
     ls.requests++;
     L.c.req[sp][st]++;
-    /* neighbouring lanes' stride, once */
-    if (!ls.stride_known)
-        for (const Access *p = b; p + 1 < e; p++)
-            if (p[1].tid == p->tid + 1) {
-                ls.stride = (long)(p[1].addr - p->addr);
-                ls.stride_known = true;
-                break;
-            }
+    ls.lanes += (unsigned long long)(e - b);
+    /* the stride from one lane to the next (between the first two lanes taking part), once */
+    if (!ls.stride_known && e - b >= 2 && b[1].tid != b->tid) {
+        long d = (long)(b[1].addr - b->addr), n = (long)(b[1].tid - b->tid);
+        if (d % n == 0) {
+            ls.stride = d / n;
+            ls.stride_known = true;
+        }
+    }
     static std::vector<uintptr_t> units;
     static std::vector<std::pair<uintptr_t, uintptr_t>> spans;
     units.clear();
@@ -318,8 +320,11 @@ static std::string explain(const LineStat &s) {
             return b;
         }
         int n = snprintf(b, sizeof b, "%.1f sectors per request, %.1fx the minimum: ", per, ratio);
-        if (s.stride_known && s.stride == 0)
-            snprintf(b + n, sizeof b - n, "lanes %s scattered addresses (neighbouring threads share one)", verb);
+        double lanes = (double)s.lanes / req;
+        if (lanes < 31.5 && s.stride_known && (unsigned long)labs(s.stride) == s.size)
+            snprintf(b + n, sizeof b - n, "only %.1f of 32 lanes take part (a branch leaves the others idle), so the sectors carry bytes no lane asked for", lanes);
+        else if (s.stride_known && s.stride == 0)
+            snprintf(b + n, sizeof b - n, "neighbouring lanes %s the same address while the warp's addresses spread over many sectors", verb);
         else if (s.stride_known && (unsigned long)labs(s.stride) > s.size)
             snprintf(b + n, sizeof b - n, "neighbouring threads %s addresses %ld bytes apart; let threadIdx.x index consecutive elements", verb,
                      s.stride);
@@ -391,6 +396,7 @@ static void report() {
             a.units += l.second.units;
             a.ideal += l.second.ideal;
             a.max_ways = std::max(a.max_ways, l.second.max_ways);
+            a.lanes += l.second.lanes;
             if (!a.stride_known) {
                 a.stride = l.second.stride;
                 a.stride_known = l.second.stride_known;

@@ -275,7 +275,8 @@ static void build_yardstick(void) {
     const char *simcc = getenv("SIMCC_PATH") ? getenv("SIMCC_PATH") : "./tools/simcc";
     char cmd[4096];
     snprintf(g_yardstick, sizeof g_yardstick, "%s/profile/yardstick", dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p %s/profile && %s --profile -O1 -o %s tests/sim/profile/yardstick.cu", dir, simcc, g_yardstick);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/profile && %s --profile -O1 -o %s tests/sim/profile/yardstick.cu && %s --profile -O1 -o %s/profile/grouping tests/sim/profile/grouping.cu",
+             dir, simcc, g_yardstick, simcc, dir);
     g_yardstick_built = system(cmd);
 }
 
@@ -327,6 +328,34 @@ START_TEST(test_profile_counts_equal_nsight_compute_on_h200) {
 }
 END_TEST
 
+/* tests/sim/profile/grouping.cu: the k-th execution of an instruction by a warp's lanes between two
+   synchronisation points is one request; lanes that skip it take no part; broadcasts are free. */
+START_TEST(test_profile_groups_requests_as_the_hardware) {
+    ck_assert_msg(g_yardstick_built == 0, "building the profiler's test programs failed");
+    RunResult r;
+    run_program_env("profile/grouping", NULL, kProfileSchedules[_i], "SIM_PROFILE=1", &r);
+    ck_assert_msg(r.status == 0, "grouping exited %d:\n%s", r.status, r.out);
+    static const struct {
+        const char *kernel, *label;
+        long long requests, units;
+    } want[] = {
+        {"loop4", "global loads : ", 8, 32},
+        {"loop_barrier", "global loads : ", 8, 32},
+        {"odd_lanes", "global loads : ", 2, 8},
+        {"broadcast_and_double", "global loads : ", 4, 18},
+        {"broadcast_and_double", "global stores: ", 2, 16},
+        {"shared_broadcast_and_two_way", "shared loads : ", 4, 2},
+        {"shared_broadcast_and_two_way", "shared stores: ", 4, 0},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        long long req = profile_figure(r.out, want[k].kernel, want[k].label, 0), units = profile_figure(r.out, want[k].kernel, want[k].label, 1);
+        ck_assert_msg(req == want[k].requests && units == want[k].units, "%s, %s under %s: %lld requests and %lld, expected %lld and %lld:\n%s",
+                      want[k].kernel, want[k].label, kProfileSchedules[_i], req, units, want[k].requests, want[k].units, r.out);
+    }
+    expect_output(&r, "the branch's advice", "only 16.0 of 32 lanes take part");
+}
+END_TEST
+
 START_TEST(test_profile_is_silent_without_sim_profile) {
     ck_assert_msg(g_yardstick_built == 0, "building %s with simcc --profile failed", g_yardstick);
     RunResult r;
@@ -370,6 +399,7 @@ static Suite *simulator_suite(void) {
     tcase_set_timeout(prof, 60);
     tcase_add_unchecked_fixture(prof, build_yardstick, NULL);
     tcase_add_loop_test(prof, test_profile_counts_equal_nsight_compute_on_h200, 0, 3);
+    tcase_add_loop_test(prof, test_profile_groups_requests_as_the_hardware, 0, 3);
     tcase_add_test(prof, test_profile_is_silent_without_sim_profile);
     suite_add_tcase(s, prof);
     return s;

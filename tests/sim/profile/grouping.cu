@@ -1,0 +1,65 @@
+/* grouping.cu -- how the profiler forms warp-level requests (a companion of yardstick.cu; these
+ * figures follow from the hardware's definitions, they were not measured): the k-th execution of
+ * an instruction by the lanes of a warp between two synchronisation points is one request; lanes
+ * that skip it do not take part; sectors are distinct 32-byte segments; several lanes reading one
+ * shared word is a broadcast. One block of 64 threads (2 warps) per kernel. */
+#include <cstdio>
+
+/* 4 executions of one load per lane: 4 requests per warp, each 4 sectors -> 8 requests, 32 sectors */
+__global__ void loop4(const float *a, float *b) {
+    float s = 0;
+    for (int j = 0; j < 4; j++) s += a[j * 64 + threadIdx.x];
+    b[threadIdx.x] = s;
+}
+
+/* the same load in a loop with a barrier inside: still one request per warp and iteration */
+__global__ void loop_barrier(const float *a, float *b) {
+    float s = 0;
+    for (int j = 0; j < 4; j++) {
+        s += a[j * 64 + threadIdx.x];
+        __syncthreads();
+    }
+    b[threadIdx.x] = s;
+}
+
+/* odd lanes only: 2 requests, each 4 sectors (the 16 lanes' floats still span 128 bytes) */
+__global__ void odd_lanes(const float *a, float *b) {
+    if (threadIdx.x & 1) b[threadIdx.x] = a[threadIdx.x];
+}
+
+/* every lane reads a[0]: 2 requests, 1 sector each; doubles: 2 requests of 8 sectors */
+__global__ void broadcast_and_double(const float *a, const double *d, double *e) {
+    e[threadIdx.x] = a[0] + d[threadIdx.x];
+}
+
+/* every lane reads s[blockIdx.x] (broadcast: no conflict); then s[2 * lane] (2-way: 1 conflict per
+   request). (A constant index such as s[0] is not counted: the compiler knows it is in bounds and
+   leaves it unchecked, so the profiler never sees it.) */
+__global__ void shared_broadcast_and_two_way(float *b) {
+    __shared__ float s[128];
+    s[threadIdx.x] = threadIdx.x;
+    s[threadIdx.x + 64] = 0;
+    __syncthreads();
+    float x = s[blockIdx.x];
+    float y = s[2 * (threadIdx.x & 31)];
+    b[threadIdx.x] = x + y;
+}
+
+int main() {
+    float *a, *b;
+    double *d, *e;
+    cudaMalloc(&a, 256 * sizeof(float));
+    cudaMalloc(&b, 64 * sizeof(float));
+    cudaMalloc(&d, 64 * sizeof(double));
+    cudaMalloc(&e, 64 * sizeof(double));
+    cudaMemset(a, 0, 256 * sizeof(float));
+    cudaMemset(d, 0, 64 * sizeof(double));
+    loop4<<<1, 64>>>(a, b);
+    loop_barrier<<<1, 64>>>(a, b);
+    odd_lanes<<<1, 64>>>(a, b);
+    broadcast_and_double<<<1, 64>>>(a, d, e);
+    shared_broadcast_and_two_way<<<1, 64>>>(b);
+    cudaError_t err = cudaDeviceSynchronize();
+    printf("%s\n", err == cudaSuccess ? "PASS" : cudaGetErrorString(err));
+    return err == cudaSuccess ? 0 : 1;
+}
