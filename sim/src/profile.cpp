@@ -68,6 +68,7 @@ struct LaunchStat {
 static std::vector<Access> g_log;
 static std::vector<LaunchStat> g_launches;
 static LaunchStat *g_cur_launch = nullptr;
+static uintptr_t g_last_base = 0, g_last_end = 0; /* the allocation last found (reset at every launch) */
 
 /* Called by the hooks' constructor (only programs built with --profile have them). */
 extern "C" void simcuda_profile_hooks_linked() {
@@ -89,12 +90,18 @@ void profile_record(const void *ret, uintptr_t addr, size_t size, bool store) {
     } else if (addr >= (uintptr_t)dynamic_shared_arena && addr < (uintptr_t)dynamic_shared_arena + kMaxSharedPerBlockOptin) {
         a.space = SP_SHARED;
         a.base = (uintptr_t)dynamic_shared_arena;
+    } else if (addr >= g_last_base && addr < g_last_end) { /* the allocation of the previous access */
+        a.space = SP_GLOBAL;
+        a.base = g_last_base;
     } else {
         const void *base = nullptr;
-        MemKind k = classify((const void *)addr, &base);
+        size_t bytes = 0;
+        MemKind k = classify((const void *)addr, &base, &bytes);
         if (k == MEM_NONE) return; /* a local variable, a kernel argument, host data */
         a.space = SP_GLOBAL;
         a.base = (uintptr_t)base;
+        g_last_base = (uintptr_t)base;
+        g_last_end = g_last_base + bytes;
     }
     a.pc = (uintptr_t)ret - 1; /* inside the call instruction, for addr2line */
     a.addr = addr;
@@ -132,7 +139,10 @@ void profile_launch_begin(const LaunchRecord &L) {
     g_cur_launch = &s;
 }
 
-void profile_launch_end() { g_cur_launch = nullptr; }
+void profile_launch_end() {
+    g_cur_launch = nullptr;
+    g_last_base = g_last_end = 0; /* allocations may be freed between launches */
+}
 
 /* One warp-level request: accesses [b, e) of g_log, the lanes of one warp at one instruction. */
 static void account(const Access *b, const Access *e) {
@@ -207,43 +217,66 @@ static void account(const Access *b, const Access *e) {
 }
 
 void profile_block_end(unsigned threads) {
-    (void)threads;
     if (!g_cur_launch || g_log.empty()) {
         g_log.clear();
         return;
     }
-    /* each thread's accesses in program order; then the k-th execution of an instruction in a segment */
-    std::stable_sort(g_log.begin(), g_log.end(), [](const Access &a, const Access &b) { return a.tid < b.tid; });
-    std::unordered_map<uint64_t, unsigned> seen; /* (segment, instruction) -> executions so far */
-    for (size_t i = 0; i < g_log.size();) {
-        size_t j = i;
-        seen.clear();
-        while (j < g_log.size() && g_log[j].tid == g_log[i].tid) {
-            Access &a = g_log[j];
-            uint64_t key = (uint64_t)a.pc * 1000003u ^ ((uint64_t)a.seg << 40) ^ ((uint64_t)a.space << 39) ^ ((uint64_t)a.store << 38);
-            a.k = seen[key]++;
-            j++;
-        }
-        i = j;
+    /* each thread's accesses in program order (a stable scatter by thread), ... */
+    static std::vector<Access> by_thread;
+    static std::vector<size_t> start;
+    start.assign(threads + 1, 0);
+    for (const Access &x : g_log) start[x.tid + 1]++;
+    for (unsigned t = 0; t < threads; t++) start[t + 1] += start[t];
+    by_thread.resize(g_log.size());
+    {
+        std::vector<size_t> at(start.begin(), start.end() - 1);
+        for (const Access &x : g_log) by_thread[at[x.tid]++] = x;
     }
-    std::sort(g_log.begin(), g_log.end(), [](const Access &a, const Access &b) {
-        unsigned wa = a.tid / 32, wb = b.tid / 32;
-        if (wa != wb) return wa < wb;
+    /* ... then the k-th execution of an instruction within a synchronisation segment */
+    struct Seen {
+        uintptr_t pc;
+        unsigned seg, kind, count;
+    };
+    static std::vector<Seen> seen;
+    for (unsigned t = 0; t < threads; t++) {
+        seen.clear();
+        for (size_t i = start[t]; i < start[t + 1]; i++) {
+            Access &x = by_thread[i];
+            unsigned kind = (unsigned)x.space * 2 + x.store;
+            Seen *f = nullptr;
+            for (Seen &e : seen)
+                if (e.pc == x.pc && e.seg == x.seg && e.kind == kind) {
+                    f = &e;
+                    break;
+                }
+            if (!f) {
+                seen.push_back(Seen{x.pc, x.seg, kind, 0});
+                f = &seen.back();
+            }
+            x.k = f->count++;
+        }
+    }
+    /* one warp at a time: its lanes' accesses sorted into requests */
+    auto less = [](const Access &a, const Access &b) {
         if (a.seg != b.seg) return a.seg < b.seg;
         if (a.pc != b.pc) return a.pc < b.pc;
         if (a.space != b.space) return a.space < b.space;
         if (a.store != b.store) return a.store < b.store;
         if (a.k != b.k) return a.k < b.k;
         return a.tid < b.tid;
-    });
-    for (size_t i = 0; i < g_log.size();) {
-        const Access &f = g_log[i];
-        size_t j = i + 1;
-        while (j < g_log.size() && g_log[j].tid / 32 == f.tid / 32 && g_log[j].seg == f.seg && g_log[j].pc == f.pc && g_log[j].space == f.space &&
-               g_log[j].store == f.store && g_log[j].k == f.k)
-            j++;
-        account(&g_log[i], &g_log[j]);
-        i = j;
+    };
+    for (unsigned w = 0; w * 32 < threads; w++) {
+        size_t lo = start[w * 32], hi = start[std::min(threads, w * 32 + 32)];
+        std::sort(by_thread.begin() + lo, by_thread.begin() + hi, less);
+        for (size_t i = lo; i < hi;) {
+            const Access &f = by_thread[i];
+            size_t j = i + 1;
+            while (j < hi && by_thread[j].seg == f.seg && by_thread[j].pc == f.pc && by_thread[j].space == f.space && by_thread[j].store == f.store &&
+                   by_thread[j].k == f.k)
+                j++;
+            account(&by_thread[i], &by_thread[j]);
+            i = j;
+        }
     }
     g_log.clear();
 }
