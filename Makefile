@@ -328,6 +328,13 @@ bench: $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/bench ## time a lesso
 	$(if $(filter 1,$(words $(SELECTED))),,$(error make bench needs LESSON=NN))
 	$(Q)$< $(ARGS)
 
+# The demo built with `simcc --profile` in a folder of its own: global sectors and shared bank conflicts per line.
+.PHONY: profile
+profile: ## count a demo's memory requests, sectors and bank conflicts per line (CPU simulator): make profile LESSON=02 [SOLUTION=1]
+	$(if $(filter 1,$(words $(SELECTED))),,$(error make profile needs LESSON=NN))
+	$(Q)$(MAKE) --no-print-directory BACKEND=sim B=$(BUILD)/sim-profile SIMCC_PROFILE=1 $(BUILD)/sim-profile/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo
+	$(Q)SIM_PROFILE=1 $(BUILD)/sim-profile/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo $(ARGS)
+
 .PHONY: hint
 hint: ## show the next hint for a lesson: make hint LESSON=02 [N=2] (N=all shows every hint)
 	$(if $(filter 1,$(words $(SELECTED))),,$(error make hint needs LESSON=NN))
