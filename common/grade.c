@@ -516,8 +516,10 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
         }
 #endif
         if (compile_error) {
+            /* the compiler's words once, under the first exercise graded */
+            static int shown;
             out[i].status = "failed";
-            out[i].message = compile_error;
+            out[i].message = shown++ ? "your file does not compile (the first error is shown above)" : compile_error;
         } else {
             out[i] = run_exercise(sr, &ex[i]);
         }
