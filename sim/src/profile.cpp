@@ -342,12 +342,16 @@ static const char *kind_name(int space, int store) {
 }
 
 /* One line a student can act on. */
-static std::string explain(const LineStat &s) {
+static std::string explain(const LineStat &s, const dim3 &block) {
     char b[512];
     double req = (double)(s.requests ? s.requests : 1);
     const char *verb = s.store ? "write" : "read";
     if (s.space == SP_GLOBAL) {
         double per = (double)s.units / req, ratio = s.ideal ? (double)s.units / (double)s.ideal : 1.0;
+        if (ratio < 1.05 && s.stride_known && s.stride == 0) {
+            snprintf(b, sizeof b, "%.1f sectors per request, the minimum: the lanes %s one address (a broadcast)", per, verb);
+            return b;
+        }
         if (ratio < 1.05) {
             snprintf(b, sizeof b, "%.1f sectors per request, the minimum: coalesced", per);
             return b;
@@ -357,7 +361,7 @@ static std::string explain(const LineStat &s) {
         if (lanes < 31.5 && s.stride_known && (unsigned long)labs(s.stride) == s.size)
             snprintf(b + n, sizeof b - n, "only %.1f of 32 lanes take part (a branch leaves the others idle), so the sectors carry bytes no lane asked for", lanes);
         else if (s.stride_known && s.stride == 0)
-            snprintf(b + n, sizeof b - n, "neighbouring lanes %s the same address while the warp's addresses spread over many sectors", verb);
+            snprintf(b + n, sizeof b - n, "lanes %s the same address in groups, and the groups lie in different sectors", verb);
         else if (s.stride_known && (unsigned long)labs(s.stride) > s.size)
             snprintf(b + n, sizeof b - n, "neighbouring threads %s addresses %ld bytes apart; let threadIdx.x index consecutive elements", verb,
                      s.stride);
@@ -365,6 +369,10 @@ static std::string explain(const LineStat &s) {
             snprintf(b + n, sizeof b - n, "consecutive addresses, but not aligned to 32 bytes (start each warp's range on a multiple of 32 bytes)");
         else
             snprintf(b + n, sizeof b - n, "the lanes %s scattered addresses", verb);
+        n = (int)strlen(b);
+        if (block.x < 32 && block.y > 1)
+            snprintf(b + n, sizeof b - n, " (blockDim.x is %u, so each warp spans %u rows of the block: make blockDim.x 32 or more)", block.x,
+                     (32 + block.x - 1) / block.x);
         return b;
     }
     double per = (double)s.units / req;
@@ -419,7 +427,12 @@ static void report() {
         std::vector<Row> rows;
         for (auto &l : L.lines) {
             std::string w = where[l.first.first];
-            auto it = std::find_if(rows.begin(), rows.end(), [&](const Row &r) { return r.where == w && r.s.space == l.second.space && r.s.store == l.second.store; });
+            /* instructions of one line and kind with the same lane-to-lane stride are one row (two loads
+               on one line, say a broadcast and a coalesced one, stay apart) */
+            const LineStat &n = l.second;
+            auto it = std::find_if(rows.begin(), rows.end(), [&](const Row &r) {
+                return r.where == w && r.s.space == n.space && r.s.store == n.store && r.s.stride_known == n.stride_known && r.s.stride == n.stride;
+            });
             if (it == rows.end()) {
                 rows.push_back(Row{w, l.second, 0});
                 continue;
@@ -446,7 +459,7 @@ static void report() {
             }
             std::string w = r.where;
             if (!cwd.empty() && w.compare(0, cwd.size(), cwd) == 0) w = w.substr(cwd.size());
-            fprintf(o, "     %s: %s, %llu requests: %s\n", w.c_str(), kind_name(r.s.space, r.s.store), r.s.requests, explain(r.s).c_str());
+            fprintf(o, "     %s: %s, %llu requests: %s\n", w.c_str(), kind_name(r.s.space, r.s.store), r.s.requests, explain(r.s, L.block).c_str());
         }
     }
     fflush(o);
