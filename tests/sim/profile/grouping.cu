@@ -45,6 +45,15 @@ __global__ void shared_broadcast_and_two_way(float *b) {
     b[threadIdx.x] = x + y;
 }
 
+/* extern __shared__ counts too: one warp writing a column of a 32x32 tile (32-way: 31 conflicts),
+   then reading a row (none) */
+__global__ void dynamic_shared_column(float *b) {
+    extern __shared__ float tile[];
+    tile[threadIdx.x * 32] = threadIdx.x;
+    __syncwarp();
+    b[threadIdx.x] = tile[threadIdx.x];
+}
+
 int main() {
     float *a, *b;
     double *d, *e;
@@ -59,6 +68,7 @@ int main() {
     odd_lanes<<<1, 64>>>(a, b);
     broadcast_and_double<<<1, 64>>>(a, d, e);
     shared_broadcast_and_two_way<<<1, 64>>>(b);
+    dynamic_shared_column<<<1, 32, 32 * 32 * sizeof(float)>>>(b);
     cudaError_t err = cudaDeviceSynchronize();
     printf("%s\n", err == cudaSuccess ? "PASS" : cudaGetErrorString(err));
     return err == cudaSuccess ? 0 : 1;
