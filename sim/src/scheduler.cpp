@@ -256,7 +256,6 @@ unsigned coalesced_mask(const char *file, int line) {
     SimThread &t = *g_cur;
     unsigned w = t.tid / 32;
     t.state = T_WAIT_COAL;
-    t.seg++;
     t.file = file;
     t.line = line;
     B.warp_coal[w] |= 1u << (t.tid & 31);
@@ -412,7 +411,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
               "every lane named in the mask must execute the same warp operation; do not return early before it");
     }
     t.state = T_WAIT_WARP;
-    t.seg++;
+    if (mask == exist) t.seg++; /* a warp operation of some lanes only does not reconverge the warp */
     t.wop = op;
     t.wmask = mask;
     t.wval = value;

@@ -348,6 +348,7 @@ START_TEST(test_profile_groups_requests_as_the_hardware) {
         {"shared_broadcast_and_two_way", "shared stores: ", 4, 0},
         {"dynamic_shared_column", "shared stores: ", 1, 31},
         {"dynamic_shared_column", "shared loads : ", 1, 0},
+        {"half_warp_shuffle", "global loads : ", 2, 8},
     };
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         long long req = profile_figure(r.out, want[k].kernel, want[k].label, 0), units = profile_figure(r.out, want[k].kernel, want[k].label, 1);

@@ -54,6 +54,14 @@ __global__ void dynamic_shared_column(float *b) {
     b[threadIdx.x] = tile[threadIdx.x];
 }
 
+/* a warp operation of half the lanes is no synchronisation point of the warp: the load after it is
+   still one request per warp (2 requests, 8 sectors) */
+__global__ void half_warp_shuffle(const float *a, float *b) {
+    float x = threadIdx.x;
+    if ((threadIdx.x & 31) < 16) x += __shfl_down_sync(0xffffu, x, 1);
+    b[threadIdx.x] = x + a[threadIdx.x];
+}
+
 int main() {
     float *a, *b;
     double *d, *e;
@@ -69,6 +77,7 @@ int main() {
     broadcast_and_double<<<1, 64>>>(a, d, e);
     shared_broadcast_and_two_way<<<1, 64>>>(b);
     dynamic_shared_column<<<1, 32, 32 * 32 * sizeof(float)>>>(b);
+    half_warp_shuffle<<<1, 64>>>(a, b);
     cudaError_t err = cudaDeviceSynchronize();
     printf("%s\n", err == cudaSuccess ? "PASS" : cudaGetErrorString(err));
     return err == cudaSuccess ? 0 : 1;
