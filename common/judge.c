@@ -111,26 +111,39 @@ const char *judge_runner_path(void) {
     return path;
 }
 
-/* The last lines the runner printed, for messages about how it ended. */
-static void output_tail(char *buf, size_t size) {
+/* The runner's output bytes [from, to) (at most 1500 of them) as indented lines under a heading,
+   each cut to `width` characters; "" when there are none. With `whole_lines`, a line cut by `from`
+   is dropped and trailing blank space too. */
+static void format_output(off_t from, off_t to, int whole_lines, const char *heading, int width, char *buf, size_t size) {
     buf[0] = '\0';
-    int fd = open(g_runner.output, O_RDONLY);
+    if (to - from > 1500) to = from + 1500;
+    int fd = to > from ? open(g_runner.output, O_RDONLY) : -1;
     if (fd < 0) return;
-    char tail[1201];
-    off_t end = lseek(fd, 0, SEEK_END);
-    off_t from = end > 1200 ? end - 1200 : 0;
-    ssize_t n = pread(fd, tail, 1200, from);
+    char text[1501];
+    ssize_t n = pread(fd, text, (size_t)(to - from), from);
     close(fd);
     if (n <= 0) return;
-    tail[n] = '\0';
-    char *start = tail;
-    if (from > 0 && strchr(start, '\n')) start = strchr(start, '\n') + 1;
-    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' ')) tail[--n] = '\0';
-    if (!*start) return;
-    size_t len = 0;
-    len += (size_t)snprintf(buf + len, size - len, "\n  your code printed (last lines):");
+    text[n] = '\0';
+    char *start = text;
+    if (whole_lines) {
+        if (from > 0 && strchr(start, '\n')) start = strchr(start, '\n') + 1;
+        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ')) text[--n] = '\0';
+        if (!*start) return;
+    }
+    size_t len = (size_t)snprintf(buf, size, "\n  %s", heading);
     for (char *line = strtok(start, "\n"); line && len < size; line = strtok(NULL, "\n"))
-        len += (size_t)snprintf(buf + len, size - len, "\n    | %.200s", line);
+        len += (size_t)snprintf(buf + len, size - len, "\n    | %.*s", width, line);
+}
+
+static off_t output_size(void) {
+    struct stat st;
+    return g_runner.output[0] && !stat(g_runner.output, &st) ? st.st_size : 0;
+}
+
+/* The last lines the runner printed, for messages about how it ended. */
+static void output_tail(char *buf, size_t size) {
+    off_t end = output_size();
+    format_output(end > 1200 ? end - 1200 : 0, end, 1, "your code printed (last lines):", 200, buf, size);
 }
 
 static const char *signal_meaning(int sig) {
@@ -278,18 +291,19 @@ static void close_runner_fds(void) {
     g_runner.req_fd = g_runner.rep_fd = -1;
 }
 
-/* Ends the runner; returns its wait status as init reported it (-1 if unknown). */
-static int end_runner(void) {
+/* Ends the runner: gives it `grace_s` seconds to exit by itself (it may be ending already, or be
+   finishing a report), then kills it and everything it started. Returns its wait status as init
+   reported it (-1 if unknown). */
+static int end_runner(double grace_s) {
     int status = -1;
     if (g_runner.pid > 0) {
         int st;
-        /* give a runner that is already exiting a moment to report how it ended */
-        for (int i = 0; i < 50; i++) {
-            pid_t p = waitpid(g_runner.pid, &st, WNOHANG);
-            if (p == g_runner.pid) {
+        for (double until = now_s() + grace_s;;) {
+            if (waitpid(g_runner.pid, &st, WNOHANG) == g_runner.pid) {
                 status = st;
                 break;
             }
+            if (now_s() >= until) break;
             usleep(2000);
         }
         kill_everything();
@@ -447,7 +461,7 @@ static int start_runner(void) {
         snprintf(how, sizeof how, "used more than %ld MiB of memory before main", env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB));
     else
         how[0] = '\0';
-    int st = end_runner();
+    int st = end_runner(0.1);
     if (!how[0]) describe_end(st, how, sizeof how);
     output_tail(tail, sizeof tail);
     snprintf(g_start_failure, sizeof g_start_failure,
@@ -597,13 +611,13 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
                  "did not finish within %ld s%s. An endless loop, threads waiting for each other, or a kernel far slower than it "
                  "should be (GRADE_TIMEOUT=<seconds> allows more)",
                  env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S), extra);
-        end_runner();
+        end_runner(0.1);
     } else if (over_memory) {
         snprintf(how, sizeof how, "used more than %ld MiB of host memory and was stopped (GRADE_MEMORY_MB raises the limit)",
                  env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB));
-        end_runner();
+        end_runner(0.1);
     } else {
-        int st = end_runner();
+        int st = end_runner(0.1);
         if (g_page->rep.fatal) {
             memcpy(sim_message, g_page->rep.message, sizeof sim_message);
             sim_message[sizeof sim_message - 1] = '\0';
@@ -759,26 +773,8 @@ static void count_launches(const RpcReply *r) {
 
 static off_t g_call_output_start;
 
-static off_t output_size(void) {
-    struct stat st;
-    return g_runner.output[0] && !stat(g_runner.output, &st) ? st.st_size : 0;
-}
-
 void judge_last_call_output(char *buf, size_t size) {
-    buf[0] = '\0';
-    off_t end = output_size();
-    if (end <= g_call_output_start) return;
-    int fd = open(g_runner.output, O_RDONLY);
-    if (fd < 0) return;
-    char text[1501];
-    size_t want = (size_t)(end - g_call_output_start) > 1500 ? 1500 : (size_t)(end - g_call_output_start);
-    ssize_t n = pread(fd, text, want, g_call_output_start);
-    close(fd);
-    if (n <= 0) return;
-    text[n] = '\0';
-    size_t len = (size_t)snprintf(buf, size, "\n  what the CUDA runtime printed during that call:");
-    for (char *line = strtok(text, "\n"); line && len < size; line = strtok(NULL, "\n"))
-        len += (size_t)snprintf(buf + len, size - len, "\n    | %.300s", line);
+    format_output(g_call_output_start, output_size(), 0, "what the CUDA runtime printed during that call:", 300, buf, size);
 }
 
 static int (*g_failure_probe)(void);
@@ -878,7 +874,7 @@ long judge_exercise_launches(const char *kernel) {
 const char *judge_exercise_broken(void) { return g_broken[0] ? g_broken : NULL; }
 
 void judge_shutdown(void) {
-    if (g_runner.pid > 0) end_runner();
+    if (g_runner.pid > 0) end_runner(0.1);
     kill_everything();
     remove_runner_dir();
 }
@@ -931,22 +927,7 @@ int judge_sanitize_end(char *report, size_t size) {
     if (ran) {
         /* end of requests: the runner returns, and the sanitizer prints its summary and exits */
         close_runner_fds();
-        double deadline = now_s() + 60;
-        int st;
-        while (now_s() < deadline) {
-            pid_t p = waitpid(g_runner.pid, &st, WNOHANG);
-            if (p == g_runner.pid) {
-                status = st;
-                break;
-            }
-            usleep(20000);
-        }
-        if (status == -1) end_runner();
-        else {
-            g_runner.pid = 0;
-            g_runner.alive = 0;
-            kill_everything();
-        }
+        status = end_runner(60);
     }
     int code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     int found = 0;
