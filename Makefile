@@ -172,7 +172,8 @@ JUDGE_CUDA_INC := $(if $(filter sim,$(BACKEND)),-Isim/include,-I$(CUDA_HOME)/inc
 JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
 # the judge reads the simulator's (or CUDA's) runtime header for types and error codes
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
-JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o
+JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \
+  $(B)/judge/common/grade_profile.o
 $(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$< [judge])
@@ -201,7 +202,7 @@ define build_student
 	$(call say,CUDACC,$(1))
 	$(Q)rm -f $(@D)/compile-error.log $(2); \
 	if python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(1) >$(@D)/build.log 2>&1 \
-	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(CUDACC) -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
+	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(CUDACC) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
 	  cat $(@D)/build.log; \
 	else \
 	  [ $$? -eq 124 ] && echo "compiling took longer than $(STUDENT_COMPILE_TIMEOUT) s and was stopped" >>$(@D)/build.log; \
@@ -210,8 +211,11 @@ define build_student
 endef
 
 # A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
-# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library).
+# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library). A lesson whose
+# grader checks performance properties (grade_require_coalesced, ...) says PROFILED_RUNNER_<dir> := 1:
+# on the simulator its code is then built with `simcc --profile` (counted only when the grader asks).
 -include $(wildcard lessons/*/lesson.mk)
+$(foreach l,$(ALL_LESSONS),$(eval PROFILE_FLAG_$(l) := $(if $(and $(filter sim,$(BACKEND)),$(PROFILED_RUNNER_$(l))),--profile)))
 
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
 define lesson_rules
@@ -257,7 +261,7 @@ $(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools
 $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CUDACC,$$<)
-	$(Q)$(CUDACC) $$($(1)_INC) -c $$< -o $$@
+	$(Q)$(CUDACC) $(PROFILE_FLAG_$(1)) $$($(1)_INC) -c $$< -o $$@
 $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
@@ -266,17 +270,17 @@ $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h 
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
-	elif ! $(LINK) -o $$@ $$(filter %.o,$$^) $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
+	elif ! $(LINK) $(PROFILE_FLAG_$(1)) -o $$@ $$(filter %.o,$$^) $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
 	  { cat $$(@D)/link.log; if grep -q "undefined reference to .*_cpu'" $$(@D)/link.log; then \
 	    echo "note: the CPU reference (*_cpu) is not available to your GPU code: the exercise is to compute on the device"; fi; } >$$(@D)/build-error.log; \
 	  cat $$(@D)/build-error.log; rm -f $$@; \
 	fi
 $(B)/%/$(1)/demo: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/main.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)$(LINK) -o $$@ $$^ $$(DEMO_LIBS_$(1)) $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
+	$(Q)$(LINK) $(PROFILE_FLAG_$(1)) -o $$@ $$^ $$(DEMO_LIBS_$(1)) $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
 $(B)/%/$(1)/bench: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/bench.o $$($(1)_CPU_OBJ) $(COMMON_OBJ)
 	$$(call say,LINK,$$@)
-	$(Q)$(LINK) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
+	$(Q)$(LINK) $(PROFILE_FLAG_$(1)) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
 endef
 $(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
 

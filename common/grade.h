@@ -116,6 +116,46 @@ void grade_expect_cuda_ok(int err, const char *what, const char *file, int line)
 /** Allocates or fails the test with a clear message (tests never continue on NULL). */
 void *grade_alloc(size_t bytes);
 
+/* ---- performance properties: what the hardware does, not only what the values are ---- */
+
+/** What a profiler counted for one kernel over the student calls between grade_profile_begin() and
+    grade_profile_end(), summed over its launches: Nsight Compute's figures on a GPU, the
+    simulator's profiler (sim/README.md, "Profiling") on the CPU, with the same meaning. */
+typedef struct {
+    int measured;                        /**< 0: this machine cannot count (a GPU without Nsight Compute) */
+    unsigned long long launches;
+    unsigned long long global_load_requests, global_load_sectors;   /**< 32-byte sectors */
+    unsigned long long global_store_requests, global_store_sectors;
+    unsigned long long shared_load_requests, shared_load_conflicts; /**< bank conflicts */
+    unsigned long long shared_store_requests, shared_store_conflicts;
+    double threads_per_instruction;      /**< active threads per executed warp instruction: 32 = no divergence */
+    unsigned long long branches, divergent_branches; /**< warp-level branch executions; those whose lanes split */
+    unsigned long long atomics, atomics_on_busiest_address; /**< thread-level atomic operations */
+} GradeProfile;
+
+/** Starts counting for the following student calls. Call it first in a test, before allocating
+    the test's device buffers: on a GPU the runner is restarted under Nsight Compute (ncu). Keep the
+    profiled sizes small: a profiled simulator run is about 10x slower. */
+void grade_profile_begin(void);
+/** Stops counting (the figures are kept until the next grade_profile_begin()). */
+void grade_profile_end(void);
+/** The figures of the kernel whose name contains `kernel`; returns 1 when measured, 0 when this
+    machine cannot count (out->measured = 0). Fails the test when the kernel was not launched. */
+int grade_profile_get(const char *kernel, GradeProfile *out);
+/** Property checks, each failing the test with the figure, the limit and what to change, or, where
+    nothing was measured, marking the exercise "property not checked on this machine" (no points,
+    never shown as passed). */
+/** Global loads and stores of `kernel` take at most `max_sectors_per_request` sectors per request
+    (4.0 is a warp reading 32 consecutive floats). */
+void grade_require_coalesced(const char *kernel, double max_sectors_per_request);
+/** No shared-memory bank conflicts on loads or stores. */
+void grade_require_no_bank_conflicts(const char *kernel);
+/** At least `at_least` active threads per executed warp instruction (32 = no divergence). */
+void grade_require_threads_per_instruction(const char *kernel, double at_least);
+/** Marks the current exercise "property not checked on this machine: <property>" (grade_require_*
+    call it where nothing was measured). */
+void grade_note_unchecked(const char *property);
+
 #ifdef __cplusplus
 }
 #endif

@@ -87,6 +87,16 @@ typedef struct {
     char message[RPC_MESSAGE_BYTES]; /**< the simulator's diagnosis when fatal */
 } RpcReply;
 
+/** A profiler's figures for one kernel (grade.h's GradeProfile on the wire). */
+typedef struct {
+    uint64_t launches;
+    uint64_t global_load_requests, global_load_sectors, global_store_requests, global_store_sectors;
+    uint64_t shared_load_requests, shared_load_conflicts, shared_store_requests, shared_store_conflicts;
+    uint64_t warp_instructions, thread_instructions;
+    uint64_t branches, divergent_branches;
+    uint64_t atomics, atomics_on_busiest_address;
+} RpcProfile;
+
 typedef struct {
     uint32_t magic;
     uint32_t runner_pid_hint; /**< the runner's pid as it sees it (for messages only) */

@@ -176,6 +176,44 @@ static int64_t b_schedule(const RunnerCall *c) {
     return 0;
 #endif
 }
+/* The profiler (simulator builds made with `simcc --profile`): on/off, and one kernel's figures.
+   Returns 1 with the figures, 0 when this runner cannot count, -1 when the kernel never ran. */
+static int64_t b_profile_control(const RunnerCall *c) {
+#ifdef SIMCUDA
+    return simcuda_profile_control((int)A(0));
+#else
+    (void)c;
+    return 0;
+#endif
+}
+static int64_t b_profile_get(const RunnerCall *c) {
+    if (c->req->args[1].bytes < sizeof(RpcProfile)) return 0;
+#ifdef SIMCUDA
+    if (!c->req->args[0].bytes) return 0;
+    ((char *)P(0))[c->req->args[0].bytes - 1] = '\0';
+    struct simcuda_kernel_profile k;
+    int r = simcuda_profile_kernel((const char *)P(0), &k);
+    RpcProfile *o = (RpcProfile *)P(1);
+    o->launches = k.launches;
+    o->global_load_requests = k.global_load_requests;
+    o->global_load_sectors = k.global_load_sectors;
+    o->global_store_requests = k.global_store_requests;
+    o->global_store_sectors = k.global_store_sectors;
+    o->shared_load_requests = k.shared_load_requests;
+    o->shared_load_conflicts = k.shared_load_conflicts;
+    o->shared_store_requests = k.shared_store_requests;
+    o->shared_store_conflicts = k.shared_store_conflicts;
+    o->warp_instructions = k.warp_instructions;
+    o->thread_instructions = k.thread_instructions;
+    o->branches = k.branches;
+    o->divergent_branches = k.divergent_branches;
+    o->atomics = k.atomics;
+    o->atomics_on_busiest_address = k.atomics_on_busiest_address;
+    return r;
+#else
+    return 0;
+#endif
+}
 #undef A
 #undef P
 
@@ -188,7 +226,8 @@ static const RunnerFunction kBuiltins[] = {
     {"cuda.GetDeviceProperties", b_properties}, {"cuda.Versions", b_versions},
     {"cuda.MallocHost", b_malloc_host},  {"cuda.FreeHost", b_free_host},
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
-    {"sim.Schedule", b_schedule},        {NULL, NULL},
+    {"sim.Schedule", b_schedule},        {"profile.Control", b_profile_control},
+    {"profile.Get", b_profile_get},      {NULL, NULL},
 };
 
 static RunnerFn lookup(const RunnerFunction *t, const char *name) {

@@ -428,6 +428,21 @@ void simcuda_device_allocations(size_t *count, size_t *bytes);
 /** Where the simulated GPU is: "kernel 'k' (launched at f.cu:12), block (..), thread (..)" while a
     kernel runs, "" on the host. Writes at most size bytes; returns the full length. */
 size_t simcuda_where(char *buf, size_t size);
+/** One kernel's profile (sim/README.md, "Profiling"), summed over its launches. */
+struct simcuda_kernel_profile {
+    unsigned long long launches;
+    unsigned long long global_load_requests, global_load_sectors, global_store_requests, global_store_sectors;
+    unsigned long long shared_load_requests, shared_load_conflicts, shared_store_requests, shared_store_conflicts;
+    unsigned long long warp_instructions, thread_instructions; /* warp-level executions, and active lanes in them */
+    unsigned long long branches, divergent_branches;
+    unsigned long long atomics, atomics_on_busiest_address;
+};
+/** For a harness (the grader): on = 1 drops the figures so far and starts counting, 0 stops.
+    Returns 1 when the program was built with `simcc --profile`, else 0 (nothing can be counted). */
+int simcuda_profile_control(int on);
+/** The figures of the kernels whose name contains `kernel` since simcuda_profile_control(1):
+    1, or -1 when no such kernel was launched, or 0 when the program cannot count. */
+int simcuda_profile_kernel(const char *kernel, struct simcuda_kernel_profile *out);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,9 @@ struct Counters {
     unsigned long long req[2][2] = {{0, 0}, {0, 0}};   /* [space][store] */
     unsigned long long units[2][2] = {{0, 0}, {0, 0}}; /* sectors (global) or bank conflicts (shared) */
     unsigned long long ideal[2][2] = {{0, 0}, {0, 0}}; /* the fewest sectors (global) or passes (shared) */
+    unsigned long long warp_inst = 0, thread_inst = 0; /* warp-level executions of basic blocks, and lanes in them */
+    unsigned long long branches = 0, divergent = 0;    /* warp-level branch executions; those whose lanes split */
+    unsigned long long atomics = 0, atomic_busiest = 0; /* thread-level atomics; the most on one address in one launch */
 };
 
 struct LineStat {
@@ -392,8 +395,10 @@ static std::string explain(const LineStat &s, const dim3 &block) {
     return b;
 }
 
+static bool g_harness = false; /* a grader asked for figures: it reads them, no report at exit */
+
 static void report() {
-    if (g_launches.empty()) return;
+    if (g_launches.empty() || g_harness) return;
     std::vector<uintptr_t> pcs;
     for (auto &L : g_launches)
         for (auto &l : L.lines) pcs.push_back(l.first.first);
@@ -466,6 +471,46 @@ static void report() {
 }
 
 } // namespace simcuda
+
+using namespace simcuda;
+
+extern "C" int simcuda_profile_control(int on) {
+    if (!g_hooks_linked) return 0;
+    cudaDeviceSynchronize(); /* launches already queued belong to the period before */
+    g_harness = true;
+    if (on) {
+        g_launches.clear();
+        g_cur_launch = nullptr;
+    }
+    g_profiling = on != 0;
+    return 1;
+}
+
+extern "C" int simcuda_profile_kernel(const char *kernel, struct simcuda_kernel_profile *out) {
+    memset(out, 0, sizeof *out);
+    if (!g_hooks_linked) return 0;
+    int found = 0;
+    for (auto &L : g_launches) {
+        if (!strstr(L.kernel.c_str(), kernel)) continue;
+        found = 1;
+        out->launches += L.launches;
+        out->global_load_requests += L.c.req[SP_GLOBAL][0];
+        out->global_load_sectors += L.c.units[SP_GLOBAL][0];
+        out->global_store_requests += L.c.req[SP_GLOBAL][1];
+        out->global_store_sectors += L.c.units[SP_GLOBAL][1];
+        out->shared_load_requests += L.c.req[SP_SHARED][0];
+        out->shared_load_conflicts += L.c.units[SP_SHARED][0];
+        out->shared_store_requests += L.c.req[SP_SHARED][1];
+        out->shared_store_conflicts += L.c.units[SP_SHARED][1];
+        out->warp_instructions += L.c.warp_inst;
+        out->thread_instructions += L.c.thread_inst;
+        out->branches += L.c.branches;
+        out->divergent_branches += L.c.divergent;
+        out->atomics += L.c.atomics;
+        out->atomics_on_busiest_address = std::max(out->atomics_on_busiest_address, (unsigned long long)L.c.atomic_busiest);
+    }
+    return found ? 1 : -1;
+}
 
 /* SIM_PROFILE=1 on a program built without --profile: say why nothing is printed. */
 namespace {
