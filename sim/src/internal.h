@@ -82,5 +82,24 @@ constexpr size_t kDefaultSharedPerBlock = 48 * 1024;
 constexpr size_t kMaxSharedPerBlockOptin = 227 * 1024;
 constexpr int kMultiProcessors = 132;
 
+/* Modelled timelines (timeline.cpp, simcuda/timeline.h): while recording, streams.cpp reports every
+   queued operation and host-side wait. `stream` is the model's stream number (0 legacy, -1
+   per-thread default, 1.. created streams); `blocking`: the stream synchronises with the legacy
+   default stream (not created with cudaStreamNonBlocking). Each tl_device returns a token for
+   tl_host_fn_ran (0 when not recording). */
+extern bool g_timeline_on;
+long long tl_device(int kind, int stream, bool blocking, unsigned long long bytes, unsigned long long threads, bool pageable,
+                    const void *host_ptr, const char *name);
+void tl_host_wait_token(long long token, const char *name);
+void tl_host_wait_all(const char *name);
+void tl_host_wait_stream(int stream, const char *name);
+void tl_host_wait_event(const void *event, const char *name);
+void tl_event_record(const void *event, int stream, bool blocking);
+void tl_wait_event(int stream, bool blocking, const void *event);
+void tl_api(const char *name);
+void tl_host_fn_ran(long long token, double ms);
+/* Modelled milliseconds between two events recorded while recording; false when either was not. */
+bool tl_elapsed(const void *a, const void *b, float *ms);
+
 } // namespace simcuda
 #endif

@@ -6,6 +6,7 @@
  * query). Running in issue order keeps every stream's order and every event dependency, and a
  * program that reads results without waiting sees stale data, as it would on a GPU. */
 #include "internal.h"
+#include "simcuda/timeline.h"
 
 #include <chrono>
 #include <deque>
@@ -17,6 +18,7 @@
 struct CUstream_st {
     unsigned flags;
     unsigned long long last_seq;
+    int id; /* the modelled timeline's stream number: 0 for the default stream, then 1, 2, ... */
 };
 struct CUevent_st {
     unsigned flags;
@@ -39,7 +41,8 @@ struct Op {
 
 static std::deque<Op> g_queue;
 static unsigned long long g_next_seq = 1;
-static CUstream_st g_default_stream = {0, 0};
+static CUstream_st g_default_stream = {0, 0, 0};
+static int g_next_stream_id = 1;
 static std::set<CUstream_st *> g_streams;
 static std::set<CUevent_st *> g_events;
 
@@ -79,6 +82,32 @@ static bool run_until(unsigned long long seq) {
 }
 
 static void run_all() { run_until(~0ull); }
+
+/* ---- the modelled timeline (timeline.cpp): which model stream a handle is ---- */
+struct TlStream {
+    int id;
+    bool blocking;
+};
+static TlStream tl_stream(cudaStream_t raw, const CUstream_st *s) {
+    if (raw == cudaStreamPerThread) return {-1, true};
+    if (s == &g_default_stream) return {0, true};
+    return {s->id, !(s->flags & cudaStreamNonBlocking)};
+}
+static bool device_side(const void *p) {
+    MemKind k = classify(p);
+    return k == MEM_DEVICE || k == MEM_MANAGED || k == MEM_SYMBOL;
+}
+/* Records a copy: its direction from where the pointers live, pageable when the host side is
+   ordinary memory. Returns the timeline's token. */
+static long long tl_copy(cudaStream_t raw, const CUstream_st *s, void *dst, const void *src, size_t count, const char *name) {
+    if (!g_timeline_on) return 0;
+    bool dd = device_side(dst), sd = device_side(src);
+    int kind = dd && sd ? SIM_TL_D2D : dd ? SIM_TL_H2D : sd ? SIM_TL_D2H : SIM_TL_D2D;
+    const void *host = kind == SIM_TL_H2D ? src : kind == SIM_TL_D2H ? dst : nullptr;
+    bool pageable = host && classify(host) == MEM_NONE;
+    TlStream t = tl_stream(raw, s);
+    return tl_device(kind, t.id, t.blocking, count, 0, pageable, host, name);
+}
 
 static double now_ms() {
     using namespace std::chrono;
@@ -146,6 +175,11 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     }
     if (simcuda_on_launch)
         simcuda_on_launch(c.site.kernel, (unsigned long long)c.grid.x * c.grid.y * c.grid.z, (unsigned long long)c.block.x * c.block.y * c.block.z);
+    if (g_timeline_on) {
+        TlStream t = tl_stream(c.stream, s);
+        tl_device(SIM_TL_KERNEL, t.id, t.blocking, 0, (unsigned long long)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z,
+                  false, nullptr, c.site.kernel);
+    }
     LaunchRecord *rec = new LaunchRecord{c, body};
     enqueue(s, [rec] {
         run_kernel(*rec);
@@ -161,6 +195,7 @@ using namespace simcuda;
 extern "C" {
 
 cudaError_t cudaDeviceSynchronize(void) {
+    tl_host_wait_all("cudaDeviceSynchronize");
     run_all();
     return cudaSuccess;
 }
@@ -169,6 +204,7 @@ cudaError_t cudaDeviceSynchronize(void) {
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
+    tl_host_wait_token(tl_copy(nullptr, &g_default_stream, dst, src, count, "cudaMemcpy"), "cudaMemcpy");
     run_all(); /* a blocking copy on the legacy stream waits for all earlier work */
     raw_copy(dst, src, count);
     return cudaSuccess;
@@ -181,6 +217,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind)) return record(e);
+    long long tok = tl_copy(stream, s, dst, src, count, "cudaMemcpyAsync");
+    /* with pageable memory a GPU copies through a staging buffer, and the call returns when done */
+    if ((pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, "cudaMemcpyAsync (pageable)");
     if (pageable(dst)) {
         /* Into pageable memory the copy is synchronous on a GPU: wait for the stream, then copy. */
         run_until(s->last_seq);
@@ -210,6 +249,8 @@ static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void 
     auto body = [=] {
         for (size_t r = 0; r < height; r++) raw_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
     };
+    long long tok = tl_copy(stream, s, dst, src, width * height, fn);
+    if (!async || (pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, fn);
     if (async) enqueue(s, body);
     else {
         run_all();
@@ -246,6 +287,10 @@ static cudaError_t memset_checked(const char *fn, void *p, int value, size_t cou
         warn(b);
         return record(cudaErrorInvalidValue);
     }
+    if (g_timeline_on) {
+        TlStream t = tl_stream(stream, s);
+        tl_device(SIM_TL_MEMSET, t.id, t.blocking, count, 0, false, nullptr, fn);
+    }
     enqueue(s, [p, value, count] { raw_set(p, value, count); });
     return cudaSuccess;
 }
@@ -268,6 +313,10 @@ static cudaError_t memset_2d(const char *fn, void *p, size_t pitch, int value, s
     }
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (g_timeline_on) {
+        TlStream t = tl_stream(stream, s);
+        tl_device(SIM_TL_MEMSET, t.id, t.blocking, width * height, 0, false, nullptr, fn);
+    }
     enqueue(s, [=] {
         for (size_t r = 0; r < height; r++) raw_set((char *)p + r * pitch, value, width);
     });
@@ -304,7 +353,7 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
     if (!ps) return record(cudaErrorInvalidValue);
-    CUstream_st *s = new CUstream_st{flags, 0};
+    CUstream_st *s = new CUstream_st{flags, 0, g_next_stream_id++};
     g_streams.insert(s);
     *ps = s;
     return cudaSuccess;
@@ -334,6 +383,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (g_timeline_on) tl_host_wait_stream(tl_stream(stream, s).id, "cudaStreamSynchronize");
     run_until(s->last_seq);
     return cudaSuccess;
 }
@@ -342,11 +392,17 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     /* Pending work is "still running" this time, and done by the next query. */
+    tl_api("cudaStreamQuery");
     return run_until(s->last_seq) ? cudaErrorNotReady : cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
-    if (!resolve(stream) || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    CUstream_st *s = resolve(stream);
+    if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    if (g_timeline_on) {
+        TlStream t = tl_stream(stream, s);
+        tl_wait_event(t.id, t.blocking, e);
+    }
     return cudaSuccess; /* the queue runs in issue order, so the record already comes first */
 }
 
@@ -354,7 +410,13 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!fn) return record(cudaErrorInvalidValue);
-    enqueue(s, [fn, data] { fn(data); });
+    TlStream t = tl_stream(stream, s);
+    long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaLaunchHostFunc");
+    enqueue(s, [fn, data, tok] {
+        double t0 = now_ms();
+        fn(data);
+        tl_host_fn_ran(tok, now_ms() - t0);
+    });
     return cudaSuccess;
 }
 
@@ -362,7 +424,13 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!cb || flags != 0) return record(cudaErrorInvalidValue);
-    enqueue(s, [cb, stream, data] { cb(stream, cudaSuccess, data); });
+    TlStream t = tl_stream(stream, s);
+    long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaStreamAddCallback");
+    enqueue(s, [cb, stream, data, tok] {
+        double t0 = now_ms();
+        cb(stream, cudaSuccess, data);
+        tl_host_fn_ran(tok, now_ms() - t0);
+    });
     return cudaSuccess;
 }
 
@@ -387,6 +455,10 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
     if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     e->recorded = true;
     e->done = false;
+    if (g_timeline_on) {
+        TlStream t = tl_stream(stream, s);
+        tl_event_record(e, t.id, t.blocking);
+    }
     e->record_seq = enqueue(s, [e] {
         e->t_ms = now_ms();
         e->done = true;
@@ -396,6 +468,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    tl_host_wait_event(e, "cudaEventSynchronize");
     if (e->recorded) run_until(e->record_seq);
     return cudaSuccess;
 }
@@ -403,6 +476,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
 cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (!e->recorded) return cudaSuccess;
+    tl_api("cudaEventQuery");
     return run_until(e->record_seq) ? cudaErrorNotReady : cudaSuccess;
 }
 
@@ -412,6 +486,9 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     if ((a->flags | b->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
     if (!a->recorded || !b->recorded) return record(cudaErrorInvalidResourceHandle);
     if (!a->done || !b->done) return cudaErrorNotReady;
+    tl_api("cudaEventElapsedTime");
+    /* while a timeline is recorded, events tell the modelled time (simcuda/timeline.h) */
+    if (tl_elapsed(a, b, ms)) return cudaSuccess;
     *ms = (float)(b->t_ms - a->t_ms);
     return cudaSuccess;
 }
@@ -426,6 +503,11 @@ cudaError_t cudaDeviceReset(void) {
 extern "C" cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t stream, unsigned int) { return cudaEventRecord(e, stream); }
 
 extern "C" void simcuda_set_eager(int eager) { g_eager = eager != 0; }
+
+extern "C" void simcuda_live_streams_events(int *streams, int *events) {
+    if (streams) *streams = (int)g_streams.size();
+    if (events) *events = (int)g_events.size();
+}
 
 /* Stream-ordered allocation: the memory exists at once (it may be used by work queued after this
    call); the free happens in stream order. */
