@@ -184,6 +184,10 @@ $(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 GRADE_SANITIZE ?= 1
 export GRADE_SANITIZER := $(if $(and $(filter gpu,$(BACKEND)),$(filter 1,$(GRADE_SANITIZE))),$(firstword $(shell command -v compute-sanitizer 2>/dev/null) $(wildcard $(CUDA_HOME)/bin/compute-sanitizer)))
 
+# On a GPU, Nsight Compute measures the performance properties some exercises grade (grade_profile.c);
+# without it those exercises show "property not checked on this machine".
+export GRADE_NCU := $(if $(filter gpu,$(BACKEND)),$(firstword $(shell command -v ncu 2>/dev/null) $(wildcard $(CUDA_HOME)/bin/ncu)))
+
 RUNNER_OBJ := $(B)/runner/common/runner.o $(if $(filter gpu,$(BACKEND)),$(B)/runner/common/runner_track_gpu.o)
 RUNNER_LIBS := -ldl
 $(B)/runner/common/%.o: common/%.c common/*.h $(CC_DEPS)
@@ -332,12 +336,20 @@ bench: $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/bench ## time a lesso
 	$(if $(filter 1,$(words $(SELECTED))),,$(error make bench needs LESSON=NN))
 	$(Q)$< $(ARGS)
 
-# The demo built with `simcc --profile` in a folder of its own: global sectors and shared bank conflicts per line.
+# The demo built with `simcc --profile` in a folder of its own: global sectors, shared bank conflicts,
+# divergence and atomics per line. On a GPU the same command runs the demo under Nsight Compute.
+NCU_METRICS := l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_branch_targets.sum,smsp__sass_branch_targets_threads_divergent.sum
 .PHONY: profile
-profile: ## count a demo's memory requests, sectors and bank conflicts per line (CPU simulator): make profile LESSON=02 [SOLUTION=1]
+profile: ## what the memory system and the warps do, per kernel and line: make profile LESSON=02 [SOLUTION=1] (simulator, or Nsight Compute on a GPU)
 	$(if $(filter 1,$(words $(SELECTED))),,$(error make profile needs LESSON=NN))
+ifeq ($(BACKEND),sim)
 	$(Q)$(MAKE) --no-print-directory BACKEND=sim B=$(BUILD)/sim-profile SIMCC_PROFILE=1 $(BUILD)/sim-profile/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo
 	$(Q)SIM_PROFILE=1 $(BUILD)/sim-profile/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo $(ARGS)
+else
+	$(Q)$(MAKE) --no-print-directory $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo
+	$(Q)if [ -z "$(GRADE_NCU)" ]; then echo "error: Nsight Compute (ncu) is not installed here: install the CUDA toolkit's nsight-compute, or run make profile BACKEND=sim for the simulator's profile" >&2; exit 1; fi
+	$(Q)$(GRADE_NCU) --clock-control none --metrics $(NCU_METRICS) $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/demo $(ARGS)
+endif
 
 .PHONY: hint
 hint: ## show the next hint for a lesson: make hint LESSON=02 [N=2] (N=all shows every hint)

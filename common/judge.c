@@ -70,6 +70,8 @@ static char g_exercise[16];
 /* The sanitizer pass (a GPU's compute-sanitizer): the tool, and how many small calls are left. */
 static char g_sanitizer[PATH_MAX], g_sanitize_tool[32];
 static int g_sanitize_calls_left;
+/* The profiler pass (Nsight Compute on a GPU): ncu's path, and the metrics it collects. */
+static char g_ncu[PATH_MAX], g_ncu_metrics[2048];
 #define SANITIZE_MAX_SIZE 4096 /* a call with a number in 4097 .. 2^32 is not small: skipped */
 
 typedef struct {
@@ -231,6 +233,13 @@ static void become_runner(int req_read, int rep_write) {
                         "--report-api-errors", "no",
                         (char *)path, NULL};
         execve(g_sanitizer, argv, env);
+        _exit(123);
+    }
+    if (g_ncu[0]) {
+        /* Nsight Compute runs the runner and writes each kernel's metrics as CSV into its folder */
+        char *argv[] = {g_ncu, "--target-processes", "all", "--clock-control", "none", "--csv", "--page", "raw", "--metrics", g_ncu_metrics,
+                        "--log-file", "ncu.csv", (char *)path, NULL};
+        execve(g_ncu, argv, env);
         _exit(123);
     }
     char *argv[] = {(char *)path, NULL};
@@ -445,7 +454,7 @@ static int start_runner(void) {
     g_runner.seq = 0;
     /* The runner says "ready" (sequence 0) once the student's global constructors have run. */
     int over = 0;
-    double deadline = now_s() + env_long("GRADE_START_TIMEOUT", DEFAULT_START_TIMEOUT_S) * (g_sanitize_tool[0] ? 4 : 1);
+    double deadline = now_s() + env_long("GRADE_START_TIMEOUT", DEFAULT_START_TIMEOUT_S) * (g_sanitize_tool[0] || g_ncu[0] ? 4 : 1);
     uint64_t hello = 1;
     int r = wait_readable(g_runner.rep_fd, deadline, pid, env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB), &over);
     if (r == 1 && read(g_runner.rep_fd, &hello, sizeof hello) == (ssize_t)sizeof hello && hello == 0) {
@@ -801,7 +810,7 @@ int64_t judge_finish(JudgeCall *c) {
     uint64_t seq = pg->req.seq;
     if (write(g_runner.req_fd, &seq, sizeof seq) != (ssize_t)sizeof seq) runner_failed(c, 0, 0);
     int over = 0;
-    int r = wait_readable(g_runner.rep_fd, now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S) * (g_sanitize_tool[0] ? 20 : 1), g_runner.pid,
+    int r = wait_readable(g_runner.rep_fd, now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S) * (g_sanitize_tool[0] || g_ncu[0] ? 20 : 1), g_runner.pid,
                           env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB), &over);
     uint64_t back = 0;
     if (r != 1) runner_failed(c, r == 0, over);
@@ -948,4 +957,27 @@ int judge_sanitize_end(char *report, size_t size) {
     g_sanitize_tool[0] = '\0';
     g_broken[0] = '\0';
     return code == 86 || (found && strstr(report, "ERROR SUMMARY"));
+}
+
+int judge_sanitizing(void) { return g_sanitize_tool[0] != '\0'; }
+
+void judge_ncu_begin(const char *ncu, const char *metrics) {
+    judge_shutdown();
+    snprintf(g_ncu, sizeof g_ncu, "%s", ncu);
+    snprintf(g_ncu_metrics, sizeof g_ncu_metrics, "%s", metrics);
+}
+
+int judge_ncu_end(char *csv_path, size_t size) {
+    csv_path[0] = '\0';
+    int ran = g_runner.pid > 0;
+    if (ran) {
+        /* end of requests: the runner returns, and ncu writes its report and exits */
+        close_runner_fds();
+        int status = end_runner(120);
+        char log[PATH_MAX + 16];
+        snprintf(log, sizeof log, "%.4000s/ncu.csv", g_runner.dir);
+        if (status != -1 && !access(log, R_OK)) snprintf(csv_path, size, "%s", log);
+    }
+    g_ncu[0] = '\0';
+    return csv_path[0] != '\0';
 }

@@ -75,6 +75,14 @@ void judge_set_failure_probe(int (*probe)(void));
 void judge_sanitize_begin(const char *sanitizer, const char *tool, int calls);
 /** Ends the pass: 1 when the sanitizer reported an error; `report` gets its lines. */
 int judge_sanitize_end(char *report, size_t size);
+/** 1 during a compute-sanitizer pass. */
+int judge_sanitizing(void);
+/** Starts a profiler pass: the next runner runs under Nsight Compute (`ncu`), collecting `metrics`
+    (comma-separated) for every kernel. Device buffers of the runner before it are gone. */
+void judge_ncu_begin(const char *ncu, const char *metrics);
+/** Ends the pass: waits for ncu's report; 1 with its CSV's path (valid until the next runner
+    starts), 0 when there is none (ncu failed, e.g. no permission to read the GPU's counters). */
+int judge_ncu_end(char *csv_path, size_t size);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);
 /** Pinned host memory the judge made with cudaMallocHost: refreshed from the runner (after a

@@ -53,7 +53,7 @@ static void run_program(const char *program, const char *arg, const char *schedu
 }
 
 static void expect_output(const RunResult *r, const char *what, const char *needle) {
-    ck_assert_msg(strstr(r->out, needle) != NULL, "%s: expected \"%s\" in the output, got:\n%s", what, needle, r->out);
+    ck_assert_msg(strstr(r->out, needle) != NULL, "%s: expected \"%s\" in the output, got:\n%.2000s", what, needle, r->out);
 }
 
 /* ---- Core: correct programs pass, and the simulator says nothing about them ---- */
@@ -322,9 +322,28 @@ START_TEST(test_profile_counts_equal_nsight_compute_on_h200) {
         ck_assert_msg(req == want[k].requests && units == want[k].units, "%s, %s under %s: %lld requests and %lld, expected %lld and %lld:\n%s",
                       want[k].kernel, want[k].label, kProfileSchedules[_i], req, units, want[k].requests, want[k].units, r.out);
     }
+    /* divergence: every warp of `divergent` splits at its if (64 blocks x 8 warps), none of `warp_uniform` */
+    static const struct {
+        const char *kernel;
+        double tpi_lo, tpi_hi;
+        long long split, branches;
+    } div[] = {{"divergent", 16.0, 28.0, 512, 512}, {"warp_uniform", 32.0, 32.0, 0, 512}};
+    for (size_t k = 0; k < 2; k++) {
+        char head[128];
+        snprintf(head, sizeof head, "== %s<<<", div[k].kernel);
+        const char *sec = strstr(r.out, head), *p = sec ? strstr(sec, "divergence   : ") : NULL;
+        double tpi = -1;
+        long long split = -1, branches = -1;
+        if (p) sscanf(p, "divergence   : %lf active threads per executed basic block (32 = none), %lld of %lld", &tpi, &split, &branches);
+        ck_assert_msg(tpi >= div[k].tpi_lo && tpi <= div[k].tpi_hi && split == div[k].split && branches == div[k].branches,
+                      "%s under %s: %.1f threads per block, %lld of %lld branches split; expected %.1f..%.1f, %lld of %lld:\n%s", div[k].kernel,
+                      kProfileSchedules[_i], tpi, split, branches, div[k].tpi_lo, div[k].tpi_hi, div[k].split, div[k].branches, "");
+    }
+    expect_output(&r, "the divergent line", "yardstick.cu:51: split the warp in 512 of 512 executions");
+    expect_output(&r, "the contended atomics", "atomics      : 16384, at most 16384 on one address");
     expect_output(&r, "the strided line's advice",
-                  "yardstick.cu:23: global load, 512 requests: 32.0 sectors per request, 8.0x the minimum: neighbouring threads read addresses 128 bytes apart");
-    expect_output(&r, "the conflicting store's advice", "yardstick.cu:29: shared store, 32 requests: 31.0 bank conflicts per request (up to 32-way)");
+                  "yardstick.cu:30: global load, 512 requests: 32.0 sectors per request, 8.0x the minimum: neighbouring threads read addresses 128 bytes apart");
+    expect_output(&r, "the conflicting store's advice", "yardstick.cu:36: shared store, 32 requests: 31.0 bank conflicts per request (up to 32-way)");
 }
 END_TEST
 

@@ -17,12 +17,26 @@
 #define SIMCUDA_FENCE_HOOK()
 #endif
 
+/* In a program built with `simcc --profile`, an atomic is one operation for the profiler
+ * (counted per address), not the load and store its body does here. */
+#ifdef SIMCUDA_PROFILE
+extern "C" void simcuda_profile_atomic(const void *address, unsigned size, int begin);
+struct simcuda_atomic_scope {
+    const void *address;
+    simcuda_atomic_scope(const void *a, unsigned size) : address(a) { simcuda_profile_atomic(a, size, 1); }
+    ~simcuda_atomic_scope() { simcuda_profile_atomic(address, 0, 0); }
+};
+#define SIMCUDA_ATOMIC_PROFILE() simcuda_atomic_scope simcuda_atomic_scope_(address, sizeof *address);
+#else
+#define SIMCUDA_ATOMIC_PROFILE()
+#endif
+
 /* Defines NAME, NAME_block and NAME_system with the same body: scopes make
  * no difference when there is only one OS thread. */
-#define SIMCUDA_ATOMIC_DEF(NAME, RET, PARAMS, ...)                              \
-    inline RET NAME PARAMS { SIMCUDA_ATOMIC_HOOK(); __VA_ARGS__ }               \
-    inline RET NAME##_block PARAMS { SIMCUDA_ATOMIC_HOOK(); __VA_ARGS__ }       \
-    inline RET NAME##_system PARAMS { SIMCUDA_ATOMIC_HOOK(); __VA_ARGS__ }
+#define SIMCUDA_ATOMIC_DEF(NAME, RET, PARAMS, ...)                                                \
+    inline RET NAME PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() __VA_ARGS__ }         \
+    inline RET NAME##_block PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() __VA_ARGS__ } \
+    inline RET NAME##_system PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() __VA_ARGS__ }
 
 /* Integer adds and subtracts wrap like the hardware; going through unsigned
  * keeps signed overflow out of C++ undefined behaviour. */

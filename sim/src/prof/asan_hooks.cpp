@@ -14,6 +14,7 @@
 namespace simcuda {
 extern bool g_profiling;
 void profile_record(const void *ret, uintptr_t addr, size_t size, bool store);
+void profile_block_entered(const void *ret);
 } // namespace simcuda
 extern "C" void simcuda_profile_hooks_linked();
 
@@ -58,5 +59,11 @@ SIMCUDA_HOOK(16, true, __asan_store16)
     }
 SIMCUDA_HOOK_N(false, __asan_loadN)
 SIMCUDA_HOOK_N(true, __asan_storeN)
+
+/* -fsanitize-coverage=trace-pc: called at the start of every basic block of the profiled code, so
+   the profiler sees which lanes of a warp run which block (divergence). */
+extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc() {
+    if (__builtin_expect(simcuda::g_profiling, 0)) simcuda::profile_block_entered(__builtin_return_address(0));
+}
 
 __attribute__((constructor)) static void simcuda_profile_hooks_init() { simcuda_profile_hooks_linked(); }

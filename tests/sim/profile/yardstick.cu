@@ -10,7 +10,14 @@
  * (and the stores b[i], coalesced in both, 512 requests and 2,048 sectors).
  *   one block of 32x32 threads, t[tx][ty] = ...; __syncthreads(); ... = t[tx][ty]:
  *   __shared__ float t[32][32]  992 bank conflicts on loads and 992 on stores (as measured)
- *   __shared__ float t[32][33]    0 and 0 */
+ *   __shared__ float t[32][33]    0 and 0
+ *   divergent  if (i % 2) a[i] = sinf(a[i]); else a[i] = cosf(a[i]);
+ *              19.51 threads per executed instruction; the if splits every warp (its line is the
+ *              divergent one in ncu's source view). The simulator counts basic blocks, not SASS
+ *              instructions (sinf is one call here, dozens of instructions there), so it reports
+ *              more threads per instruction (26.7); the test checks the split branches and lines.
+ *   warp_uniform  the same on (i / 32) % 2: no warp splits, 32 threads per instruction
+ *   contended  atomicAdd(&count[0], 1) by every thread: one address takes all the atomics */
 #include <cstdio>
 
 __global__ void coalesced(const float *a, float *b, int n) {
@@ -39,6 +46,20 @@ __global__ void shared_padded(const float *in, float *out) {
     out[ty * 32 + tx] = t[tx][ty] * 2;
 }
 
+__global__ void divergent(float *a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i % 2) a[i] = sinf(a[i]);
+    else a[i] = cosf(a[i]);
+}
+
+__global__ void warp_uniform(float *a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if ((i / 32) % 2) a[i] = sinf(a[i]);
+    else a[i] = cosf(a[i]);
+}
+
+__global__ void contended(unsigned *count) { atomicAdd(&count[0], 1u); }
+
 int main() {
     const int blocks = 64, threads = 256, n = blocks * threads;
     float *a, *b;
@@ -49,6 +70,9 @@ int main() {
     strided<<<blocks, threads>>>(a, b, n);
     shared_conflicts<<<1, dim3(32, 32)>>>(a, b);
     shared_padded<<<1, dim3(32, 32)>>>(a, b);
+    divergent<<<blocks, threads>>>(b, n);
+    warp_uniform<<<blocks, threads>>>(b, n);
+    contended<<<blocks, threads>>>((unsigned *)a);
     cudaError_t e = cudaDeviceSynchronize();
     cudaFree(a);
     cudaFree(b);
