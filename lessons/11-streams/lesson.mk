@@ -1,0 +1,10 @@
+# Lesson 11's demo records its pipeline's timeline (trace/timeline.c): on the simulator through its
+# model (simcuda/timeline.h), on a GPU through CUPTI's activity records (the CUDA Toolkit's cupti.h;
+# libcupti is opened at run time, so a machine without it still runs the demo). The object lives in
+# a folder below the lesson, so it is never taken for the student's file.
+$(B)/lessons/11-streams/trace/timeline.o: lessons/11-streams/trace/timeline.c lessons/11-streams/trace/timeline.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC_C) -Ilessons/11-streams $(INCLUDES) $(if $(filter gpu,$(BACKEND)),-I$(CUDA_HOME)/extras/CUPTI/include) -c $< -o $@
+$(B)/solution/11-streams/demo $(B)/student/11-streams/demo: $(B)/lessons/11-streams/trace/timeline.o
+DEMO_LIBS_11-streams := -ldl

@@ -1,0 +1,336 @@
+/* calls/11-streams.c -- lesson 11's functions across the judge/runner boundary (see common/judge.h).
+   Besides the student's time_kernel_ms, three runner-side helpers wrap the student's functions in
+   what only the runner can see: the pipeline's buffers (pinned or not, freed or not), the
+   simulator's modelled timeline of the calls (simcuda/timeline.h), and on a GPU the times measured
+   around them. Their numbers come back in the structs below; nothing here judges them. */
+#include <stdint.h>
+#include <string.h>
+
+#include "streams.h"
+#include "trace/timeline.h"
+#include "11-streams.h"
+
+#ifdef GRADE_RUNNER_SIDE
+#include <stdlib.h>
+#include <time.h>
+
+#include "runner.h"
+#ifdef SIMCUDA
+#include <simcuda/timeline.h>
+#endif
+
+/* compute-sanitizer (and other CUDA tools) inject themselves through this variable: times measured
+   under them mean nothing. */
+static int under_tool(void) { return getenv("CUDA_INJECTION64_PATH") != NULL; }
+
+static int is_pinned(const void *p) {
+    struct cudaPointerAttributes a;
+    if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+static void record_start(double kernel_ns, double scale) {
+#ifdef SIMCUDA
+    SimTimelineModel m;
+    simcuda_timeline_default_model(&m);
+    if (kernel_ns > 0) m.kernel_ns_per_thread = kernel_ns;
+    if (scale > 0) m.scale = scale;
+    simcuda_timeline_start(&m);
+#else
+    (void)kernel_ns, (void)scale;
+#endif
+}
+
+/* Stops the recording; copies the operations into ops (the same layout field by field). */
+static int record_take(TimelineOp *ops, size_t max) {
+#ifdef SIMCUDA
+    simcuda_timeline_stop();
+    size_t n = simcuda_timeline_take(NULL, 0);
+    SimTimelineOp *s = calloc(n ? n : 1, sizeof *s);
+    if (!s) return -1;
+    simcuda_timeline_take(s, n);
+    for (size_t i = 0; i < n && i < max; i++) {
+        TimelineOp *o = &ops[i];
+        o->kind = s[i].kind;
+        o->stream = s[i].stream;
+        o->pageable = s[i].pageable;
+        o->blocks_host = s[i].blocks_host;
+        o->bytes = s[i].bytes;
+        o->threads = s[i].threads;
+        o->issue_us = s[i].issue_us;
+        o->start_us = s[i].start_us;
+        o->end_us = s[i].end_us;
+        memcpy(o->name, s[i].name, sizeof o->name);
+        o->name[sizeof o->name - 1] = '\0';
+    }
+    free(s);
+    return (int)n;
+#else
+    (void)ops, (void)max;
+    return -1;
+#endif
+}
+
+/* The runner is not linked with the CPU reference: its own median. */
+static float median_of(float *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            float t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The trusted measurement of 11.1: the same protocol as the exercise asks for. */
+static double ref_h2d(void *d, const void *h, size_t bytes, int reps) {
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    cudaEventRecord(a, 0);
+    for (int r = 0; r < reps; r++) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    cudaEventRecord(b, 0);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return ms > 0 ? (double)bytes * reps / (ms * 1e6) : 0;
+}
+
+/* bw_probe(bytes, reps, BwReport *rep, TimelineOp *ops, max): the student's h2d_bandwidth under a
+   recording, then the grader's own measurement. */
+static int64_t call_bw_probe(const RunnerCall *c) {
+    size_t bytes = rc_u64(c, 0);
+    int reps = (int)rc_u64(c, 1);
+    BwReport *rep = rc_ptr(c, 2);
+    memset(rep, 0, sizeof *rep);
+    rep->sim = SIM_BACKEND;
+    rep->under_tool = under_tool();
+    int s0 = 0, e0 = 0;
+#ifdef SIMCUDA
+    simcuda_live_streams_events(&s0, &e0);
+#endif
+    record_start(0, 0);
+    cudaError_t e = h2d_bandwidth(bytes, reps, &rep->pageable_gbs, &rep->pinned_gbs);
+    rep->nops = record_take(rc_ptr(c, 3), rc_u64(c, 4));
+#ifdef SIMCUDA
+    rep->pinned_left = simcuda_timeline_pinned_still_allocated();
+    int s1 = 0, e1 = 0;
+    simcuda_live_streams_events(&s1, &e1);
+    rep->events_left = e1 - e0;
+#else
+    rep->pinned_left = rep->events_left = -1;
+#endif
+    (void)s0;
+    /* the reference, outside the recording's list but with the same model */
+    void *d = NULL, *pin = NULL, *pg = malloc(bytes);
+    if (pg && cudaMalloc(&d, bytes) == cudaSuccess && cudaMallocHost(&pin, bytes) == cudaSuccess) {
+        memset(pg, 1, bytes);
+        memset(pin, 1, bytes);
+        record_start(0, 0);
+        rep->ref_pageable_gbs = ref_h2d(d, pg, bytes, reps);
+        rep->ref_pinned_gbs = ref_h2d(d, pin, bytes, reps);
+#ifdef SIMCUDA
+        simcuda_timeline_stop();
+#endif
+    }
+    free(pg);
+    cudaFreeHost(pin);
+    cudaFree(d);
+    return e;
+}
+
+/* busy_reference(d_x, n, work, reps, double *ms): median of reps event-timed runs after a warm-up. */
+static int64_t call_busy_reference(const RunnerCall *c) {
+    BusyWork w = {rc_ptr(c, 0), rc_u64(c, 1), (int)rc_u64(c, 2), -1, 0};
+    int reps = (int)rc_u64(c, 3);
+    double *out = rc_ptr(c, 4);
+    float runs[32];
+    if (reps < 1 || reps > 32) return cudaErrorInvalidValue;
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    cudaDeviceSynchronize();
+    cudaError_t e = busy_run(&w);
+    for (int r = 0; r < reps && e == cudaSuccess; r++) {
+        cudaEventRecord(a, 0);
+        e = busy_run(&w);
+        cudaEventRecord(b, 0);
+        cudaEventSynchronize(b);
+        cudaEventElapsedTime(&runs[r], a, b);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    out[0] = e == cudaSuccess ? median_of(runs, reps) : 0;
+    out[1] = under_tool();
+    return e;
+}
+
+static double event_ms(cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0;
+    cudaEventSynchronize(b);
+    cudaEventElapsedTime(&ms, a, b);
+    return ms;
+}
+
+/* Each stage of the pipeline alone, on the whole array, from the grader's own pinned buffer:
+   the yardstick the pipeline is compared with on a GPU. Medians of 3. */
+static void measure_stages(Pipeline *p, PipeReport *rep) {
+    size_t bytes = p->n * sizeof(float);
+    float *pin = NULL;
+    if (cudaMallocHost((void **)&pin, bytes) != cudaSuccess) return;
+    memcpy(pin, p->h_in, bytes);
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    float h2d[3], k[3], d2h[3], run[3];
+    for (int r = 0; r < 3; r++) {
+        cudaEventRecord(a, 0);
+        cudaMemcpyAsync(p->d_in, pin, bytes, cudaMemcpyHostToDevice, 0);
+        cudaEventRecord(b, 0);
+        h2d[r] = (float)event_ms(a, b);
+        cudaEventRecord(a, 0);
+        process_launch(p->d_in, p->d_out, p->n, p->work, 0);
+        cudaEventRecord(b, 0);
+        k[r] = (float)event_ms(a, b);
+        cudaEventRecord(a, 0);
+        cudaMemcpyAsync(pin, p->d_out, bytes, cudaMemcpyDeviceToHost, 0);
+        cudaEventRecord(b, 0);
+        d2h[r] = (float)event_ms(a, b);
+        /* the student's pipeline, on a synchronised clock (it returns when the results are in) */
+        cudaDeviceSynchronize();
+        double t0 = now_ms();
+        pipeline_run(p);
+        cudaDeviceSynchronize();
+        run[r] = (float)(now_ms() - t0);
+    }
+    rep->h2d_ms = median_of(h2d, 3);
+    rep->kernel_ms = median_of(k, 3);
+    rep->d2h_ms = median_of(d2h, 3);
+    rep->run_ms = median_of(run, 3);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaFreeHost(pin);
+}
+
+/* pipe_roundtrip(const PipeConfig *, const float *in, float *out, PipeReport *, TimelineOp *ops, max):
+   create, fill h_in (and h_out with the judge's poison), run under a recording, read h_out at once
+   (a run that returns early shows), then on a GPU time it, and destroy. */
+static int64_t call_pipe_roundtrip(const RunnerCall *c) {
+    const PipeConfig *cfg = rc_ptr(c, 0);
+    const float *in = rc_ptr(c, 1);
+    float *out = rc_ptr(c, 2);
+    PipeReport *rep = rc_ptr(c, 3);
+    memset(rep, 0, sizeof *rep);
+    rep->sim = SIM_BACKEND;
+    rep->under_tool = under_tool();
+    rep->nops = -1;
+    size_t n = cfg->n, bytes = n * sizeof(float);
+    int s0 = 0, e0 = 0;
+#ifdef SIMCUDA
+    simcuda_live_streams_events(&s0, &e0);
+#endif
+    Pipeline p;
+    memset(&p, 0, sizeof p);
+    rep->create_err = pipeline_create(&p, n, cfg->chunk, cfg->nstreams, cfg->work);
+    if (rep->create_err != cudaSuccess) return rep->create_err;
+    if (!p.h_in || !p.h_out || !p.d_in || !p.d_out) {
+        rep->missing_buffer = 1;
+        pipeline_destroy(&p);
+        return cudaSuccess;
+    }
+    rep->pinned_in = is_pinned(p.h_in);
+    rep->pinned_out = is_pinned(p.h_out);
+    memcpy(p.h_in, in, bytes);
+    memcpy(p.h_out, out, bytes);
+    record_start(cfg->kernel_ns, cfg->scale);
+    rep->run_err = pipeline_run(&p);
+    rep->nops = record_take(rc_ptr(c, 4), rc_u64(c, 5));
+    memcpy(out, p.h_out, bytes);
+    cudaDeviceSynchronize();
+    if (cfg->measure && !rep->under_tool && rep->run_err == cudaSuccess) measure_stages(&p, rep);
+    float *h_in = p.h_in, *h_out = p.h_out;
+    rep->destroy_err = pipeline_destroy(&p);
+    rep->freed_in = !is_pinned(h_in);
+    rep->freed_out = !is_pinned(h_out);
+#ifdef SIMCUDA
+    int s1 = 0, e1 = 0;
+    simcuda_live_streams_events(&s1, &e1);
+    rep->streams_left = s1 - s0;
+    rep->events_left = e1 - e0;
+#else
+    rep->streams_left = rep->events_left = -1;
+#endif
+    return rep->run_err != cudaSuccess ? rep->run_err : rep->destroy_err;
+}
+
+static int64_t call_time_kernel_ms(const RunnerCall *c) {
+    return time_kernel_ms(rc_ptr(c, 0), (int)rc_u64(c, 1), rc_ptr(c, 2), rc_ptr(c, 3));
+}
+
+const RunnerFunction runner_functions[] = {
+    {"bw_probe", call_bw_probe},
+    {"busy_reference", call_busy_reference},
+    {"pipe_roundtrip", call_pipe_roundtrip},
+    {"time_kernel_ms", call_time_kernel_ms},
+    {NULL, NULL},
+};
+
+#else
+#include "judge.h"
+
+int bw_probe(size_t bytes, int reps, BwReport *rep, TimelineOp *ops, size_t max) {
+    JudgeCall c;
+    judge_begin(&c, "bw_probe", 1);
+    judge_u64(&c, bytes);
+    judge_u64(&c, (uint64_t)reps);
+    judge_inout(&c, rep, sizeof *rep, "report", NULL);
+    judge_inout(&c, ops, max * sizeof *ops, "ops", NULL);
+    judge_u64(&c, max);
+    return (int)judge_finish(&c);
+}
+
+int busy_reference(float *d_x, size_t n, int work, int reps, double *ms_and_tool) {
+    JudgeCall c;
+    judge_begin(&c, "busy_reference", 0);
+    judge_ptr(&c, d_x);
+    judge_u64(&c, n);
+    judge_u64(&c, (uint64_t)work);
+    judge_u64(&c, (uint64_t)reps);
+    judge_inout(&c, ms_and_tool, 2 * sizeof(double), "ms", NULL);
+    return (int)judge_finish(&c);
+}
+
+int pipe_roundtrip(const PipeConfig *cfg, const float *in, float *out, PipeReport *rep, TimelineOp *ops, size_t max) {
+    JudgeCall c;
+    judge_begin(&c, "pipe_roundtrip", 1);
+    judge_in(&c, cfg, sizeof *cfg);
+    judge_in(&c, in, cfg->n * sizeof(float));
+    judge_inout(&c, out, cfg->n * sizeof(float), "h_out", "pipeline_run wrote past h_out[n - 1]: the last chunk is n - off elements long");
+    judge_inout(&c, rep, sizeof *rep, "report", NULL);
+    judge_inout(&c, ops, max * sizeof *ops, "ops", NULL);
+    judge_u64(&c, max);
+    return (int)judge_finish(&c);
+}
+
+cudaError_t time_kernel_ms(BusyWork *w, int reps, float *runs_ms, float *median_ms) {
+    JudgeCall c;
+    judge_begin(&c, "time_kernel_ms", 1);
+    judge_inout(&c, w, sizeof *w, "w", NULL);
+    judge_u64(&c, (uint64_t)reps);
+    judge_inout(&c, runs_ms, (size_t)reps * sizeof(float), "runs_ms", "runs_ms holds reps values: runs_ms[0 .. reps - 1]");
+    judge_inout(&c, median_ms, sizeof(float), "median_ms", NULL);
+    return (cudaError_t)judge_finish(&c);
+}
+#endif

@@ -1,0 +1,441 @@
+/**
+ * @file test_11_streams.c
+ * @brief Grader for lesson 11: copy speed from pageable and pinned memory (11.1), a kernel timed
+ *        right (11.2), and a chunked pipeline over streams (11.3): right results for any n, chunk
+ *        and stream count, pinned buffers, everything freed, and copies that overlap kernels.
+ *
+ * What each backend checks:
+ * - Simulator: the runner records the student's calls and the simulator's model computes the
+ *   timeline an H200 would run (simcuda/timeline.h: one compute engine, one copy engine each way,
+ *   55 GB/s pinned, 6.6 / 11 GB/s pageable, the legacy default stream's implicit synchronisation,
+ *   2 us per runtime call). 11.1's figures are the model's (events report modelled time while
+ *   recording); 11.3's pipeline must finish within 1.25 x its longest stage, and when it does not,
+ *   the recorded operations say why (default stream, pageable buffers, the host waiting inside
+ *   the loop, one stream, no chunks). Leaked pinned buffers, streams and events are seen.
+ * - GPU: 11.1's figures are compared with the grader's own measured in the same run; 11.3's
+ *   pipeline is timed (median of 3) against each stage alone on the whole array, with the kernel
+ *   made 1.5 x as long as the copy in, and must finish within 1.5 x the longest stage. Pinned
+ *   buffers are checked (cudaPointerGetAttributes); leaked pinned buffers in 11.1, streams and
+ *   events are not seen there. Under compute-sanitizer no time is judged.
+ * - Both: 11.2 with the default stream held busy before the call (a clock started without
+ *   waiting shows), a 20x slower run at a known place (each run timed separately, in order, after
+ *   one warm-up), and the median checked against the runs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "streams.h"
+#include "calls/11-streams.h"
+
+static const GradeExercise kExercises[] = {
+    {"11.1", 3, "h2d_bandwidth: host-to-device GB/s from pageable and from pinned memory, timed with events", 0, NULL},
+    {"11.2", 2, "time_kernel_ms: a warm-up, each run timed with events (or a synchronised clock), the median", 0, "busy_kernel"},
+    {"11.3", 5, "pipeline_create/run/destroy: chunks over streams, pinned buffers, copies that overlap kernels", 0, "process_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#define MAX_OPS 1024
+static TimelineOp g_ops[MAX_OPS];
+
+/* The simulator's default model (simcuda_timeline_default_model), for the ideal stage times. */
+#define MODEL_PINNED_GBS 55.0
+#define MODEL_COPY_LATENCY_US 1.0
+#define MODEL_KERNEL_MIN_US 3.0
+
+static int count_ops(int n, int kind, int pageable) {
+    int k = 0;
+    for (int i = 0; i < n && i < MAX_OPS; i++)
+        if (g_ops[i].kind == kind && (pageable < 0 || g_ops[i].pageable == pageable)) k++;
+    return k;
+}
+
+static int count_named(int n, const char *name) {
+    int k = 0;
+    for (int i = 0; i < n && i < MAX_OPS; i++)
+        if (!strcmp(g_ops[i].name, name)) k++;
+    return k;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 11.1                                                                                            */
+
+START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memory) {
+    size_t bytes = SIM_BACKEND ? (8u << 20) : (64u << 20);
+    int reps = SIM_BACKEND ? 3 : 5;
+    BwReport r;
+    memset(g_ops, 0, sizeof g_ops);
+    int e = bw_probe(bytes, reps, &r, g_ops, MAX_OPS);
+    GRADE_EXPECT_CUDA_OK(e, "h2d_bandwidth");
+    double lo = SIM_BACKEND ? 0.5 : 0.33, hi = SIM_BACKEND ? 2.0 : 3.0;
+    if (r.sim) {
+        int n = r.nops;
+        ck_assert_msg(count_ops(n, OP_H2D, -1) > 0,
+                      "h2d_bandwidth copied nothing from host to device\n"
+                      "  likely mistake: not written yet? cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), reps times per buffer");
+        ck_assert_msg(count_ops(n, OP_H2D, 0) > 0,
+                      "no copy came from pinned memory: every host-to-device copy read pageable memory (%d copies)\n"
+                      "  likely mistake: allocate the pinned buffer with cudaMallocHost (malloc gives pageable memory, which the GPU "
+                      "cannot read directly: the driver copies it through a staging buffer, at 6.6 instead of 55 GB/s)",
+                      count_ops(n, OP_H2D, 1));
+        ck_assert_msg(count_ops(n, OP_H2D, 1) > 0,
+                      "no copy came from pageable memory: the pageable figure must come from a malloc'd buffer\n"
+                      "  likely mistake: both copies from the cudaMallocHost buffer?");
+        ck_assert_msg(count_named(n, "cudaEventElapsedTime") >= 2,
+                      "the copies were not timed with CUDA events (cudaEventElapsedTime was called %d times, at least once per kind "
+                      "expected)\n  likely mistake: a host clock measures the host, and what the copy costs the host is not what it "
+                      "costs the link; record an event before and after the copies on the default stream, cudaEventSynchronize(stop), "
+                      "then cudaEventElapsedTime",
+                      count_named(n, "cudaEventElapsedTime"));
+    }
+    ck_assert_msg(r.pageable_gbs > 0 && r.pinned_gbs > 0 && isfinite(r.pageable_gbs) && isfinite(r.pinned_gbs),
+                  "h2d_bandwidth gave %g GB/s (pageable) and %g GB/s (pinned)\n"
+                  "  likely mistake: not written yet, or a time of 0: GB/s = bytes x reps / (ms x 1e6)",
+                  r.pageable_gbs, r.pinned_gbs);
+    const char *units = "GB/s = bytes x reps / (milliseconds x 1e6): cudaEventElapsedTime gives milliseconds, and a GB is 1e9 bytes";
+    ck_assert_msg(r.pinned_gbs >= lo * r.ref_pinned_gbs && r.pinned_gbs <= hi * r.ref_pinned_gbs,
+                  "pinned: %.2f GB/s, but the grader measured %.2f GB/s the same way, in the same run (%zu bytes, %d copies)\n"
+                  "  likely mistake: %s; and time only the copies (not the allocation, not the warm-up copy)",
+                  r.pinned_gbs, r.ref_pinned_gbs, bytes, reps, units);
+    ck_assert_msg(r.pageable_gbs >= lo * r.ref_pageable_gbs && r.pageable_gbs <= hi * r.ref_pageable_gbs,
+                  "pageable: %.2f GB/s, but the grader measured %.2f GB/s the same way, in the same run (%zu bytes, %d copies)\n"
+                  "  likely mistake: %s; pageable is the malloc'd buffer",
+                  r.pageable_gbs, r.ref_pageable_gbs, bytes, reps, units);
+    ck_assert_msg(r.pinned_gbs > 1.5 * r.pageable_gbs,
+                  "pinned (%.2f GB/s) is not faster than pageable (%.2f GB/s); the grader measured %.2f and %.2f\n"
+                  "  likely mistake: the pinned buffer is not pinned: cudaMallocHost, not malloc",
+                  r.pinned_gbs, r.pageable_gbs, r.ref_pinned_gbs, r.ref_pageable_gbs);
+    if (r.sim) {
+        ck_assert_msg(r.pinned_left == 0,
+                      "h2d_bandwidth returned with its pinned buffer still allocated\n"
+                      "  likely mistake: every cudaMallocHost needs its cudaFreeHost (pinned memory is locked in RAM: the "
+                      "operating system cannot page it out, so a leak hurts the whole machine)");
+        ck_assert_msg(r.events_left <= 0, "h2d_bandwidth returned with %d CUDA event(s) not destroyed\n  likely mistake: cudaEventDestroy",
+                      r.events_left);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 11.2                                                                                            */
+
+#define SLOW_CALL 3 /* busy_run's 4th call: timed run 2 after one warm-up */
+
+static float *g_busy_x;
+static size_t g_busy_n;
+static int g_busy_work;
+static double g_busy_ref_ms;
+static int g_busy_tool;
+
+/* The kernel's time measured by the grader (median of 3, after a warm-up); on first use, the work
+   is raised until a run takes at least `target` ms. */
+static void busy_setup(void) {
+    if (g_busy_x) return;
+    g_busy_n = SIM_BACKEND ? 2048 : (1u << 20);
+    g_busy_work = SIM_BACKEND ? 1000 : 4000;
+    double target = SIM_BACKEND ? 3.0 : 1.0, out[2] = {0, 0};
+    ck_assert(cudaMalloc((void **)&g_busy_x, g_busy_n * sizeof(float)) == cudaSuccess);
+    float *h = grade_alloc(g_busy_n * sizeof(float));
+    grade_fill_floats(h, g_busy_n, grade_seed() + 11, 0.5f, 1.5f);
+    ck_assert(cudaMemcpy(g_busy_x, h, g_busy_n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    free(h);
+    for (int k = 0; k < 8; k++) {
+        GRADE_EXPECT_CUDA_OK(busy_reference(g_busy_x, g_busy_n, g_busy_work, 3, out), "the grader's own timing of busy_kernel");
+        if (out[0] >= target) break;
+        double f = out[0] > 0 ? 1.3 * target / out[0] : 8;
+        g_busy_work = (int)(g_busy_work * (f < 2 ? 2 : f > 16 ? 16 : f));
+    }
+    g_busy_ref_ms = out[0];
+    g_busy_tool = (int)out[1];
+}
+
+static void check_timing(int reps) {
+    busy_setup();
+    BusyWork w = {g_busy_x, g_busy_n, g_busy_work, SLOW_CALL, 0};
+    float runs[16], median, copy[16];
+    grade_poison_floats(runs, (size_t)reps);
+    grade_poison_floats(&median, 1);
+    double hold = 60.0 * g_busy_ref_ms;
+    if (hold < 200) hold = 200;
+    /* Work queued before the call: a clock started without waiting for it counts it too. */
+    grade_hold_default_stream((unsigned)hold);
+    GRADE_EXPECT_CUDA_OK(time_kernel_ms(&w, reps, runs, &median), "time_kernel_ms");
+    cudaDeviceSynchronize();
+    for (int i = 0; i < reps; i++)
+        ck_assert_msg(isfinite(runs[i]) && runs[i] >= 0, "runs_ms[%d] was not written (or is not a time: %g)\n  likely mistake: one time per run, runs_ms[0 .. reps - 1]", i,
+                      runs[i]);
+    ck_assert_msg(isfinite(median), "*median_ms was not written");
+    if (!g_busy_tool) {
+        const int slow = SLOW_CALL - 1;
+        ck_assert_msg(runs[0] < 0.5 * hold,
+                      "runs_ms[0] = %.2f ms, but one run takes about %.2f ms: the first timed run included %.0f ms of work queued on "
+                      "the GPU before time_kernel_ms was called\n"
+                      "  likely mistake: the clock started without waiting for the GPU; cudaDeviceSynchronize() before reading the "
+                      "start time (or use events: a recorded event is reached only after the work queued before it)",
+                      runs[0], g_busy_ref_ms, hold);
+        float least = runs[0];
+        for (int i = 0; i < reps; i++)
+            if (i != slow && runs[i] < least) least = runs[i];
+        ck_assert_msg(least >= 0.3 * g_busy_ref_ms,
+                      "a run took %.4f ms, but busy_kernel takes about %.2f ms (the grader timed it with events, in the same run)\n"
+                      "  likely mistake: the time was read before the kernel finished: a launch returns at once, so a clock read "
+                      "right after it measures only the launch. Record a stop event after busy_run and cudaEventSynchronize(stop) "
+                      "before cudaEventElapsedTime (or cudaDeviceSynchronize() before reading the clock). Or the unit is not "
+                      "milliseconds.",
+                      least, g_busy_ref_ms);
+        ck_assert_msg(w.calls == reps + 1,
+                      "time_kernel_ms(reps = %d) called busy_run %d times; expected %d: one warm-up run, then one per timed run\n"
+                      "  likely mistake: %s",
+                      reps, w.calls, reps + 1,
+                      w.calls == reps ? "no warm-up: the first launch of a kernel pays for loading it (and for first touches of memory); "
+                                        "run it once untimed before the timed runs"
+                                      : "busy_run once before the loop, then once per run");
+        for (int i = 0; i < reps; i++) copy[i] = runs[i];
+        copy[slow] = copy[reps - 1 == slow ? 0 : reps - 1];
+        float typical = median_cpu(copy, reps - 1);
+        ck_assert_msg(runs[slow] >= 4 * typical,
+                      "the 20x slower run (busy_run's call %d, so runs_ms[%d] after one warm-up) does not show: runs_ms[%d] = %.2f ms, "
+                      "a typical run %.2f ms\n"
+                      "  likely mistake: time each run on its own, and store run r's time in runs_ms[r]",
+                      SLOW_CALL, slow, slow, runs[slow], typical);
+    }
+    ck_assert_msg(w.calls == reps + 1, "time_kernel_ms(reps = %d) called busy_run %d times; expected %d: one warm-up run, then one per timed run",
+                  reps, w.calls, reps + 1);
+    for (int i = 0; i < reps; i++) copy[i] = runs[i];
+    float want = median_cpu(copy, reps);
+    double mean = 0;
+    for (int i = 0; i < reps; i++) mean += runs[i];
+    mean /= reps;
+    ck_assert_msg(fabsf(median - want) <= 1e-4f * fabsf(want) + 1e-6f,
+                  "*median_ms = %.4f, but the median of runs_ms is %.4f (reps = %d)\n  likely mistake: %s", median, want, reps,
+                  fabs(median - mean) <= 1e-4 * fabs(mean) + 1e-6
+                      ? "that is the mean: one slow run (here 20x) drags the mean along, the median ignores it -- sort a copy of the "
+                        "times and take the middle one (for an even count, the mean of the two middle ones)"
+                      : "sort a copy of the times and take the middle one (for an even count, the mean of the two middle ones)");
+}
+
+START_TEST(test_timing_warms_up_waits_for_the_gpu_and_takes_the_median) { check_timing(_i == 0 ? 5 : 4); }
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 11.3                                                                                            */
+
+typedef struct {
+    size_t n, chunk;
+    int nstreams, work;
+} PipeCase;
+
+/* n = 1; n smaller than a chunk; not a multiple of the chunk; an exact multiple; more streams than
+   chunks; the most streams; a large n. */
+static const PipeCase kCases[] = {
+    {1, 1, 1, 3},      {1, 64, 4, 3},      {1000, 256, 3, 3},  {4096, 1024, 4, 3},
+    {4099, 1024, 2, 5}, {5000, 10000, 8, 1}, {65543, 4096, 32, 2}, {100003, 8192, 4, 2},
+};
+#define N_CASES (int)(sizeof kCases / sizeof kCases[0])
+
+static int is_poison(float v) {
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    return b == GRADE_POISON_BITS;
+}
+
+/* Runs one pipeline; checks results (on every element, or on `stride`-spaced ones and the last
+   4096), errors, and that everything was freed. */
+static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
+    size_t n = cfg->n;
+    uint64_t seed = grade_seed() + n * 31 + cfg->chunk;
+    float *in = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float));
+    grade_fill_floats(in, n, seed, -10.0f, 10.0f);
+    grade_poison_floats(out, n);
+    char what[200];
+    snprintf(what, sizeof what, "the pipeline with n = %zu, chunk = %zu, %d stream(s), work %d (input seed %llu)", n, cfg->chunk, cfg->nstreams,
+             cfg->work, (unsigned long long)seed);
+    memset(g_ops, 0, sizeof g_ops);
+    int e = pipe_roundtrip(cfg, in, out, r, g_ops, MAX_OPS);
+    ck_assert_msg(r->create_err == cudaSuccess, "pipeline_create failed for %s: %s", what, cudaGetErrorName(r->create_err));
+    ck_assert_msg(!r->missing_buffer,
+                  "pipeline_create left h_in, h_out, d_in or d_out NULL for %s\n  likely mistake: not written yet? allocate all four, "
+                  "n floats each",
+                  what);
+    ck_assert_msg(r->run_err == cudaSuccess, "pipeline_run failed for %s: %s", what, cudaGetErrorName(r->run_err));
+    GRADE_EXPECT_CUDA_OK(e, "pipeline_destroy");
+    /* the last partial chunk dropped: everything before it right, everything after untouched */
+    size_t full = n / cfg->chunk * cfg->chunk;
+    if (full < n) {
+        int tail_poison = 1, head_right = 1;
+        for (size_t i = full; i < n && tail_poison; i++) tail_poison = is_poison(out[i]);
+        for (size_t i = 0; i < full && head_right; i += stride) head_right = fabsf(out[i] - process_one_cpu(in[i], cfg->work)) <= 1e-5f * fabsf(out[i]) + 1e-5f;
+        ck_assert_msg(!(tail_poison && head_right),
+                      "%s: h_out[%zu .. %zu], the last %zu elements, were never written; the %zu whole chunks before them are right\n"
+                      "  likely mistake: the last partial chunk was dropped: n / chunk rounds down -- use (n + chunk - 1) / chunk "
+                      "chunks, and make the last one n - offset elements long",
+                      what, full, n - 1, n - full, full / cfg->chunk);
+    }
+    float *want = grade_alloc(n * sizeof(float));
+    if (stride == 1) {
+        process_cpu(in, want, n, cfg->work);
+    } else {
+        /* a large n: compare a sample (the CPU is slow at thousands of rounds per element); elements
+           outside it are set equal so that only the sample counts */
+        for (size_t i = 0; i < n; i++) want[i] = out[i];
+        for (size_t i = 0; i < n; i += (i + 4096 >= n ? 1 : stride)) want[i] = process_one_cpu(in[i], cfg->work);
+        for (size_t i = 0; i < n; i++)
+            if (is_poison(out[i])) want[i] = process_one_cpu(in[i], cfg->work);
+    }
+    GradeCompare cmp = {.what = what, .n = n, .block = 0, .atol = 1e-5, .rtol = 1e-5};
+    GRADE_EXPECT_FLOATS(out, want, &cmp);
+    free(in);
+    free(out);
+    free(want);
+    ck_assert_msg(r->freed_in && r->freed_out,
+                  "after pipeline_destroy, h_%s is still allocated pinned memory\n  likely mistake: cudaFreeHost for each "
+                  "cudaMallocHost (pinned memory is locked in RAM, a leak hurts the whole machine)",
+                  r->freed_in ? "out" : "in");
+    ck_assert_msg(r->streams_left <= 0,
+                  "after pipeline_destroy, %d stream(s) created by the pipeline still exist\n  likely mistake: cudaStreamDestroy for each "
+                  "of the nstreams streams",
+                  r->streams_left);
+    ck_assert_msg(r->events_left <= 0, "after pipeline_destroy, %d CUDA event(s) still exist\n  likely mistake: cudaEventDestroy", r->events_left);
+}
+
+START_TEST(test_pipeline_is_right_for_any_n_chunk_and_stream_count) {
+    const PipeCase *c = &kCases[_i];
+    PipeConfig cfg = {c->n, c->chunk, c->nstreams, c->work, 0, 0, 0};
+    PipeReport r;
+    run_pipeline(&cfg, &r, 1);
+}
+END_TEST
+
+/* Why a modelled pipeline did not overlap, from its operations. */
+static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
+    int on_default = 0, device = 0, pageable = 0, h2d = 0, last_issue = -1;
+    int streams[64], nstreams = 0;
+    for (int i = 0; i < n && i < MAX_OPS; i++) {
+        const TimelineOp *o = &g_ops[i];
+        if (o->kind != OP_KERNEL && o->kind != OP_H2D && o->kind != OP_D2H) continue;
+        device++;
+        last_issue = i;
+        if (o->stream == 0) on_default++;
+        if (o->pageable) pageable++;
+        if (o->kind == OP_H2D) h2d++;
+        int seen = 0;
+        for (int k = 0; k < nstreams; k++) seen |= streams[k] == o->stream;
+        if (!seen && nstreams < 64) streams[nstreams++] = o->stream;
+    }
+    int waits = 0;
+    const char *wait_name = "";
+    for (int i = 0; i < last_issue; i++)
+        if (g_ops[i].kind == OP_HOST_WAIT && !strstr(g_ops[i].name, "pageable")) waits++, wait_name = g_ops[i].name;
+    if (device && on_default == device)
+        return "everything ran in the default stream (stream 0), where each operation waits for the one before: pass the "
+               "chunk's stream, p->streams[c % p->nstreams], to cudaMemcpyAsync (last argument) and to process_launch";
+    if (pageable) {
+        snprintf(buf, cap,
+                 "%d of the copies read or wrote pageable host memory: the GPU cannot reach it directly, so the driver copies "
+                 "through a staging buffer (6.6 GB/s in, 11 out, instead of 55) and cudaMemcpyAsync waits until it is done, "
+                 "so nothing overlaps -- allocate h_in and h_out with cudaMallocHost (and free them with cudaFreeHost)",
+                 pageable);
+        return buf;
+    }
+    if (waits) {
+        snprintf(buf, cap,
+                 "the host waited for the GPU %d time(s) while still queueing chunks (%s): each wait drains the GPU, so the next "
+                 "chunk's copy cannot start during this chunk's kernel -- queue every chunk first, then wait once",
+                 waits, wait_name);
+        return buf;
+    }
+    if (nstreams == 1) {
+        snprintf(buf, cap,
+                 "every chunk went into the same stream (stream %d): a stream runs its operations one after another, so chunk "
+                 "c + 1's copy waits for chunk c's copy back -- use p->streams[c %% p->nstreams]",
+                 streams[0]);
+        return buf;
+    }
+    if ((size_t)h2d < chunks) {
+        snprintf(buf, cap,
+                 "%d copies in for %zu chunks: copy each chunk on its own (cudaMemcpyAsync of chunk c's elements only), so the "
+                 "kernel of one chunk can run while the next one arrives",
+                 h2d, chunks);
+        return buf;
+    }
+    return "the operations did not overlap: chunk c's copy in, kernel and copy out in stream c % nstreams, all chunks queued "
+           "before a single wait at the end (see the timeline: make run LESSON=11)";
+}
+
+/* The simulator: the modelled H200 timeline must overlap. 2^18 elements stand for 2^24 (scale
+   64): 16 chunks of 4 MiB, each kernel 1.3 x as long as its copy in. */
+START_TEST(test_pipeline_overlaps_copies_and_kernels) {
+    PipeConfig cfg = {1u << 18, 1u << 14, 4, 2, 1.3 * 4.0 / MODEL_PINNED_GBS, 64, 0};
+    PipeReport r;
+    if (!SIM_BACKEND) {
+        /* a GPU: measured. 2^24 elements in 16 chunks; the kernel's work is raised until it takes
+           about 1.5 x the copy in */
+        cfg.n = 1u << 24;
+        cfg.chunk = 1u << 20;
+        cfg.work = 64;
+        cfg.measure = 1;
+        for (int k = 0; k < 4; k++) {
+            run_pipeline(&cfg, &r, 997);
+            if (r.under_tool || !(r.kernel_ms > 0)) return; /* under compute-sanitizer: no times */
+            double ratio = r.kernel_ms / r.h2d_ms;
+            if (ratio > 1.3 && ratio < 2.0) break;
+            double f = 1.5 / ratio;
+            cfg.work = (int)(cfg.work * (f > 16 ? 16 : f < 0.25 ? 0.25 : f));
+            if (cfg.work < 1) cfg.work = 1;
+        }
+        double longest = fmax(r.h2d_ms, fmax(r.kernel_ms, r.d2h_ms)), ratio = r.run_ms / longest;
+        ck_assert_msg(r.pinned_in && r.pinned_out,
+                      "h_in or h_out is not pinned memory\n  likely mistake: allocate h_in and h_out with cudaMallocHost: from pageable "
+                      "memory a copy goes through a staging buffer at 6.6 GB/s and cudaMemcpyAsync waits for it, so nothing overlaps");
+        ck_assert_msg(ratio <= 1.5,
+                      "measured on this GPU: the pipeline took %.3f ms; alone, copying in takes %.3f ms, the kernel %.3f ms (work %d), "
+                      "copying out %.3f ms: %.2f x the longest stage, more than 1.5 x -- the chunks did not overlap\n"
+                      "  likely mistake: all in the default stream, one stream for every chunk, or a wait (cudaDeviceSynchronize, "
+                      "cudaStreamSynchronize) inside the loop; see the timeline: make run LESSON=11",
+                      r.run_ms, r.h2d_ms, r.kernel_ms, cfg.work, r.d2h_ms, ratio);
+        return;
+    }
+    run_pipeline(&cfg, &r, 1);
+    ck_assert_msg(r.nops > 0 && r.nops <= MAX_OPS, "the simulator recorded %d operations for the pipeline (grader limit %d)", r.nops, MAX_OPS);
+    size_t chunks = (cfg.n + cfg.chunk - 1) / cfg.chunk;
+    double first = 1e300, last = 0, busy[3] = {0, 0, 0};
+    for (int i = 0; i < r.nops; i++) {
+        const TimelineOp *o = &g_ops[i];
+        if (o->kind != OP_KERNEL && o->kind != OP_H2D && o->kind != OP_D2H) continue;
+        first = fmin(first, o->start_us);
+        last = fmax(last, o->end_us);
+        busy[o->kind == OP_KERNEL ? 1 : o->kind == OP_H2D ? 0 : 2] += o->end_us - o->start_us;
+    }
+    /* each stage alone at the model's pinned speeds, chunk by chunk */
+    double bytes = (double)cfg.n * sizeof(float) * cfg.scale;
+    double copy = chunks * MODEL_COPY_LATENCY_US + bytes / (MODEL_PINNED_GBS * 1000.0), kernel = 0;
+    for (size_t c = 0; c < chunks; c++) {
+        size_t len = cfg.n - c * cfg.chunk < cfg.chunk ? cfg.n - c * cfg.chunk : cfg.chunk;
+        kernel += fmax(MODEL_KERNEL_MIN_US, len * cfg.scale * cfg.kernel_ns / 1000.0);
+    }
+    double longest = fmax(copy, kernel), span = last - first, ratio = span / longest;
+    char buf[600];
+    ck_assert_msg(ratio <= 1.25,
+                  "modelled on an H200 (%zu chunks of %.0f MiB, %d streams): the pipeline takes %.0f us; alone, each copy stage takes "
+                  "%.0f us and the kernels %.0f us: %.2f x the longest stage, more than 1.25 x (busy: copies in %.0f us, kernels "
+                  "%.0f us, copies out %.0f us)\n  likely mistake: %s",
+                  chunks, cfg.chunk * 4.0 * cfg.scale / (1 << 20), cfg.nstreams, span, copy, kernel, ratio, busy[0], busy[1], busy[2],
+                  why_no_overlap(r.nops, chunks, buf, sizeof buf));
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("11-streams");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "11.1");
+    tcase_add_test(tc, test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memory);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "11.2");
+    tcase_add_loop_test(tc, test_timing_warms_up_waits_for_the_gpu_and_takes_the_median, 0, 2);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "11.3");
+    tcase_add_loop_test(tc, test_pipeline_is_right_for_any_n_chunk_and_stream_count, 0, N_CASES);
+    tcase_add_test(tc, test_pipeline_overlaps_copies_and_kernels);
+    return s;
+}
+
+int main(void) { return grade_main("11", kExercises, N_EXERCISES, build_suite); }
