@@ -1,0 +1,12 @@
+# lessons/07-coalescing/lesson.mk -- lesson 07 grades performance properties (coalesced loads and
+# stores, no bank conflicts): on the simulator its runner is built with `simcc --profile`.
+PROFILED_RUNNER_07-coalescing := 1
+
+# The reference's benchmark also times the steps from the plain padded transpose (what 07.3 asks)
+# to the reference (solutions/07-coalescing/steps/): bench.c finds them through a weak symbol, so
+# the student's benchmark, which is built without them, simply leaves those rows out.
+$(B)/solution/07-coalescing/steps.o: solutions/07-coalescing/steps/transpose_steps.cu lessons/07-coalescing/coalescing.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) -Ilessons/07-coalescing $(INCLUDES) -c $< -o $@
+$(B)/solution/07-coalescing/bench: $(B)/solution/07-coalescing/steps.o

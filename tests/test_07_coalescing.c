@@ -1,0 +1,699 @@
+/**
+ * @file test_07_coalescing.c
+ * @brief Grader for lesson 07: the strided copy, the tiled and padded transposes and the
+ *        struct-of-arrays particle update and conversion, against the CPU references, on seeded
+ *        inputs of awkward sizes under every simulator schedule; then the performance properties
+ *        each exercise is about, measured on a small input by the profiler (sim/README.md,
+ *        "Profiling memory accesses"): global loads and stores coalesced, no bank conflicts.
+ *
+ * Inputs are *traceable*: element i of an input holds +-(base + i) with a seeded random base and
+ * sign, unique and never zero, exact as a float. So a wrong output element tells where it came
+ * from, and the diagnosis can say "out[row 3, col 5] holds in[row 7, col 2]" and recognise the
+ * usual mix-ups. Outputs start as 0xFE bytes (not a NaN), so "never written" is told apart from a
+ * NaN read out of shared memory nobody wrote (the simulator fills shared memory with NaN); CANARY
+ * elements after each output must stay untouched.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coalescing.h"
+#include "grade.h"
+
+static const GradeExercise kExercises[] = {
+    {"07.1", 2, "copy_strided_kernel + copy_strided_gpu: one thread per output element, any stride and offset; coalesced at stride 1", 0,
+     "copy_strided_kernel"},
+    {"07.2", 3, "transpose_tiled_kernel: any R x C through a 32 x 32 shared tile, 32 x 8 threads doing 4 rows; reads and writes coalesced", 0,
+     "transpose_tiled_kernel"},
+    {"07.3", 2, "transpose_padded_kernel: the tile padded to 32 x 33, no shared-memory bank conflicts", 0, "transpose_padded_kernel"},
+    {"07.4", 3, "particles_soa_kernel + aos_to_soa_kernel: the update on a struct of arrays; AoS -> SoA coalesced, without bank conflicts", 0,
+     "particles_soa_kernel aos_to_soa_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#define CANARY 64
+#define FILL_BYTE 0xFE
+#define FILL_BITS 0xFEFEFEFEu
+/* The most sectors per request a coalesced access of 4-byte elements may take: 4.0 is 32
+   consecutive floats; a little slack for rows that do not start on a 128-byte boundary. */
+#define MAX_SECTORS 4.5
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Helpers                                                                                          */
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static void *device_alloc(size_t bytes) {
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
+    return d;
+}
+
+static void to_device(void *d, const void *h, size_t bytes) {
+    if (!bytes) return;
+    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
+}
+
+static void fill_device(void *d, size_t bytes) {
+    cudaError_t e = cudaMemset(d, FILL_BYTE, bytes);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemset failed: %s", cudaGetErrorName(e));
+}
+
+static void from_device(void *h, const void *d, size_t bytes) {
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), "copying the result back (an error here comes from the kernel)");
+}
+
+/* Traceable values: a[i] = +-(base + i). */
+static unsigned fill_traceable(float *a, size_t n, uint64_t seed) {
+    int base = 0, *sign = grade_alloc((n ? n : 1) * sizeof(int));
+    grade_fill_ints(&base, 1, seed, 1, 4096);
+    grade_fill_ints(sign, n, seed + 1, 0, 1);
+    for (size_t i = 0; i < n; i++) a[i] = (float)((double)base + (double)i) * (sign[i] ? -1.0f : 1.0f);
+    free(sign);
+    return (unsigned)base;
+}
+/* Which input element a traceable value came from; -1 for anything else (NaN, the fill, ...). */
+static long source_of(float v, unsigned base, size_t n) {
+    if (!(fabsf(v) >= (float)base) || fabsf(v) != floorf(fabsf(v))) return -1;
+    double i = (double)fabsf(v) - base;
+    return i < (double)n ? (long)i : -1;
+}
+
+/* The grader's view of a result for grade.c: never-written elements get the "device garbage" bits
+   it recognises, and a computed NaN that has those bits becomes an ordinary NaN. */
+static void normalise(const float *out, float *norm, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b = bits_of(out[i]);
+        if (b == FILL_BITS) b = GRADE_DEVICE_GARBAGE_BITS;
+        else if (b == GRADE_DEVICE_GARBAGE_BITS) b = 0x7FC00000u;
+        memcpy(&norm[i], &b, 4);
+    }
+}
+
+/* Fails with grade.c's comparison (counts, first mismatches) and, when given, the lesson's own
+   diagnosis in place of grade.c's generic "likely mistake". */
+static void fail_with(char *diff, const char *hint, const GradeCompare *cmp) {
+    if (!hint) {
+        grade_fail_if(diff, cmp, __FILE__, __LINE__);
+        return;
+    }
+    char *lm = strstr(diff, "\n  likely mistake: ");
+    if (lm) *lm = 0;
+    char *note = strstr(diff, "\n  note: ");
+    if (note) *note = 0;
+    size_t cap = strlen(diff) + strlen(hint) + 64;
+    char *msg = grade_alloc(cap);
+    snprintf(msg, cap, "%s\n  likely mistake: %s", diff, hint);
+    free(diff);
+    grade_fail_if(msg, cmp, __FILE__, __LINE__);
+}
+
+static void expect_canary(const float *out, size_t n, const char *what, const char *hint) {
+    for (size_t i = n; i < n + CANARY; i++)
+        ck_assert_msg(bits_of(out[i]) == FILL_BITS, "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element output\n  likely mistake: %s",
+                      what, (unsigned long long)grade_seed(), i, n, hint);
+}
+
+/* The profile of `kernel`: 1 and the figures when measured; 0 when this machine cannot count (then
+   grade_require_* marks the property unchecked). */
+static int profile_of(const char *kernel, GradeProfile *p) { return grade_profile_get(kernel, p); }
+static double per_request(unsigned long long sectors, unsigned long long requests) { return requests ? (double)sectors / (double)requests : 0.0; }
+
+/* Coalesced loads and stores, with the lesson's own advice for this kernel. */
+static void require_coalesced(const char *kernel, const char *what, const char *load_advice, const char *store_advice) {
+    GradeProfile p;
+    if (!profile_of(kernel, &p)) {
+        grade_require_coalesced(kernel, MAX_SECTORS);
+        return;
+    }
+    double ld = per_request(p.global_load_sectors, p.global_load_requests), st = per_request(p.global_store_sectors, p.global_store_requests);
+    ck_assert_msg(ld <= MAX_SECTORS,
+                  "the values are right, but %s's global loads are not coalesced: %.1f sectors of 32 bytes per request (%llu requests), "
+                  "at most %.1f expected (4.0 is a warp reading 32 consecutive floats).\n  likely mistake: %s\n  `make profile LESSON=07` "
+                  "shows the line",
+                  what, ld, p.global_load_requests, MAX_SECTORS, load_advice);
+    ck_assert_msg(st <= MAX_SECTORS,
+                  "the values are right, but %s's global stores are not coalesced: %.1f sectors of 32 bytes per request (%llu requests), "
+                  "at most %.1f expected (4.0 is a warp writing 32 consecutive floats).\n  likely mistake: %s\n  `make profile LESSON=07` "
+                  "shows the line",
+                  what, st, p.global_store_requests, MAX_SECTORS, store_advice);
+}
+
+static void require_no_conflicts(const char *kernel, const char *what, const char *advice) {
+    GradeProfile p;
+    if (!profile_of(kernel, &p)) {
+        grade_require_no_bank_conflicts(kernel);
+        return;
+    }
+    ck_assert_msg(p.shared_load_conflicts == 0 && p.shared_store_conflicts == 0,
+                  "the values are right, but %s has shared-memory bank conflicts: %llu on loads (%.1f per request) and %llu on stores "
+                  "(%.1f per request).\n  likely mistake: %s\n  `make profile LESSON=07` shows the line",
+                  what, p.shared_load_conflicts, per_request(p.shared_load_conflicts, p.shared_load_requests), p.shared_store_conflicts,
+                  per_request(p.shared_store_conflicts, p.shared_store_requests), advice);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 07.1: the strided copy                                                                           */
+
+typedef struct {
+    unsigned stride, offset, block;
+} StrideCase;
+static const size_t kCopySizes[] = {1, 31, 32, 33, 1000, 4099};
+#define N_COPY_SIZES (int)(sizeof kCopySizes / sizeof kCopySizes[0])
+static const StrideCase kStrideCases[] = {{1, 0, 256}, {2, 1, 32}, {3, 7, 256}, {8, 0, 64}, {33, 5, 128}};
+#define N_STRIDE_CASES (int)(sizeof kStrideCases / sizeof kStrideCases[0])
+
+static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned base, size_t in_n, char *buf, size_t cap) {
+    size_t bad = 0, no_offset = 0, no_stride = 0, scaled_offset = 0, unwritten = 0, first_unwritten = 0;
+    for (size_t i = 0; i < n; i++) {
+        long src = source_of(got[i], base, in_n);
+        if (src == (long)(sc.offset + i * sc.stride)) continue;
+        bad++;
+        if (bits_of(got[i]) == FILL_BITS && !unwritten++) first_unwritten = i;
+        no_offset += src == (long)(i * sc.stride);
+        no_stride += src == (long)(sc.offset + i);
+        scaled_offset += src == (long)((sc.offset + i) * sc.stride);
+    }
+    if (!bad) return NULL;
+    if (unwritten == n) return "no element was written: is the kernel launched, with (n + block - 1) / block blocks, and does it store out[i]?";
+    if (unwritten == bad && first_unwritten >= n / sc.block * sc.block) {
+        snprintf(buf, cap, "the last %zu elements (the last, partial block) were never written: round the grid up, (n + block - 1) / block blocks",
+                 n - first_unwritten);
+        return buf;
+    }
+    if (unwritten == bad) return "some elements were never written: each thread i < n writes out[i], with i = blockIdx.x * blockDim.x + threadIdx.x";
+    if (no_offset == bad) return "the offset is missing: out[i] = in[offset + i * stride], not in[i * stride]";
+    if (no_stride == bad) return "the stride is missing: out[i] = in[offset + i * stride], not in[offset + i]";
+    if (scaled_offset == bad) return "the offset was multiplied by the stride: out[i] = in[offset + i * stride], not in[(offset + i) * stride]";
+    return "out[i] must be in[offset + i * stride] (the input index as a size_t: i * stride can pass 2^32)";
+}
+
+static void check_copy(size_t n, StrideCase sc, int schedules) {
+    size_t in_n = sc.offset + (n - 1) * sc.stride + 1;
+    float *h_in = grade_alloc(in_n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    float *got = grade_alloc((n + CANARY) * sizeof(float)), *norm = grade_alloc(n * sizeof(float));
+    uint64_t seed = grade_seed() + n * 131 + sc.stride * 17 + sc.offset;
+    unsigned base = fill_traceable(h_in, in_n, seed);
+    copy_strided_cpu(h_in, want, n, sc.stride, sc.offset);
+    /* exactly in_n floats: a read past the last one needed is reported by the simulator */
+    float *d_in = device_alloc(in_n * sizeof(float)), *d_out = device_alloc((n + CANARY) * sizeof(float));
+    to_device(d_in, h_in, in_n * sizeof(float));
+    for (int s = 0; s < schedules; s++) {
+        char what[192], buf[256];
+        snprintf(what, sizeof what, "copy_strided_gpu, n = %zu, stride %u, offset %u, input seed %llu", n, sc.stride, sc.offset,
+                 (unsigned long long)seed);
+        grade_use_schedule(s);
+        fill_device(d_out, (n + CANARY) * sizeof(float));
+        GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, n, sc.stride, sc.offset, sc.block), what);
+        from_device(got, d_out, (n + CANARY) * sizeof(float));
+        expect_canary(got, n, what, "a missing guard: threads with i >= n must not write (the last block is only partly inside)");
+        normalise(got, norm, n);
+        GradeCompare cmp = {.what = what, .n = n, .block = sc.block, .schedule = s};
+        char *diff = grade_diff_floats(norm, want, &cmp);
+        if (diff) fail_with(diff, copy_hint(got, n, sc, base, in_n, buf, sizeof buf), &cmp);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h_in);
+    free(want);
+    free(got);
+    free(norm);
+}
+
+START_TEST(test_strided_copy_matches_cpu_for_every_size_stride_and_offset) {
+    for (int c = 0; c < N_STRIDE_CASES; c++) check_copy(kCopySizes[_i], kStrideCases[c], grade_schedule_count());
+}
+END_TEST
+
+START_TEST(test_strided_copy_matches_cpu_on_a_large_input) {
+    static const StrideCase big = {2, 3, 256};
+    check_copy(((size_t)1 << 20) + 3, big, 1);
+}
+END_TEST
+
+START_TEST(test_strided_copy_of_nothing_launches_nothing) {
+    GRADE_EXPECT_CUDA_OK(copy_strided_gpu(NULL, NULL, 0, 1, 0, 256), "copy_strided_gpu with n = 0 (nothing to copy: launch nothing, return cudaSuccess)");
+}
+END_TEST
+
+START_TEST(test_strided_copy_is_coalesced_at_stride_one) {
+    grade_profile_begin();
+    static const StrideCase unit = {1, 0, 256};
+    check_copy(4096, unit, 1);
+    grade_profile_end();
+    require_coalesced("copy_strided_kernel", "copy_strided_kernel at stride 1, offset 0",
+                      "thread i must read in[offset + i * stride] with i = blockIdx.x * blockDim.x + threadIdx.x, so that neighbouring "
+                      "threads read neighbouring floats (an index like threadIdx.x * gridDim.x + blockIdx.x gives right values, but puts "
+                      "neighbouring threads far apart)",
+                      "thread i must write out[i] with i = blockIdx.x * blockDim.x + threadIdx.x: neighbouring threads, neighbouring floats");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 07.2 and 07.3: transposes                                                                        */
+
+typedef cudaError_t (*TransposeFn)(const float *, float *, int, int);
+typedef struct {
+    const char *name, *kernel;
+    TransposeFn fn;
+} Transpose;
+static const Transpose kTiled = {"transpose_tiled_gpu", "transpose_tiled_kernel", transpose_tiled_gpu};
+static const Transpose kPadded = {"transpose_padded_gpu", "transpose_padded_kernel", transpose_padded_gpu};
+
+typedef struct {
+    int rows, cols;
+} Shape;
+/* One element; exactly one tile; whole tiles, square (a tile put in the wrong place, or not
+   transposed inside, shows here first, before partial tiles blur the picture); one row and one
+   column (a single partial tile, then many); a prime-ish shape and its mirror, partial tiles on both
+   edges; one more than a tile each way; whole tiles, not square; a tall one with partial tiles. */
+static const Shape kShapes[] = {{1, 1}, {32, 32}, {64, 64}, {1, 100}, {100, 1}, {17, 31}, {31, 17}, {33, 65}, {64, 96}, {100, 37}};
+#define N_SHAPES (int)(sizeof kShapes / sizeof kShapes[0])
+
+/* Why is the transpose wrong? outs holds `runs` results (the schedules). */
+static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, int cols, unsigned base) {
+    char *msg = grade_alloc(2048);
+    size_t n = (size_t)rows * cols, stride = n + CANARY;
+    const float *out = outs + (size_t)bad_run * stride;
+    /* out is cols x rows: element (i, j) at i * rows + j must be in(j, i) */
+    size_t unwritten = 0, unwritten_inner = 0, nans = 0, bad = 0, copied = 0, unmoved = 0, inner_not_transposed = 0;
+    size_t first_bad = 0, first_unwritten = 0;
+    int full_rows = cols / TILE_DIM * TILE_DIM, full_cols = rows / TILE_DIM * TILE_DIM; /* of out: rows < full_rows are in whole tiles */
+    for (size_t o = 0; o < n; o++) {
+        size_t i = o / (size_t)rows, j = o % (size_t)rows;
+        long src = source_of(out[o], base, n);
+        if (src == (long)(j * (size_t)cols + i)) continue;
+        if (!bad++) first_bad = o;
+        uint32_t b = bits_of(out[o]);
+        if (b == FILL_BITS) {
+            if (!unwritten++) first_unwritten = o;
+            if ((int)i < full_rows && (int)j < full_cols) unwritten_inner++;
+            continue;
+        }
+        if (out[o] != out[o]) {
+            nans++;
+            continue;
+        }
+        if (src < 0) continue;
+        size_t sr = (size_t)src / cols, sc = (size_t)src % cols;
+        copied += (size_t)src == o;
+        unmoved += sr / TILE_DIM == i / TILE_DIM && sc / TILE_DIM == j / TILE_DIM && sr % TILE_DIM == j % TILE_DIM && sc % TILE_DIM == i % TILE_DIM;
+        inner_not_transposed += sr / TILE_DIM == j / TILE_DIM && sc / TILE_DIM == i / TILE_DIM && sr % TILE_DIM == i % TILE_DIM &&
+                                sc % TILE_DIM == j % TILE_DIM;
+    }
+    int order_dependent = 0;
+    for (int r = 1; r < runs; r++)
+        if (memcmp(outs, outs + (size_t)r * stride, n * sizeof(float))) order_dependent = 1;
+
+    if (unwritten == n) {
+        snprintf(msg, 2048, "no element of the output was written: is the kernel still the skeleton, and does the launcher start it with one "
+                            "block of TILE_DIM x BLOCK_ROWS threads per 32 x 32 tile of the input?");
+    } else if (order_dependent) {
+        snprintf(msg, 2048,
+                 "the result changes with the order in which threads run (the schedules gave different outputs for the same input): a "
+                 "__syncthreads() is missing. %s",
+                 nans ? "Here NaN came out of the tile: the simulator fills shared memory with NaN, so a thread read a slot of the tile "
+                        "before the thread that loads it had stored it -- wait for the whole tile between loading it and writing it out"
+                      : "No NaN came out, so every slot was stored before it was read, but some were overwritten too early: a block that "
+                        "moves several tiles must also wait before storing the next tile, until every thread has written out the last one");
+    } else if (nans) {
+        snprintf(msg, 2048,
+                 "%zu elements are NaN: they were read from slots of the tile that no thread stored (the simulator fills shared memory "
+                 "with NaN), the same under every schedule. The write phase must read what the load phase stored: thread (x, y) loads "
+                 "in(row0 + y + j, col0 + x) into tile[y + j][x], and writes tile[x][y + j] to out(col0 + y + j, row0 + x)",
+                 nans);
+    } else if (bad > unwritten && inner_not_transposed == bad - unwritten) {
+        snprintf(msg, 2048,
+                 "the tiles are in the right places, but not transposed inside: the write phase must read a column of the tile, "
+                 "tile[threadIdx.x][threadIdx.y + j], not the row tile[threadIdx.y + j][threadIdx.x]");
+    } else if (bad > unwritten && copied == bad - unwritten) {
+        snprintf(msg, 2048, "the output is a copy of the input: out[i * rows + j] must be in[j * cols + i], the element at the mirrored place");
+    } else if (bad > unwritten && unmoved == bad - unwritten) {
+        snprintf(msg, 2048,
+                 "each 32 x 32 tile is transposed inside, but left where it was: x and y of the block are swapped for the write%s. Block "
+                 "(blockIdx.x, blockIdx.y) reads the tile at tile column blockIdx.x, tile row blockIdx.y of the input, and must write it at "
+                 "tile row blockIdx.x, tile column blockIdx.y of the output",
+                 unwritten ? " (and the tiles that would land outside the output are lost)" : "");
+    } else if (unwritten && unwritten_inner == 0) {
+        snprintf(msg, 2048,
+                 "%zu elements in the last, partial tiles were never written (the first at out row %zu, col %zu): with %d x %d, the "
+                 "input is not a whole number of 32 x 32 tiles. Round the grid up in both directions, and guard each element (row < rows "
+                 "&& col < cols for the load, the mirrored test for the store) instead of skipping the whole tile",
+                 unwritten, first_unwritten / (size_t)rows, first_unwritten % (size_t)rows, rows, cols);
+    } else if (unwritten) {
+        snprintf(msg, 2048,
+                 "%zu elements were never written (the first at out row %zu, col %zu): the writes do not cover the output. The output "
+                 "is cols x rows: its row index runs to cols, its row length is rows",
+                 unwritten, first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
+    } else {
+        size_t i = first_bad / (size_t)rows, j = first_bad % (size_t)rows;
+        long src = source_of(out[first_bad], base, n);
+        if (src >= 0)
+            snprintf(msg, 2048,
+                     "out[row %zu, col %zu] holds in[row %ld, col %ld], but must hold in[row %zu, col %zu]. The output is cols x rows "
+                     "(rows of length rows): out[i * rows + j] = in[j * cols + i]; check which index is the row in each phase",
+                     i, j, src / cols, src % cols, j, i);
+        else
+            snprintf(msg, 2048,
+                     "out[row %zu, col %zu] holds %g, which is no element of the input: out[i * rows + j] must be in[j * cols + i]", i, j,
+                     out[first_bad]);
+    }
+    return msg;
+}
+
+static void check_transpose(const Transpose *t, Shape sh, int schedules) {
+    size_t n = (size_t)sh.rows * sh.cols, stride = n + CANARY;
+    int runs = schedules > 1 ? schedules : 2;
+    float *h_in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    float *outs = grade_alloc((size_t)runs * stride * sizeof(float)), *norm = grade_alloc(n * sizeof(float));
+    uint64_t seed = grade_seed() + (uint64_t)sh.rows * 7919 + (uint64_t)sh.cols;
+    unsigned base = fill_traceable(h_in, n, seed);
+    transpose_cpu(h_in, want, sh.rows, sh.cols);
+    float *d_in = device_alloc(n * sizeof(float)), *d_out = device_alloc(stride * sizeof(float));
+    to_device(d_in, h_in, n * sizeof(float));
+    char what[192];
+    snprintf(what, sizeof what, "%s of a %d x %d matrix (rows x cols; the output is %d x %d), input seed %llu", t->name, sh.rows, sh.cols, sh.cols,
+             sh.rows, (unsigned long long)seed);
+    char *first_diff = NULL;
+    int bad = -1;
+    for (int r = 0; r < runs; r++) {
+        int s = r < schedules ? r : 0;
+        float *out = outs + (size_t)r * stride;
+        grade_use_schedule(s);
+        fill_device(d_out, stride * sizeof(float));
+        GRADE_EXPECT_CUDA_OK(t->fn(d_in, d_out, sh.rows, sh.cols), what);
+        from_device(out, d_out, stride * sizeof(float));
+        expect_canary(out, n, what,
+                      "a missing guard on the store: an element of the output exists only where row < cols and col < rows (the output "
+                      "is cols x rows); the last tiles are only partly inside");
+        normalise(out, norm, n);
+        GradeCompare cmp = {.what = what, .n = n, .width = (size_t)sh.rows, .block = TILE_DIM, .block_y = BLOCK_ROWS, .schedule = s};
+        char *diff = grade_diff_floats(norm, want, &cmp);
+        if (diff && !first_diff) first_diff = diff, bad = r;
+        else free(diff);
+    }
+    if (first_diff) {
+        GradeCompare cmp = {.what = what, .n = n, .width = (size_t)sh.rows, .block = TILE_DIM, .block_y = BLOCK_ROWS, .schedule = bad < schedules ? bad : 0};
+        char *why = transpose_hint(outs, runs, bad, sh.rows, sh.cols, base);
+        fail_with(first_diff, why, &cmp);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h_in);
+    free(want);
+    free(outs);
+    free(norm);
+}
+
+static void check_empty_transposes(const Transpose *t) {
+    GRADE_EXPECT_CUDA_OK(t->fn(NULL, NULL, 0, 5), "an empty matrix (rows = 0: launch nothing, return cudaSuccess)");
+    GRADE_EXPECT_CUDA_OK(t->fn(NULL, NULL, 7, 0), "an empty matrix (cols = 0: launch nothing, return cudaSuccess)");
+}
+
+/* The profiled shape: whole tiles, rows of 384 and 256 bytes (128-byte aligned). */
+static const Shape kProfiled = {64, 96};
+static const char *kTransposeLoadAdvice =
+    "the load phase must let threadIdx.x walk along an input row: tile[threadIdx.y + j][threadIdx.x] = in[(row0 + threadIdx.y + j) * "
+    "cols + col0 + threadIdx.x]";
+static const char *kTransposeStoreAdvice =
+    "the write phase must let threadIdx.x walk along an output row too: out[(blockIdx.x * 32 + threadIdx.y + j) * rows + blockIdx.y * "
+    "32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y + j] -- the transposition happens in the tile's indices, not in the global "
+    "address (writing with threadIdx.x as the output row gives the right values, but each thread of a warp writes its own row, "
+    "`rows` floats from its neighbour)";
+
+START_TEST(test_tiled_transpose_matches_cpu_for_every_shape) { check_transpose(&kTiled, kShapes[_i], grade_schedule_count()); }
+END_TEST
+
+START_TEST(test_tiled_transpose_matches_cpu_on_a_large_matrix) {
+    static const Shape big = {513, 1027};
+    check_transpose(&kTiled, big, 1);
+    check_empty_transposes(&kTiled);
+}
+END_TEST
+
+START_TEST(test_tiled_transpose_reads_and_writes_are_coalesced) {
+    grade_profile_begin();
+    check_transpose(&kTiled, kProfiled, 1);
+    grade_profile_end();
+    require_coalesced("transpose_tiled_kernel", "transpose_tiled_kernel", kTransposeLoadAdvice, kTransposeStoreAdvice);
+}
+END_TEST
+
+START_TEST(test_padded_transpose_matches_cpu_for_every_shape) { check_transpose(&kPadded, kShapes[_i], grade_schedule_count()); }
+END_TEST
+
+START_TEST(test_padded_transpose_matches_cpu_on_a_large_matrix) {
+    static const Shape big = {1027, 513};
+    check_transpose(&kPadded, big, 1);
+    check_empty_transposes(&kPadded);
+}
+END_TEST
+
+START_TEST(test_padded_transpose_is_coalesced_without_bank_conflicts) {
+    grade_profile_begin();
+    check_transpose(&kPadded, kProfiled, 1);
+    grade_profile_end();
+    require_coalesced("transpose_padded_kernel", "transpose_padded_kernel", kTransposeLoadAdvice, kTransposeStoreAdvice);
+    require_no_conflicts("transpose_padded_kernel", "transpose_padded_kernel",
+                         "the write phase reads a column of the tile, tile[threadIdx.x][...]: with rows of 32 floats, the 32 threads of a "
+                         "warp read 32 different words of one bank, one after the other. Declare the tile [TILE_DIM][TILE_DIM + 1]: with "
+                         "rows of 33, element (i, k) sits in bank (33 i + k) % 32 and a column spreads over all 32 banks");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 07.4: particles                                                                                  */
+
+static const char *kFieldName[PARTICLE_FIELDS] = {"x", "y", "z", "vx", "vy", "vz", "mass", "charge"};
+static const size_t kParticleSizes[] = {1, 31, 32, 33, 1000, 4099};
+#define N_PARTICLE_SIZES (int)(sizeof kParticleSizes / sizeof kParticleSizes[0])
+
+/* n particles' fields on the device, one array each with CANARY floats after it. */
+static ParticlesSoA soa_alloc(size_t n) {
+    ParticlesSoA s;
+    for (int k = 0; k < PARTICLE_FIELDS; k++) s.f[k] = device_alloc((n + CANARY) * sizeof(float));
+    return s;
+}
+static void soa_free(ParticlesSoA s) {
+    for (int k = 0; k < PARTICLE_FIELDS; k++) cudaFree(s.f[k]);
+}
+
+static void check_soa_update(size_t n, unsigned block, int schedules) {
+    float *h[PARTICLE_FIELDS], *want[PARTICLE_FIELDS];
+    float *got = grade_alloc((n + CANARY) * sizeof(float)), *norm = grade_alloc(n * sizeof(float));
+    uint64_t seed = grade_seed() + n * 31 + block;
+    float dt = 0;
+    grade_fill_floats(&dt, 1, seed, 0.001f, 0.1f);
+    Particle *p = grade_alloc(n * sizeof(Particle));
+    ParticlesSoA d = soa_alloc(n);
+    for (int k = 0; k < PARTICLE_FIELDS; k++) {
+        h[k] = grade_alloc(n * sizeof(float));
+        want[k] = grade_alloc(n * sizeof(float));
+        grade_fill_floats(h[k], n, seed + 1 + k, -100.0f, 100.0f);
+        for (size_t i = 0; i < n; i++) ((float *)&p[i])[k] = h[k][i];
+    }
+    particles_aos_cpu(p, n, dt);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < PARTICLE_FIELDS; k++) want[k][i] = ((float *)&p[i])[k];
+    for (int s = 0; s < schedules; s++) {
+        char what[192];
+        snprintf(what, sizeof what, "particles_soa_gpu, n = %zu, block %u, dt = %g, input seed %llu", n, block, dt, (unsigned long long)seed);
+        grade_use_schedule(s);
+        for (int k = 0; k < PARTICLE_FIELDS; k++) {
+            fill_device(d.f[k], (n + CANARY) * sizeof(float));
+            to_device(d.f[k], h[k], n * sizeof(float));
+        }
+        GRADE_EXPECT_CUDA_OK(particles_soa_gpu(d, n, dt, block), what);
+        for (int k = 0; k < PARTICLE_FIELDS; k++) {
+            from_device(got, d.f[k], (n + CANARY) * sizeof(float));
+            char field[256];
+            snprintf(field, sizeof field, "%s: field %s (f[%d])", what, kFieldName[k], k);
+            expect_canary(got, n, field, "a missing guard: threads with i >= n must not touch the arrays");
+            normalise(got, norm, n);
+            /* the product and the sum may be fused into one FMA on a GPU: a rounding apart */
+            GradeCompare cmp = {.what = field, .n = n, .block = block, .atol = 1e-5, .rtol = 4 * FLT_EPSILON, .schedule = s};
+            char *diff = grade_diff_floats(norm, want[k], &cmp);
+            if (!diff) continue;
+            const char *hint = NULL;
+            if (k >= P_VX) hint = "only x, y and z change: x += vx * dt, y += vy * dt, z += vz * dt; the velocities, mass and charge stay as they are";
+            else if (!memcmp(got, h[k], n * sizeof(float))) hint = "this position was not updated: f[P_X][i] += f[P_VX][i] * dt, and y, z alike";
+            fail_with(diff, hint, &cmp);
+        }
+    }
+    for (int k = 0; k < PARTICLE_FIELDS; k++) {
+        free(h[k]);
+        free(want[k]);
+    }
+    soa_free(d);
+    free(p);
+    free(got);
+    free(norm);
+}
+
+static const char *conversion_hint(const float *got, size_t n, int k, unsigned base, int order_dependent, char *buf, size_t cap) {
+    size_t bad = 0, unwritten = 0, nans = 0, first_unwritten = 0, wrong_field = 0, first = n;
+    long first_src = -1;
+    for (size_t i = 0; i < n; i++) {
+        long src = source_of(got[i], base, n * PARTICLE_FIELDS);
+        if (src == (long)(i * PARTICLE_FIELDS + k)) continue;
+        if (first == n) first = i, first_src = src;
+        bad++;
+        if (bits_of(got[i]) == FILL_BITS) {
+            if (!unwritten++) first_unwritten = i;
+        } else if (got[i] != got[i]) nans++;
+        else if (src >= 0 && (size_t)src / PARTICLE_FIELDS == i) wrong_field++;
+    }
+    if (!bad) return NULL;
+    if (order_dependent)
+        return "the result changes with the order in which threads run: a __syncthreads() is missing between parking the floats in "
+               "shared memory and writing them out (a warp writes fields that other warps loaded)";
+    if (nans)
+        return "NaN came out of shared memory: a slot was read that no thread stored (the simulator fills shared memory with NaN). Thread t "
+               "loads float t of the block's 32 particles -- field t % 8 of particle t / 8 -- and warp k writes field k of particles 0..31";
+    if (unwritten == bad && first_unwritten >= n / 32 * 32) {
+        snprintf(buf, cap,
+                 "the last %zu particles (n %% 32 of them, the block that is only partly full) were never written: round the grid up and "
+                 "guard each particle (i < n), not the whole block",
+                 n - first_unwritten);
+        return buf;
+    }
+    if (unwritten == n) return "nothing was written to this field: does warp k write soa.f[k][first + i] for every field k = 0..7?";
+    if (unwritten) return "some particles were never written: every particle i < n needs all 8 fields written";
+    if (wrong_field == bad && first_src >= 0) {
+        snprintf(buf, cap,
+                 "fields are mixed up: soa.f[%d][%zu] holds field %s of the right particle, not field %s. Float t of the flat AoS is field "
+                 "t %% 8 of particle t / 8 (x, y, z, vx, vy, vz, mass, charge in that order)",
+                 k, first, kFieldName[first_src % PARTICLE_FIELDS], kFieldName[k]);
+        return buf;
+    }
+    if (first_src >= 0) {
+        snprintf(buf, cap,
+                 "soa.f[%d][%zu] holds field %s of particle %ld, not field %s of particle %zu: float t of the flat AoS is field t %% 8 of "
+                 "particle t / 8",
+                 k, first, kFieldName[first_src % PARTICLE_FIELDS], first_src / PARTICLE_FIELDS, kFieldName[k], first);
+        return buf;
+    }
+    return "soa.f[k][i] must be field k of particle i";
+}
+
+static void check_conversion(size_t n, int schedules) {
+    size_t nf = n * PARTICLE_FIELDS;
+    int runs = schedules > 1 ? schedules : 2;
+    float *flat = grade_alloc(nf * sizeof(float)), *want[PARTICLE_FIELDS];
+    float *got = grade_alloc((size_t)runs * PARTICLE_FIELDS * (n + CANARY) * sizeof(float)), *norm = grade_alloc(n * sizeof(float));
+    uint64_t seed = grade_seed() + n * 977;
+    unsigned base = fill_traceable(flat, nf, seed);
+    for (int k = 0; k < PARTICLE_FIELDS; k++) want[k] = grade_alloc(n * sizeof(float));
+    aos_to_soa_cpu((const Particle *)flat, want, n);
+    Particle *d_aos = device_alloc(nf * sizeof(float));
+    to_device(d_aos, flat, nf * sizeof(float));
+    ParticlesSoA d = soa_alloc(n);
+    char what[160];
+    snprintf(what, sizeof what, "aos_to_soa_gpu, n = %zu particles, input seed %llu", n, (unsigned long long)seed);
+#define GOT(r, k) (got + ((size_t)(r) * PARTICLE_FIELDS + (k)) * (n + CANARY))
+    for (int r = 0; r < runs; r++) {
+        grade_use_schedule(r < schedules ? r : 0);
+        for (int k = 0; k < PARTICLE_FIELDS; k++) fill_device(d.f[k], (n + CANARY) * sizeof(float));
+        GRADE_EXPECT_CUDA_OK(aos_to_soa_gpu(d_aos, d, n), what);
+        for (int k = 0; k < PARTICLE_FIELDS; k++) {
+            from_device(GOT(r, k), d.f[k], (n + CANARY) * sizeof(float));
+            expect_canary(GOT(r, k), n, what, "a missing guard: only particles i < n exist; the last block is only partly full");
+        }
+    }
+    for (int r = 0; r < runs; r++)
+        for (int k = 0; k < PARTICLE_FIELDS; k++) {
+            normalise(GOT(r, k), norm, n);
+            char field[224];
+            snprintf(field, sizeof field, "%s: soa.f[%d] (field %s)", what, k, kFieldName[k]);
+            GradeCompare cmp = {.what = field, .n = n, .schedule = r < schedules ? r : 0};
+            char *diff = grade_diff_floats(norm, want[k], &cmp);
+            if (!diff) continue;
+            int order_dependent = 0;
+            for (int q = 0; q < runs; q++)
+                for (int m = 0; m < PARTICLE_FIELDS; m++) order_dependent |= memcmp(GOT(0, m), GOT(q, m), n * sizeof(float)) != 0;
+            char buf[512];
+            fail_with(diff, conversion_hint(GOT(r, k), n, k, base, order_dependent, buf, sizeof buf), &cmp);
+        }
+#undef GOT
+    for (int k = 0; k < PARTICLE_FIELDS; k++) free(want[k]);
+    cudaFree(d_aos);
+    soa_free(d);
+    free(flat);
+    free(got);
+    free(norm);
+}
+
+static const unsigned kSoaBlocks[] = {32, 256};
+
+START_TEST(test_soa_update_matches_cpu_for_every_size) {
+    for (int b = 0; b < 2; b++) check_soa_update(kParticleSizes[_i], kSoaBlocks[b], grade_schedule_count());
+}
+END_TEST
+
+START_TEST(test_aos_to_soa_matches_cpu_for_every_size) { check_conversion(kParticleSizes[_i], grade_schedule_count()); }
+END_TEST
+
+START_TEST(test_particles_on_a_large_input) {
+    check_soa_update(((size_t)1 << 18) + 5, 256, 1);
+    check_conversion(((size_t)1 << 17) + 7, 1);
+    ParticlesSoA none = {{NULL}};
+    GRADE_EXPECT_CUDA_OK(particles_soa_gpu(none, 0, 0.01f, 256), "particles_soa_gpu with n = 0 (launch nothing, return cudaSuccess)");
+    GRADE_EXPECT_CUDA_OK(aos_to_soa_gpu(NULL, none, 0), "aos_to_soa_gpu with n = 0 (launch nothing, return cudaSuccess)");
+}
+END_TEST
+
+START_TEST(test_soa_update_and_conversion_are_coalesced_without_bank_conflicts) {
+    grade_profile_begin();
+    check_soa_update(4096, 256, 1);
+    check_conversion(4096, 1);
+    grade_profile_end();
+    require_coalesced("particles_soa_kernel", "particles_soa_kernel",
+                      "thread i must read f[P_X][i], f[P_VX][i], ... with i = blockIdx.x * blockDim.x + threadIdx.x: neighbouring threads, "
+                      "neighbouring floats of each array",
+                      "thread i must write f[P_X][i] ... with i = blockIdx.x * blockDim.x + threadIdx.x");
+    require_coalesced("aos_to_soa_kernel", "aos_to_soa_kernel",
+                      "reading aos[i].x, aos[i].y, ... with one thread per particle puts neighbouring threads 32 bytes apart: every "
+                      "thread of a warp touches its own sector, 32 per request. Read the block's particles as one flat run of floats "
+                      "instead -- thread t reads float t (field t % 8 of particle t / 8) -- and sort them by field in shared memory",
+                      "warp k must write field k of 32 consecutive particles: soa.f[k][first + lane], 32 consecutive floats");
+    require_no_conflicts("aos_to_soa_kernel", "aos_to_soa_kernel",
+                         "a warp stores 4 particles x 8 fields into the shared array s[k][i] (k = t % 8, i = t / 8). With rows of 33 floats "
+                         "(the transpose's padding), (k, i) sits in bank (33 k + i) % 32 = (k + i) % 32, so (1, 0) and (0, 1) meet. The rule "
+                         "is the same as for the transpose -- the 32 addresses of one request must fall in 32 different banks -- but the "
+                         "padding that achieves it depends on the access: find a row length L with L k + i all different mod 32 for k < 8, "
+                         "i < 4, while s[k][0..31] (the write phase) stays in 32 banks");
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("07-coalescing");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "07.1");
+    tcase_add_loop_test(tc, test_strided_copy_matches_cpu_for_every_size_stride_and_offset, 0, N_COPY_SIZES);
+    tcase_add_test(tc, test_strided_copy_matches_cpu_on_a_large_input);
+    tcase_add_test(tc, test_strided_copy_of_nothing_launches_nothing);
+    tcase_add_test(tc, test_strided_copy_is_coalesced_at_stride_one);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "07.2");
+    tcase_add_loop_test(tc, test_tiled_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
+    tcase_add_test(tc, test_tiled_transpose_matches_cpu_on_a_large_matrix);
+    tcase_add_test(tc, test_tiled_transpose_reads_and_writes_are_coalesced);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "07.3");
+    tcase_add_loop_test(tc, test_padded_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
+    tcase_add_test(tc, test_padded_transpose_matches_cpu_on_a_large_matrix);
+    tcase_add_test(tc, test_padded_transpose_is_coalesced_without_bank_conflicts);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "07.4");
+    tcase_add_loop_test(tc, test_soa_update_matches_cpu_for_every_size, 0, N_PARTICLE_SIZES);
+    tcase_add_loop_test(tc, test_aos_to_soa_matches_cpu_for_every_size, 0, N_PARTICLE_SIZES);
+    tcase_add_test(tc, test_particles_on_a_large_input);
+    tcase_add_test(tc, test_soa_update_and_conversion_are_coalesced_without_bank_conflicts);
+    return s;
+}
+
+int main(void) { return grade_main("07", kExercises, N_EXERCISES, build_suite); }
