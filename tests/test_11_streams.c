@@ -178,7 +178,7 @@ static void check_timing(int reps) {
         float least = runs[0];
         for (int i = 0; i < reps; i++)
             if (i != slow && runs[i] < least) least = runs[i];
-        ck_assert_msg(least >= 0.3 * g_busy_ref_ms,
+        ck_assert_msg(least >= 0.1 * g_busy_ref_ms,
                       "a run took %.4f ms, but busy_kernel takes about %.2f ms (the grader timed it with events, in the same run)\n"
                       "  likely mistake: the time was read before the kernel finished: a launch returns at once, so a clock read "
                       "right after it measures only the launch. Record a stop event after busy_run and cudaEventSynchronize(stop) "
@@ -195,7 +195,7 @@ static void check_timing(int reps) {
         for (int i = 0; i < reps; i++) copy[i] = runs[i];
         copy[slow] = copy[reps - 1 == slow ? 0 : reps - 1];
         float typical = median_cpu(copy, reps - 1);
-        ck_assert_msg(runs[slow] >= 4 * typical,
+        ck_assert_msg(runs[slow] >= 3 * typical,
                       "the 20x slower run (busy_run's call %d, so runs_ms[%d] after one warm-up) does not show: runs_ms[%d] = %.2f ms, "
                       "a typical run %.2f ms\n"
                       "  likely mistake: time each run on its own, and store run r's time in runs_ms[r]",
@@ -348,9 +348,8 @@ static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
     }
     if (nstreams == 1) {
         snprintf(buf, cap,
-                 "every chunk went into the same stream (stream %d): a stream runs its operations one after another, so chunk "
-                 "c + 1's copy waits for chunk c's copy back -- use p->streams[c %% p->nstreams]",
-                 streams[0]);
+                 "every chunk went into the same stream: a stream runs its operations one after another, so chunk c + 1's "
+                 "copy in waits for chunk c's copy back -- use p->streams[c %% p->nstreams]");
         return buf;
     }
     if ((size_t)h2d < chunks) {

@@ -46,11 +46,11 @@ extern "C" cudaError_t process_launch(const float *d_in, float *d_out, size_t n,
 }
 
 // Returns the first error of a sequence of calls: `e = first(e, call)` keeps the earliest one.
-static inline cudaError_t first(cudaError_t so_far, cudaError_t now) { return so_far != cudaSuccess ? so_far : now; }
+static inline __attribute__((unused)) cudaError_t first(cudaError_t so_far, cudaError_t now) { return so_far != cudaSuccess ? so_far : now; }
 
 // TODO(11.1) begin
 // GB/s of `reps` host-to-device copies of `bytes` from h, after one untimed copy.
-static inline cudaError_t time_h2d(void *d, const void *h, size_t bytes, int reps, double *gbs) {
+static inline __attribute__((unused)) cudaError_t time_h2d(void *d, const void *h, size_t bytes, int reps, double *gbs) {
     // TODO(11.1):
     //  1. two events (cudaEventCreate);
     //  2. one untimed cudaMemcpy host-to-device (the first copy from a buffer pays extra);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """timeline_svg.py -- draws Chrome-trace timelines (the demo's timeline-*.json) as one SVG, one
-panel per file, stacked, each on its own time axis: one row per stream (and one for the host),
+panel per file, stacked, all on one time axis: one row per stream (and one for the host),
 copies in blue, kernels green, copies out orange, the host waiting grey.
 
     python3 lessons/11-streams/timeline_svg.py -o out.svg a.json [b.json ...]
@@ -35,12 +35,13 @@ def nice_step(span):
     return 10 ** len(str(int(span)))
 
 
-def panel(out, y, path):
+def panel(out, y, path, common_span):
     title, names, ops = load(path)
     tracks = sorted({e["tid"] for e in ops})
     t0 = min((e["ts"] for e in ops), default=0)
     t1 = max((e["ts"] + e["dur"] for e in ops), default=1)
-    span = max(t1 - t0, 1e-3)
+    own = max(t1 - t0, 1e-3)
+    span = max(common_span, own)
     scale = (WIDTH - LEFT - 20) / span
     out.append(f'<text x="10" y="{y + 14}" font-weight="bold">{html.escape(title)} -- {html.escape(path)}</text>')
     y += 24
@@ -64,7 +65,7 @@ def panel(out, y, path):
         out.append(f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 4}" stroke="black"/>')
         out.append(f'<text x="{x:.1f}" y="{y + 16}" text-anchor="middle" font-size="10">{t:g}</text>')
         t += step
-    out.append(f'<text x="{WIDTH - 20}" y="{y + 28}" text-anchor="end" font-size="10">microseconds; total {span:.0f} us</text>')
+    out.append(f'<text x="{WIDTH - 20}" y="{y + 28}" text-anchor="end" font-size="10">microseconds; total {own:.0f} us</text>')
     return y + 40
 
 
@@ -73,10 +74,18 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("traces", nargs="+")
     a = ap.parse_args()
-    body, y = [], 10
+    body, y, span = [], 10, 0.0
+    try:
+        for p in a.traces:
+            ops = load(p)[2]
+            if ops:
+                span = max(span, max(e["ts"] + e["dur"] for e in ops) - min(e["ts"] for e in ops))
+    except (OSError, ValueError, KeyError) as e:
+        print(f"timeline_svg: {e}", file=sys.stderr)
+        return 1
     for p in a.traces:
         try:
-            y = panel(body, y, p)
+            y = panel(body, y, p, span)
         except (OSError, ValueError, KeyError) as e:
             print(f"timeline_svg: {p}: {e}", file=sys.stderr)
             return 1

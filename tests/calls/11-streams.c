@@ -117,9 +117,9 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     memset(rep, 0, sizeof *rep);
     rep->sim = SIM_BACKEND;
     rep->under_tool = under_tool();
-    int s0 = 0, e0 = 0;
 #ifdef SIMCUDA
-    simcuda_live_streams_events(&s0, &e0);
+    int e0 = 0;
+    simcuda_live_streams_events(NULL, &e0);
 #endif
     record_start(0, 0);
     cudaError_t e = h2d_bandwidth(bytes, reps, &rep->pageable_gbs, &rep->pinned_gbs);
@@ -132,7 +132,6 @@ static int64_t call_bw_probe(const RunnerCall *c) {
 #else
     rep->pinned_left = rep->events_left = -1;
 #endif
-    (void)s0;
     /* the reference, outside the recording's list but with the same model */
     void *d = NULL, *pin = NULL, *pg = malloc(bytes);
     if (pg && cudaMalloc(&d, bytes) == cudaSuccess && cudaMallocHost(&pin, bytes) == cudaSuccess) {
@@ -237,8 +236,8 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     rep->under_tool = under_tool();
     rep->nops = -1;
     size_t n = cfg->n, bytes = n * sizeof(float);
-    int s0 = 0, e0 = 0;
 #ifdef SIMCUDA
+    int s0 = 0, e0 = 0;
     simcuda_live_streams_events(&s0, &e0);
 #endif
     Pipeline p;

@@ -36,10 +36,11 @@ static __attribute__((unused)) TimelineOp *new_op(void) {
 /* ---- the simulator: its model ---- */
 #include <simcuda/timeline.h>
 
-int timeline_begin(double kernel_ns_per_thread) {
+int timeline_begin(double kernel_ns_per_thread, double scale) {
     SimTimelineModel m;
     simcuda_timeline_default_model(&m);
     if (kernel_ns_per_thread > 0) m.kernel_ns_per_thread = kernel_ns_per_thread;
+    if (scale > 0) m.scale = scale;
     simcuda_timeline_start(&m);
     return 0;
 }
@@ -176,8 +177,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 static const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 
-int timeline_begin(double kernel_ns_per_thread) {
-    (void)kernel_ns_per_thread; /* the GPU runs kernels at their own speed */
+int timeline_begin(double kernel_ns_per_thread, double scale) {
+    (void)kernel_ns_per_thread, (void)scale; /* the GPU runs kernels at their own speed */
     if (load_cupti()) return -1;
     static int registered;
     if (!registered && g_cupti.reg(buffer_requested, buffer_completed) != CUPTI_SUCCESS) return -1;

@@ -43,9 +43,10 @@ typedef struct {
 } TimelineOp;
 
 /** Starts recording this process's stream work: on the simulator its modelled H200 timeline
-    (kernel_ns_per_thread: the model's kernel cost; see simcuda/timeline.h), on a GPU its measured
+    (kernel_ns_per_thread: the model's kernel cost, scale: each byte and thread counts as `scale`; see
+    simcuda/timeline.h), on a GPU its measured
     one (CUPTI's activity records). Returns 0, or -1 when nothing can be recorded here. */
-int timeline_begin(double kernel_ns_per_thread);
+int timeline_begin(double kernel_ns_per_thread, double scale);
 /** Stops recording and copies up to max operations (device work and host waits, in issue order);
     returns how many there were. */
 size_t timeline_end(TimelineOp *ops, size_t max);

@@ -1,0 +1,139 @@
+/**
+ * @file bench.c
+ * @brief Lesson 11's benchmark (`make bench LESSON=11 [SOLUTION=1] [ARGS="log2_n chunks streams"]`):
+ *        the pipeline against the same work done serially and against each of its stages alone,
+ *        all in the same run, plus host-to-device GB/s from pageable and pinned memory.
+ *
+ * Defaults: 2^26 floats (256 MiB each way) in 32 chunks over 4 streams. The kernel's work is
+ * raised until the kernel alone takes about as long as the copy in alone: three equal stages, the
+ * case where overlap matters most (serial = 3 x one stage; a perfect pipeline = 1 x plus the
+ * first copy in and the last copy out). Goal for the reference pipeline: at most 1.15 x the
+ * longest stage. Writes the figures as CSV too (build/11-streams/bench.csv).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cuda_check.h"
+#include "streams.h"
+
+#define REPS 7
+
+typedef struct {
+    Pipeline *p;
+    float *pin; /* the bench's own pinned buffer, for the stages alone */
+} Job;
+
+static void stage_h2d(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(cudaMemcpyAsync(j->p->d_in, j->pin, j->p->n * sizeof(float), cudaMemcpyHostToDevice, 0));
+}
+static void stage_kernel(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(process_launch(j->p->d_in, j->p->d_out, j->p->n, j->p->work, 0));
+}
+static void stage_d2h(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(cudaMemcpyAsync(j->pin, j->p->d_out, j->p->n * sizeof(float), cudaMemcpyDeviceToHost, 0));
+}
+
+/* The pipeline returns when its results are in: a synchronised clock around it, median of REPS. */
+static double run_ms(Pipeline *p) {
+    double t[REPS];
+    CUDA_CHECK(pipeline_run(p)); /* warm-up */
+    for (int r = 0; r < REPS; r++) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t0 = bench_host_seconds();
+        CUDA_CHECK(pipeline_run(p));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        t[r] = (bench_host_seconds() - t0) * 1e3;
+    }
+    for (int i = 1; i < REPS; i++)
+        for (int k = i; k > 0 && t[k - 1] > t[k]; k--) {
+            double x = t[k];
+            t[k] = t[k - 1];
+            t[k - 1] = x;
+        }
+    return t[REPS / 2];
+}
+
+int main(int argc, char **argv) {
+    int log2n = argc > 1 ? atoi(argv[1]) : 26, chunks = argc > 2 ? atoi(argv[2]) : 32, streams = argc > 3 ? atoi(argv[3]) : 4;
+    if (log2n < 10 || log2n > 30 || chunks < 1 || streams < 1 || streams > PIPE_MAX_STREAMS) {
+        fprintf(stderr, "usage: bench [log2_n chunks streams]   (defaults 26 32 4)\n");
+        return 2;
+    }
+    size_t n = (size_t)1 << log2n, chunk = (n + chunks - 1) / chunks;
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    printf("Lesson 11 benchmark on %s: 2^%d floats (%.0f MiB each way), %d chunks over %d streams, median of %d\n", prop.name, log2n,
+           n * 4.0 / 1048576, chunks, streams, REPS);
+
+    /* 11.1, and the same measurement made here */
+    double pg = 0, pin = 0;
+    cudaError_t e = h2d_bandwidth(256u << 20, 5, &pg, &pin);
+    if (e == cudaSuccess) printf("  11.1 host to device, 256 MiB: pageable %.1f GB/s, pinned %.1f GB/s (%.1fx)\n", pg, pin, pg > 0 ? pin / pg : 0);
+    else printf("  11.1 h2d_bandwidth: %s (not done yet?)\n", cudaGetErrorName(e));
+
+    Pipeline p, serial;
+    e = pipeline_create(&p, n, chunk, streams, 8);
+    if (e != cudaSuccess || !p.h_in) {
+        printf("  11.3 pipeline_create: %s (not done yet?)\n", cudaGetErrorName(e));
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) p.h_in[i] = (float)(i % 1000) * 0.01f - 5.0f;
+    Job j = {&p, NULL};
+    CUDA_CHECK(cudaMallocHost((void **)&j.pin, n * sizeof(float)));
+    memcpy(j.pin, p.h_in, n * sizeof(float));
+    /* balance the stages: work until the kernel alone takes about the copy in's time */
+    double h2d = bench_median_ms(stage_h2d, &j, 1, REPS), kernel = 0;
+    for (int k = 0; k < 12; k++) {
+        kernel = bench_median_ms(stage_kernel, &j, 1, REPS);
+        double ratio = kernel / h2d;
+        if (ratio > 0.95 && ratio < 1.1) break;
+        double f = 1.0 / ratio;
+        p.work = (int)fmax(1, p.work * (f > 8 ? 8 : f < 0.125 ? 0.125 : f));
+    }
+    double d2h = bench_median_ms(stage_d2h, &j, 1, REPS), longest = fmax(h2d, fmax(kernel, d2h));
+    double t_pipe = run_ms(&p);
+    int bad = 0;
+    for (size_t i = 0; i < n; i += (i + 1000 >= n ? 1 : 4099))
+        if (fabsf(p.h_out[i] - process_one_cpu(p.h_in[i], p.work)) > 1e-5f * fabsf(p.h_out[i]) + 1e-5f) bad++;
+    double t_serial = -1;
+    if (pipeline_create(&serial, n, n, 1, p.work) == cudaSuccess && serial.h_in) {
+        memcpy(serial.h_in, p.h_in, n * sizeof(float));
+        t_serial = run_ms(&serial);
+        pipeline_destroy(&serial);
+    }
+    printf("  kernel work %d rounds per element (kernel alone = %.2f x copy in alone)\n", p.work, kernel / h2d);
+    printf("  %-44s %9.3f ms  %5.1f GB/s\n", "copy in alone (pinned, one cudaMemcpyAsync)", h2d, n * 4 / (h2d * 1e6));
+    printf("  %-44s %9.3f ms\n", "kernel alone", kernel);
+    printf("  %-44s %9.3f ms  %5.1f GB/s\n", "copy out alone", d2h, n * 4 / (d2h * 1e6));
+    printf("  %-44s %9.3f ms  %5.2f x the longest stage\n", "serial (one chunk, one stream)", t_serial, t_serial / longest);
+    printf("  %-44s %9.3f ms  %5.2f x the longest stage  (goal <= 1.15)%s\n", "pipeline", t_pipe, t_pipe / longest,
+           bad ? "  WRONG RESULTS" : "");
+#ifdef SIMCUDA
+    printf("  (simulator: CPU timings of simulated work; run on a GPU for meaningful numbers)\n");
+#endif
+    if (system("mkdir -p build/11-streams") == 0) {
+        FILE *f = fopen("build/11-streams/bench.csv", "w");
+        if (f) {
+            fprintf(f, "# make bench LESSON=11 on %s: 2^%d floats, %d chunks, %d streams, work %d, median of %d\n", prop.name, log2n, chunks,
+                    streams, p.work, REPS);
+            fprintf(f, "lesson,id,what,value,unit,ratio,goal\n");
+            fprintf(f, "11,11.1,pageable host to device,%.2f,GB/s,,\n11,11.1,pinned host to device,%.2f,GB/s,%.2f,\n", pg, pin, pg > 0 ? pin / pg : 0);
+            fprintf(f, "11,stage,copy in alone,%.4f,ms,%.3f,\n11,stage,kernel alone,%.4f,ms,%.3f,\n11,stage,copy out alone,%.4f,ms,%.3f,\n", h2d,
+                    h2d / longest, kernel, kernel / longest, d2h, d2h / longest);
+            fprintf(f, "11,serial,one chunk one stream,%.4f,ms,%.3f,\n11,11.3,pipeline,%.4f,ms,%.3f,1.15\n", t_serial, t_serial / longest, t_pipe,
+                    t_pipe / longest);
+            fclose(f);
+            printf("  CSV: build/11-streams/bench.csv\n");
+        }
+    }
+    cudaFreeHost(j.pin);
+    pipeline_destroy(&p);
+    return bad ? 1 : 0;
+}
