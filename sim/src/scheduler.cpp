@@ -6,13 +6,28 @@
  * call each, and a barrier costs one switch per thread: a waiting thread hands the processor
  * straight to the next runnable one, never through a scheduler loop. The order in which threads start and
  * resume follows the schedule (forward, reverse, random), which is how a missing barrier shows up
- * as a different result under another schedule. */
+ * as a different result under another schedule.
+ *
+ * Blocks run one after another, unless one waits for another: every atomic, fence and __nanosleep
+ * is a scheduling point (poll_point). A thread that keeps polling (the same word, unchanged, or
+ * fence after fence) gives way to the other threads of its block; a block whose threads all gave
+ * way is suspended (its shared memory saved) and another block starts or resumes, up to
+ * kResidentBlocks blocks at a time, round robin. So a block can wait for any block that has
+ * started; one that waits for a block that cannot start (or never publishes) is reported as a
+ * deadlock between blocks. The random schedule also suspends each block that polls once, at a
+ * random scheduling point after its first poll, so that other blocks see it half done. */
 #include "internal.h"
 #include "fiber.h"
 
 #include <algorithm>
 #include <cstdarg>
+#include <deque>
+#include <memory>
 #include <vector>
+
+extern "C" {
+extern char __start_simcuda_shared[] __attribute__((weak));
+}
 
 uint3 threadIdx;
 uint3 blockIdx;
@@ -21,7 +36,9 @@ dim3 gridDim;
 
 namespace simcuda {
 
-enum ThreadState : unsigned char { T_NOT_STARTED, T_RUNNING, T_WAIT_BAR, T_WAIT_WARP, T_READY, T_DONE, T_WAIT_COAL };
+enum ThreadState : unsigned char { T_NOT_STARTED, T_RUNNING, T_WAIT_BAR, T_WAIT_WARP, T_READY, T_DONE, T_WAIT_COAL, T_WAIT_POLL };
+/* What a thread polls with: poll_point's kind. */
+enum PollKind { POLL_ATOMIC = 0, POLL_FENCE = 1, POLL_SLEEP = 2 };
 
 struct SimThread {
     uint3 idx;
@@ -36,6 +53,12 @@ struct SimThread {
     uint64_t wval, wres;
     unsigned wgen; /* the warp's operation count when this lane last completed one */
     unsigned seg;  /* synchronisation points this thread has passed (the profiler groups by it) */
+    /* spin-wait detection (poll_point) */
+    const void *poll_addr; /* the word of its last atomic */
+    uint64_t poll_hash;    /* what that word held then */
+    unsigned spins;        /* atomics in a row on that word, unchanged */
+    unsigned idle_polls;   /* fences or sleeps since it last gave way */
+    int poll_kind;         /* how it polled when it last gave way */
 };
 
 struct Block {
@@ -53,13 +76,30 @@ struct Block {
     std::vector<unsigned> warp_waiting; /* per warp: lanes waiting in a warp operation */
     std::vector<unsigned> warp_coal;    /* per warp: lanes waiting in coalesced_threads() */
     ScheduleMode mode = SCHED_FORWARD;  /* this launch's schedule */
+    unsigned coal_lanes = 0;            /* lanes of the block waiting in coalesced_threads() */
+    /* waiting for other blocks */
+    uint3 idx{0, 0, 0};                 /* its blockIdx */
+    std::vector<unsigned> yielded;      /* threads that gave way in a spin-wait, in order */
+    int preempted = -1;                 /* the thread it was suspended at (random schedule), or -1 */
+    bool armed = false;                 /* random schedule: it has polled, so it may be preempted */
+    unsigned long long events = 0;      /* scheduling points passed since it was armed */
+    unsigned long long preempt_at = 0;  /* suspend the block at this scheduling point; 0: never */
+    std::vector<unsigned char> saved_static, saved_dynamic; /* its shared memory while suspended */
 };
 
-static Block g_block;
+/* The running block, and the blocks of the launch (one unless blocks wait for each other). */
+static Block *g_bp = nullptr;
+static std::vector<std::unique_ptr<Block>> g_blocks;
 static bool g_in_kernel = false;
 static const LaunchRecord *g_launch = nullptr;
 static SimThread *g_cur = nullptr;
-static unsigned g_coal_lanes = 0; /* lanes of the block waiting in coalesced_threads() */
+/* Thread exits, block starts and atomics that found a word changed: a spin that sees none of these
+   for long waits for something that cannot happen. */
+static unsigned long long g_progress = 0;
+/* Blocks resident at once (started, not finished): what a spin-wait may count on. */
+static constexpr unsigned kResidentBlocks = 4;
+/* A thread gives way after this many atomics in a row on one unchanged word, fences, or sleeps. */
+static constexpr unsigned kSpinAtomics = 16, kSpinFences = 64, kSpinSleeps = 4;
 static Fiber *g_free_fibers = nullptr;
 static unsigned long long g_rng = 1;
 
@@ -135,8 +175,8 @@ static Fiber *get_fiber();
 static bool resolve_all_coalesced();
 
 __attribute__((always_inline)) static inline void run_next(Fiber *me) {
-    Block &B = g_block;
-    if (__builtin_expect(B.ready_head >= B.ready.size() && B.next_start >= B.n, 0) && g_coal_lanes) resolve_all_coalesced();
+    Block &B = *g_bp;
+    if (__builtin_expect(B.ready_head >= B.ready.size() && B.next_start >= B.n, 0) && B.coal_lanes) resolve_all_coalesced();
     if (B.ready_head < B.ready.size()) {
         SimThread &t = B.th[B.ready[B.ready_head++]];
         if (B.ready_head == B.ready.size()) {
@@ -155,7 +195,7 @@ __attribute__((always_inline)) static inline void run_next(Fiber *me) {
 static void fiber_main(Fiber *f) {
     fiber_on_start(f);
     for (;;) {
-        Block &B = g_block;
+        Block &B = *g_bp;
         while (B.next_start < B.n) {
             SimThread &t = B.th[B.order[B.next_start++]];
             t.fiber = f;
@@ -186,7 +226,7 @@ __attribute__((always_inline)) static inline void wait_here() { run_next(g_cur->
 
 static void make_ready(SimThread &t) {
     t.state = T_READY;
-    g_block.ready.push_back(t.tid);
+    g_bp->ready.push_back(t.tid);
 }
 
 static bool same_site(const SimThread &a, const SimThread &b) {
@@ -216,7 +256,7 @@ static std::string thread_name(const SimThread &t) { return fmt("thread (%u,%u,%
    decided when no thread of the block can run (run_next), which keeps barriers and warp operations
    free of any extra test. */
 static void resolve_coalesced(unsigned w) {
-    Block &B = g_block;
+    Block &B = *g_bp;
     unsigned base = w * 32;
     for (unsigned l = 0; l < 32 && base + l < B.n; l++) {
         unsigned char s = B.th[base + l].state;
@@ -224,7 +264,7 @@ static void resolve_coalesced(unsigned w) {
     }
     unsigned pending = B.warp_coal[w];
     B.warp_coal[w] = 0;
-    g_coal_lanes -= (unsigned)__builtin_popcount(pending);
+    B.coal_lanes -= (unsigned)__builtin_popcount(pending);
     while (pending) {
         const SimThread &first = B.th[base + (unsigned)__builtin_ctz(pending)];
         unsigned group = 0;
@@ -244,7 +284,7 @@ static void resolve_coalesced(unsigned w) {
 /* Called when no thread of the block can run: every warp with lanes in coalesced_threads() is now
    blocked as a whole, so its groups are decided. True if some thread became ready. */
 static bool resolve_all_coalesced() {
-    Block &B = g_block;
+    Block &B = *g_bp;
     for (unsigned w = 0; w < B.warp_coal.size(); w++)
         if (B.warp_coal[w]) resolve_coalesced(w);
     return B.ready_head < B.ready.size();
@@ -252,23 +292,24 @@ static bool resolve_all_coalesced() {
 
 unsigned coalesced_mask(const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("coalesced_threads() outside a kernel", fmt("called from host code at %s:%d", file, line));
-    Block &B = g_block;
+    Block &B = *g_bp;
     SimThread &t = *g_cur;
     unsigned w = t.tid / 32;
     t.state = T_WAIT_COAL;
     t.file = file;
     t.line = line;
     B.warp_coal[w] |= 1u << (t.tid & 31);
-    g_coal_lanes++;
+    B.coal_lanes++;
     resolve_coalesced(w);
     wait_here();
     return (unsigned)t.wres;
 }
 
 static void thread_exit(SimThread &t) {
-    Block &B = g_block;
+    Block &B = *g_bp;
     t.state = T_DONE;
     B.done++;
+    g_progress++;
     if (B.bar_arrived > 0) {
         for (unsigned i = 0; i < B.n; i++)
             if (B.th[i].state == T_WAIT_BAR)
@@ -290,10 +331,23 @@ static void thread_exit(SimThread &t) {
     }
 }
 
+/* Random schedule: suspends the running block here (at a scheduling point of thread t), so that other
+   blocks run while it is half done; t carries on first when the block is resumed. */
+static void preempt_block(Block &B, SimThread &t) {
+    B.preempt_at = 0;
+    B.armed = false;
+    B.preempted = (int)t.tid;
+    t.state = T_READY;
+    fiber_switch(t.fiber, fiber_main_context());
+}
+#define SIMCUDA_MAYBE_PREEMPT(B, t) \
+    if (__builtin_expect((B).armed, 0) && ++(B).events >= (B).preempt_at) preempt_block((B), (t))
+
 int syncthreads(int kind, int predicate, const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("__syncthreads() outside a kernel", fmt("called from host code at %s:%d", file, line));
-    Block &B = g_block;
+    Block &B = *g_bp;
     SimThread &t = *g_cur;
+    SIMCUDA_MAYBE_PREEMPT(B, t);
     if (B.done > 0) {
         for (unsigned i = 0; i < B.n; i++)
             if (B.th[i].state == T_DONE)
@@ -340,7 +394,7 @@ unsigned lane_id() { return g_cur ? (g_cur->tid & 31) : 0; }
    the simulator cannot see branches, so inside divergent code it reports more. */
 unsigned active_mask() {
     if (!g_in_kernel || !g_cur) return 0;
-    Block &B = g_block;
+    Block &B = *g_bp;
     const SimThread &t = *g_cur;
     unsigned base = t.tid & ~31u, m = 0;
     for (unsigned l = 0; l < 32 && base + l < B.n; l++) {
@@ -387,8 +441,9 @@ static inline unsigned order_lane(ScheduleMode mode, unsigned k, unsigned salt) 
 
 uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("warp operation outside a kernel", fmt("%s called from host code at %s:%d", warp_op_name(op), file, line));
-    Block &B = g_block;
+    Block &B = *g_bp;
     SimThread &t = *g_cur;
+    SIMCUDA_MAYBE_PREEMPT(B, t);
     unsigned lane = t.tid & 31, base = t.tid - lane;
     SimThread *lanes = &B.th[base];
     if (!(mask >> lane & 1))
@@ -451,8 +506,103 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     return t.wres;
 }
 
+/* ---- waiting for other blocks ---------------------------------------------------------------- */
+
+static uint64_t word_hash(const void *p, size_t size) {
+    unsigned char b[16] = {0};
+    memcpy(b, p, size < sizeof b ? size : sizeof b);
+    uint64_t lo, hi;
+    memcpy(&lo, b, 8);
+    memcpy(&hi, b + 8, 8);
+    return lo ^ (hi * 0x9E3779B97F4A7C15ull) ^ size;
+}
+
+/* Every atomic (the word it works on), fence and __nanosleep calls this first (the hooks in
+   kernel_language.h). A thread that polls the same unchanged word kSpinAtomics times in a row, or
+   fences or sleeps often, is waiting for someone else: it gives way. The other threads of its block
+   run first; when none can, the block is suspended and other blocks run (see run_kernel). */
+void poll_point(int kind, const void *address, size_t size) {
+    if (!g_in_kernel || !g_cur) return;
+    Block &B = *g_bp;
+    SimThread &t = *g_cur;
+    SIMCUDA_MAYBE_PREEMPT(B, t);
+    /* Only blocks that poll (they may talk to other blocks) are preempted: the others cannot tell. */
+    if (__builtin_expect(B.preempt_at != 0 && !B.armed, 0)) B.armed = true;
+    bool give_way;
+    if (kind == POLL_ATOMIC) {
+        uint64_t h = word_hash(address, size);
+        if (address == t.poll_addr && h == t.poll_hash) {
+            give_way = ++t.spins >= kSpinAtomics;
+        } else {
+            if (address == t.poll_addr) g_progress++; /* the word changed since this thread last saw it */
+            t.poll_addr = address;
+            t.poll_hash = h;
+            t.spins = 0;
+            give_way = false;
+        }
+    } else {
+        give_way = ++t.idle_polls >= (kind == POLL_FENCE ? kSpinFences : kSpinSleeps);
+    }
+    if (!give_way) return;
+    t.spins = 0;
+    t.idle_polls = 0;
+    t.poll_kind = kind;
+    t.state = T_WAIT_POLL;
+    B.yielded.push_back(t.tid);
+    wait_here();
+}
+
+/* Copies shared memory without AddressSanitizer's checks: the static section holds red zones. */
+__attribute__((no_sanitize_address)) static void raw_copy(void *dst, const void *src, size_t n) {
+    volatile unsigned char *d = (volatile unsigned char *)dst;
+    const volatile unsigned char *s = (const volatile unsigned char *)src;
+    for (size_t i = 0; i < n; i++) d[i] = s[i];
+}
+
+static void save_shared(Block &B, size_t dynamic) {
+    size_t n = static_shared_bytes();
+    B.saved_static.resize(n);
+    if (n) raw_copy(B.saved_static.data(), __start_simcuda_shared, n);
+    B.saved_dynamic.resize(dynamic);
+    if (dynamic) raw_copy(B.saved_dynamic.data(), dynamic_shared_arena, dynamic);
+}
+
+static void restore_shared(Block &B) {
+    if (!B.saved_static.empty()) raw_copy(__start_simcuda_shared, B.saved_static.data(), B.saved_static.size());
+    if (!B.saved_dynamic.empty()) raw_copy(dynamic_shared_arena, B.saved_dynamic.data(), B.saved_dynamic.size());
+}
+
+static const char *poll_name(int kind) {
+    return kind == POLL_ATOMIC ? "repeats an atomic on a word that does not change" : kind == POLL_FENCE ? "keeps calling __threadfence()" : "keeps calling __nanosleep()";
+}
+
+[[noreturn]] static void report_block_deadlock(const std::deque<Block *> &waiting, unsigned long long not_started) {
+    std::string who;
+    int shown = 0;
+    for (Block *b : waiting) {
+        if (shown == 4) {
+            who += fmt("; and %zu more", waiting.size() - 4);
+            break;
+        }
+        unsigned spinners = (unsigned)b->yielded.size();
+        if (!spinners) continue;
+        const SimThread &u = b->th[b->yielded[0]];
+        who += fmt("%sblock (%u,%u,%u): %s %s", shown ? "; " : "", b->idx.x, b->idx.y, b->idx.z, thread_name(u).c_str(), poll_name(u.poll_kind));
+        if (spinners > 1) who += fmt(" (and %u more of its threads wait)", spinners - 1);
+        shown++;
+    }
+    g_cur = nullptr;
+    fatal("deadlock between blocks",
+          fmt("%zu resident blocks wait for each other and none makes progress, with %llu blocks not started yet (the simulator keeps "
+              "%u blocks resident): %s",
+              waiting.size(), not_started, kResidentBlocks, who.c_str()),
+          "a block may wait only for a block that has already started: blocks start in no guaranteed order (here: the schedule's), and "
+          "only so many fit on the GPU at once; number the blocks in the order they start (an atomic ticket: atomicAdd on a counter) "
+          "instead of using blockIdx, wait only for lower numbers, and make sure every awaited status is eventually written");
+}
+
 static void report_deadlock() {
-    Block &B = g_block;
+    Block &B = *g_bp;
     std::string who;
     int shown = 0;
     for (unsigned k = 0; k < B.n && shown < 4; k++) {
@@ -467,9 +617,11 @@ static void report_deadlock() {
           "threads wait for others that wait somewhere else; every thread must reach the same barriers and warp operations");
 }
 
-static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned bz, std::vector<unsigned> &order_proto) {
-    Block &B = g_block;
-    blockIdx = uint3{bx, by, bz};
+/* Starts block (bx, by, bz) in B; returns when it finishes or gives the processor back. */
+static void start_block(Block &B, const LaunchRecord &L, unsigned bx, unsigned by, unsigned bz, std::vector<unsigned> &order_proto) {
+    g_bp = &B;
+    B.idx = uint3{bx, by, bz};
+    blockIdx = B.idx;
     poison_static_shared();
     prepare_dynamic_shared(L.cfg.dynamic_smem);
     B.order = order_proto;
@@ -483,41 +635,87 @@ static void run_block(const LaunchRecord &L, unsigned bx, unsigned by, unsigned 
     B.bar_and = 1;
     B.bar_or = 0;
     for (unsigned i = 0; i < B.n; i++) {
-        B.th[i].state = T_NOT_STARTED;
-        B.th[i].wgen = 0;
-        B.th[i].seg = 0;
+        SimThread &t = B.th[i];
+        t.state = T_NOT_STARTED;
+        t.wgen = 0;
+        t.seg = 0;
+        t.poll_addr = nullptr;
+        t.spins = 0;
+        t.idle_polls = 0;
     }
     B.warp_gen.assign((B.n + 31) / 32, 0);
     B.warp_done.assign((B.n + 31) / 32, 0);
     B.warp_waiting.assign((B.n + 31) / 32, 0);
     B.warp_coal.assign((B.n + 31) / 32, 0);
-    g_coal_lanes = 0;
+    B.coal_lanes = 0;
+    B.yielded.clear();
+    B.preempted = -1;
+    B.events = 0;
+    B.armed = false;
+    /* Random schedule: suspend the block once, at a scheduling point (barrier, warp operation,
+       atomic, fence, sleep) between the first and the 4096th after its first atomic, fence or sleep
+       (log-uniform, so early and late points are both likely). */
+    B.preempt_at = B.mode == SCHED_RANDOM && !g_profiling ? 1 + next_random() % (1ull << (next_random() % 13)) : 0;
+    g_progress++;
     /* Hand the block to a fiber; control comes back here when no thread can run any more. */
     fiber_switch(fiber_main_context(), get_fiber());
     g_cur = nullptr;
-    if (B.done < B.n) report_deadlock();
-    if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
+}
+
+/* Resumes a suspended block: the thread it was preempted at, else the threads that gave way (after
+   any that are ready). Returns when it finishes or gives the processor back again. */
+static void resume_block(Block &B) {
+    g_bp = &B;
+    blockIdx = B.idx;
+    restore_shared(B);
+    if (B.preempted >= 0) {
+        SimThread &t = B.th[B.preempted];
+        B.preempted = -1;
+        make_current(t);
+        fiber_switch(fiber_main_context(), t.fiber);
+    } else {
+        for (unsigned id : B.yielded) make_ready(B.th[id]);
+        B.yielded.clear();
+        if (B.ready_head < B.ready.size()) {
+            SimThread &t = B.th[B.ready[B.ready_head++]];
+            if (B.ready_head == B.ready.size()) {
+                B.ready.clear();
+                B.ready_head = 0;
+            }
+            make_current(t);
+            fiber_switch(fiber_main_context(), t.fiber);
+        } else if (B.next_start < B.n) {
+            fiber_switch(fiber_main_context(), get_fiber());
+        }
+    }
+    g_cur = nullptr;
 }
 
 void run_kernel(const LaunchRecord &L) {
-    Block &B = g_block;
     const LaunchConfig &c = L.cfg;
     gridDim = c.grid;
     blockDim = c.block;
-    B.n = c.block.x * c.block.y * c.block.z;
-    B.body = L.body;
-    B.th.assign(B.n, SimThread{});
-    for (unsigned z = 0, i = 0; z < c.block.z; z++)
-        for (unsigned y = 0; y < c.block.y; y++)
-            for (unsigned x = 0; x < c.block.x; x++, i++) {
-                B.th[i].idx = uint3{x, y, z};
-                B.th[i].tid = i;
-            }
+    unsigned nthreads = c.block.x * c.block.y * c.block.z;
     Schedule s = current_schedule();
-    B.mode = s.mode;
     g_rng = s.seed * 0x9E3779B97F4A7C15ull + 1;
-    std::vector<unsigned> order(B.n);
-    for (unsigned i = 0; i < B.n; i++) order[i] = s.mode == SCHED_REVERSE ? B.n - 1 - i : i;
+    std::vector<unsigned> order(nthreads);
+    for (unsigned i = 0; i < nthreads; i++) order[i] = s.mode == SCHED_REVERSE ? nthreads - 1 - i : i;
+
+    /* Block objects for this launch: made on first use (one, unless blocks wait for each other). */
+    size_t prepared = 0;
+    auto prepare = [&](Block &B) {
+        B.n = nthreads;
+        B.body = L.body;
+        B.mode = s.mode;
+        B.th.assign(B.n, SimThread{});
+        for (unsigned z = 0, i = 0; z < c.block.z; z++)
+            for (unsigned y = 0; y < c.block.y; y++)
+                for (unsigned x = 0; x < c.block.x; x++, i++) {
+                    B.th[i].idx = uint3{x, y, z};
+                    B.th[i].tid = i;
+                }
+    };
+    std::vector<Block *> free_blocks;
 
     unsigned long long nblocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
     std::vector<unsigned long long> blocks;
@@ -532,10 +730,51 @@ void run_kernel(const LaunchRecord &L) {
     printf_kernel_start();
     if (__builtin_expect(g_profiling, 0)) profile_launch_begin(L);
     enter_device_mode();
-    for (unsigned long long k = 0; k < nblocks; k++) {
-        unsigned long long b = permute ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
-        unsigned bx = (unsigned)(b % c.grid.x), by = (unsigned)(b / c.grid.x % c.grid.y), bz = (unsigned)(b / c.grid.x / c.grid.y);
-        run_block(L, bx, by, bz, order);
+    std::deque<Block *> waiting; /* suspended blocks, in the order they are resumed */
+    unsigned resident = 0;
+    unsigned long long k = 0, stalls = 0, last_progress = g_progress;
+    for (;;) {
+        Block *bp;
+        if (k < nblocks && resident < kResidentBlocks) {
+            /* A free slot: start the next block (as a GPU fills its multiprocessors). */
+            if (free_blocks.empty()) {
+                if (prepared == g_blocks.size()) g_blocks.emplace_back(new Block);
+                prepare(*g_blocks[prepared]);
+                free_blocks.push_back(g_blocks[prepared++].get());
+            }
+            bp = free_blocks.back();
+            free_blocks.pop_back();
+            resident++;
+            unsigned long long b = permute ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
+            k++;
+            start_block(*bp, L, (unsigned)(b % c.grid.x), (unsigned)(b / c.grid.x % c.grid.y), (unsigned)(b / c.grid.x / c.grid.y), order);
+        } else if (!waiting.empty()) {
+            bp = waiting.front();
+            waiting.pop_front();
+            resume_block(*bp);
+        } else {
+            break;
+        }
+        Block &B = *bp;
+        if (B.done == B.n) {
+            if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
+            free_blocks.push_back(bp);
+            resident--;
+            continue;
+        }
+        if (B.preempted < 0 && B.yielded.empty()) report_deadlock(); /* stuck inside the block */
+        /* Suspended: it waits for others (or was preempted). A spin that sees no progress anywhere
+           for many rounds never ends. */
+        save_shared(B, c.dynamic_smem);
+        waiting.push_back(bp);
+        if (B.preempted >= 0) continue;
+        if (g_progress != last_progress) {
+            last_progress = g_progress;
+            stalls = 0;
+        } else if (++stalls > 64 + 64ull * kResidentBlocks) {
+            g_bp = nullptr;
+            report_block_deadlock(waiting, nblocks - k);
+        }
     }
     leave_device_mode();
     if (__builtin_expect(g_profiling, 0)) profile_launch_end();

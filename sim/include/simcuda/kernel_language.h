@@ -48,6 +48,22 @@
    shows up as garbage (NaN for floats); `extern __shared__` becomes the dynamic shared arena. */
 #define __shared__ __simcuda_shared__
 
+/* Scheduling points for spin-waits (scheduler.cpp, sim/README.md "Blocks that wait for each
+   other"): every atomic (with the word it works on), fence and __nanosleep tells the scheduler, so a
+   thread that keeps polling a word another thread or block will change lets that one run. */
+namespace simcuda {
+void poll_point(int kind, const void *address, size_t size);
+}
+#ifndef SIMCUDA_ATOMIC_HOOK
+#define SIMCUDA_ATOMIC_HOOK() ::simcuda::poll_point(0, address, sizeof(*address))
+#endif
+#ifndef SIMCUDA_FENCE_HOOK
+#define SIMCUDA_FENCE_HOOK() ::simcuda::poll_point(1, nullptr, 0)
+#endif
+#ifndef SIMCUDA_NANOSLEEP_HOOK
+#define SIMCUDA_NANOSLEEP_HOOK(ns) ((void)(ns), ::simcuda::poll_point(2, nullptr, 0))
+#endif
+
 #include "simcuda/vector_types.h"
 #include "simcuda/device_functions.h"
 
