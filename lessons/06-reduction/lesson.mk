@@ -1,0 +1,12 @@
+# Lesson 06's grader checks performance properties (06.1: no shared-memory bank conflicts; 06.4:
+# warps that do not diverge), so on the simulator its runner is built with `simcc --profile`.
+PROFILED_RUNNER_06-reduction := 1
+
+# The benchmark compares with CUB's DeviceReduce::Sum. CUB is C++ and bench.c is C, so the CUB call
+# lives in ceiling/cub_ref.cu (a folder below the lesson, so it is never taken for the student's
+# file), built here and added to the benchmark's link only.
+$(B)/lessons/06-reduction/ceiling/cub_ref.o: lessons/06-reduction/ceiling/cub_ref.cu lessons/06-reduction/ceiling/cub_ref.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) -Ilessons/06-reduction/ceiling $(INCLUDES) -c $< -o $@
+$(B)/solution/06-reduction/bench $(B)/student/06-reduction/bench: $(B)/lessons/06-reduction/ceiling/cub_ref.o

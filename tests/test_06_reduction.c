@@ -1,0 +1,565 @@
+/**
+ * @file test_06_reduction.c
+ * @brief Grader for lesson 06: the three sums against a double-precision CPU sum, on seeded inputs
+ *        of awkward sizes (0, 1, 2, 3, 5, 31, 32, 33, 255, 1025, 4099, 100003 and 2^20 + 3), several
+ *        block and grid sizes, under every simulator schedule; the two-channel kernel of 06.4
+ *        against the CPU; and two properties the simulator's profiler (or Nsight Compute) measures:
+ *        06.1's tree has no shared-memory bank conflicts, and 06.4's warps do not diverge.
+ *
+ * Inputs of three kinds: multiples of 1/8 (every partial sum is a float exactly, so any order of
+ * additions gives the exact sum, and the grader demands it: one lost element shows), random floats
+ * in [0.5, 2) and in [-1, 1), held to reduce_tolerance(). When a sum is wrong, the grader reruns
+ * it under the other thread orders (a missing barrier) and compares it with the sums that the
+ * usual mistakes give: a prefix of the input (a lost tail or last block), one block's partial sum
+ * (partial sums never combined), a multiple of block 0's (every block summed the same elements).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "reduce.h"
+
+static const GradeExercise kExercises[] = {
+    {"06.1", 3, "reduce_sequential_kernel + reduce_sequential_gpu: a shared-memory tree with sequential addressing, passes until one block is left",
+     0, "reduce_sequential_kernel"},
+    {"06.2", 3, "reduce_shuffle_kernel + reduce_shuffle_gpu: the first add during the load, the last warp finishes with __shfl_down_sync", 0,
+     "reduce_shuffle_kernel"},
+    {"06.3", 3, "reduce_fast_kernel + reduce_fast_gpu: one launch, grid-stride float4 loads, warp shuffles, one atomicAdd per block", 0,
+     "reduce_fast_kernel"},
+    {"06.4", 3, "channels_uniform_kernel + channels_uniform_gpu: the two-channel series with every warp on one branch (no divergence)", 0,
+     "channels_uniform_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/* Empty, one element, less than a float4, around one warp, below a block, above 1024, several
+   blocks plus a partial one (4099 = 4 * 1024 + 3), and 100003 (prime: a multiple of nothing). */
+static const size_t kSizes[] = {0, 1, 2, 3, 5, 31, 32, 33, 255, 1025, 4099, 100003};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+/* One large input, with one configuration and one schedule: what only many blocks and passes show.
+   Multiples of 1/8 stay exact up to 2^21 / (15/8) elements, more than these. The simulator runs
+   every thread of the trees' many blocks, so 06.1 and 06.2 get a smaller one there. */
+#define BIG_N (((size_t)1 << 20) + 3)
+#ifdef SIMCUDA
+#define BIG_TREE_N (((size_t)1 << 18) + 3)
+#else
+#define BIG_TREE_N BIG_N
+#endif
+/* Schedules for n elements: every one for the small sizes, where a missing barrier already shows. */
+static int schedules_for(size_t n) { return n > 5000 ? 1 : grade_schedule_count(); }
+#define CANARY 64 /* bytes after *d_out that must stay untouched */
+
+typedef enum { K_EIGHTHS, K_POSITIVE, K_MIXED, N_KINDS } Kind;
+static const char *kKindName[N_KINDS] = {"multiples of 1/8 in [-15/8, 15/8], whose sum is exact in any order", "random in [0.5, 2)",
+                                         "random in [-1, 1)"};
+
+static void make_input(float *h, size_t n, Kind k, uint64_t seed) {
+    if (k == K_EIGHTHS) {
+        int *r = grade_alloc(n * sizeof(int));
+        grade_fill_ints(r, n, seed, 1, 30); /* never 0 */
+        for (size_t i = 0; i < n; i++) h[i] = (float)(r[i] <= 15 ? r[i] : 15 - r[i]) / 8.0f;
+        free(r);
+    } else if (k == K_POSITIVE) {
+        grade_fill_floats(h, n, seed, 0.5f, 2.0f);
+    } else {
+        grade_fill_floats(h, n, seed, -1.0f, 1.0f);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The sums: one run, and what a wrong one means.                                                  */
+
+typedef struct {
+    int ex; /* 1, 2 or 3 */
+    const float *h_in;
+    size_t n;
+    unsigned block, grid; /* grid: 06.3 only (0 = the default) */
+    Kind kind;
+    double want, tol;
+    const float *d_in;
+    float *d_out, *d_scratch;
+    size_t scratch_floats;
+    char what[320];
+} SumRun;
+
+/* Elements one block of the first pass sums (06.1: block, 06.2: 2 x block). */
+static size_t per_block(const SumRun *r) { return r->ex == 2 ? 2 * (size_t)r->block : r->block; }
+
+/* 06.3's grid as the launcher picks it (default_grid in reduce.cu). */
+static size_t fast_grid(const SumRun *r) {
+    if (r->grid) return r->grid;
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return 0;
+    size_t need = (r->n / 4 + r->block - 1) / r->block, most = (size_t)prop.multiProcessorCount * (4096 / r->block);
+    if (need == 0) need = 1;
+    return need < most ? need : most;
+}
+
+/* Which block sums element e: contiguous chunks in 06.1 and 06.2; 06.3's grid-stride float4 layout. */
+static size_t block_of(const SumRun *r, size_t e, size_t grid) {
+    if (r->ex != 3) return e / per_block(r);
+    size_t n4 = r->n / 4, threads = grid * r->block;
+    if (e >= 4 * n4) return (e - 4 * n4) / r->block; /* a leftover: thread e - 4 * n4 of the grid */
+    return (e / 4) % threads / r->block;
+}
+
+static int near(double got, double x, double tol) { return fabs(got - x) <= tol; }
+
+static const char *barrier_hint(int ex) {
+    if (ex == 1)
+        return "the sum changes with the order in which threads run (the same input gave the right sum under another schedule): a "
+               "__syncthreads() is missing. The tree needs one after the loads into s[] (no thread may add a slot before its owner stored "
+               "it) and one after every level, reached by every thread (outside the `if (tid < stride)`)";
+    if (ex == 2)
+        return "the sum changes with the order in which threads run (the same input gave the right sum under another schedule): a "
+               "__syncthreads() is missing. One after storing s[tid] (the first warp reads s[tid + 32], stored by the second warp: with "
+               "64 threads the tree loop never runs, so its barriers do not help), and one after every level of the tree";
+    return "the sum changes with the order in which threads run (the same input gave the right sum under another schedule): the "
+           "__syncthreads() between writing warp_sums[warp] and the first warp reading warp_sums[lane] is missing";
+}
+
+static double prefix_sum(const float *h, size_t k) { return reduce_sum_cpu(h, k); }
+
+/* Elements a multi-pass reduction sums when every pass rounds its grid down: each pass drops the
+   values after the last whole block, and a value of pass p stands for pb^(p-1) elements. */
+static size_t rounded_down_count(size_t n, size_t pb) {
+    size_t m = n, unit = 1, kept = n;
+    while (m > pb) {
+        size_t g = m / pb;
+        kept = g * pb * unit;
+        unit *= pb;
+        m = g;
+    }
+    return kept;
+}
+
+/* 1 when got is the partial sum of one block of the (first) pass, *b which (the last such); never for one block alone. */
+static int match_block_partial(const SumRun *r, float got, size_t grid, size_t *b) {
+    if (grid < 2) return 0;
+    double *part = calloc(grid, sizeof(double));
+    if (!part) return 0;
+    for (size_t e = 0; e < r->n; e++) part[block_of(r, e, grid)] += r->h_in[e];
+    int found = 0;
+    for (size_t k = 0; k < grid; k++) /* the last match: under the forward schedule the last block runs last */
+        if (near(got, part[k], r->tol)) found = 1, *b = k;
+    free(part);
+    return found;
+}
+
+/* The diagnosis of a wrong sum, trying the specific mistakes before the general ones (with
+   exact inputs a general test, such as "some prefix of the input", can match by chance); may
+   format into buf. */
+static const char *sum_hint(const SumRun *r, float got, int order_dependent, char *buf, size_t cap) {
+    size_t n = r->n, pb = per_block(r);
+    double tol = r->tol;
+    size_t grid = r->ex == 3 ? fast_grid(r) : (n + pb - 1) / pb, block_b = 0;
+    int one_block = !isnan(got) && match_block_partial(r, got, grid, &block_b);
+    if (order_dependent && r->ex == 3 && one_block) {
+        /* blocks that store instead of adding race too: the last one to run wins */
+        snprintf(buf, cap, "*d_out holds the partial sum of block %zu alone (of %zu blocks), and which block depends on the order they "
+                           "run in: each block must add its sum to *d_out with atomicAdd(out, v); a plain store (*out = v) keeps only "
+                           "the last block's", block_b, grid);
+        return buf;
+    }
+    if (order_dependent) return barrier_hint(r->ex);
+    if (isnan(got)) {
+        if (n == 0 && r->ex == 3)
+            return "with n = 0 the sum is 0, but *d_out kept the garbage it held (a NaN): set it to 0 with cudaMemsetAsync(d_out, 0, "
+                   "sizeof(float)) first, also when there is nothing to add";
+        if (n == 0) return "with n = 0 the sum is 0: set *d_out to 0 even when there is nothing to add (the last pass, or cudaMemsetAsync)";
+        if (r->ex == 3)
+            return "the sum is NaN: *d_out kept the garbage it held (0xFFFFFFFF, a NaN, and NaN + anything is NaN): set it to 0 with "
+                   "cudaMemsetAsync(d_out, 0, sizeof(float)) before the kernel, on every call";
+        return "the sum is NaN: a value nobody wrote was added (on the simulator fresh device and shared memory hold NaN): a slot of s[] "
+               "read before a __syncthreads() or never stored (load 0.0f past the end, do not skip the store), a partial sum in "
+               "d_scratch that no pass wrote, or *d_out never written (the last pass, a single block, writes it)";
+    }
+    if (n == 0) return "with n = 0 the sum is 0 (the sum of nothing), whatever *d_out held before";
+    if (isinf(got)) return "the sum is infinite: a value nobody wrote (garbage) was added";
+    if (r->ex == 3 && n % 4 && near(got, prefix_sum(r->h_in, n / 4 * 4), tol)) {
+        snprintf(buf, cap, "the last n %% 4 = %zu elements were not summed: after the float4 loop over the n / 4 = %zu float4s, the first n %% 4 "
+                           "threads of the grid each add one leftover, in[(n / 4) * 4 + t]", n % 4, n / 4);
+        return buf;
+    }
+    if (r->ex != 3) {
+        size_t kept = rounded_down_count(n, pb), blocks = (n + pb - 1) / pb;
+        const char *round_up = "round the number of blocks up, (m + %zu - 1) / %zu for m values, in every pass, and let the threads past the "
+                               "end load 0.0f";
+        if (kept < n && near(got, prefix_sum(r->h_in, kept), tol)) {
+            char up[200];
+            snprintf(up, sizeof up, round_up, pb, pb);
+            if (kept == pb) /* one whole block: a grid rounded down to 1, or block 0's partial alone */
+                snprintf(buf, cap, "only the first block's %zu elements were summed. Either the last, partial block was lost (%s), or "
+                                   "the other blocks' partial sums were never combined (further passes sum the partial sums in d_scratch "
+                                   "until a single block writes *d_out)", pb, up);
+            else
+                snprintf(buf, cap, "only the first %zu of %zu elements were summed: the last, partial block of a pass was lost: %s", kept, n, up);
+            return buf;
+        }
+        if (blocks > 1 && near(got, prefix_sum(r->h_in, pb), tol)) {
+            snprintf(buf, cap, "*d_out holds block 0's partial sum (its %zu elements) only: the partial sums of the other %zu blocks were "
+                               "never combined. The first pass writes one partial sum per block into d_scratch; sum those again with "
+                               "another pass (and another, while more than one block is needed) until a single block writes *d_out",
+                     pb, blocks - 1); /* blocks > 2 here: with two, the rounded-down test above matched */
+            return buf;
+        }
+    }
+    if (r->ex == 2 && n > r->block) {
+        double first = 0.0;
+        for (size_t e = 0; e < n; e++)
+            if (e % pb < r->block) first += r->h_in[e];
+        if (near(got, first, tol))
+            return "only the first half of each block's 2 x blockDim.x elements was summed: the first add happens during the load, "
+                   "v = in[i] + in[i + blockDim.x] (each only if its index is < n)";
+    }
+    /* One block's partial sum, or every block summing block 0's elements. */
+    if (one_block) {
+        if (r->ex == 3)
+            snprintf(buf, cap, "*d_out holds the partial sum of block %zu alone (of %zu blocks): each block must add its sum to *d_out "
+                               "with atomicAdd(out, v); a plain store (*out = v) keeps only the last block's", block_b, grid);
+        else
+            snprintf(buf, cap, "*d_out holds the partial sum of block %zu alone (of %zu in the first pass): the partial sums were never "
+                               "combined. Each block writes its own out[blockIdx.x] (a slot of d_scratch), and further passes sum "
+                               "them until a single block writes *d_out", block_b, grid);
+        return buf;
+    }
+    if (grid > 1) {
+        double *part = calloc(grid, sizeof(double));
+        for (size_t e = 0; e < n && part; e++) part[block_of(r, e, grid)] += r->h_in[e];
+        const char *why = NULL;
+        if (part && near(got, grid * part[0], grid * tol)) {
+            snprintf(buf, cap, "the sum is %zu x block 0's partial sum: every block summed block 0's elements. The element index needs the "
+                               "block's offset: %s", grid,
+                     r->ex == 1 ? "blockIdx.x * blockDim.x + threadIdx.x"
+                     : r->ex == 2 ? "blockIdx.x * (2 * blockDim.x) + threadIdx.x"
+                                  : "blockIdx.x * blockDim.x + threadIdx.x, the first float4 of the thread in the grid-stride loop");
+            why = buf;
+        }
+        free(part);
+        if (why) return why;
+    }
+    /* A whole multiple: every element counted k times. */
+    for (int k = 2; k <= 64; k++)
+        if (fabs(r->want) > tol && near(got, k * r->want, k * tol)) {
+            snprintf(buf, cap, "the sum is %d times too large: every element was counted %d times. %s", k, k,
+                     r->ex == 3 ? "The grid-stride loop steps by the whole grid, gridDim.x * blockDim.x, and starts at the thread's global index"
+                                : "Each block sums its own elements: the index needs blockIdx.x");
+            return buf;
+        }
+    if (near(got, 0.0, tol)) return "the sum is 0: nothing was added. Was a kernel launched, and does its result reach *d_out?";
+    /* Some prefix of the input: the closest one. */
+    double prefix = 0.0, best_err = INFINITY;
+    size_t best_k = n;
+    for (size_t k = 1; k < n; k++) {
+        prefix += r->h_in[k - 1];
+        if (near(got, prefix, tol) && fabs(got - prefix) < best_err) best_err = fabs(got - prefix), best_k = k;
+    }
+    if (best_k < n) {
+        snprintf(buf, cap, "the sum of only the first %zu of %zu elements, it seems: the last %zu were lost. Check the bounds (< n, not a "
+                           "rounded-down count) and that the grid covers every element", best_k, n, n - best_k);
+        return buf;
+    }
+    if (r->ex == 1)
+        return "the sum is wrong: check the tree (stride from blockDim.x / 2 down to 1, threads tid < stride add s[tid + stride]) and the "
+               "passes (each pass's input is the previous pass's partial sums)";
+    if (r->ex == 2)
+        return "the sum is wrong: check the warp's finish: v = s[tid] + s[tid + 32], then five shuffles __shfl_down_sync(0xffffffff, v, "
+               "offset) for offset = 16, 8, 4, 2, 1, each added to v, and lane 0's v is the block's sum";
+    return "the sum is wrong: check the float4 loop (each float4's four floats added), the shuffles (offsets 16 .. 1, each added), and "
+           "that the first warp sums exactly blockDim.x / 32 warp sums (0.0f for the other lanes)";
+}
+
+/* One call under schedule s; returns the sum. Fails the test on a CUDA error or a write past *d_out. */
+static float run_sum(const SumRun *r, int s) {
+    grade_use_schedule(s);
+    grade_poison_device(r->d_out, sizeof(float) + CANARY);
+    grade_poison_device(r->d_scratch, (r->scratch_floats ? r->scratch_floats : 1) * sizeof(float));
+    cudaError_t e = r->ex == 1   ? reduce_sequential_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block)
+                    : r->ex == 2 ? reduce_shuffle_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block)
+                                 : reduce_fast_gpu(r->d_in, r->n, r->d_out, r->block, r->grid);
+    GRADE_EXPECT_CUDA_OK(e, r->what);
+    unsigned char bytes[sizeof(float) + CANARY];
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(bytes, r->d_out, sizeof bytes, cudaMemcpyDeviceToHost), "copying the sum back (an error here comes from the kernel)");
+    for (size_t i = sizeof(float); i < sizeof bytes; i++)
+        ck_assert_msg(bytes[i] == 0xFF,
+                      "%s (schedule %s): wrote past the one float of *d_out\n  likely mistake: only the last pass (a single block) writes "
+                      "d_out; the other passes write their partial sums to d_scratch",
+                      r->what, grade_schedule_name(s));
+    float got;
+    memcpy(&got, bytes, sizeof got);
+    return got;
+}
+
+static int sum_ok(const SumRun *r, float got) { return !isnan(got) && near(got, r->want, r->tol); }
+
+static void expect_sum(SumRun *r, int nsched) {
+    for (int s = 0; s < nsched; s++) {
+        float got = run_sum(r, s);
+        if (sum_ok(r, got)) continue;
+        /* Before explaining: does the same input pass under another thread order? */
+        int order_dependent = 0;
+        for (int s2 = 0; s2 < grade_schedule_count() && !order_dependent; s2++)
+            if (s2 != s && sum_ok(r, run_sum(r, s2))) order_dependent = 1;
+        char buf[768];
+        const char *hint = sum_hint(r, got, order_dependent, buf, sizeof buf);
+        char allowed[96];
+        if (r->tol > 0) snprintf(allowed, sizeof allowed, "allowed error %.3g", r->tol);
+        else snprintf(allowed, sizeof allowed, "exactly: these values add without rounding in any order");
+        ck_assert_msg(0, "%s (schedule %s, GRADE_SEED=%llu): got %.9g, expected %.9g (%s)\n  likely mistake: %s", r->what,
+                      grade_schedule_name(s), (unsigned long long)grade_seed(), got, r->want, allowed, hint);
+    }
+}
+
+/* Runs exercise ex on n elements of each kind (kinds[0..nkinds)), for each (block, grid), under `nsched` schedules. */
+static void check_sum(int ex, size_t n, const unsigned *blocks, const unsigned *grids, int nconf, const Kind *kinds, int nkinds, int nsched) {
+    float *h = grade_alloc((n ? n : 1) * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    /* exactly n floats on the device: reading past the end is caught on the simulator */
+    ck_assert(cudaMalloc((void **)&d_in, (n ? n : 1) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, sizeof(float) + CANARY) == cudaSuccess);
+    for (int kk = 0; kk < nkinds; kk++) {
+        Kind k = kinds[kk];
+        uint64_t seed = grade_seed() + 7919u * (uint64_t)k + n;
+        make_input(h, n, k, seed);
+        if (n) ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+        double want = reduce_sum_cpu(h, n), tol = k == K_EIGHTHS ? 0.0 : reduce_tolerance(n, reduce_abs_sum_cpu(h, n));
+        for (int c = 0; c < nconf; c++) {
+            SumRun r = {ex, h, n, blocks[c], grids ? grids[c] : 0, k, want, tol, d_in, d_out, NULL, 0, ""};
+            if (ex != 3) r.scratch_floats = reduce_scratch_floats(n, per_block(&r));
+            /* exactly the documented scratch: a pass that writes past it is caught on the simulator */
+            ck_assert(cudaMalloc((void **)&r.d_scratch, (r.scratch_floats ? r.scratch_floats : 1) * sizeof(float)) == cudaSuccess);
+            const char *fn = ex == 1 ? "reduce_sequential_gpu" : ex == 2 ? "reduce_shuffle_gpu" : "reduce_fast_gpu";
+            if (ex == 3)
+                snprintf(r.what, sizeof r.what, "%s, n = %zu (%s), block %u, grid %u%s, input seed %llu", fn, n, kKindName[k], r.block, r.grid,
+                         r.grid ? "" : " (default)", (unsigned long long)seed);
+            else
+                snprintf(r.what, sizeof r.what, "%s, n = %zu (%s), block %u, input seed %llu", fn, n, kKindName[k], r.block,
+                         (unsigned long long)seed);
+            expect_sum(&r, nsched);
+            cudaFree(r.d_scratch);
+        }
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+}
+
+static const Kind kAllKinds[] = {K_EIGHTHS, K_POSITIVE, K_MIXED};
+static const Kind kBigKinds[] = {K_EIGHTHS, K_MIXED};
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 06.1                                                                                            */
+
+static const unsigned kBlocks1[] = {4, 64, 1024};
+
+START_TEST(test_sequential_sum_is_right_at_every_size_and_block) {
+    /* blocks of 4 make thousands of tiny blocks on large inputs: small inputs show all they can */
+    size_t n = kSizes[_i];
+    check_sum(1, n, n > 5000 ? kBlocks1 + 1 : kBlocks1, NULL, n > 5000 ? 2 : 3, kAllKinds, N_KINDS, schedules_for(n));
+}
+END_TEST
+
+START_TEST(test_sequential_sum_is_right_on_a_large_input) {
+    static const unsigned b = 256;
+    check_sum(1, BIG_TREE_N, &b, NULL, 1, kBigKinds, 2, 1);
+}
+END_TEST
+
+/* Sequential addressing: a warp's active lanes read 32 consecutive words, one per bank. */
+START_TEST(test_sequential_tree_has_no_bank_conflicts) {
+    grade_profile_begin();
+    size_t n = 4096 + 5;
+    float *h = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL, *d_scratch = NULL;
+    make_input(h, n, K_MIXED, grade_seed());
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_scratch, reduce_scratch_floats(n, 256) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(reduce_sequential_gpu(d_in, n, d_out, d_scratch, 256), "reduce_sequential_gpu, n = 4101, block 256 (profiled)");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for reduce_sequential_gpu (profiled)");
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_scratch);
+    free(h);
+    grade_profile_end();
+    GradeProfile p;
+    if (!grade_profile_get("reduce_sequential_kernel", &p)) {
+        grade_require_no_bank_conflicts("reduce_sequential_kernel"); /* marks the property unchecked */
+        return;
+    }
+    ck_assert_msg(p.shared_load_conflicts == 0 && p.shared_store_conflicts == 0,
+                  "the values are right, but `reduce_sequential_kernel` has shared-memory bank conflicts: %llu on loads (in %llu requests) "
+                  "and %llu on stores (in %llu requests), n = 4101, block 256. The 32 lanes of a warp that read words a multiple of 32 "
+                  "apart all hit one bank, and wait for each other: an index like 2 * stride * tid spreads a warp's reads over "
+                  "2 * stride * 32 words. Sequential addressing, s[tid] += s[tid + stride] with the threads tid < stride, has a warp "
+                  "read 32 consecutive words, one per bank. `make profile LESSON=06` shows the line",
+                  p.shared_load_conflicts, p.shared_load_requests, p.shared_store_conflicts, p.shared_store_requests);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 06.2                                                                                            */
+
+static const unsigned kBlocks2[] = {32, 64, 256, 1024};
+
+START_TEST(test_shuffle_sum_is_right_at_every_size_and_block) {
+    check_sum(2, kSizes[_i], kBlocks2, NULL, 4, kAllKinds, N_KINDS, schedules_for(kSizes[_i]));
+}
+END_TEST
+
+START_TEST(test_shuffle_sum_is_right_on_a_large_input) {
+    static const unsigned b = 128;
+    check_sum(2, BIG_TREE_N, &b, NULL, 1, kBigKinds, 2, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 06.3                                                                                            */
+
+/* (block, grid): one warp for everything, more threads than float4s, a few blocks, few big blocks,
+   and the default grid. */
+static const unsigned kBlocks3[] = {32, 64, 256, 1024, 512};
+static const unsigned kGrids3[] = {1, 40, 7, 2, 0};
+
+START_TEST(test_fast_sum_is_right_at_every_size_block_and_grid) {
+    check_sum(3, kSizes[_i], kBlocks3, kGrids3, 5, kAllKinds, N_KINDS, schedules_for(kSizes[_i]));
+}
+END_TEST
+
+START_TEST(test_fast_sum_is_right_on_a_large_input) {
+    static const unsigned b[] = {256, 128}, g[] = {0, 37};
+    check_sum(3, BIG_N, b, g, 2, kBigKinds, 2, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 06.4                                                                                            */
+
+static const size_t kChannelSizes[] = {1, 2, 31, 63, 64, 65, 1000, 4099, 100003};
+#define N_CHANNEL_SIZES (int)(sizeof kChannelSizes / sizeof kChannelSizes[0])
+static const unsigned kChannelBlocks[] = {32, 96, 256};
+#define CHANNEL_CANARY 16 /* floats after the output that must stay untouched */
+
+/* What the wrong elements of a two-channel output have in common, or NULL. */
+static const char *channels_hint(const float *in, const float *got, const float *want, size_t n, char *buf, size_t cap) {
+    size_t bad = 0, swapped = 0, garbage = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        if (fabsf(got[i] - want[i]) <= 1e-6f + 1e-5f * fabsf(want[i])) continue;
+        if (first == n) first = i;
+        bad++;
+        float other = i % 2 ? channel_a_cpu(in[i]) : channel_b_cpu(in[i]);
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        if (bits == GRADE_DEVICE_GARBAGE_BITS) garbage++;
+        else if (fabsf(got[i] - other) <= 1e-6f + 1e-5f * fabsf(other)) swapped++;
+    }
+    if (!bad) return NULL;
+    if (swapped == bad) {
+        snprintf(buf, cap, "element %zu (%s) got channel %s's value: even elements (i %% 2 == 0) go through channel_a, odd ones through "
+                           "channel_b, whichever thread computes them. The warp's branch picks the channel, so the element a lane takes "
+                           "must have that parity: 64p + 2 * lane for the first warp of pair p, 64p + 2 * lane + 1 for the second",
+                 first, first % 2 ? "odd" : "even", first % 2 ? "A" : "B");
+        return buf;
+    }
+    if (garbage == bad)
+        return "some elements were never written: the grid must cover n rounded up to whole pairs of warps (64 elements for every 64 "
+               "threads), and each pair of warps its 64 elements, even ones in the first warp, odd ones in the second";
+    return NULL;
+}
+
+static void check_channels(size_t n, const unsigned *blocks, int nblocks, int nsched) {
+    float *h = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    float *got = grade_alloc((n + CHANNEL_CANARY) * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    uint64_t seed = grade_seed() + 31337u + n;
+    grade_fill_floats(h, n, seed, -0.9f, 0.9f);
+    channels_cpu(h, want, n);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, (n + CHANNEL_CANARY) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int b = 0; b < nblocks; b++)
+        for (int s = 0; s < nsched; s++) {
+            char what[200];
+            snprintf(what, sizeof what, "channels_uniform_gpu: out[i] for n = %zu (inputs random in [-0.9, 0.9), seed %llu)", n,
+                     (unsigned long long)seed);
+            grade_use_schedule(s);
+            grade_poison_device(d_out, (n + CHANNEL_CANARY) * sizeof(float));
+            GRADE_EXPECT_CUDA_OK(channels_uniform_gpu(d_in, d_out, n, blocks[b]), what);
+            GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_out, (n + CHANNEL_CANARY) * sizeof(float), cudaMemcpyDeviceToHost),
+                                 "copying out back (an error here comes from the kernel)");
+            for (int i = 0; i < CHANNEL_CANARY; i++) {
+                uint32_t bits;
+                memcpy(&bits, &got[n + i], 4);
+                ck_assert_msg(bits == GRADE_DEVICE_GARBAGE_BITS,
+                              "%s, block %u: wrote out[%zu], past the end of the n = %zu outputs\n  likely mistake: the guard `if (i >= n) "
+                              "return;` must test the element the lane takes (64p + 2 * lane + parity), not the thread's index",
+                              what, blocks[b], n + (size_t)i, n);
+            }
+            /* the same series in the same order: equal to rounding (nvcc fuses multiply-adds) */
+            GradeCompare cmp = {.what = what, .n = n, .block = blocks[b], .atol = 1e-6, .rtol = 1e-5, .schedule = s};
+            char *d = grade_diff_floats(got, want, &cmp);
+            if (d) {
+                char buf[600];
+                const char *hint = channels_hint(h, got, want, n, buf, sizeof buf);
+                if (hint) {
+                    size_t cap = strlen(d) + strlen(hint) + 64;
+                    char *msg = grade_alloc(cap);
+                    snprintf(msg, cap, "%s", d);
+                    char *lm = strstr(msg, "\n  likely mistake: "); /* ours replaces grade.c's generic one */
+                    if (lm) *lm = 0;
+                    snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
+                    free(d);
+                    d = msg;
+                }
+            }
+            grade_fail_if(d, &cmp, __FILE__, __LINE__);
+        }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+    free(want);
+    free(got);
+}
+
+START_TEST(test_uniform_channels_match_the_cpu_at_every_size_and_block) {
+    check_channels(kChannelSizes[_i], kChannelBlocks, 3, schedules_for(kChannelSizes[_i]));
+}
+END_TEST
+
+/* The property the exercise is about: all 32 lanes busy in (nearly) every warp instruction. */
+START_TEST(test_uniform_channels_do_not_diverge) {
+    grade_profile_begin();
+    size_t n = 4096;
+    float *h = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(h, n, grade_seed(), -0.9f, 0.9f);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(channels_uniform_gpu(d_in, d_out, n, 128), "channels_uniform_gpu, n = 4096, block 128 (profiled)");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for channels_uniform_gpu (profiled)");
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+    grade_profile_end();
+    grade_require_threads_per_instruction("channels_uniform_kernel", 28.0);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("06-reduction");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "06.1");
+    tcase_add_loop_test(tc, test_sequential_sum_is_right_at_every_size_and_block, 0, N_SIZES);
+    tcase_add_test(tc, test_sequential_sum_is_right_on_a_large_input);
+    tcase_add_test(tc, test_sequential_tree_has_no_bank_conflicts);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "06.2");
+    tcase_add_loop_test(tc, test_shuffle_sum_is_right_at_every_size_and_block, 0, N_SIZES);
+    tcase_add_test(tc, test_shuffle_sum_is_right_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "06.3");
+    tcase_add_loop_test(tc, test_fast_sum_is_right_at_every_size_block_and_grid, 0, N_SIZES);
+    tcase_add_test(tc, test_fast_sum_is_right_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "06.4");
+    tcase_add_loop_test(tc, test_uniform_channels_match_the_cpu_at_every_size_and_block, 0, N_CHANNEL_SIZES);
+    tcase_add_test(tc, test_uniform_channels_do_not_diverge);
+    return s;
+}
+
+int main(void) { return grade_main("06", kExercises, N_EXERCISES, build_suite); }
