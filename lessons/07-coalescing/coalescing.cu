@@ -56,8 +56,8 @@ extern "C" cudaError_t transpose_naive_gpu(const float *d_in, float *d_out, int 
 // Read the tile along input rows into shared memory, wait, then write it along output rows:
 // both global accesses coalesced.
 __global__ void transpose_tiled_kernel(const float *in, float *out, int rows, int cols) {
-    __shared__ float tile[TILE_DIM][TILE_DIM];
     // TODO(07.2):
+    //  0. a tile of TILE_DIM x TILE_DIM floats in shared memory (__shared__ float tile[..][..]);
     //  1. load: as in transpose_naive_kernel, thread (x, y) takes input column
     //     blockIdx.x * TILE_DIM + x and rows blockIdx.y * TILE_DIM + y + j, j = 0, 8, 16, 24;
     //     each element inside the matrix goes to tile[y + j][x];
