@@ -360,6 +360,11 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+/* The occupancy calculator's C entry points (a kernel as `const void *`, as CUDA's C API has them;
+   cuda_runtime.h's templates take the kernel itself). */
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
+                                                                   unsigned int flags);
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 cudaError_t cudaThreadSynchronize(void);
@@ -425,6 +430,11 @@ int simcuda_set_schedule(const char *schedule);
 void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block);
 /** How many device (and managed) allocations are live, and their bytes (either pointer may be NULL). */
 void simcuda_device_allocations(size_t *count, size_t *bytes);
+/** Gives the simulated device `total_bytes` of global memory from now on (0: back to
+    SIM_DEVICE_MEMORY or its default), as totalGlobalMem and cudaMemGetInfo then report; live
+    allocations stay, and later ones that do not fit in what is left fail with
+    cudaErrorMemoryAllocation. Returns the size before. (Lesson 14's grader sets a small device.) */
+size_t simcuda_set_device_memory(size_t total_bytes);
 /** Where the simulated GPU is: "kernel 'k' (launched at f.cu:12), block (..), thread (..)" while a
     kernel runs, "" on the host. Writes at most size bytes; returns the full length. */
 size_t simcuda_where(char *buf, size_t size);

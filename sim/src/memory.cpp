@@ -101,8 +101,12 @@ static size_t host_ram() {
     return sysinfo(&si) == 0 ? (size_t)si.totalram * si.mem_unit : (size_t)8 << 30;
 }
 
+/* A size set by the program (simcuda_set_device_memory), ahead of SIM_DEVICE_MEMORY; 0: none. */
+static size_t g_memory_override = 0;
+
 /* SIM_DEVICE_MEMORY: bytes, or a number with K, M, G or T (powers of 1024). */
 size_t device_memory_size() {
+    if (g_memory_override) return g_memory_override;
     static size_t total = 0;
     if (!total) {
         total = host_ram() / 2;
@@ -131,12 +135,19 @@ size_t device_memory_size() {
 
 static size_t g_device_bytes = 0; /* live cudaMalloc and cudaMallocManaged bytes */
 
+/* What is left of the device: never negative, also when simcuda_set_device_memory made the device
+   smaller than what is already allocated. */
+static size_t device_bytes_free() {
+    size_t total = device_memory_size();
+    return total > g_device_bytes ? total - g_device_bytes : 0;
+}
+
 static void *allocate(size_t size, MemKind kind) {
     void *p = nullptr;
     /* Out of memory is an error code, as on a GPU: device memory has the simulated device's size,
        host allocations the host's (and AddressSanitizer is never asked for the impossible). */
     bool device_side = kind == MEM_DEVICE || kind == MEM_MANAGED;
-    if (device_side ? size > device_memory_size() - g_device_bytes : size > host_ram()) return nullptr;
+    if (device_side ? size > device_bytes_free() : size > host_ram()) return nullptr;
     /* 256-byte alignment, like cudaMalloc; exact size, so AddressSanitizer's red zone starts right
        after the last valid byte and an off-by-one access is caught. */
     if (posix_memalign(&p, 256, size ? size : 1) != 0) return nullptr;
@@ -422,8 +433,16 @@ void simcuda_device_allocations(size_t *count, size_t *bytes) {
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
     if (!free_bytes || !total_bytes) return record(cudaErrorInvalidValue);
     *total_bytes = device_memory_size();
-    *free_bytes = device_memory_size() - g_device_bytes;
+    *free_bytes = device_bytes_free();
     return cudaSuccess;
+}
+
+/* A harness (lesson 14's grader) gives the simulated device another size while the program runs:
+   later allocations that do not fit fail with cudaErrorMemoryAllocation, as past SIM_DEVICE_MEMORY. */
+size_t simcuda_set_device_memory(size_t total_bytes) {
+    size_t before = device_memory_size();
+    g_memory_override = total_bytes;
+    return before;
 }
 
 } // extern "C"

@@ -194,6 +194,21 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func
     return cudaSuccess;
 }
 
+/* The C forms of the occupancy calculator (the templates of kernel_language.h answer the same):
+   warps, blocks and shared memory (with the 1 KiB a block reserves) limit; registers do not, since
+   the simulator does not know a kernel's register count (cudaFuncGetAttributes says 32, which
+   would never limit). */
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num, const void *func, int block_size, size_t dynamic_smem) {
+    if (!num) return record(cudaErrorInvalidValue);
+    if (!func) return record(cudaErrorInvalidDeviceFunction);
+    *num = occupancy_blocks_per_sm(func, block_size, dynamic_smem);
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num, const void *func, int block_size, size_t dynamic_smem, unsigned int) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num, func, block_size, dynamic_smem);
+}
+
 cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }

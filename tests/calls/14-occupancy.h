@@ -1,0 +1,30 @@
+/* calls/14-occupancy.h -- the grader's own calls into lesson 14's runner (both sides include it):
+   what the CUDA runtime itself says about the lesson's kernels, and a device-memory budget. */
+#ifndef TESTS_CALLS_14_OCCUPANCY_H
+#define TESTS_CALLS_14_OCCUPANCY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "occupancy.h"
+
+/** What cudaFuncGetAttributes says about one of the lesson's kernels (the runner's, trusted code). */
+typedef struct {
+    uint64_t func; /* the kernel's address in the runner */
+    int num_regs, max_threads_per_block, max_dynamic_smem;
+    size_t static_smem;
+} ProbeAttributes;
+
+/** The lesson kernel `which`: its address and attributes; returns the CUDA error. */
+int probe_attributes(int which, ProbeAttributes *out);
+/** cudaOccupancyMaxActiveBlocksPerMultiprocessor for kernel `which` (-1 on an error). */
+int probe_api_blocks(int which, int block, size_t dynamic_smem);
+/** cudaOccupancyMaxPotentialBlockSizeVariableSMem's answer for kernel `which` (its loop, over the C
+    API): the block, and blocks per SM in *blocks_per_sm. */
+int probe_api_best_block(int which, size_t smem_per_thread, int block_limit, int *blocks_per_sm);
+/** Leaves only `budget` bytes of device memory free from now on (0: the whole device again): on the
+    simulator by making the device that small (simcuda_set_device_memory), on a GPU by allocating
+    the rest. Returns the bytes free afterwards. */
+size_t probe_limit_device_memory(size_t budget);
+
+#endif

@@ -1,0 +1,825 @@
+/**
+ * @file test_14_occupancy.c
+ * @brief Grader for lesson 14: the occupancy calculator against occupancy_calc_cpu (thousands of
+ *        kernels on an H200 and on other devices) and against the CUDA runtime for the lesson's own
+ *        kernels; the block-size search against best_block_size_cpu and the runtime; error reports
+ *        with planted errors (a refused launch, and on a GPU an illegal address); batches under a
+ *        device-memory budget smaller than the data.
+ *
+ * The runtime's own answers come from the runner's probe_* calls (tests/calls/14-occupancy.c),
+ * code of the grader's. On the simulator, cudaFuncGetAttributes reports 32 registers for every
+ * kernel (it cannot know the real count), so the runtime comparisons there test the plumbing with
+ * that figure; on a GPU they test the rules against the hardware's calculator.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls/14-occupancy.h"
+#include "grade.h"
+#include "judge.h"
+#include "occupancy.h"
+
+static const GradeExercise kExercises[] = {
+    {"14.1", 3, "occupancy_calc, occupancy_device, kernel_occupancy: resident blocks and warps per SM, with CUDA's allocation units", 0, NULL},
+    {"14.2", 3, "best_block_size, __launch_bounds__, heavy_gpu: the block size with the most resident threads", 0, "heavy_kernel"},
+    {"14.3", 3, "cuda_error_is_sticky, check_cuda, CHECK, scale_checked_gpu: errors reported with file, line and call", 0, "scale_kernel"},
+    {"14.4", 3, "process_batched: more data than device memory, in double-buffered batches that shrink when cudaMalloc fails", 0,
+     "transform_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#ifdef SIMCUDA
+#define ON_SIM 1
+#else
+#define ON_SIM 0
+#endif
+
+/* ---- small helpers ---------------------------------------------------------------------------- */
+
+static uint64_t g_rng;
+static uint32_t rnd(void) {
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return (uint32_t)(g_rng >> 11);
+}
+static int pick(const int *v, int n) { return v[rnd() % (unsigned)n]; }
+
+static void limits_text(int limits, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s%s%s%s", limits & OCC_LIMIT_WARPS ? "warps " : "", limits & OCC_LIMIT_BLOCKS ? "blocks " : "",
+             limits & OCC_LIMIT_REGISTERS ? "registers " : "", limits & OCC_LIMIT_SHARED ? "shared " : "");
+    if (!buf[0]) snprintf(buf, cap, "none");
+}
+
+static void describe_result(const OccResult *r, char *buf, size_t cap) {
+    char l[64];
+    limits_text(r->limits, l, sizeof l);
+    snprintf(buf, cap, "blocks_per_sm %d, warps_per_sm %d, by_warps %d, by_blocks %d, by_registers %d, by_shared %d, limits {%s}, occupancy %.4f",
+             r->blocks_per_sm, r->warps_per_sm, r->by_warps, r->by_blocks, r->by_registers, r->by_shared, l, r->occupancy);
+}
+
+static void describe_case(const OccKernel *k, const OccDevice *d, char *buf, size_t cap) {
+    snprintf(buf, cap,
+             "a block of %d threads, %d registers per thread, %zu bytes static + %zu dynamic shared memory, on a device with %d threads "
+             "and %d blocks per SM, %d registers per SM (%d per block, units of %d per warp, %d sub-partitions), %zu bytes of shared "
+             "memory per SM (%zu per block, %zu reserved per block, units of %zu)",
+             k->threads_per_block, k->regs_per_thread, k->static_smem, k->dynamic_smem, d->max_threads_per_sm, d->max_blocks_per_sm,
+             d->regs_per_sm, d->regs_per_block, d->reg_alloc_unit, d->reg_sub_partitions, d->smem_per_sm, d->smem_per_block_optin,
+             d->smem_reserved_per_block, d->smem_alloc_unit);
+}
+
+static int same_result(const OccResult *a, const OccResult *b) {
+    return a->blocks_per_sm == b->blocks_per_sm && a->warps_per_sm == b->warps_per_sm && a->by_warps == b->by_warps &&
+           a->by_blocks == b->by_blocks && a->by_registers == b->by_registers && a->by_shared == b->by_shared && a->limits == b->limits &&
+           fabs(a->occupancy - b->occupancy) < 1e-9;
+}
+
+/* What a calculator that forgot one rule would say: the grader recognises these mistakes. */
+static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const OccResult *got) {
+    static const struct {
+        int rule;
+        const char *hint;
+    } kRules[] = {
+        {1, "registers are allocated per warp in units of reg_alloc_unit (256): round regs_per_thread x warp_size UP to a multiple of "
+            "it before dividing (the allocation granularity)"},
+        {2, "shared memory is allocated in units of smem_alloc_unit (128 bytes on compute capability 8.0 and later): round the "
+            "block's bytes UP to a multiple of it (the allocation granularity)"},
+        {3, "each resident block also costs smem_reserved_per_block (1 KiB on an H200) of shared memory: add it before rounding"},
+        {4, "the register file is split in reg_sub_partitions quarters, each holding whole warps: warps per SM = floor(regs_per_sm / "
+            "sub_partitions / registers per warp) x sub_partitions, not regs_per_sm / registers per warp"},
+        {5, "threads are resident in whole warps: a block of 33 threads takes 2 warps (round threads / warp_size UP)"},
+        {6, "a block's shared memory is static_smem + dynamic_smem: count both"},
+    };
+    for (size_t i = 0; i < sizeof kRules / sizeof kRules[0]; i++) {
+        OccDevice dd = *d;
+        OccKernel kk = *k;
+        OccResult want;
+        switch (kRules[i].rule) {
+        case 1: dd.reg_alloc_unit = 1; break;
+        case 2: dd.smem_alloc_unit = 1; break;
+        case 3: dd.smem_reserved_per_block = 0; break;
+        case 4: dd.reg_sub_partitions = 1; break;
+        case 5: /* floor instead of ceil: as if the block had fewer threads */
+            if (kk.threads_per_block % dd.warp_size == 0 || kk.threads_per_block < dd.warp_size) continue;
+            kk.threads_per_block = kk.threads_per_block / dd.warp_size * dd.warp_size;
+            break;
+        default:
+            if (!kk.static_smem) continue;
+            kk.static_smem = 0;
+        }
+        occupancy_calc_cpu(&kk, &dd, &want);
+        if (want.blocks_per_sm == got->blocks_per_sm && (want.by_registers == got->by_registers || want.by_shared == got->by_shared))
+            return kRules[i].hint;
+    }
+    if (got->blocks_per_sm && got->limits == 0) return "limits must have a bit for each limit equal to blocks_per_sm";
+    return "compare each by_ value with the rules in occupancy.h; blocks_per_sm is the smallest of the four";
+}
+
+/* One case: the student's occupancy_calc against the reference; fails the test with both. */
+static void expect_occupancy(const OccKernel *k, const OccDevice *d, const char *where) {
+    OccResult want, got;
+    occupancy_calc_cpu(k, d, &want);
+    memset(&got, 0x5A, sizeof got);
+    occupancy_calc(k, d, &got);
+    if (same_result(&got, &want)) return;
+    char c[700], w[300], g[300];
+    describe_case(k, d, c, sizeof c);
+    describe_result(&want, w, sizeof w);
+    describe_result(&got, g, sizeof g);
+    ck_abort_msg("occupancy_calc for %s (%s, GRADE_SEED=%llu):\n  want %s\n  got  %s\n  likely mistake: %s", c, where,
+                 (unsigned long long)grade_seed(), w, g, occupancy_hint(k, d, &got));
+}
+
+/* Devices that are not an H200, so that nothing can be hard-coded: an A100-like (8.0), a V100-like
+   (7.0: no reserve, 256-byte units), an Ada-like (8.9: 1536 threads, 24 blocks), a T4-like (7.5). */
+static void other_device(int which, OccDevice *d) {
+    occupancy_device_h200_cpu(d);
+    switch (which) {
+    case 0:
+        d->smem_per_sm = 167936, d->smem_per_block_optin = 166912, d->multiprocessors = 108;
+        break;
+    case 1:
+        d->smem_per_sm = 98304, d->smem_per_block_optin = 98304, d->smem_reserved_per_block = 0, d->smem_alloc_unit = 256;
+        d->multiprocessors = 80;
+        break;
+    case 2:
+        d->max_threads_per_sm = 1536, d->max_blocks_per_sm = 24, d->smem_per_sm = 102400, d->smem_per_block_optin = 101376;
+        d->multiprocessors = 60;
+        break;
+    default:
+        d->max_threads_per_sm = 1024, d->max_blocks_per_sm = 16, d->smem_per_sm = 65536, d->smem_per_block_optin = 65536;
+        d->smem_reserved_per_block = 0, d->smem_alloc_unit = 256, d->multiprocessors = 40;
+    }
+}
+
+/* A random device: any of the above, or made-up limits and granularities. */
+static void random_device(OccDevice *d) {
+    unsigned w = rnd() % 6;
+    if (w < 4) {
+        other_device((int)w, d);
+        return;
+    }
+    occupancy_device_h200_cpu(d);
+    if (w == 5) {
+        static const int threads[] = {1024, 1536, 2048}, blocks[] = {8, 16, 24, 32}, units[] = {128, 256, 512}, parts[] = {1, 2, 4};
+        d->max_threads_per_sm = pick(threads, 3);
+        d->max_blocks_per_sm = pick(blocks, 4);
+        d->regs_per_sm = rnd() % 2 ? 65536 : 32768;
+        d->regs_per_block = rnd() % 2 ? d->regs_per_sm : 32768;
+        d->reg_alloc_unit = pick(units, 3);
+        d->reg_sub_partitions = pick(parts, 3);
+        d->smem_per_sm = 16384 + (size_t)(rnd() % 64) * 4096;
+        d->smem_per_block_optin = d->smem_per_sm - (rnd() % 2) * 1024;
+        d->smem_reserved_per_block = (size_t)(rnd() % 3) * 512;
+        d->smem_alloc_unit = (size_t)pick(units, 3);
+        d->multiprocessors = 1 + (int)(rnd() % 200);
+    }
+}
+
+static void random_kernel(OccKernel *k, const OccDevice *d) {
+    static const int regs[] = {0, 8, 16, 24, 30, 32, 33, 37, 40, 48, 56, 63, 64, 65, 72, 80, 96, 100, 128, 168, 200, 255, 256};
+    k->threads_per_block = rnd() % 4 ? 1 + (int)(rnd() % 1024) : 32 * (1 + (int)(rnd() % 32));
+    if (rnd() % 16 == 0) k->threads_per_block = d->max_threads_per_block + 1 + (int)(rnd() % 100);
+    k->regs_per_thread = rnd() % 2 ? pick(regs, (int)(sizeof regs / sizeof regs[0])) : (int)(rnd() % 256);
+    k->static_smem = rnd() % 3 ? 0 : (size_t)(rnd() % 49152);
+    k->dynamic_smem = rnd() % 3 == 0 ? 0 : (size_t)(rnd() % (d->smem_per_sm + 4096)) / (rnd() % 4 + 1);
+}
+
+/* ---- 14.1 ------------------------------------------------------------------------------------- */
+
+START_TEST(test_calculator_matches_the_reference_on_an_h200) {
+    static const int threads[] = {1, 31, 32, 33, 64, 96, 100, 128, 192, 256, 384, 512, 640, 768, 1000, 1024, 1025, 0};
+    static const int regs[] = {0, 16, 24, 32, 33, 40, 48, 56, 63, 64, 65, 72, 96, 128, 168, 255, 256};
+    static const size_t smem[][2] = {{0, 0},          {0, 1},          {1000, 0},         {0, 1023},   {4096, 4096},
+                                     {0, 48 * 1024},  {0, 100000},     {0, 227 * 1024},   {0, 227 * 1024 + 1}, {16 * 1024, 200 * 1024}};
+    OccDevice d;
+    occupancy_device_h200_cpu(&d);
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
+        for (size_t g = 0; g < sizeof regs / sizeof regs[0]; g++)
+            for (size_t s = 0; s < sizeof smem / sizeof smem[0]; s++) {
+                OccKernel k = {threads[t], regs[g], smem[s][0], smem[s][1]};
+                expect_occupancy(&k, &d, "an H200");
+            }
+}
+END_TEST
+
+START_TEST(test_calculator_matches_the_reference_on_other_devices) {
+    g_rng = grade_seed() * 2654435761u + 14;
+    for (int i = 0; i < 1500; i++) {
+        OccDevice d;
+        OccKernel k;
+        random_device(&d);
+        random_kernel(&k, &d);
+        char where[64];
+        snprintf(where, sizeof where, "random case %d", i);
+        expect_occupancy(&k, &d, where);
+    }
+}
+END_TEST
+
+/* The OccDevice the rules of occupancy.h give for what cudaGetDeviceProperties says. */
+static void device_from_props(const struct cudaDeviceProp *p, OccDevice *d) {
+    *d = (OccDevice){.warp_size = p->warpSize,
+                     .max_threads_per_block = p->maxThreadsPerBlock,
+                     .max_threads_per_sm = p->maxThreadsPerMultiProcessor,
+                     .max_blocks_per_sm = p->maxBlocksPerMultiProcessor,
+                     .regs_per_sm = p->regsPerMultiprocessor,
+                     .regs_per_block = p->regsPerBlock,
+                     .max_regs_per_thread = 255,
+                     .reg_alloc_unit = 256,
+                     .reg_sub_partitions = 4,
+                     .smem_per_sm = p->sharedMemPerMultiprocessor,
+                     .smem_per_block_optin = p->sharedMemPerBlockOptin,
+                     .smem_reserved_per_block = p->reservedSharedMemPerBlock,
+                     .smem_alloc_unit = p->major >= 8 ? 128 : 256,
+                     .multiprocessors = p->multiProcessorCount};
+}
+
+static void this_device(OccDevice *d) {
+    struct cudaDeviceProp p;
+    int dev = 0;
+    ck_assert(cudaGetDevice(&dev) == cudaSuccess);
+    ck_assert(cudaGetDeviceProperties(&p, dev) == cudaSuccess);
+    device_from_props(&p, d);
+}
+
+START_TEST(test_occupancy_device_describes_this_gpu) {
+    OccDevice want, got;
+    this_device(&want);
+    memset(&got, 0x5A, sizeof got);
+    GRADE_EXPECT_CUDA_OK(occupancy_device(0, &got), "occupancy_device(0, &d)");
+    static const char *names[] = {"warp_size", "max_threads_per_block", "max_threads_per_sm", "max_blocks_per_sm", "regs_per_sm", "regs_per_block",
+                                  "max_regs_per_thread", "reg_alloc_unit", "reg_sub_partitions"};
+    const int *gi = &got.warp_size, *wi = &want.warp_size;
+    for (int i = 0; i < 9; i++)
+        ck_assert_msg(gi[i] == wi[i], "occupancy_device(0): %s is %d, want %d%s", names[i], gi[i], wi[i],
+                      i >= 6 ? "\n  likely mistake: it is not a device property: 255 registers per thread, units of 256, 4 sub-partitions"
+                             : "\n  likely mistake: copy the matching cudaDeviceProp field");
+    static const char *snames[] = {"smem_per_sm", "smem_per_block_optin", "smem_reserved_per_block", "smem_alloc_unit"};
+    const size_t *gs = &got.smem_per_sm, *ws = &want.smem_per_sm;
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(gs[i] == ws[i], "occupancy_device(0): %s is %zu, want %zu\n  likely mistake: %s", snames[i], gs[i], ws[i],
+                      i == 3 ? "128 bytes from compute capability 8.0 on, 256 before" : "copy the matching cudaDeviceProp field");
+    ck_assert_msg(got.multiprocessors == want.multiprocessors, "occupancy_device(0): multiprocessors is %d, want %d", got.multiprocessors,
+                  want.multiprocessors);
+    cudaError_t e = occupancy_device(99, &got);
+    ck_assert_msg(e != cudaSuccess, "occupancy_device(99) returned cudaSuccess: there is no device 99; return cudaGetDeviceProperties' error");
+    cudaGetLastError();
+}
+END_TEST
+
+/* The lesson's kernels with the dynamic shared memory they are launched with (segments: SEGMENT
+   floats per thread, kept within 48 KiB, which every kernel may use without opting in). */
+static size_t kernel_smem(int which, int block) {
+    if (which != KERNEL_SEGMENTS) return 0;
+    size_t s = (size_t)SEGMENT * sizeof(float) * (size_t)block;
+    return s <= 48 * 1024 ? s : 16 * 1024;
+}
+static const char *kKernelName[KERNEL_COUNT] = {"heavy_kernel", "heavy_bounded_kernel", "segments_kernel", "scale_kernel", "transform_kernel"};
+
+START_TEST(test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels) {
+    static const int blocks[] = {32, 64, 96, 128, 160, 256, 384, 512, 640, 768, 1024};
+    OccDevice d;
+    this_device(&d);
+    for (int w = 0; w < KERNEL_COUNT; w++) {
+        ProbeAttributes a;
+        ck_assert_msg(probe_attributes(w, &a) == cudaSuccess, "grader: cudaFuncGetAttributes(%s) failed", kKernelName[w]);
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            if (blocks[b] > a.max_threads_per_block) continue;
+            size_t dyn = kernel_smem(w, blocks[b]);
+            OccKernel k = {blocks[b], a.num_regs, a.static_smem, dyn};
+            OccResult want, got;
+            occupancy_calc_cpu(&k, &d, &want);
+            memset(&got, 0x5A, sizeof got);
+            GRADE_EXPECT_CUDA_OK(kernel_occupancy((const void *)(uintptr_t)a.func, blocks[b], dyn, &got), "kernel_occupancy");
+            char c[700], wt[300], g[300];
+            describe_case(&k, &d, c, sizeof c);
+            describe_result(&want, wt, sizeof wt);
+            describe_result(&got, g, sizeof g);
+            ck_assert_msg(same_result(&got, &want),
+                          "kernel_occupancy(%s, block %d, %zu bytes dynamic) -- cudaFuncGetAttributes says %d registers and %zu bytes of "
+                          "static shared memory, so this is %s:\n  want %s\n  got  %s\n  likely mistake: %s",
+                          kKernelName[w], blocks[b], dyn, a.num_regs, a.static_smem, c, wt, g,
+                          got.blocks_per_sm == 0 ? "fill OccKernel from cudaFuncGetAttributes (numRegs, sharedSizeBytes) and the device from occupancy_device"
+                                                 : occupancy_hint(&k, &d, &got));
+            if (!ON_SIM) {
+                int api = probe_api_blocks(w, blocks[b], dyn);
+                ck_assert_msg(got.blocks_per_sm == api,
+                              "kernel_occupancy(%s, block %d, %zu bytes dynamic) says %d blocks per SM; "
+                              "cudaOccupancyMaxActiveBlocksPerMultiprocessor says %d (%d registers, %zu bytes static shared memory)",
+                              kKernelName[w], blocks[b], dyn, got.blocks_per_sm, api, a.num_regs, a.static_smem);
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---- 14.2 ------------------------------------------------------------------------------------- */
+
+static void expect_choice(const OccKernel *k, size_t per_thread, int limit, const OccDevice *d, const char *where) {
+    OccChoice want, got;
+    best_block_size_cpu(k, per_thread, limit, d, &want);
+    memset(&got, 0x5A, sizeof got);
+    best_block_size(k, per_thread, limit, d, &got);
+    if (got.block == want.block && got.blocks_per_sm == want.blocks_per_sm && got.min_grid == want.min_grid) return;
+    char c[700];
+    OccKernel shown = *k;
+    shown.threads_per_block = want.block;
+    describe_case(&shown, d, c, sizeof c);
+    const char *hint = "try block_limit (or the device's maximum) first, then every multiple of warp_size below it, and keep a size only "
+                       "when blocks_per_sm x block is strictly larger than the best so far";
+    if (got.block && want.block && got.block < want.block) {
+        OccKernel t = *k;
+        t.threads_per_block = got.block;
+        t.dynamic_smem = k->dynamic_smem + per_thread * (size_t)got.block;
+        OccResult r;
+        occupancy_calc_cpu(&t, d, &r);
+        if ((long)r.blocks_per_sm * got.block == (long)want.blocks_per_sm * want.block)
+            hint = "a tie went to the smaller block: CUDA keeps the larger one (search from the largest down, replace only on strictly more "
+                   "resident threads)";
+    } else if (got.block == want.block && got.min_grid != want.min_grid) {
+        hint = "min_grid is blocks_per_sm x multiprocessors";
+    } else if (got.block > limit && limit > 0) {
+        hint = "the block may not exceed block_limit";
+    }
+    ck_abort_msg("best_block_size(%zu bytes of dynamic shared memory per thread, block_limit %d) for %s (%s, GRADE_SEED=%llu):\n"
+                 "  want block %d (%d blocks per SM, min_grid %d)\n  got  block %d (%d blocks per SM, min_grid %d)\n  likely mistake: %s",
+                 per_thread, limit, c, where, (unsigned long long)grade_seed(), want.block, want.blocks_per_sm, want.min_grid, got.block,
+                 got.blocks_per_sm, got.min_grid, hint);
+}
+
+START_TEST(test_best_block_size_matches_the_reference) {
+    static const int limits[] = {0, 0, 100, 256, 1000, 1024, 2000};
+    static const int per_thread[] = {0, 0, 4, 16, 64, 128, 200, 256};
+    g_rng = grade_seed() * 40503u + 142;
+    for (int i = 0; i < 600; i++) {
+        OccDevice d;
+        OccKernel k;
+        if (i < 200) occupancy_device_h200_cpu(&d);
+        else random_device(&d);
+        random_kernel(&k, &d);
+        k.dynamic_smem /= 8;
+        char where[64];
+        snprintf(where, sizeof where, "random case %d", i);
+        expect_choice(&k, (size_t)pick(per_thread, 8), pick(limits, 7), &d, where);
+    }
+}
+END_TEST
+
+START_TEST(test_heavy_bounded_kernel_has_its_launch_bounds) {
+    ProbeAttributes a;
+    ck_assert(probe_attributes(KERNEL_HEAVY_BOUNDED, &a) == cudaSuccess);
+    ck_assert_msg(a.max_threads_per_block == HEAVY_BOUNDED_THREADS,
+                  "cudaFuncGetAttributes(heavy_bounded_kernel).maxThreadsPerBlock is %d, want %d\n  likely mistake: "
+                  "__launch_bounds__(HEAVY_BOUNDED_THREADS, HEAVY_BOUNDED_MIN_BLOCKS) goes between __global__ void and the kernel's name",
+                  a.max_threads_per_block, HEAVY_BOUNDED_THREADS);
+    if (!ON_SIM) {
+        int blocks = probe_api_blocks(KERNEL_HEAVY_BOUNDED, HEAVY_BOUNDED_THREADS, 0);
+        ck_assert_msg(blocks >= HEAVY_BOUNDED_MIN_BLOCKS,
+                      "heavy_bounded_kernel: %d blocks of %d threads are resident per SM (%d registers per thread), want at least %d\n"
+                      "  likely mistake: the second argument of __launch_bounds__ is the minimum of resident blocks, HEAVY_BOUNDED_MIN_BLOCKS",
+                      blocks, HEAVY_BOUNDED_THREADS, a.num_regs, HEAVY_BOUNDED_MIN_BLOCKS);
+    }
+}
+END_TEST
+
+/* best_block_size on the real attributes of heavy_kernel and segments_kernel against the runtime. */
+START_TEST(test_best_block_size_agrees_with_the_runtime_for_real_kernels) {
+    OccDevice d;
+    this_device(&d);
+    static const struct {
+        int which;
+        size_t per_thread;
+        int limit;
+    } cases[] = {{KERNEL_HEAVY, 0, 0}, {KERNEL_HEAVY, 0, 500}, {KERNEL_SEGMENTS, SEGMENT * sizeof(float), 384}, {KERNEL_TRANSFORM, 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ProbeAttributes a;
+        ck_assert(probe_attributes(cases[i].which, &a) == cudaSuccess);
+        int api_blocks = 0, api = probe_api_best_block(cases[i].which, cases[i].per_thread, cases[i].limit, &api_blocks);
+        int limit = cases[i].limit && cases[i].limit < a.max_threads_per_block ? cases[i].limit : a.max_threads_per_block;
+        OccKernel k = {0, a.num_regs, a.static_smem, 0};
+        OccChoice got;
+        memset(&got, 0x5A, sizeof got);
+        best_block_size(&k, cases[i].per_thread, limit, &d, &got);
+        ck_assert_msg(got.block == api && got.blocks_per_sm == api_blocks,
+                      "best_block_size for %s (%d registers, %zu bytes static and %zu per thread of dynamic shared memory, block_limit %d) "
+                      "picks block %d (%d blocks per SM); cudaOccupancyMaxPotentialBlockSize picks %d (%d blocks per SM)",
+                      kKernelName[cases[i].which], a.num_regs, a.static_smem, cases[i].per_thread, limit, got.block, got.blocks_per_sm, api,
+                      api_blocks);
+    }
+}
+END_TEST
+
+static void check_heavy(size_t n, int block) {
+    float *h = grade_alloc((n ? n : 1) * sizeof(float)), *want = grade_alloc((n ? n : 1) * sizeof(float)),
+          *got = grade_alloc((n ? n : 1) * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    uint64_t seed = grade_seed() + n + (uint64_t)block;
+    grade_fill_floats(h, n, seed, -1.0f, 1.0f);
+    heavy_cpu(h, want, n);
+    ck_assert(cudaMalloc((void **)&d_in, (n ? n : 1) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, (n ? n : 1) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    grade_poison_device(d_out, n * sizeof(float));
+    int used = -1;
+    char what[160];
+    snprintf(what, sizeof what, "heavy_gpu(n = %zu, block %d)", n, block);
+    GRADE_EXPECT_CUDA_OK(heavy_gpu(d_in, d_out, n, block, &used), what);
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for heavy_kernel");
+    if (block == 0) {
+        int api_blocks = 0, api = probe_api_best_block(KERNEL_HEAVY, 0, 0, &api_blocks);
+        ck_assert_msg(used == api,
+                      "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d\n"
+                      "  likely mistake: with block = 0, ask the runtime (and report the block you launched in *used_block)",
+                      what, used, api);
+    } else {
+        ck_assert_msg(used == block, "%s reported *used_block = %d, want %d: a block given by the caller is used as it is", what, used, block);
+    }
+    ck_assert(cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    GradeCompare cmp = {.what = what, .n = n, .block = (unsigned)(block ? block : used), .atol = 1e-6, .rtol = 1e-5};
+    GRADE_EXPECT_FLOATS(got, want, &cmp);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+    free(want);
+    free(got);
+}
+
+START_TEST(test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one) {
+    static const size_t sizes[] = {1, 1000, 70001};
+    static const int blocks[] = {0, 96, 256};
+    check_heavy(sizes[_i / 3], blocks[_i % 3]);
+}
+END_TEST
+
+/* ---- 14.3 ------------------------------------------------------------------------------------- */
+
+static const int kCodes[] = {1, 2, 9, 17, 35, 98, 200, 209, 400, 600, 700, 701, 702, 710, 716, 719, 720, 999};
+#define N_CODES (int)(sizeof kCodes / sizeof kCodes[0])
+
+START_TEST(test_sticky_errors_are_told_apart) {
+    for (int i = 0; i < N_CODES; i++) {
+        int got = cuda_error_is_sticky((cudaError_t)kCodes[i]), want = cuda_error_is_sticky_cpu(kCodes[i]);
+        ck_assert_msg(!got == !want, "cuda_error_is_sticky(%s = %d) says %s\n  likely mistake: %s", judge_error_name(kCodes[i]), kCodes[i],
+                      got ? "sticky" : "not sticky",
+                      want ? "errors while a kernel runs that break the context (illegal address, misaligned address, launch failure, "
+                             "assert, timeout, ...) are sticky: every later call fails with them"
+                           : "an error that is returned to one call and then gone (an invalid value, out of memory, a refused launch, "
+                             "no kernel image) is not sticky: the next calls still work");
+    }
+    ck_assert_msg(!cuda_error_is_sticky(cudaSuccess), "cuda_error_is_sticky(cudaSuccess) says sticky");
+}
+END_TEST
+
+#define REPORT_CAP 600
+#define REPORT_POISON 'Z'
+
+START_TEST(test_check_cuda_reports_file_line_call_and_kind) {
+    static const char *calls[] = {"cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice)", "cudaDeviceSynchronize()", "cudaMalloc(&d, n * 4)"};
+    static const char *files[] = {"lessons/14-occupancy/occupancy.cu", "src/solver.cu", "a.cu"};
+    g_rng = grade_seed() + 143;
+    char got[REPORT_CAP], want[REPORT_CAP];
+    static const int codes[] = {0, 1, 2, 9, 209, 700, 701, 719};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        const char *call = calls[i % 3], *file = files[(i / 3) % 3];
+        int line = 1 + (int)(rnd() % 9999);
+        memset(got, REPORT_POISON, sizeof got);
+        got[sizeof got - 1] = 0;
+        cudaError_t r = check_cuda((cudaError_t)codes[i], call, file, line, got, sizeof got);
+        ck_assert_msg((int)r == codes[i], "check_cuda(%s, ...) returned %s: it returns the error it was given", judge_error_name(codes[i]),
+                      judge_error_name((int)r));
+        if (codes[i] == 0) {
+            ck_assert_msg(got[0] == REPORT_POISON, "check_cuda(cudaSuccess, ...) wrote into the report: nothing failed, leave it alone");
+            continue;
+        }
+        check_report_cpu(want, sizeof want, file, line, call, judge_error_name(codes[i]), judge_error_string(codes[i]),
+                         cuda_error_is_sticky_cpu(codes[i]));
+        const char *hint = strstr(got, "sticky") ? "the line must match occupancy.h's format exactly (file:line: call failed: name (text) -- kind)"
+                                                 : "end the line with \" -- sticky: ...\" or \" -- not sticky: ...\" (cuda_error_is_sticky)";
+        if (!strstr(got, file)) hint = "start with the file and line: \"<file>:<line>: \" (what __FILE__ and __LINE__ give the macro)";
+        else if (!strstr(got, call)) hint = "name the call: its text, as #call gives it in the macro";
+        else if (!strstr(got, judge_error_name(codes[i]))) hint = "name the error with cudaGetErrorName(err), and cudaGetErrorString(err) in brackets";
+        ck_assert_msg(!strcmp(got, want), "check_cuda(%s, \"%s\", \"%s\", %d) wrote\n    %s\n  want\n    %s\n  likely mistake: %s",
+                      judge_error_name(codes[i]), call, file, line, got, want, hint);
+    }
+    /* A short buffer: snprintf's rules (the start of the line, always NUL-terminated, never past cap). */
+    char small[20];
+    memset(small, REPORT_POISON, sizeof small);
+    check_cuda(cudaErrorInvalidValue, calls[0], files[0], 12, small, sizeof small);
+    check_report_cpu(want, sizeof small, files[0], 12, calls[0], judge_error_name(1), judge_error_string(1), 0);
+    ck_assert_msg(!memcmp(small, want, sizeof small),
+                  "check_cuda with cap = 20 wrote \"%.20s\", want \"%s\"\n  likely mistake: snprintf(report, cap, ...) keeps the first cap - 1 "
+                  "characters and the NUL",
+                  small, want);
+}
+END_TEST
+
+static void fill_scaled(float *want, const float *h, size_t n, float f) {
+    for (size_t i = 0; i < n; i++) want[i] = h[i] * f;
+}
+
+START_TEST(test_scale_checked_gpu_scales_and_reports_nothing) {
+    static const size_t sizes[] = {1, 1000, 100003};
+    static const unsigned blocks[] = {32, 256};
+    size_t n = sizes[_i / 2];
+    unsigned block = blocks[_i % 2];
+    float *h = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float)), *got = grade_alloc(n * sizeof(float)), *d = NULL;
+    float factor = 1.5f + (float)(grade_seed() % 7) * 0.25f;
+    grade_fill_floats(h, n, grade_seed() + n, -10.0f, 10.0f);
+    fill_scaled(want, h, n, factor);
+    ck_assert(cudaMalloc((void **)&d, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    char report[REPORT_CAP], what[128];
+    memset(report, REPORT_POISON, sizeof report);
+    snprintf(what, sizeof what, "scale_checked_gpu(n = %zu, factor %g, block %u)", n, factor, block);
+    GRADE_EXPECT_CUDA_OK(scale_checked_gpu(d, n, factor, block, report, sizeof report), what);
+    ck_assert_msg(report[0] == REPORT_POISON, "%s succeeded but wrote a report: \"%.200s\"", what, report);
+    ck_assert(cudaMemcpy(got, d, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    GradeCompare cmp = {.what = what, .n = n, .block = block};
+    GRADE_EXPECT_FLOATS(got, want, &cmp);
+    cudaFree(d);
+    free(h);
+    free(want);
+    free(got);
+}
+END_TEST
+
+/* The report's parts: file, line and call; 0 when the line is not "<file>:<line>: <call> failed: ...". */
+static int parse_report(const char *r, char *file, size_t fcap, int *line, char *call, size_t ccap) {
+    const char *colon = strchr(r, ':');
+    if (!colon || (size_t)(colon - r) >= fcap) return 0;
+    memcpy(file, r, (size_t)(colon - r));
+    file[colon - r] = 0;
+    char *end;
+    long l = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || strncmp(end, ": ", 2)) return 0;
+    *line = (int)l;
+    const char *c = end + 2, *f = strstr(c, " failed: ");
+    if (!f || (size_t)(f - c) >= ccap) return 0;
+    memcpy(call, c, (size_t)(f - c));
+    call[f - c] = 0;
+    return 1;
+}
+
+/* Line `line` of `file` contains `text`? -1 when the file cannot be read here. */
+static int line_has(const char *file, int line, const char *text) {
+    FILE *f = fopen(file, "r");
+    if (!f) return -1;
+    char buf[1024];
+    int at = 0, found = 0;
+    while (fgets(buf, sizeof buf, f))
+        if (++at == line) {
+            found = strstr(buf, text) != NULL;
+            break;
+        }
+    fclose(f);
+    return found;
+}
+
+/* Checks a report names a call containing `expect_call` (a substring), at a line of the source that holds it. */
+static void expect_report(const char *what, const char *report, const char *expect_call, const char *why, int sticky) {
+    char file[512], call[256];
+    int line = 0;
+    ck_assert_msg(report[0] != REPORT_POISON && report[0],
+                  "%s returned an error but wrote no report\n  likely mistake: CHECK must pass the report and cap to check_cuda", what);
+    ck_assert_msg(parse_report(report, file, sizeof file, &line, call, sizeof call),
+                  "%s wrote the report \"%.300s\", which is not \"<file>:<line>: <call> failed: ...\"", what, report);
+    ck_assert_msg(strstr(call, expect_call) != NULL, "%s reported the failure at `%s` (%s:%d)\n  likely mistake: %s", what, call, file, line, why);
+    int on_line = line_has(file, line, call);
+    ck_assert_msg(on_line != 0,
+                  "%s reported `%s` at %s:%d, but that line of the file does not hold that call\n  likely mistake: CHECK must pass "
+                  "__FILE__ and __LINE__ (expanded where CHECK is used) and #call",
+                  what, call, file, line);
+    ck_assert_msg(!sticky == !strstr(report, "-- sticky"), "%s: the report \"%.300s\" says %s\n  likely mistake: cuda_error_is_sticky", what,
+                  report, sticky ? "not sticky, but the context is lost" : "sticky, but this error leaves the context working");
+}
+
+START_TEST(test_a_refused_launch_is_reported_at_its_check_and_not_left_pending) {
+    static const unsigned bad_blocks[] = {2048, 0};
+    size_t n = 1000;
+    float *h = grade_alloc(n * sizeof(float)), *got = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float)), *d = NULL;
+    grade_fill_floats(h, n, grade_seed() + 7, -10.0f, 10.0f);
+    ck_assert(cudaMalloc((void **)&d, n * sizeof(float)) == cudaSuccess);
+    for (int i = 0; i < 2; i++) {
+        ck_assert(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+        char report[REPORT_CAP], what[160];
+        memset(report, REPORT_POISON, sizeof report);
+        snprintf(what, sizeof what, "scale_checked_gpu(n = %zu, block %u)", n, bad_blocks[i]);
+        cudaError_t e = scale_checked_gpu(d, n, 3.0f, bad_blocks[i], report, sizeof report);
+        ck_assert_msg(e != cudaSuccess,
+                      "%s returned cudaSuccess, but a block of %u threads is refused at the launch (nothing ran)\n  likely mistake: check "
+                      "cudaGetLastError() right after the launch: cudaDeviceSynchronize does not report a launch that never started",
+                      what, bad_blocks[i]);
+        ck_assert_msg(e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration,
+                      "%s returned %s; a refused launch is cudaErrorInvalidValue or cudaErrorInvalidConfiguration", what, judge_error_name(e));
+        expect_report(what, report, "LastError", "the refused launch is found by the check of cudaGetLastError() right after it", 0);
+        cudaError_t pending = cudaGetLastError();
+        ck_assert_msg(pending == cudaSuccess,
+                      "after %s returned, %s was still pending in the last-error slot\n  likely mistake: cudaPeekAtLastError() reads the "
+                      "error and leaves it there, so the next check anywhere reports it again; cudaGetLastError() reads and clears it",
+                      what, judge_error_name(pending));
+    }
+    /* Not sticky: the same function works at once. */
+    char report[REPORT_CAP];
+    memset(report, REPORT_POISON, sizeof report);
+    GRADE_EXPECT_CUDA_OK(scale_checked_gpu(d, n, 3.0f, 128, report, sizeof report), "scale_checked_gpu(block 128) after a refused launch");
+    ck_assert(cudaMemcpy(got, d, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    fill_scaled(want, h, n, 3.0f);
+    GradeCompare cmp = {.what = "scale_checked_gpu(block 128) after a refused launch", .n = n, .block = 128};
+    GRADE_EXPECT_FLOATS(got, want, &cmp);
+    cudaFree(d);
+    free(h);
+    free(got);
+    free(want);
+}
+END_TEST
+
+#if !ON_SIM
+/* On a GPU: a kernel that writes through a bad pointer fails while it runs; the error comes back at
+   the synchronisation, and it is sticky. (The simulator stops the program at the bad access instead.) */
+START_TEST(test_an_illegal_address_is_reported_at_the_synchronisation_as_sticky) {
+    if (judge_sanitizing()) return; /* compute-sanitizer would report the planted bad access */
+    char report[REPORT_CAP];
+    memset(report, REPORT_POISON, sizeof report);
+    const char *what = "scale_checked_gpu(a pointer to nothing, n = 4096, block 256)";
+    cudaError_t e = scale_checked_gpu((float *)(uintptr_t)0x100, 4096, 2.0f, 256, report, sizeof report);
+    ck_assert_msg(e != cudaSuccess, "%s returned cudaSuccess\n  likely mistake: check the synchronisation's result with CHECK", what);
+    ck_assert_msg(cuda_error_is_sticky_cpu(e), "%s returned %s; the planted bad access gives a sticky error such as cudaErrorIllegalAddress",
+                  what, judge_error_name(e));
+    expect_report(what, report, "Synchronize", "an error while the kernel runs is found by the check of the synchronisation", 1);
+    /* The context is gone for good: start a fresh runner for what follows. */
+    judge_shutdown();
+}
+END_TEST
+#endif
+
+/* ---- 14.4 ------------------------------------------------------------------------------------- */
+
+#if ON_SIM
+#define BUDGET ((size_t)64 << 10) /* 64 KiB: two buffers of at most 8192 floats */
+#else
+#define BUDGET ((size_t)32 << 20)
+#endif
+
+typedef struct {
+    size_t n, max_batch;
+} BatchCase;
+
+static const BatchCase kBatchCases[] = {
+    {1, (size_t)1 << 20},                 /* one element */
+    {1000, (size_t)1 << 20},              /* less than one batch */
+    {BUDGET / 8, BUDGET / 8},             /* two buffers fill the budget exactly */
+    {5 * (BUDGET / 8) + 7, (size_t)1 << 30}, /* must fall back; ends with a partial batch */
+    {BUDGET + 3, BUDGET / 16 - 5},        /* fits at once, many batches, odd size */
+};
+#define N_BATCH_CASES (int)(sizeof kBatchCases / sizeof kBatchCases[0])
+
+static void check_batched(size_t n, size_t max_batch, size_t budget) {
+    float *h_in = NULL, *h_out = NULL, *want = grade_alloc((n ? n : 1) * sizeof(float));
+    ck_assert(cudaMallocHost((void **)&h_in, (n ? n : 1) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMallocHost((void **)&h_out, (n ? n : 1) * sizeof(float)) == cudaSuccess);
+    grade_fill_floats(h_in, n, grade_seed() + n + max_batch, -100.0f, 100.0f);
+    for (size_t i = 0; i < n; i++) want[i] = transform_cpu(h_in[i]);
+    grade_poison_floats(h_out, n);
+    size_t free_bytes = budget ? probe_limit_device_memory(budget) : 0;
+    BatchStats st;
+    memset(&st, 0x5A, sizeof st);
+    char what[200];
+    snprintf(what, sizeof what, "process_batched(n = %zu, max_batch = %zu)%s", n, max_batch, budget ? " with " : "");
+    if (budget) snprintf(what + strlen(what), sizeof what - strlen(what), "%zu bytes of device memory free", free_bytes);
+    cudaError_t e = process_batched(h_in, h_out, n, max_batch, &st);
+    if (budget) probe_limit_device_memory(0);
+    cudaError_t pending = cudaGetLastError();
+    ck_assert_msg(e == cudaSuccess,
+                  "%s returned %s\n  likely mistake: %s", what, judge_error_name(e),
+                  e == cudaErrorMemoryAllocation
+                      ? "when cudaMalloc fails with cudaErrorMemoryAllocation, free what you got, halve the batch and try again"
+                      : "a cudaMalloc that failed (cudaErrorMemoryAllocation) went unnoticed, and the copies then used a null pointer? "
+                        "Check every cudaMalloc's result, and on that error halve the batch");
+    ck_assert_msg(pending == cudaSuccess,
+                  "after %s returned, %s was still pending in the last-error slot\n  likely mistake: a failed cudaMalloc leaves its "
+                  "error there; once you have handled it (by halving the batch), clear it with cudaGetLastError()",
+                  what, judge_error_name(pending));
+    if (n == 0) {
+        ck_assert_msg(st.batch == 0 && st.batches == 0 && st.failed_allocations == 0,
+                      "%s: with nothing to do, *st must be all zero (got batch %zu, batches %zu, failed_allocations %u)", what, st.batch,
+                      st.batches, st.failed_allocations);
+        goto done;
+    }
+    /* The batch: one of min(max_batch, n), its half, its quarter, ... and within the budget. */
+    size_t first = max_batch < n ? max_batch : n, b = first;
+    while (b > st.batch && b > 1) b /= 2;
+    ck_assert_msg(st.batch && b == st.batch,
+                  "%s reported a batch of %zu elements; the batches tried are min(max_batch, n) = %zu, then half of it, and so on", what,
+                  st.batch, first);
+    if (budget) {
+        ck_assert_msg(2 * st.batch * sizeof(float) <= free_bytes, "%s settled on a batch of %zu floats: two buffers of it do not fit in %zu bytes",
+                      what, st.batch, free_bytes);
+        /* On the simulator the memory is exact: the first size whose two buffers fit is the answer. */
+        ck_assert_msg(!ON_SIM || st.batch == first || 2 * (2 * st.batch) * sizeof(float) > free_bytes,
+                      "%s settled on a batch of %zu floats, but %zu would have fit (two buffers of %zu bytes in %zu free)\n  likely "
+                      "mistake: halve once per failed attempt, and stop at the first size whose two buffers fit",
+                      what, st.batch, 2 * st.batch, 2 * st.batch * sizeof(float), free_bytes);
+        ck_assert_msg(st.batch == first || st.failed_allocations > 0,
+                      "%s used a smaller batch than min(max_batch, n) = %zu, but reports no failed cudaMalloc", what, first);
+    }
+    size_t batches = (n + st.batch - 1) / st.batch;
+    ck_assert_msg(st.batches == batches, "%s reported %zu batches of %zu; ceil(n / batch) is %zu", what, st.batches, st.batch, batches);
+    GradeCompare cmp = {.what = what, .n = n};
+    char *diff = grade_diff_floats(h_out, want, &cmp);
+    if (diff) {
+        size_t tail = n % st.batch, good = n - tail;
+        int tail_lost = tail != 0;
+        for (size_t i = 0; i < n && tail_lost; i++)
+            if (i < good ? memcmp(&h_out[i], &want[i], sizeof(float)) != 0 : !isnan(h_out[i])) tail_lost = 0;
+        if (tail_lost) {
+            free(diff);
+            ck_abort_msg("%s: the last partial batch (elements %zu to %zu, the n %% batch = %zu left after %zu whole batches) was never "
+                         "processed\n  likely mistake: loop while the offset is below n, and give the last batch the length n - offset",
+                         what, good, n - 1, tail, good / st.batch);
+        }
+        grade_fail_if(diff, &cmp, __FILE__, __LINE__);
+    }
+done:
+    cudaFreeHost(h_in);
+    cudaFreeHost(h_out);
+    free(want);
+}
+
+START_TEST(test_batches_fit_the_budget_and_cover_every_element) {
+    const BatchCase *c = &kBatchCases[_i];
+    /* Under compute-sanitizer the budget's ballast could not be allocated: small cases without it. */
+    if (judge_sanitizing()) {
+        if (c->n <= 1000) check_batched(c->n, c->max_batch, 0);
+        return;
+    }
+    check_batched(c->n, c->max_batch, BUDGET);
+}
+END_TEST
+
+START_TEST(test_batches_without_a_budget_are_one_batch) {
+    check_batched(0, 16, 0);
+    check_batched(4099, 100000, 0);
+}
+END_TEST
+
+#if ON_SIM
+/* On the simulator only: a GPU's context needs some memory of its own, so "nothing left" is not
+   something a test there can set up exactly. */
+START_TEST(test_no_room_at_all_returns_out_of_memory_and_leaks_nothing) {
+    size_t n = 1000;
+    float *h_in = NULL, *h_out = NULL;
+    ck_assert(cudaMallocHost((void **)&h_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMallocHost((void **)&h_out, n * sizeof(float)) == cudaSuccess);
+    grade_fill_floats(h_in, n, grade_seed() + 5, -1.0f, 1.0f);
+    size_t free_bytes = probe_limit_device_memory(4);
+    BatchStats st;
+    cudaError_t e = process_batched(h_in, h_out, n, 1024, &st);
+    probe_limit_device_memory(0);
+    cudaError_t pending = cudaGetLastError();
+    ck_assert_msg(e == cudaErrorMemoryAllocation,
+                  "process_batched(n = 1000) with %zu bytes of device memory free returned %s: not even two buffers of one float fit, "
+                  "so it must return cudaErrorMemoryAllocation (after trying 1000, 500, ..., 1)",
+                  free_bytes, judge_error_name(e));
+    ck_assert_msg(pending == cudaSuccess,
+                  "after process_batched gave up, %s was still pending\n  likely mistake: clear each failed cudaMalloc's error with "
+                  "cudaGetLastError() once handled",
+                  judge_error_name(pending));
+    cudaFreeHost(h_in);
+    cudaFreeHost(h_out);
+}
+END_TEST
+#endif
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("14-occupancy");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "14.1");
+    tcase_add_test(tc, test_calculator_matches_the_reference_on_an_h200);
+    tcase_add_test(tc, test_calculator_matches_the_reference_on_other_devices);
+    tcase_add_test(tc, test_occupancy_device_describes_this_gpu);
+    tcase_add_test(tc, test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "14.2");
+    tcase_add_test(tc, test_best_block_size_matches_the_reference);
+    tcase_add_test(tc, test_heavy_bounded_kernel_has_its_launch_bounds);
+    tcase_add_test(tc, test_best_block_size_agrees_with_the_runtime_for_real_kernels);
+    tcase_add_loop_test(tc, test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one, 0, 9);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "14.3");
+    tcase_add_test(tc, test_sticky_errors_are_told_apart);
+    tcase_add_test(tc, test_check_cuda_reports_file_line_call_and_kind);
+    tcase_add_loop_test(tc, test_scale_checked_gpu_scales_and_reports_nothing, 0, 6);
+    tcase_add_test(tc, test_a_refused_launch_is_reported_at_its_check_and_not_left_pending);
+#if !ON_SIM
+    tcase_add_test(tc, test_an_illegal_address_is_reported_at_the_synchronisation_as_sticky);
+#endif
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "14.4");
+    tcase_add_test(tc, test_batches_without_a_budget_are_one_batch);
+    tcase_add_loop_test(tc, test_batches_fit_the_budget_and_cover_every_element, 0, N_BATCH_CASES);
+#if ON_SIM
+    tcase_add_test(tc, test_no_room_at_all_returns_out_of_memory_and_leaks_nothing);
+#endif
+    return s;
+}
+
+int main(void) { return grade_main("14", kExercises, N_EXERCISES, build_suite); }
