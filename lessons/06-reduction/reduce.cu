@@ -62,8 +62,7 @@ extern "C" cudaError_t reduce_interleaved_gpu(const float *d_in, size_t n, float
 // TODO(06.1) begin
 // Sequential addressing: at each step the lower half of the active threads adds the upper half.
 __global__ void reduce_sequential_kernel(const float *in, size_t n, float *out) {
-    __shared__ float s[REDUCE_MAX_BLOCK];
-    // TODO(06.1):
+    // TODO(06.1): with `__shared__ float s[REDUCE_MAX_BLOCK];` (one slot per thread),
     //  1. load: thread tid of block b puts element b * blockDim.x + tid into s[tid] (as a size_t
     //     index), or 0.0f when that index is >= n; then wait until every thread has stored;
     //  2. the tree: for stride = blockDim.x / 2, blockDim.x / 4, ..., 1, the threads tid < stride
@@ -90,8 +89,7 @@ __device__ float warp_sum(float v) {
 
 // Each block sums 2 * blockDim.x floats.
 __global__ void reduce_shuffle_kernel(const float *in, size_t n, float *out) {
-    __shared__ float s[REDUCE_MAX_BLOCK];
-    // TODO(06.2):
+    // TODO(06.2): with `__shared__ float s[REDUCE_MAX_BLOCK];` as in 06.1,
     //  1. load with the first add: i = blockIdx.x * (2 * blockDim.x) + threadIdx.x (a size_t);
     //     v = in[i] + in[i + blockDim.x], each only if its index is < n (else 0); s[tid] = v; wait;
     //  2. the tree of 06.1, but only while stride > 32: it stops at 64 values in s[0..63]
@@ -110,8 +108,7 @@ extern "C" cudaError_t reduce_shuffle_gpu(const float *d_in, size_t n, float *d_
 // TODO(06.3) begin
 // One launch: registers, then warp shuffles, then shared memory, then one atomicAdd per block.
 __global__ void reduce_fast_kernel(const float *in, size_t n, float *out) {
-    __shared__ float warp_sums[REDUCE_MAX_BLOCK / 32];
-    // TODO(06.3):
+    // TODO(06.3): with `__shared__ float warp_sums[REDUCE_MAX_BLOCK / 32];` (one slot per warp),
     //  1. a grid-stride loop over the n / 4 float4s of in (reinterpret_cast<const float4 *>(in)),
     //     adding the four floats of each to a register v; then the first n % 4 threads of the grid
     //     add one leftover each, in[(n / 4) * 4 + t];
