@@ -749,6 +749,9 @@ void run_kernel(const LaunchRecord &L) {
             k++;
             start_block(*bp, L, (unsigned)(b % c.grid.x), (unsigned)(b / c.grid.x % c.grid.y), (unsigned)(b / c.grid.x / c.grid.y), order);
         } else if (!waiting.empty()) {
+            /* Round robin; the random schedule resumes a random one, so that a block may run on
+               while an earlier one stays half done. */
+            if (permute && waiting.size() > 1) std::swap(waiting.front(), waiting[next_random() % waiting.size()]);
             bp = waiting.front();
             waiting.pop_front();
             resume_block(*bp);

@@ -1,0 +1,511 @@
+/**
+ * @file test_10_scan.c
+ * @brief Grader for lesson 10: block-level scans (Hillis-Steele and warp shuffles), scans of any
+ *        length over several kernels (inclusive and exclusive), stream compaction, and the
+ *        single-pass scan with decoupled look-back, against scan_cpu.c on seeded inputs of awkward
+ *        sizes (1, 31, 32, 33, primes, several levels of block sums), several block sizes, under
+ *        every simulator schedule.
+ *
+ * Unsigned scans must match exactly (random 32-bit values, sums wrap); float scans within
+ * scan_float_tolerance of a sum kept in double. Outputs and workspaces start as 0xFF bytes, 64
+ * bytes after each output must stay untouched, and the input must be left as it was.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "scan.h"
+
+static const GradeExercise kExercises[] = {
+    {"10.1", 3, "block_scan_hs_kernel + block_scan_warp_kernel: a block-level inclusive scan, Hillis-Steele in a double buffer and warp shuffles", 0,
+     "block_scan_hs_kernel block_scan_warp_kernel"},
+    {"10.2", 3, "scan_blocks_kernel + add_offsets_kernel + scan_gpu: any n, inclusive and exclusive, block sums scanned recursively", 0,
+     "scan_blocks_kernel add_offsets_kernel"},
+    {"10.3", 2, "compact_flags_kernel + compact_scatter_kernel + compact_gpu: stream compaction with an exclusive scan of flags", 0,
+     "compact_flags_kernel compact_scatter_kernel"},
+    {"10.4", 5, "scan_single_pass_kernel: a single-pass scan with tickets and decoupled look-back", 0, "scan_single_pass_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#define CANARY 64 /* bytes after each output that must stay 0xFF */
+#define SHOW 5    /* mismatches shown */
+
+static int on_gpu(void) { return grade_schedule_count() == 1; }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* What a run is, and the diagnosis of a wrong one.                                                 */
+
+typedef enum { K_HS, K_WARP, K_MULTI, K_SINGLE } Kind;
+static const char *kFunction[] = {"block_scan_hs_gpu", "block_scan_warp_gpu", "scan_%s_gpu", "scan_single_pass_%s_gpu"};
+
+typedef struct {
+    Kind kind;
+    int is_float;
+    size_t n;
+    int exclusive;
+    unsigned block;           /* 10.1, 10.2; 0 for 10.4 */
+    const void *in;           /* host copy of the input */
+    const void *want;         /* the right answer */
+    int order_dependent;      /* the same input passed under another schedule */
+    char what[256];
+} Run;
+
+static unsigned u32(const void *p, size_t i) { return ((const unsigned *)p)[i]; }
+static float f32(const void *p, size_t i) { return ((const float *)p)[i]; }
+
+/* Float tolerances per element (scan_float_tolerance of the elements summed so far). */
+static double *float_tolerances(const float *in, size_t n, int exclusive) {
+    double *tol = grade_alloc(n * sizeof(double)), s = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!exclusive) s += fabs((double)in[i]);
+        tol[i] = scan_float_tolerance(exclusive ? i : i + 1, s);
+        if (exclusive) s += fabs((double)in[i]);
+    }
+    return tol;
+}
+
+static int element_ok(const Run *r, const void *got, size_t i, const double *tol) {
+    if (!r->is_float) return u32(got, i) == u32(r->want, i);
+    float g = f32(got, i), w = f32(r->want, i);
+    return !isnan(g) && fabs((double)g - (double)w) <= tol[i];
+}
+
+static size_t count_bad(const Run *r, const void *got, const double *tol, size_t *first) {
+    size_t bad = 0;
+    *first = r->n;
+    for (size_t i = 0; i < r->n; i++)
+        if (!element_ok(r, got, i, tol)) {
+            if (!bad) *first = i;
+            bad++;
+        }
+    return bad;
+}
+
+/* 1 when got equals the unsigned array ref on [from, to). */
+static int same_range(const void *got, const unsigned *ref, size_t from, size_t to) {
+    for (size_t i = from; i < to; i++)
+        if (u32(got, i) != ref[i]) return 0;
+    return 1;
+}
+
+static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
+    size_t n = r->n;
+    if (r->order_dependent) {
+        if (r->kind == K_HS)
+            return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- read from one half of "
+                   "the double buffer and write to the other, swap them after each step, and __syncthreads() after every step "
+                   "(a single buffer read and written in the same step lets a thread read a value already updated in that step)";
+        if (r->kind == K_WARP || r->kind == K_MULTI)
+            return "the result changes with the order threads run in: a missing __syncthreads() around the per-warp sums -- after "
+                   "the warps write their totals, and again after warp 0 has scanned them, before anyone reads them";
+        return "the result changes with the order the blocks run in: the look-back used a tile's status before it was ready -- "
+               "wait (read again) while a status you need says nothing is published (STATUS_X), and keep walking back past a tile "
+               "that has published only its own sum (STATUS_AGG) until one has published its inclusive prefix (STATUS_INC)";
+    }
+    unsigned garbage = 0;
+    for (size_t i = first; i < n; i++) garbage += !r->is_float && u32(got, i) == 0xFFFFFFFFu && u32(r->want, i) != 0xFFFFFFFFu;
+    if (!r->is_float && garbage == n - first && n - first > 0) {
+        snprintf(buf, cap,
+                 "elements %zu to %zu were never written (they still hold the 0xFF bytes the buffer started with): is the grid "
+                 "rounded up, (n + block - 1) / block blocks, and does every element of the last, partial tile get written?",
+                 first, n - 1);
+        return buf;
+    }
+    if (r->is_float) return "float sums off by more than rounding: check the float path (T(0) as the identity, the same code as for unsigned)";
+    const unsigned *in = r->in;
+    unsigned *ref = grade_alloc(n * sizeof(unsigned));
+    const char *why = NULL;
+    if (r->kind == K_MULTI || r->kind == K_SINGLE) {
+        scan_uint_cpu(in, ref, n, !r->exclusive);
+        if (same_range(got, ref, 0, n))
+            why = r->exclusive ? "off by one element: this is the inclusive scan (out[i] counts in[i] too); the exclusive scan is "
+                                 "out[i] = in[0] + ... + in[i-1], with out[0] = 0"
+                               : "off by one element: this is the exclusive scan (out[i] leaves in[i] out); the inclusive scan is "
+                                 "out[i] = in[0] + ... + in[i], so out[0] = in[0]";
+    }
+    if (!why && r->kind == K_MULTI && n > r->block) {
+        /* each tile scanned on its own: the offsets never added */
+        for (size_t t = 0; t < n; t += r->block) scan_uint_cpu(in + t, ref + t, n - t < r->block ? n - t : r->block, r->exclusive);
+        if (same_range(got, ref, 0, n))
+            why = "every tile of `block` elements restarts at 0: the block sums were not added -- scan the block sums (exclusive) "
+                  "and add sums[b] to every element of tile b";
+        else if (n % r->block && same_range(got, r->want, 0, n / r->block * r->block) && same_range(got, ref, n / r->block * r->block, n)) {
+            snprintf(buf, cap,
+                     "the last, partial tile (elements %zu to %zu) did not get its carry, the sum of the tiles before it: the add "
+                     "kernel's grid must be rounded up too, and cover every tile of the scan",
+                     n / r->block * r->block, n - 1);
+            why = buf;
+        } else if (n > (size_t)r->block * r->block && first >= (size_t)r->block * r->block) {
+            snprintf(buf, cap,
+                     "right up to element %zu = block * block, wrong from there: there are %zu block sums, more than one block of %u "
+                     "threads can scan -- scan the block sums with the same multi-level scan (recursively), not with a single block",
+                     (size_t)r->block * r->block - 1, (n + r->block - 1) / r->block, r->block);
+            why = buf;
+        }
+    }
+    if (!why && (r->kind == K_HS || r->kind == K_WARP)) {
+        scan_uint_cpu(in, ref, n, 0);
+        if (same_range(got, ref, 0, n))
+            why = "this is the scan of the whole input: here each block scans only its own tile of `block` elements (10.2 joins "
+                  "them)";
+        else {
+            size_t t = first / r->block * r->block;
+            scan_uint_cpu(in + t, ref, n - t < r->block ? n - t : r->block, 1);
+            if (u32(got, first) == ref[first - t])
+                why = "off by one element: out[i] must include in[i] (an inclusive scan)";
+            else if (r->kind == K_WARP)
+                why = "a step of the scan adds the wrong value: in step d (1, 2, 4, 8, 16), lane l adds the value __shfl_up_sync "
+                      "brings from lane l - d only when l >= d; then warp w > 0 adds the scanned total of warps 0..w-1";
+            else
+                why = "a step of the scan adds the wrong value: in step d (1, 2, 4, ... < blockDim.x), element t becomes "
+                      "src[t] + src[t - d] when t >= d, else src[t], and every thread finishes a step (__syncthreads()) before "
+                      "any reads the next";
+        }
+    }
+    free(ref);
+    if (why) return why;
+    if (r->kind == K_SINGLE)
+        return "wrong prefix sums: check the tile's own scan (each thread's items, then across the block), the look-back (it sums "
+               "aggregates until an inclusive prefix), and that the tile publishes exclusive prefix + aggregate as its inclusive prefix";
+    return "wrong prefix sums: out[i] = in[0] + ... + in[i] (inclusive) or up to in[i-1] (exclusive)";
+}
+
+static void fail_scan(const Run *r, const void *got, const double *tol, int schedule) {
+    size_t first, bad = count_bad(r, got, tol, &first);
+    char msg[3500], buf[600];
+    int len = snprintf(msg, sizeof msg, "%s (schedule %s, GRADE_SEED=%llu): %zu of %zu elements differ", r->what,
+                       grade_schedule_name(schedule), (unsigned long long)grade_seed(), bad, r->n);
+    int shown = 0;
+    for (size_t i = first; i < r->n && shown < SHOW && len < 2500; i++) {
+        if (element_ok(r, got, i, tol)) continue;
+        if (r->is_float)
+            len += snprintf(msg + len, sizeof msg - len, "\n    [%zu] got %.9g, want %.9g (tolerance %.3g)", i, f32(got, i), f32(r->want, i), tol[i]);
+        else
+            len += snprintf(msg + len, sizeof msg - len, "\n    [%zu] got %u (0x%08X), want %u (0x%08X)", i, u32(got, i), u32(got, i),
+                            u32(r->want, i), u32(r->want, i));
+        shown++;
+    }
+    snprintf(msg + len, sizeof msg - len, "\n  likely mistake: %s", likely_mistake(r, got, first, buf, sizeof buf));
+    ck_assert_msg(0, "%s", msg);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Running a scan.                                                                                  */
+
+typedef struct {
+    void *d_in, *d_out, *d_work;
+    size_t n, work_bytes;
+} Dev;
+
+static void dev_alloc(Dev *d, size_t n) {
+    d->n = n;
+    d->work_bytes = scan_workspace_bytes(n);
+    /* exactly n input elements: a read past the end is caught on the simulator */
+    ck_assert(cudaMalloc(&d->d_in, n * 4) == cudaSuccess);
+    ck_assert(cudaMalloc(&d->d_out, n * 4 + CANARY) == cudaSuccess);
+    ck_assert(cudaMalloc(&d->d_work, d->work_bytes) == cudaSuccess);
+}
+static void dev_free(Dev *d) {
+    cudaFree(d->d_in);
+    cudaFree(d->d_out);
+    cudaFree(d->d_work);
+}
+
+/* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
+   write past the output, or a changed input. */
+static void run_once(const Run *r, Dev *d, int s, void *got) {
+    grade_use_schedule(s);
+    grade_poison_device(d->d_out, r->n * 4 + CANARY);
+    grade_poison_device(d->d_work, d->work_bytes);
+    cudaError_t e;
+    switch (r->kind) {
+    case K_HS: e = block_scan_hs_gpu(d->d_in, d->d_out, r->n, r->block); break;
+    case K_WARP: e = block_scan_warp_gpu(d->d_in, d->d_out, r->n, r->block); break;
+    case K_MULTI:
+        e = r->is_float ? scan_float_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work)
+                        : scan_uint_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work);
+        break;
+    default:
+        e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
+    }
+    GRADE_EXPECT_CUDA_OK(e, r->what);
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d->d_out, r->n * 4 + CANARY, cudaMemcpyDeviceToHost), "copying the result back (an error here comes from a kernel)");
+    const unsigned char *canary = (const unsigned char *)got + r->n * 4;
+    for (int i = 0; i < CANARY; i++)
+        ck_assert_msg(canary[i] == 0xFF, "%s (schedule %s): wrote byte %d past the end of the %zu-element output\n  likely mistake: a missing `if (i < n)` guard on a store",
+                      r->what, grade_schedule_name(s), i, r->n);
+    if (r->kind == K_MULTI || r->kind == K_SINGLE) {
+        void *back = grade_alloc(r->n * 4);
+        GRADE_EXPECT_CUDA_OK(cudaMemcpy(back, d->d_in, r->n * 4, cudaMemcpyDeviceToHost), "copying the input back");
+        int same = memcmp(back, r->in, r->n * 4) == 0;
+        free(back);
+        ck_assert_msg(same, "%s (schedule %s): the input d_in was changed\n  likely mistake: the block scans write into d_in, or the "
+                            "block sums are kept in d_in; use d_out and d_work", r->what, grade_schedule_name(s));
+    }
+}
+
+/* Runs r on every schedule in [0, nsched); on a mismatch, reruns the same input under the other
+   schedules before explaining (a pass there means the result depends on the order). */
+static void check_run(Run *r, Dev *d, int nsched) {
+    size_t bytes = r->n * 4 + CANARY;
+    void *got = grade_alloc(bytes), *again = grade_alloc(bytes);
+    double *tol = r->is_float ? float_tolerances(r->in, r->n, r->exclusive) : NULL;
+    for (int s = 0; s < nsched; s++) {
+        size_t first;
+        run_once(r, d, s, got);
+        if (!count_bad(r, got, tol, &first)) continue;
+        for (int s2 = 0; s2 < grade_schedule_count() && !r->order_dependent; s2++) {
+            if (s2 == s) continue;
+            run_once(r, d, s2, again);
+            if (!count_bad(r, again, tol, &first)) r->order_dependent = 1;
+        }
+        fail_scan(r, got, tol, s);
+    }
+    free(got);
+    free(again);
+    free(tol);
+}
+
+/* Makes an input of n elements (unsigned: random 32-bit; float: random in [-1, 1), never 0) and the
+   right answer, and checks `kind` with each block size under nsched schedules. */
+static void check_scan(Kind kind, int is_float, size_t n, int exclusive, const unsigned *blocks, int nblocks, int nsched) {
+    uint64_t seed = grade_seed() + 7919u * (uint64_t)kind + 31u * (uint64_t)is_float + n;
+    void *in = grade_alloc(n * 4), *want = grade_alloc(n * 4);
+    if (is_float) grade_fill_floats(in, n, seed, -1.0f, 1.0f);
+    else grade_fill_bytes(in, n * 4, seed);
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemcpy(d.d_in, in, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int b = 0; b < nblocks; b++) {
+        Run r = {.kind = kind, .is_float = is_float, .n = n, .exclusive = exclusive, .block = blocks ? blocks[b] : 0, .in = in, .want = want};
+        if (kind == K_HS || kind == K_WARP) block_scan_cpu(in, want, n, r.block);
+        else if (is_float) scan_float_cpu(in, want, n, exclusive);
+        else scan_uint_cpu(in, want, n, exclusive);
+        char fn[64];
+        snprintf(fn, sizeof fn, kFunction[kind], is_float ? "float" : "uint");
+        if (blocks)
+            snprintf(r.what, sizeof r.what, "%s%s, n = %zu, block %u, input seed %llu", fn, kind == K_MULTI ? (exclusive ? " (exclusive)" : " (inclusive)") : "",
+                     n, r.block, (unsigned long long)seed);
+        else
+            snprintf(r.what, sizeof r.what, "%s, n = %zu, input seed %llu", fn, n, (unsigned long long)seed);
+        check_run(&r, &d, nsched);
+    }
+    dev_free(&d);
+    free(in);
+    free(want);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 10.1                                                                                            */
+
+/* 1, less than a warp, a warp, a warp and one, several tiles plus a partial one, a prime. */
+static const size_t kSizes1[] = {1, 31, 32, 33, 1000, 4099, 20011};
+#define N_SIZES1 (int)(sizeof kSizes1 / sizeof kSizes1[0])
+static const unsigned kBlocks1[] = {32, 96, 256, 1024};
+
+START_TEST(test_hillis_steele_scans_each_tile_exactly) { check_scan(K_HS, 0, kSizes1[_i], 0, kBlocks1, 4, grade_schedule_count()); }
+END_TEST
+START_TEST(test_warp_shuffle_scan_scans_each_tile_exactly) { check_scan(K_WARP, 0, kSizes1[_i], 0, kBlocks1, 4, grade_schedule_count()); }
+END_TEST
+START_TEST(test_block_scans_are_exact_on_a_large_input) {
+    static const unsigned b[] = {128};
+    size_t n = on_gpu() ? ((size_t)1 << 24) + 3 : ((size_t)1 << 18) + 3;
+    check_scan(K_HS, 0, n, 0, b, 1, 1);
+    check_scan(K_WARP, 0, n, 0, b, 1, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 10.2                                                                                            */
+
+/* 1025 = 32 * 32 + 1 needs two levels of block sums with blocks of 32; 33013 (prime) three. */
+static const size_t kSizes2[] = {1, 31, 32, 1000, 1025, 4099, 33013};
+#define N_SIZES2 (int)(sizeof kSizes2 / sizeof kSizes2[0])
+static const unsigned kBlocks2[] = {32, 96, 1024};
+
+START_TEST(test_multi_kernel_scan_is_exact_inclusive_and_exclusive) {
+    check_scan(K_MULTI, 0, kSizes2[_i], 0, kBlocks2, 3, grade_schedule_count());
+    check_scan(K_MULTI, 0, kSizes2[_i], 1, kBlocks2, 3, grade_schedule_count());
+}
+END_TEST
+START_TEST(test_multi_kernel_scan_of_floats_is_within_rounding) {
+    static const unsigned b[] = {32, 256};
+    check_scan(K_MULTI, 1, kSizes2[_i], 0, b, 2, 1);
+    check_scan(K_MULTI, 1, kSizes2[_i], 1, b, 2, 1);
+}
+END_TEST
+START_TEST(test_multi_kernel_scan_is_exact_on_a_large_input) {
+    static const unsigned b[] = {32, 1024};
+    size_t n = on_gpu() ? ((size_t)1 << 26) + 7 : 300007;
+    check_scan(K_MULTI, 0, n, 0, b, 2, 1);
+    check_scan(K_MULTI, 1, n, 1, b + 1, 1, 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 10.3                                                                                            */
+
+static const size_t kSizes3[] = {1, 31, 1000, 4099, 12007};
+#define N_SIZES3 (int)(sizeof kSizes3 / sizeof kSizes3[0])
+/* about half kept, few kept, all kept, none kept */
+static const float kThresholds[] = {0.0f, 0.9f, -2.0f, 2.0f};
+static const unsigned kBlocks3[] = {64, 256};
+
+static int cmp_float(const void *x, const void *y) {
+    float a = *(const float *)x, b = *(const float *)y;
+    return a < b ? -1 : a > b;
+}
+
+static int same_multiset_prefix(const float *got, const float *want, size_t count) {
+    /* the same elements in another order? (sorting copies; count is small enough) */
+    float *a = grade_alloc(count * sizeof(float) + 4), *b = grade_alloc(count * sizeof(float) + 4);
+    memcpy(a, got, count * sizeof(float));
+    memcpy(b, want, count * sizeof(float));
+    qsort(a, count, sizeof(float), cmp_float);
+    qsort(b, count, sizeof(float), cmp_float);
+    int same = memcmp(a, b, count * sizeof(float)) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+static void check_compact(size_t n, int nsched) {
+    uint64_t seed = grade_seed() + 104729u + n;
+    float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    float *got = grade_alloc(n * sizeof(float) + CANARY);
+    grade_fill_floats(in, n, seed, -1.0f, 1.0f);
+    float *d_in, *d_out;
+    unsigned *d_count;
+    void *d_work;
+    size_t work = compact_workspace_bytes(n);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, n * sizeof(float) + CANARY) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_work, work) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, in, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int k = 0; k < 4; k++)
+        for (int b = 0; b < 2; b++)
+            for (int s = 0; s < (k == 0 ? nsched : 1); s++) { /* the order of threads matters most when half are kept */
+                float th = kThresholds[k];
+                size_t want_count = compact_cpu(in, want, n, th);
+                char what[256];
+                snprintf(what, sizeof what, "compact_gpu, n = %zu, keeping x > %g (%zu of %zu kept), block %u, input seed %llu, schedule %s, GRADE_SEED=%llu", n, th,
+                         want_count, n, kBlocks3[b], (unsigned long long)seed, grade_schedule_name(s), (unsigned long long)grade_seed());
+                grade_use_schedule(s);
+                grade_poison_device(d_out, n * sizeof(float) + CANARY);
+                grade_poison_device(d_count, sizeof(unsigned));
+                grade_poison_device(d_work, work);
+                GRADE_EXPECT_CUDA_OK(compact_gpu(d_in, d_out, n, th, d_count, kBlocks3[b], d_work), what);
+                unsigned count = 0;
+                GRADE_EXPECT_CUDA_OK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost), "copying the count back");
+                GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_out, n * sizeof(float) + CANARY, cudaMemcpyDeviceToHost), "copying the result back");
+                ck_assert_msg(count != 0xFFFFFFFFu, "%s: *d_count was never written\n  likely mistake: the thread of the last element writes "
+                                                    "the count, pos[n-1] + flag[n-1] (and n = 0 sets it to 0)", what);
+                if (count != want_count) {
+                    int last_kept = in[n - 1] > th;
+                    ck_assert_msg(0, "%s: count %u, want %zu\n  likely mistake: %s", what, count, want_count,
+                                  last_kept && count + 1 == want_count ? "the count misses the last element: the exclusive scan's last value "
+                                                                         "pos[n-1] counts the kept elements before it; add flag[n-1]"
+                                  : !last_kept && count == want_count + 1 ? "one too many: the count is pos[n-1] + flag[n-1], not pos[n-1] + 1"
+                                                                          : "count = pos[n-1] + flag[n-1], with pos the exclusive scan of the flags");
+                }
+                size_t bad = 0, first = 0;
+                for (size_t i = 0; i < want_count; i++)
+                    if (memcmp(&got[i], &want[i], 4)) {
+                        if (!bad) first = i;
+                        bad++;
+                    }
+                if (bad) {
+                    const char *why;
+                    if (want_count > 1 && !memcmp(&got[1], &want[0], 4) && !memcmp(&got[want_count - 1], &want[want_count - 2], 4))
+                        why = "everything moved one place up: the positions came from an inclusive scan; a kept element goes to the "
+                              "number of kept elements *before* it, the exclusive scan";
+                    else if (same_multiset_prefix(got, want, want_count))
+                        why = "the right elements, but not in their input order: the position of a kept element must be the exclusive "
+                              "scan of the flags (the number of kept elements before it); an atomic counter hands out places in "
+                              "whatever order the threads arrive";
+                    else
+                        why = "out[pos[i]] = in[i] for every kept element, pos being the exclusive scan of the flags in[i] > threshold";
+                    ck_assert_msg(0, "%s: %zu of the %zu kept elements are wrong; first at [%zu]: got %.9g, want %.9g\n  likely mistake: %s", what, bad,
+                                  want_count, first, got[first], want[first], why);
+                }
+                for (size_t i = want_count; i < n; i++) {
+                    uint32_t bits;
+                    memcpy(&bits, &got[i], 4);
+                    ck_assert_msg(bits == 0xFFFFFFFFu, "%s: d_out[%zu] was written, past the %zu kept elements\n  likely mistake: write only the "
+                                                       "kept elements (if (keep) out[pos[i]] = in[i])", what, i, want_count);
+                }
+                const unsigned char *canary = (const unsigned char *)(got + n);
+                for (int i = 0; i < CANARY; i++)
+                    ck_assert_msg(canary[i] == 0xFF, "%s: wrote past the end of d_out", what);
+            }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_count);
+    cudaFree(d_work);
+    free(in);
+    free(want);
+    free(got);
+}
+
+START_TEST(test_compaction_keeps_the_right_elements_in_order) { check_compact(kSizes3[_i], grade_schedule_count()); }
+END_TEST
+START_TEST(test_compaction_of_nothing_counts_zero) {
+    unsigned *d_count, count = 1;
+    void *d_work;
+    ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_work, compact_workspace_bytes(0)) == cudaSuccess);
+    grade_poison_device(d_count, sizeof(unsigned));
+    GRADE_EXPECT_CUDA_OK(compact_gpu(NULL, NULL, 0, 0.0f, d_count, 256, d_work), "compact_gpu with n = 0");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost), "copying the count back");
+    ck_assert_msg(count == 0, "compact_gpu with n = 0: *d_count = %u, want 0\n  likely mistake: with nothing to compact, still set *d_count to 0 "
+                              "(cudaMemsetAsync)", count);
+    cudaFree(d_count);
+    cudaFree(d_work);
+}
+END_TEST
+START_TEST(test_compaction_on_a_large_input) { check_compact(on_gpu() ? ((size_t)1 << 24) + 1 : 131073, 1); }
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 10.4                                                                                            */
+
+/* Around one tile of 4096 (the reference's), many tiles (look-back windows of 32 and more). */
+static const size_t kSizes4[] = {1, 31, 4095, 4096, 4097, 40009, 150001};
+#define N_SIZES4 (int)(sizeof kSizes4 / sizeof kSizes4[0])
+
+START_TEST(test_single_pass_scan_is_exact_under_every_block_order) { check_scan(K_SINGLE, 0, kSizes4[_i], 0, NULL, 1, grade_schedule_count()); }
+END_TEST
+START_TEST(test_single_pass_scan_of_floats_is_within_rounding) { check_scan(K_SINGLE, 1, kSizes4[_i], 0, NULL, 1, grade_schedule_count()); }
+END_TEST
+START_TEST(test_single_pass_scan_is_exact_on_a_large_input) {
+    size_t n = on_gpu() ? ((size_t)1 << 26) + 3 : ((size_t)1 << 20) + 3;
+    check_scan(K_SINGLE, 0, n, 0, NULL, 1, 1);
+    check_scan(K_SINGLE, 1, n, 0, NULL, 1, 1);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("10-scan");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "10.1");
+    tcase_add_loop_test(tc, test_hillis_steele_scans_each_tile_exactly, 0, N_SIZES1);
+    tcase_add_loop_test(tc, test_warp_shuffle_scan_scans_each_tile_exactly, 0, N_SIZES1);
+    tcase_add_test(tc, test_block_scans_are_exact_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "10.2");
+    tcase_add_loop_test(tc, test_multi_kernel_scan_is_exact_inclusive_and_exclusive, 0, N_SIZES2);
+    tcase_add_loop_test(tc, test_multi_kernel_scan_of_floats_is_within_rounding, 0, N_SIZES2);
+    tcase_add_test(tc, test_multi_kernel_scan_is_exact_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "10.3");
+    tcase_add_test(tc, test_compaction_of_nothing_counts_zero);
+    tcase_add_loop_test(tc, test_compaction_keeps_the_right_elements_in_order, 0, N_SIZES3);
+    tcase_add_test(tc, test_compaction_on_a_large_input);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "10.4");
+    tcase_add_loop_test(tc, test_single_pass_scan_is_exact_under_every_block_order, 0, N_SIZES4);
+    tcase_add_loop_test(tc, test_single_pass_scan_of_floats_is_within_rounding, 0, N_SIZES4);
+    tcase_add_test(tc, test_single_pass_scan_is_exact_on_a_large_input);
+    return s;
+}
+
+int main(void) { return grade_main("10", kExercises, N_EXERCISES, build_suite); }
