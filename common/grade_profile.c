@@ -224,8 +224,9 @@ void grade_require_no_bank_conflicts(const char *kernel) {
     if (!measured_or_note(kernel, &p, what)) return;
     ck_assert_msg(p.shared_load_conflicts == 0 && p.shared_store_conflicts == 0,
                   "the values are right, but `%s` has shared-memory bank conflicts: %llu on loads (in %llu requests) and %llu on stores "
-                  "(in %llu requests). Threads of a warp that read different words of one bank wait for each other; a column of a "
-                  "[32][32] float tile is all in one bank: pad each row by one element ([32][33]). `make profile LESSON=NN` shows the line",
+                  "(in %llu requests). The words one warp request touches must fall in 32 different banks (4-byte banks, bank = word "
+                  "index %% 32); threads that read different words of one bank wait for each other. For a column of a [32][32] float "
+                  "tile, pad each row by one element ([32][33]). `make profile LESSON=NN` shows the line",
                   kernel, p.shared_load_conflicts, p.shared_load_requests, p.shared_store_conflicts, p.shared_store_requests);
 }
 
