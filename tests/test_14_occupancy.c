@@ -77,7 +77,8 @@ static int same_result(const OccResult *a, const OccResult *b) {
            fabs(a->occupancy - b->occupancy) < 1e-9;
 }
 
-/* What a calculator that forgot one rule would say: the grader recognises these mistakes. */
+/* What a calculator that forgot one rule would say: when the student's result is exactly that, the
+   grader names the rule; otherwise it names the first limit that differs. */
 static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const OccResult *got) {
     static const struct {
         int rule;
@@ -89,10 +90,14 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
             "block's bytes UP to a multiple of it (the allocation granularity)"},
         {3, "each resident block also costs smem_reserved_per_block (1 KiB on an H200) of shared memory: add it before rounding"},
         {4, "the register file is split in reg_sub_partitions quarters, each holding whole warps: warps per SM = floor(regs_per_sm / "
-            "sub_partitions / registers per warp) x sub_partitions, not regs_per_sm / registers per warp"},
+            "reg_sub_partitions / registers per warp) x reg_sub_partitions, not regs_per_sm / registers per warp"},
         {5, "threads are resident in whole warps: a block of 33 threads takes 2 warps (round threads / warp_size UP)"},
         {6, "a block's shared memory is static_smem + dynamic_smem: count both"},
     };
+    OccResult right;
+    occupancy_calc_cpu(k, d, &right);
+    static char both[1200];
+    const char *found = NULL;
     for (size_t i = 0; i < sizeof kRules / sizeof kRules[0]; i++) {
         OccDevice dd = *d;
         OccKernel kk = *k;
@@ -102,7 +107,7 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
         case 2: dd.smem_alloc_unit = 1; break;
         case 3: dd.smem_reserved_per_block = 0; break;
         case 4: dd.reg_sub_partitions = 1; break;
-        case 5: /* floor instead of ceil: as if the block had fewer threads */
+        case 5: /* floor instead of ceil: as if the block had whole warps only */
             if (kk.threads_per_block % dd.warp_size == 0 || kk.threads_per_block < dd.warp_size) continue;
             kk.threads_per_block = kk.threads_per_block / dd.warp_size * dd.warp_size;
             break;
@@ -111,11 +116,30 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
             kk.static_smem = 0;
         }
         occupancy_calc_cpu(&kk, &dd, &want);
-        if (want.blocks_per_sm == got->blocks_per_sm && (want.by_registers == got->by_registers || want.by_shared == got->by_shared))
-            return kRules[i].hint;
+        if (!same_result(&want, &right) && want.by_registers == got->by_registers && want.by_shared == got->by_shared &&
+            want.by_warps == got->by_warps && want.blocks_per_sm == got->blocks_per_sm) {
+            if (!found) {
+                found = kRules[i].hint;
+                continue;
+            }
+            /* two forgotten rules give the same figures here: name both */
+            snprintf(both, sizeof both, "%s; or: %s", found, kRules[i].hint);
+            return both;
+        }
     }
-    if (got->blocks_per_sm && got->limits == 0) return "limits must have a bit for each limit equal to blocks_per_sm";
-    return "compare each by_ value with the rules in occupancy.h; blocks_per_sm is the smallest of the four";
+    if (found) return found;
+    if (got->by_warps != right.by_warps || got->warps_per_sm != right.warps_per_sm)
+        return "by_warps: the block's warps are ceil(threads / warp_size); the SM holds max_threads_per_sm / warp_size warps; a block "
+               "larger than max_threads_per_block cannot run (0); warps_per_sm = blocks_per_sm x the block's warps";
+    if (got->by_registers != right.by_registers)
+        return "by_registers: registers per warp rounded up to reg_alloc_unit; whole warps per quarter of the file; 0 when the block's "
+               "registers exceed regs_per_block (with its warps rounded up to a multiple of reg_sub_partitions) or a thread's exceed "
+               "max_regs_per_thread";
+    if (got->by_shared != right.by_shared)
+        return "by_shared: static + dynamic + reserved, rounded up to smem_alloc_unit; 0 when static + dynamic exceeds "
+               "smem_per_block_optin";
+    if (got->limits != right.limits) return "limits must have a bit for each limit equal to blocks_per_sm (several may be)";
+    return "compare each field with the rules in occupancy.h; blocks_per_sm is the smallest of the four limits";
 }
 
 /* One case: the student's occupancy_calc against the reference; fails the test with both. */
@@ -692,6 +716,12 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
     cudaError_t e = process_batched(h_in, h_out, n, max_batch, &st);
     if (budget) probe_limit_device_memory(0);
     cudaError_t pending = cudaGetLastError();
+    ck_assert_msg(e != cudaErrorMemoryAllocation || !budget || st.batch == 0 || st.batch == (size_t)0x5A5A5A5A5A5A5A5Aull ||
+                      2 * st.batch * sizeof(float) > free_bytes,
+                  "%s returned cudaErrorMemoryAllocation after settling on a batch of %zu floats that fits\n  likely mistake: the failed "
+                  "cudaMalloc's error was still pending, and a later check (cudaGetLastError() after the launch) reported it as its own: "
+                  "once you have handled it by halving the batch, clear it with cudaGetLastError()",
+                  what, st.batch);
     ck_assert_msg(e == cudaSuccess,
                   "%s returned %s\n  likely mistake: %s", what, judge_error_name(e),
                   e == cudaErrorMemoryAllocation
@@ -725,8 +755,6 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
         ck_assert_msg(st.batch == first || st.failed_allocations > 0,
                       "%s used a smaller batch than min(max_batch, n) = %zu, but reports no failed cudaMalloc", what, first);
     }
-    size_t batches = (n + st.batch - 1) / st.batch;
-    ck_assert_msg(st.batches == batches, "%s reported %zu batches of %zu; ceil(n / batch) is %zu", what, st.batches, st.batch, batches);
     GradeCompare cmp = {.what = what, .n = n};
     char *diff = grade_diff_floats(h_out, want, &cmp);
     if (diff) {
@@ -742,6 +770,8 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
         }
         grade_fail_if(diff, &cmp, __FILE__, __LINE__);
     }
+    size_t batches = (n + st.batch - 1) / st.batch;
+    ck_assert_msg(st.batches == batches, "%s reported %zu batches of %zu; ceil(n / batch) is %zu", what, st.batches, st.batch, batches);
 done:
     cudaFreeHost(h_in);
     cudaFreeHost(h_out);
