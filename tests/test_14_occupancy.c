@@ -631,6 +631,7 @@ START_TEST(test_a_refused_launch_is_reported_at_its_check_and_not_left_pending) 
         char report[REPORT_CAP], what[160];
         memset(report, REPORT_POISON, sizeof report);
         snprintf(what, sizeof what, "scale_checked_gpu(n = %zu, block %u)", n, bad_blocks[i]);
+        cudaGetLastError(); /* start with nothing pending */
         cudaError_t e = scale_checked_gpu(d, n, 3.0f, bad_blocks[i], report, sizeof report);
         ck_assert_msg(e != cudaSuccess,
                       "%s returned cudaSuccess, but a block of %u threads is refused at the launch (nothing ran)\n  likely mistake: check "
@@ -708,6 +709,7 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
     for (size_t i = 0; i < n; i++) want[i] = transform_cpu(h_in[i]);
     grade_poison_floats(h_out, n);
     size_t free_bytes = budget ? probe_limit_device_memory(budget) : 0;
+    cudaGetLastError(); /* start with nothing pending: what is pending afterwards is this call's */
     BatchStats st;
     memset(&st, 0x5A, sizeof st);
     char what[200];
@@ -805,6 +807,7 @@ START_TEST(test_no_room_at_all_returns_out_of_memory_and_leaks_nothing) {
     ck_assert(cudaMallocHost((void **)&h_out, n * sizeof(float)) == cudaSuccess);
     grade_fill_floats(h_in, n, grade_seed() + 5, -1.0f, 1.0f);
     size_t free_bytes = probe_limit_device_memory(4);
+    cudaGetLastError();
     BatchStats st;
     cudaError_t e = process_batched(h_in, h_out, n, 1024, &st);
     probe_limit_device_memory(0);

@@ -33,6 +33,53 @@ else
   else note "nvcc not found: not needed for the simulator"; fi
 fi
 
+# Versions, the way a program meets them: build a one-line kernel with the workbook's flags and run
+# it. A runtime newer than the driver, or machine code for another GPU, shows here with its error.
+if [ -n "$driver_cuda" ] && command -v nvcc >/dev/null 2>&1 && [ -n "${cc:-}" ]; then
+  gpu_arch="sm_${cc/./}"
+  arch="${ARCH:-$gpu_arch}"
+  if ! nvcc --list-gpu-arch 2>/dev/null | grep -qx "compute_${cc/./}"; then
+    fix "nvcc $toolkit cannot build for this GPU ($gpu_arch is newer than the toolkit): install a CUDA toolkit that lists compute_${cc/./} in nvcc --list-gpu-arch"
+  fi
+  [ "$arch" != "$gpu_arch" ] && note "ARCH=$arch, but this GPU is $gpu_arch: programs need machine code (SASS) of the GPU's major version or PTX the driver can compile"
+  probe_dir=$(mktemp -d)
+  cat >"$probe_dir/probe.cu" <<'PROBE'
+#include <cstdio>
+__global__ void probe_kernel(int *p) { *p = 42; }
+int main() {
+    int rt = 0, drv = 0, *d = nullptr, h = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    cudaError_t e = cudaMalloc(&d, sizeof(int));
+    if (e == cudaSuccess) {
+        probe_kernel<<<1, 1>>>(d);
+        e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess && h != 42) e = cudaErrorUnknown;
+    }
+    printf("%d.%d %d.%d %s %s\n", rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cudaGetErrorName(e), cudaGetErrorString(e));
+    return e != cudaSuccess;
+}
+PROBE
+  if ! nvcc -arch="$arch" -o "$probe_dir/probe" "$probe_dir/probe.cu" >"$probe_dir/build.log" 2>&1; then
+    fix "nvcc -arch=$arch cannot build a one-line kernel: $(head -1 "$probe_dir/build.log") -- is ARCH right (nvcc --list-gpu-arch)?"
+  else
+    read -r rt drv err text < <("$probe_dir/probe" 2>/dev/null; true)
+    case "${err:-}" in
+      cudaSuccess) ok "a kernel built with -arch=$arch runs on this GPU (runtime $rt, driver supports $drv)" ;;
+      cudaErrorNoKernelImageForDevice)
+        fix "a kernel built with -arch=$arch fails on this $gpu_arch GPU: $err, \"$text\": the binary has neither $gpu_arch code nor PTX the driver can compile; build with ARCH=$gpu_arch (or without ARCH: the Makefile reads the GPU) after make clean" ;;
+      cudaErrorInsufficientDriver)
+        if [ "$drv" = 0.0 ]; then fix "no NVIDIA driver answers (cudaDriverGetVersion says 0): install the driver, or load its kernel module (nvidia-smi must work)"; else fix "every CUDA call fails: $err, \"$text\": the runtime ($rt) is newer than the driver supports ($drv); update the NVIDIA driver, or use a toolkit <= $drv"; fi ;;
+      cudaErrorUnsupportedPtxVersion)
+        fix "a kernel built with -arch=$arch fails: $err, \"$text\": its PTX is newer than the driver ($drv) can compile; update the driver, or build with ARCH=$gpu_arch (machine code, no PTX needed)" ;;
+      "") fix "the one-line kernel built with -arch=$arch crashed without a word: run $probe_dir/probe by hand" ;;
+      *) fix "a one-line kernel built with -arch=$arch fails: $err, \"$text\" (runtime $rt, driver supports $drv)" ;;
+    esac
+  fi
+  rm -rf "$probe_dir"
+fi
+
 for tool in g++ gcc python3 patch pkg-config; do
   if command -v $tool >/dev/null 2>&1; then ok "$tool"; else fix "$tool is missing: sudo apt-get install ${tool/g++/g++} "; fi
 done

@@ -325,8 +325,11 @@ extern "C" {
 static cudaError_t out_of_memory(const char *fn, size_t size, MemKind kind) {
     char b[300];
     bool dev = kind == MEM_DEVICE || kind == MEM_MANAGED;
-    snprintf(b, sizeof b, "%s(%zu bytes): out of memory (%s %zu bytes); returns cudaErrorMemoryAllocation", fn, size,
-             dev ? "the simulated device has SIM_DEVICE_MEMORY =" : "the host has", dev ? device_memory_size() : host_ram());
+    if (dev)
+        snprintf(b, sizeof b, "%s(%zu bytes): out of memory (%zu of the simulated device's %zu bytes are free%s); returns cudaErrorMemoryAllocation",
+                 fn, size, device_bytes_free(), device_memory_size(), g_memory_override ? ", a size the program set" : ": SIM_DEVICE_MEMORY");
+    else
+        snprintf(b, sizeof b, "%s(%zu bytes): out of memory (the host has %zu bytes); returns cudaErrorMemoryAllocation", fn, size, host_ram());
     warn(b);
     return record(cudaErrorMemoryAllocation);
 }

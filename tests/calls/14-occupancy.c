@@ -37,7 +37,7 @@ static int64_t call_probe_attributes(const RunnerCall *c) {
     const void *f = lesson_kernel((int)rc_i64(c, 0));
     memset(out, 0, sizeof *out);
     out->func = (uint64_t)(uintptr_t)f;
-    cudaFuncAttributes a;
+    struct cudaFuncAttributes a;
     cudaError_t e = cudaFuncGetAttributes(&a, f);
     if (e != cudaSuccess) return e;
     out->num_regs = a.numRegs;
@@ -59,7 +59,7 @@ static int64_t call_probe_api_best_block(const RunnerCall *c) {
     const void *f = lesson_kernel((int)rc_i64(c, 0));
     size_t per_thread = rc_u64(c, 1);
     int limit = (int)rc_i64(c, 2), dev = 0, dev_max = 0, warp = 32, best = 0, best_blocks = 0, best_threads = 0;
-    cudaFuncAttributes a;
+    struct cudaFuncAttributes a;
     if (cudaFuncGetAttributes(&a, f) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&dev_max, cudaDevAttrMaxThreadsPerBlock, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, dev) != cudaSuccess)
@@ -89,7 +89,7 @@ static int64_t call_probe_limit_device_memory(const RunnerCall *c) {
     if (budget) {
         /* Load the lesson's kernels first: with lazy loading their code would take device memory
            from the budget at their first launch. */
-        cudaFuncAttributes a;
+        struct cudaFuncAttributes a;
         for (int k = 0; k < KERNEL_COUNT; k++) cudaFuncGetAttributes(&a, lesson_kernel(k));
         if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && free_b > budget) {
             size_t take = free_b - budget;
