@@ -245,7 +245,7 @@ $(B)/judge/$(1)/test.o: $$($(1)_TEST) lessons/$(1)/*.h $(JUDGE_DEPS) | need-chec
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
 	$(Q)$(JUDGE_CC) -Ilessons/$(1) $(CHECK_CFLAGS) -c $$< -o $$@
-$(B)/judge/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h $(JUDGE_DEPS)
+$(B)/judge/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h $(wildcard tests/calls/$(1).h lessons/$(1)/*/*.h) $(JUDGE_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [judge])
 	$(Q)$(JUDGE_CC) -Ilessons/$(1) -c $$< -o $$@
@@ -254,7 +254,7 @@ $(B)/judge/$(1)/judge: $(B)/judge/$(1)/test.o $(B)/judge/$(1)/calls.o $$(patsubs
 	$(Q)gcc -o $$@ $$^ $(CHECK_LIBS) -lm
 
 # the runner's side of the calls
-$(B)/runner/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h common/*.h $(CC_DEPS)
+$(B)/runner/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h $(wildcard tests/calls/$(1).h lessons/$(1)/*/*.h) common/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< [runner])
 	$(Q)$(CC_C) -DGRADE_RUNNER_SIDE $$($(1)_INC) -c $$< -o $$@

@@ -381,6 +381,24 @@ inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t 
                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
     return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
+/* The runtime's C form: the symbol given as its address (`(const void *)c_taps`, or a `const void *`
+ * handed down by a helper). Its size is not known here, so `count` is trusted. */
+inline cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return simcuda_memcpy_symbol((char *)symbol + offset, src, count, kind);
+}
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return simcuda_memcpy_symbol(dst, (const char *)symbol + offset, count, kind);
+}
+inline cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = 0) {
+    return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
+    return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
 template <class T>
 inline cudaError_t cudaGetSymbolAddress(void **dev, const T &symbol) {
     *dev = (void *)&symbol;
