@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 
 static int g_profile_available = -1; /* -1 unknown, 0 this runner cannot count, 1 it can */
+static char g_why[512];              /* why nothing could be counted, when known */
 
 #ifndef SIMCUDA
 /* On a GPU: Nsight Compute's metrics, in RpcProfile's order (the atomics have no column). */
@@ -126,10 +127,12 @@ void grade_profile_begin(void) {
     judge_begin(&c, "profile.Control", 0);
     judge_u64(&c, 1);
     g_profile_available = judge_finish(&c) == 1;
+    snprintf(g_why, sizeof g_why, "this lesson's runner was built without the simulator's profiler (PROFILED_RUNNER in its lesson.mk)");
 #else
     const char *ncu = getenv("GRADE_NCU");
     g_profile_available = ncu && *ncu;
     g_ncu_count = 0;
+    snprintf(g_why, sizeof g_why, "Nsight Compute (ncu) is not installed here");
     if (!g_profile_available) return;
     char metrics[2048] = "";
     for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
@@ -147,7 +150,7 @@ void grade_profile_end(void) {
 #else
     if (g_profile_available != 1) return;
     char csv[4200];
-    if (judge_ncu_end(csv, sizeof csv)) read_ncu_csv(csv);
+    if (judge_ncu_end(csv, sizeof csv, g_why, sizeof g_why)) read_ncu_csv(csv);
     if (!g_ncu_count) g_profile_available = 0; /* ncu ran no kernel or could not read the counters */
 #endif
 }
@@ -198,7 +201,9 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
 static int measured_or_note(const char *kernel, GradeProfile *p, const char *property) {
     if (sanitizing()) return 0;
     if (grade_profile_get(kernel, p)) return 1;
-    grade_note_unchecked(property);
+    char what[1024];
+    snprintf(what, sizeof what, "%s; %s", property, g_why[0] ? g_why : "this runner cannot count");
+    grade_note_unchecked(what);
     return 0;
 }
 

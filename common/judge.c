@@ -967,8 +967,9 @@ void judge_ncu_begin(const char *ncu, const char *metrics) {
     snprintf(g_ncu_metrics, sizeof g_ncu_metrics, "%s", metrics);
 }
 
-int judge_ncu_end(char *csv_path, size_t size) {
+int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size) {
     csv_path[0] = '\0';
+    snprintf(why, why_size, "Nsight Compute did not run");
     int ran = g_runner.pid > 0;
     if (ran) {
         /* end of requests: the runner returns, and ncu writes its report and exits */
@@ -977,6 +978,20 @@ int judge_ncu_end(char *csv_path, size_t size) {
         char log[PATH_MAX + 16];
         snprintf(log, sizeof log, "%.4000s/ncu.csv", g_runner.dir);
         if (status != -1 && !access(log, R_OK)) snprintf(csv_path, size, "%s", log);
+        /* the usual reason: the driver lets only administrators read the counters, and the
+           student's code never runs as one */
+        for (int k = 0; k < 2; k++) {
+            FILE *f = fopen(k ? g_runner.output : log, "r");
+            char line[1024];
+            while (f && fgets(line, sizeof line, f))
+                if (strstr(line, "ERR_NVGPUCTRPERM")) {
+                    snprintf(why, why_size, "the GPU's driver lets only administrators read its performance counters "
+                                            "(ERR_NVGPUCTRPERM), and graded code never runs as one; an administrator can allow it with the "
+                                            "nvidia module option NVreg_RestrictProfilingToAdminUsers=0");
+                    csv_path[0] = '\0';
+                }
+            if (f) fclose(f);
+        }
     }
     g_ncu[0] = '\0';
     return csv_path[0] != '\0';

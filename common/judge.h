@@ -81,8 +81,9 @@ int judge_sanitizing(void);
     (comma-separated) for every kernel. Device buffers of the runner before it are gone. */
 void judge_ncu_begin(const char *ncu, const char *metrics);
 /** Ends the pass: waits for ncu's report; 1 with its CSV's path (valid until the next runner
-    starts), 0 when there is none (ncu failed, e.g. no permission to read the GPU's counters). */
-int judge_ncu_end(char *csv_path, size_t size);
+    starts), 0 when there is none, with the reason in `why` (e.g. no permission to read the GPU's
+    counters). */
+int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);
 /** Pinned host memory the judge made with cudaMallocHost: refreshed from the runner (after a
