@@ -84,6 +84,7 @@ int main(void) {
     int ok[4] = {0, 0, 0, 0};
     for (int w = 0; w < 4; w++) {
         dev.which = w;
+        CUDA_CHECK(cudaMemset(dev.out, 0xFF, sizeof(float))); /* NaN: a version that writes nothing cannot show the last one's sum */
         cudaError_t e = w == 0   ? reduce_interleaved_gpu(dev.in, n, dev.out, dev.scratch, 256)
                         : w == 1 ? reduce_sequential_gpu(dev.in, n, dev.out, dev.scratch, 256)
                         : w == 2 ? reduce_shuffle_gpu(dev.in, n, dev.out, dev.scratch, 256)
@@ -93,7 +94,8 @@ int main(void) {
         CUDA_CHECK(cudaMemcpy(&got, dev.out, sizeof got, cudaMemcpyDeviceToHost));
         ok[w] = !isnan(got) && fabs(got - exact) <= tol;
         if (!ok[w]) {
-            printf("  %-34s %.6f   WRONG (off by %.3g): `make check LESSON=06` explains\n", names[w], got, fabs(got - exact));
+            if (isnan(got)) printf("  %-34s NaN: WRONG (*d_out never written?): `make check LESSON=06` explains\n", names[w]);
+            else printf("  %-34s %.6f   WRONG (off by %.3g): `make check LESSON=06` explains\n", names[w], got, fabs(got - exact));
             continue;
         }
         double ms = bench_median_ms(run, &dev, 1, reps);
