@@ -373,7 +373,7 @@ docs: ## build the HTML docs (lesson pages, annotated sources, plots) into build
 	$(Q)if [ -d docs/pictures ]; then cp -r docs/pictures $(BUILD)/docs/html/; fi
 	$(Q)theme=$(DOCS_THEME_DIR)/doxygen-awesome.css; \
 	  if [ ! -f $$theme ]; then theme=; echo "docs: doxygen-awesome-css not installed: apt-get install doxygen-awesome-css; using Doxygen's plain theme"; fi; \
-	  DOCS_THEME_CSS=$$theme doxygen docs/Doxyfile
+	  DOCS_OUT=$(BUILD)/docs DOCS_THEME_CSS=$$theme doxygen docs/Doxyfile
 	@if [ -s $(BUILD)/docs/warnings.log ]; then cat $(BUILD)/docs/warnings.log; echo "docs: Doxygen warnings (above)"; exit 1; fi
 	@if [ -s $(BUILD)/docs/filter.log ]; then cat $(BUILD)/docs/filter.log; echo "docs: links in the Markdown pages that lead nowhere (above): fix the paths"; exit 1; fi
 	$(Q)python3 tools/docs_check_links.py $(BUILD)/docs/html

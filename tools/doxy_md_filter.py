@@ -26,10 +26,10 @@ import sys
 LINK = re.compile(r"(!?)\[([^\]]+)\]\(((?!https?:|mailto:|#|@ref)[^)\s]+)\)")
 LABEL = re.compile(r"\{#([A-Za-z0-9_]+)\}")
 ROOT = os.getcwd()  # Doxygen runs from the repository root (see the Makefile's docs target)
-HTML_DIR = os.path.join(ROOT, "build", "docs", "html")
+HTML_DIR = os.path.join(os.environ.get("DOCS_OUT") or os.path.join(ROOT, "build", "docs"), "html")
 PLOTS = os.path.join(HTML_DIR, "plots")
 PICTURES = os.path.join(ROOT, "docs", "pictures")
-LOG = os.path.join(ROOT, "build", "docs", "filter.log")
+LOG = os.path.join(os.path.dirname(HTML_DIR), "filter.log")
 SOURCE_EXT = (".c", ".h", ".cu")
 # Pages whose links to other pages make those pages their children in the navigation tree.
 PARENTS = ("docs/mainpage.md", "docs/results/README.md")
