@@ -163,10 +163,11 @@ int cuda_error_is_sticky(cudaError_t err);
 
 /** 14.3: the check behind CHECK(call). err == cudaSuccess: returns cudaSuccess and leaves `report`
     alone. Otherwise writes (like snprintf: at most cap bytes, NUL-terminated) the one line
-        <file>:<line>: <call> failed: <cudaGetErrorName(err)> (<cudaGetErrorString(err)>) -- sticky: the context is lost, end the process
+        FILE:LINE: CALL failed: NAME (TEXT) -- sticky: the context is lost, end the process
     or, for an error that is not sticky,
-        <file>:<line>: <call> failed: <cudaGetErrorName(err)> (<cudaGetErrorString(err)>) -- not sticky: later calls still work
-    and returns err. */
+        FILE:LINE: CALL failed: NAME (TEXT) -- not sticky: later calls still work
+    where FILE, LINE and CALL are the arguments, NAME is cudaGetErrorName(err) and TEXT
+    cudaGetErrorString(err); and returns err. */
 cudaError_t check_cuda(cudaError_t err, const char *call, const char *file, int line, char *report, size_t cap);
 
 /** 14.3: d[i] *= factor for i < n, with scale_kernel in blocks of `block` threads, and waits. Every
