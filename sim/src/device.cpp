@@ -59,7 +59,8 @@ int occupancy_blocks_per_sm(const void *func, int block_size, size_t dynamic_sme
     if (dynamic_smem > kMaxSharedPerBlockOptin) return 0;
     int warps = (block_size + 31) / 32;
     int by_threads = 64 / warps; /* 2048 threads = 64 warps per multiprocessor */
-    int by_smem = (int)((228 * 1024) / (dynamic_smem + 1024));
+    /* dynamic bytes plus the 1 KiB reserve, in units of 128 bytes (cuda_occupancy.h, cc 8.x/9.x) */
+    int by_smem = (int)((228 * 1024) / ((dynamic_smem + 1024 + 127) / 128 * 128));
     int n = by_threads < 32 ? by_threads : 32;
     return n < by_smem ? n : by_smem;
 }
