@@ -1,10 +1,11 @@
-/* cublas_v2.h -- the simulator's stand-in for cuBLAS's header: enough of the types and functions for
-   the workbook's lessons to compile on the CPU simulator, usable from C and C++.
+/* cublas_v2.h -- the simulator's cuBLAS header: the subset of cuBLAS the workbook uses, usable from C
+   and C++ (sim/src/cublas_stub.cpp runs it on OpenBLAS, Debian's libopenblas-dev, loaded when the
+   first handle is created).
 
-   The simulator has no cuBLAS. Every function here is a stub (sim/src/cublas_stub.cpp) that prints
-   one note to stderr and returns CUBLAS_STATUS_NOT_SUPPORTED, so a program can notice and skip its
-   cuBLAS part; exercises that need cuBLAS are graded on a GPU only. The numeric values of the
-   enumerations are cuBLAS's own, so a status printed here means the same as on a GPU. */
+   Handles, streams, math and pointer modes, SGEMM/DGEMM and their strided-batched forms, with
+   cuBLAS's argument checks and statuses; the work is queued on the handle's stream like a kernel
+   and runs when the program waits. The numeric values of the enumerations are cuBLAS's own, so a
+   status printed here means the same as on a GPU. */
 #ifndef SIMCUDA_CUBLAS_V2_H
 #define SIMCUDA_CUBLAS_V2_H
 #ifndef CUBLAS_API_H_
@@ -53,6 +54,13 @@ typedef enum {
     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
 } cublasMath_t;
 
+/** Where alpha and beta live: host memory (read during the call, the default) or device memory (read
+    when the queued work runs). */
+typedef enum {
+    CUBLAS_POINTER_MODE_HOST = 0,
+    CUBLAS_POINTER_MODE_DEVICE = 1
+} cublasPointerMode_t;
+
 /** A cuBLAS context (opaque). */
 typedef struct cublasContext *cublasHandle_t;
 
@@ -61,9 +69,24 @@ cublasStatus_t cublasDestroy(cublasHandle_t handle);
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode);
-/** C = alpha * op(A) * op(B) + beta * C, all matrices column-major: op(A) is m x k, op(B) k x n, C m x n. */
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t *stream);
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t *mode);
+cublasStatus_t cublasGetVersion(cublasHandle_t handle, int *version);
+/** C = alpha * op(A) * op(B) + beta * C, all matrices column-major: op(A) is m x k, op(B) k x n, C m x n.
+    CUBLAS_STATUS_INVALID_VALUE for a negative size or a leading dimension below its matrix's rows
+    (lda >= max(1, transa == N ? m : k), ldb >= max(1, transb == N ? k : n), ldc >= max(1, m)). */
 cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha,
                            const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
+cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha,
+                           const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc);
+/** batchCount independent GEMMs: matrix i of A starts at A + i * strideA (elements), likewise B and C. */
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                                         const float *alpha, const float *A, int lda, long long int strideA, const float *B, int ldb,
+                                         long long int strideB, const float *beta, float *C, int ldc, long long int strideC, int batchCount);
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                                         const double *alpha, const double *A, int lda, long long int strideA, const double *B, int ldb,
+                                         long long int strideB, const double *beta, double *C, int ldc, long long int strideC, int batchCount);
 /** The status's name ("CUBLAS_STATUS_INVALID_VALUE") and a sentence about it. */
 const char *cublasGetStatusName(cublasStatus_t status);
 const char *cublasGetStatusString(cublasStatus_t status);
@@ -73,6 +96,11 @@ const char *cublasGetStatusString(cublasStatus_t status);
 #define cublasDestroy_v2 cublasDestroy
 #define cublasSetStream_v2 cublasSetStream
 #define cublasSgemm_v2 cublasSgemm
+#define cublasDgemm_v2 cublasDgemm
+#define cublasGetStream_v2 cublasGetStream
+#define cublasSetPointerMode_v2 cublasSetPointerMode
+#define cublasGetPointerMode_v2 cublasGetPointerMode
+#define cublasGetVersion_v2 cublasGetVersion
 
 #ifdef __cplusplus
 }
