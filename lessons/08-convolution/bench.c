@@ -88,7 +88,12 @@ int main(int argc, char **argv) {
         {"08.3 shared tile + halo, tile 16", tiled, 16, 16, 2.0 * bytes},
         {"08.3 shared tile + halo, tile 32", tiled, 32, 32, 2.0 * bytes},
         {"08.4 row pass, 32x8", rows, 32, 8, 2.0 * bytes},
+        {"08.4 row pass, 64x4", rows, 64, 4, 2.0 * bytes},
+        {"08.4 row pass, 128x2", rows, 128, 2, 2.0 * bytes},
+        {"08.4 row pass, 256x1", rows, 256, 1, 2.0 * bytes},
         {"08.4 column pass, 32x8", cols, 32, 8, 2.0 * bytes},
+        {"08.4 column pass, 32x4", cols, 32, 4, 2.0 * bytes},
+        {"08.4 column pass, 64x4", cols, 64, 4, 2.0 * bytes},
         {"08.4 both passes (2 reads + 2 writes), 32x8", separable, 32, 8, 4.0 * bytes},
     };
     for (int r = 0; r < (int)(sizeof table / sizeof table[0]); r++) {

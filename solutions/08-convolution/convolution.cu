@@ -130,7 +130,9 @@ __constant__ float c_col_taps[CONV_MAX_FW];
 // The row pass reads each pixel once from global memory into shared memory, and each thread then
 // computes ROW_OUTPUTS neighbouring outputs from registers: one 16-byte shared-memory read brings 4
 // pixels, and every pixel serves up to 15 outputs without being read again.
+#ifndef ROW_OUTPUTS // a multiple of 4 (may be set with -D to compare)
 #define ROW_OUTPUTS 4
+#endif
 #define ROW_HALO 8 // at least the largest radius (7), and a multiple of 4 so float4 reads stay aligned
 
 // The taps centred in CONV_MAX_FW slots (see above), from the fw given.
@@ -141,8 +143,8 @@ static void centre_taps(const float *taps, int fw, float *centred) {
 }
 
 // Block: blockDim.y rows, each a segment of ROW_OUTPUTS * blockDim.x outputs. Thread t computes
-// outputs x0 + 4t .. x0 + 4t + 3 from the 20 pixels s[4t .. 4t + 19], where s[j] is the input at
-// x0 - ROW_HALO + j (clamped at the left and right edges when loaded).
+// outputs x0 + 4t .. x0 + 4t + 3 (for ROW_OUTPUTS = 4) from the 20 pixels s[4t .. 4t + 19], where
+// s[j] is the input at x0 - ROW_HALO + j (clamped at the left and right edges when loaded).
 __global__ void conv_rows_kernel(const float *in, float *out, int width, int height) {
     extern __shared__ float4 row_tiles[]; // float4: 16-byte aligned
     const int span = ROW_OUTPUTS * blockDim.x, pitch = span + 2 * ROW_HALO;
@@ -155,22 +157,25 @@ __global__ void conv_rows_kernel(const float *in, float *out, int width, int hei
     __syncthreads();
     const int x = x0 + ROW_OUTPUTS * threadIdx.x;
     if (y >= height || x >= width) return;
-    float v[20];
+    float v[ROW_OUTPUTS + 16];
 #pragma unroll
-    for (int q = 0; q < 5; q++) {
+    for (int q = 0; q < ROW_OUTPUTS / 4 + 4; q++) {
         float4 f = *(const float4 *)&s[ROW_OUTPUTS * threadIdx.x + 4 * q];
         v[4 * q] = f.x, v[4 * q + 1] = f.y, v[4 * q + 2] = f.z, v[4 * q + 3] = f.w;
     }
     // Output x + k needs pixel x + k + 7 - m for tap m, that is v[k + 15 - m]; m ascending, as in
     // the CPU reference, so the sums round the same way.
-    float acc[ROW_OUTPUTS] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float acc[ROW_OUTPUTS];
+#pragma unroll
+    for (int k = 0; k < ROW_OUTPUTS; k++) acc[k] = 0.0f;
 #pragma unroll
     for (int m = 0; m < CONV_MAX_FW; m++)
 #pragma unroll
         for (int k = 0; k < ROW_OUTPUTS; k++) acc[k] += c_row_taps[m] * v[k + 15 - m];
     float *o = out + (size_t)y * width + x;
-    if (width % 4 == 0) { // every row starts 16-byte aligned, and x is a multiple of 4
-        *(float4 *)o = make_float4(acc[0], acc[1], acc[2], acc[3]);
+    if (width % 4 == 0 && x + ROW_OUTPUTS <= width) { // every row starts 16-byte aligned, and x is a multiple of 4
+#pragma unroll
+        for (int k = 0; k < ROW_OUTPUTS; k += 4) *(float4 *)(o + k) = make_float4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
     } else {
         for (int k = 0; k < ROW_OUTPUTS && x + k < width; k++) o[k] = acc[k];
     }

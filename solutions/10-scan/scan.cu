@@ -221,8 +221,15 @@ __device__ __forceinline__ unsigned status_bits(unsigned long long w) { return (
 // A tile: SP_BLOCK threads, each with SP_VEC vectors of 4 elements (16-byte loads). Vector j of
 // thread t is vector j * SP_BLOCK + t of the tile, so every load instruction of a warp reads 512
 // consecutive bytes. The SP_VEC x (SP_BLOCK / 32) per-warp row totals are scanned by one warp.
+#ifndef SP_BLOCK // (both may be set with -D to compare tile shapes: see the lesson's benchmark notes)
 #define SP_BLOCK 256
+#endif
+#ifndef SP_VEC
 #define SP_VEC 4
+#endif
+#ifndef SP_SLEEP_NS
+#define SP_SLEEP_NS 32
+#endif
 #define SP_WARPS (SP_BLOCK / 32)
 #define SP_TILE (SP_BLOCK * SP_VEC * 4)
 static_assert(SP_VEC * SP_WARPS == 32, "one warp scans the row totals");
@@ -265,7 +272,7 @@ __device__ T look_back(unsigned long long *status, unsigned tile, T aggregate) {
         if (__ballot_sync(FULL_MASK, flag == STATUS_X) & need) {
             // A tile we need has not published yet: it has started (it holds a lower ticket), so it
             // will. Back off briefly and read the window again.
-            __nanosleep(32);
+            if (SP_SLEEP_NS) __nanosleep(SP_SLEEP_NS);
             continue;
         }
         exclusive += warp_sum(lane <= first ? from_bits<T>(status_bits(w)) : T(0));
