@@ -1,0 +1,22 @@
+/* calls/13-libraries.h -- the grader's own library calls for lesson 13, answered by the runner (the
+   judge is never linked with a GPU library): handles and a generator to give the student's
+   functions, and the math mode a handle is in. Handles travel as numbers. */
+#ifndef TESTS_CALLS_13_LIBRARIES_H
+#define TESTS_CALLS_13_LIBRARIES_H
+
+#include <stdint.h>
+
+/** A new cuSOLVER handle (status: cusolverDnCreate's). */
+uint64_t l13_cusolver_create(int *status);
+void l13_cusolver_destroy(uint64_t handle);
+/** A new cuBLAS handle (status: cublasCreate's). */
+uint64_t l13_cublas_create(int *status);
+void l13_cublas_destroy(uint64_t handle);
+int l13_cublas_set_math_mode(uint64_t handle, int mode);
+/** The handle's math mode, or -1 when cublasGetMathMode failed. */
+int l13_cublas_get_math_mode(uint64_t handle);
+/** A new cuRAND generator of `type`, seeded with `seed` (status: the first failing call's). */
+uint64_t l13_curand_create(int type, unsigned long long seed, int *status);
+void l13_curand_destroy(uint64_t generator);
+
+#endif

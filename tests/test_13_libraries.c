@@ -1,0 +1,520 @@
+/**
+ * @file test_13_libraries.c
+ * @brief Grader for lesson 13: the cuSOLVER inverse (residual, singular matrices reported, the input
+ *        left alone), batched cuBLAS products (fp32 and TF32, the math mode set on every call), the
+ *        Thrust pipeline and the CUB sort (exact keys, a scan within a float tolerance), and the
+ *        cuRAND estimates of pi (statistically: within six standard deviations, reproducible from
+ *        the seed, independent per call and per thread).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "libraries.h"
+#include "calls/13-libraries.h"
+
+static const GradeExercise kExercises[] = {
+    {"13.1", 4, "inverse_f32_gpu + inverse_f64_gpu: getrf on a copy, workspace query, devInfo checked, getrs against the identity", 0, NULL},
+    {"13.2", 3, "batched_matmul_gpu: one cublasSgemmStridedBatched on row-major batches (C^T = B^T A^T), math mode set per call", 0, NULL},
+    {"13.3", 3, "cdf_thrust_gpu + sort_pairs_cub_gpu: Thrust transform/sort_by_key/reduce/exclusive_scan with your kernel; CUB's two-call sort",
+     0, "cdf_normalise_kernel"},
+    {"13.4", 3, "pi_curand_host_gpu + pi_curand_device_gpu: a generator that continues its sequence; curand_init per thread", 0,
+     "count_inside_kernel pi_device_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#define SEED_TEXT "GRADE_SEED=%llu"
+#define SEED (unsigned long long)grade_seed()
+
+static int is_device_garbage_f(float f) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b == GRADE_DEVICE_GARBAGE_BITS;
+}
+
+/* ============================================================================================== */
+/* 13.1: the inverse                                                                               */
+
+/* Sizes: scalars, tiny, odd ones, a multiple of a warp, a prime above a panel, and a real one. */
+static const int kInvSizes[] = {1, 2, 3, 17, 64, 129, 250};
+#define N_INV_SIZES (int)(sizeof kInvSizes / sizeof kInvSizes[0])
+
+/* max |A X - I| over the elements, in double, for row-major n x n A and X (X transposed when t). */
+static double residual(const double *A, const double *X, int n, int t) {
+    double worst = 0;
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++) {
+            double s = 0;
+            for (int k = 0; k < n; k++) s += A[(size_t)r * n + k] * (t ? X[(size_t)c * n + k] : X[(size_t)k * n + c]);
+            double e = fabs(s - (r == c));
+            if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
+        }
+    return worst;
+}
+
+static double norm_inf(const double *X, int n) {
+    double best = 0;
+    for (int r = 0; r < n; r++) {
+        double s = 0;
+        for (int c = 0; c < n; c++) s += fabs(X[(size_t)r * n + c]);
+        if (!(s <= best)) best = isnan(s) ? INFINITY : s;
+    }
+    return best;
+}
+
+static const char *ret_meaning(int ret) {
+    return ret > 0 ? "> 0: singular" : ret < 0 ? "< 0: a CUDA or cuSOLVER call failed" : "0: inverted";
+}
+
+/* One call of the student's inverse (dbl: double precision) on a random or singular matrix. */
+static void check_inverse(int dbl, int n, int singular_row, int schedule) {
+    size_t elem = dbl ? sizeof(double) : sizeof(float), nn = (size_t)n * n;
+    const char *fn = dbl ? "inverse_f64_gpu" : "inverse_f32_gpu";
+    uint64_t seed = grade_seed() * 31 + (uint64_t)n * 7 + (uint64_t)dbl + 1000u * (uint64_t)(singular_row + 1);
+    float *f = grade_alloc(nn * sizeof(float));
+    grade_fill_floats(f, nn, seed, -1.0f, 1.0f);
+    double *A = grade_alloc(nn * sizeof(double)), *X = grade_alloc(nn * sizeof(double));
+    void *h_A = grade_alloc(nn * elem), *h_X = grade_alloc(nn * elem), *h_A_after = grade_alloc(nn * elem);
+    for (size_t i = 0; i < nn; i++) {
+        /* a zero row: row-major A read column-major is A^T, whose column is then zero: U(r+1, r+1) = 0 */
+        if (singular_row >= 0 && (int)(i / n) == singular_row) f[i] = 0.0f;
+        A[i] = f[i];
+        if (dbl) ((double *)h_A)[i] = f[i];
+        else ((float *)h_A)[i] = f[i];
+    }
+    int status = 0;
+    uint64_t handle = l13_cusolver_create(&status);
+    ck_assert_msg(status == 0, "grader: cusolverDnCreate failed with status %d (on the simulator: is liblapacke-dev installed?)", status);
+    void *d_A = NULL, *d_X = NULL;
+    ck_assert(cudaMalloc(&d_A, nn * elem) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_X, nn * elem) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_A, h_A, nn * elem, cudaMemcpyHostToDevice) == cudaSuccess);
+    grade_use_schedule(schedule);
+    grade_poison_device(d_X, nn * elem);
+    int ret = dbl ? inverse_f64_gpu((cusolverDnHandle_t)(uintptr_t)handle, d_A, d_X, n)
+                  : inverse_f32_gpu((cusolverDnHandle_t)(uintptr_t)handle, d_A, d_X, n);
+    if (singular_row >= 0) {
+        ck_assert_msg(ret > 0,
+                      "%s (%d x %d, " SEED_TEXT "): row %d of the matrix is zero, so it is singular, but the function returned %d (%s)\n"
+                      "  likely mistake: %s",
+                      fn, n, n, SEED, singular_row, ret, ret_meaning(ret),
+                      ret == 0 ? "devInfo was not checked: getrf reports a zero pivot only through devInfo (an int in device memory, "
+                                 "written when getrf has run); copy it to the host with cudaMemcpy and return it when it is > 0, "
+                                 "instead of solving with a singular U"
+                               : "a call failed where it should have reported the singular matrix: check getrf's devInfo right after it");
+        ck_assert_msg(ret <= n, "%s (%d x %d, " SEED_TEXT "): returned %d for a singular matrix; devInfo is between 1 and n", fn, n, n, SEED, ret);
+        goto out;
+    }
+    ck_assert_msg(ret == 0,
+                  "%s (%d x %d, " SEED_TEXT "): returned %d (%s) for an invertible random matrix\n"
+                  "  likely mistake: %s",
+                  fn, n, n, SEED, ret, ret_meaning(ret),
+                  ret > 0 ? "devInfo was read before getrf ran, or from the wrong buffer; or getrf was given the wrong size or leading dimension"
+                          : "a CUDA or cuSOLVER call failed: check each status (a workspace of Lwork elements, not bytes; lda = n)");
+    ck_assert(cudaMemcpy(h_X, d_X, nn * elem, cudaMemcpyDeviceToHost) == cudaSuccess);
+    ck_assert(cudaMemcpy(h_A_after, d_A, nn * elem, cudaMemcpyDeviceToHost) == cudaSuccess);
+    ck_assert_msg(memcmp(h_A, h_A_after, nn * elem) == 0,
+                  "%s (%d x %d, " SEED_TEXT "): d_A was changed by the call\n"
+                  "  likely mistake: getrf overwrites its matrix with the factors L and U; factor a copy (cudaMemcpy device to device)",
+                  fn, n, n, SEED);
+    size_t unwritten = 0;
+    for (size_t i = 0; i < nn; i++) {
+        X[i] = dbl ? ((double *)h_X)[i] : ((float *)h_X)[i];
+        unsigned char *b = (unsigned char *)h_X + i * elem;
+        int all_ff = 1;
+        for (size_t k = 0; k < elem; k++) all_ff &= b[k] == 0xFF;
+        unwritten += all_ff;
+    }
+    double r = residual(A, X, n, 0), eps = dbl ? DBL_EPSILON : FLT_EPSILON;
+    /* LU with partial pivoting is backward stable: |A X - I| stays below a small multiple of
+       n eps |A| |X|; a wrong answer is off by O(1). */
+    double bound = 16.0 * n * eps * norm_inf(A, n) * norm_inf(X, n) + 4 * eps;
+    if (r <= bound) goto out;
+    const char *why;
+    if (unwritten == nn) why = "d_inv was never written: getrs overwrites its right-hand sides B with the solution, so B must be d_inv, holding the identity";
+    else if (unwritten) why = "part of d_inv was never written: the identity (and getrs's nrhs and ldb) must cover all n x n elements";
+    else if (n > 1 && residual(A, X, n, 1) <= bound)
+        why = "d_inv holds the transpose of the inverse: getrs solved op(A) X = I with the wrong op; row-major arrays handed to cuSOLVER as "
+              "they are need CUBLAS_OP_N (the column-major view sees A^T, and inv(A^T) read back row-major is inv(A))";
+    else
+        why = "not the inverse: B must start as the identity (zeros and ones on the diagonal), getrs must use getrf's factors and pivots, "
+              "and getrf must run on an n x n copy of A with lda = n";
+    ck_abort_msg("%s (%d x %d, " SEED_TEXT "): max |A * inv - I| = %.3g, allowed %.3g (16 n eps |A| |inv|)\n  likely mistake: %s", fn, n, n,
+                 SEED, r, bound, why);
+out:
+    cudaFree(d_A);
+    cudaFree(d_X);
+    l13_cusolver_destroy(handle);
+    free(f), free(A), free(X), free(h_A), free(h_X), free(h_A_after);
+}
+
+START_TEST(test_inverse_f32_is_an_inverse_at_every_size) {
+    for (int s = 0; s < grade_schedule_count(); s++) check_inverse(0, kInvSizes[_i], -1, s);
+}
+END_TEST
+
+START_TEST(test_inverse_f64_is_an_inverse_at_every_size) {
+    for (int s = 0; s < grade_schedule_count(); s++) check_inverse(1, kInvSizes[_i], -1, s);
+}
+END_TEST
+
+START_TEST(test_inverse_reports_a_singular_matrix) {
+    static const int sizes[] = {1, 5, 40};
+    int n = sizes[_i % 3];
+    check_inverse(_i >= 3, n, (int)(grade_seed() % (uint64_t)n), 0);
+}
+END_TEST
+
+/* ============================================================================================== */
+/* 13.2: batched products                                                                          */
+
+typedef struct {
+    int M, K, N, batch;
+} BShape;
+/* A scalar; odd little ones; many tiny products (the case batching is for); square tiles; shapes
+   that fit no tile; few big ones; a dot product per matrix. */
+static const BShape kBShapes[] = {{1, 1, 1, 1}, {2, 3, 4, 5}, {7, 5, 3, 100}, {16, 16, 16, 64}, {17, 31, 9, 33}, {64, 100, 50, 2}, {1, 300, 1, 7}};
+#define N_BSHAPES (int)(sizeof kBShapes / sizeof kBShapes[0])
+#define CANARY 64
+
+typedef struct {
+    BShape s;
+    float *A, *B, *want, *got;
+    float *d_A, *d_B, *d_C;
+    size_t na, nb, nc;
+} BProblem;
+
+/* alt: C_b as column-major cuBLAS would write A_b, B_b read column-major (the arrays handed over unswapped) */
+static double alt_unswapped(const BProblem *p, int b, int r, int c) {
+    const float *A = p->A + (size_t)b * p->s.M * p->s.K, *B = p->B + (size_t)b * p->s.K * p->s.N;
+    double s = 0;
+    for (int k = 0; k < p->s.K; k++) s += (double)A[(size_t)k * p->s.M + r] * B[(size_t)c * p->s.K + k];
+    return s;
+}
+
+static int matches(const BProblem *p, double tol, int mode) {
+    const BShape *s = &p->s;
+    for (int b = 0; b < s->batch; b++)
+        for (int r = 0; r < s->M; r++)
+            for (int c = 0; c < s->N; c++) {
+                size_t at = (size_t)b * s->M * s->N + (mode == 0 ? (size_t)r * s->N + c : (size_t)c * s->M + r);
+                double want = mode == 2 ? alt_unswapped(p, b, r, c) : p->want[(size_t)b * s->M * s->N + (size_t)r * s->N + c];
+                float g = p->got[at];
+                if (isnan(g) || fabs(g - want) > tol * (1 + fabs(want))) return 0;
+            }
+    return 1;
+}
+
+static const char *explain_batch(const BProblem *p, double tol, int tf32_run) {
+    const BShape *s = &p->s;
+    size_t per = (size_t)s->M * s->N, first_bad = p->nc;
+    for (size_t i = 0; i < p->nc && first_bad == p->nc; i++)
+        if (isnan(p->got[i]) || fabs(p->got[i] - p->want[i]) > tol * (1 + fabs(p->want[i]))) first_bad = i;
+    int rest_unwritten = 1;
+    for (size_t i = per; i < p->nc; i++) rest_unwritten &= is_device_garbage_f(p->got[i]);
+    if (s->batch > 1 && first_bad >= per && rest_unwritten)
+        return "only the first product of the batch was written: batchCount is the number of products, and strideC the distance between "
+               "one C and the next";
+    int all_unwritten = 1;
+    for (size_t i = 0; i < p->nc; i++) all_unwritten &= is_device_garbage_f(p->got[i]);
+    if (all_unwritten) return "C was never written: did cublasSgemmStridedBatched run (check its status), with beta = 0?";
+    if (s->batch > 1 && first_bad >= per)
+        return "the first product is right, the others are not: each stride is the size of one matrix in elements (strideA = M * K, "
+               "strideB = K * N, strideC = M * N), with A's and B's strides moving with the operands";
+    if (s->M > 1 && s->N > 1 && matches(p, tol, 1))
+        return "C came out transposed (column-major): that is C = A B as cuBLAS stores it; ask for C^T = B^T A^T instead (B first, m = N, n = M)";
+    if (s->M > 1 && s->N > 1 && matches(p, tol, 2))
+        return "the row-major arrays were handed to cuBLAS as if they were column-major, A first: compute C^T = B^T A^T instead (B first, "
+               "m = N, n = M, ldb = N, lda = K, ldc = N)";
+    if (!tf32_run && matches(p, 4.0 / 1024 * sqrt((double)s->K), 0))
+        return "close but not fp32-close: that is TF32 (10 mantissa bits); with tf32 == 0 set CUBLAS_DEFAULT_MATH on the handle, which may "
+               "arrive in another mode";
+    return "the products are wrong: C_b = A_b B_b for row-major A_b (M x K) and B_b (K x N)";
+}
+
+static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
+    BProblem p = {.s = s};
+    p.na = (size_t)s.M * s.K * s.batch, p.nb = (size_t)s.K * s.N * s.batch, p.nc = (size_t)s.M * s.N * s.batch;
+    uint64_t seed = grade_seed() * 131 + (uint64_t)s.M * 1000003u + (uint64_t)s.K * 1009u + (uint64_t)s.N * 17u + (uint64_t)s.batch + (uint64_t)salt;
+    p.A = grade_alloc(p.na * 4), p.B = grade_alloc(p.nb * 4), p.want = grade_alloc(p.nc * 4), p.got = grade_alloc((p.nc + CANARY) * 4);
+    grade_fill_floats(p.A, p.na, seed, -1.0f, 1.0f);
+    grade_fill_floats(p.B, p.nb, seed + 1, -1.0f, 1.0f);
+    batched_matmul_cpu(p.A, p.B, p.want, s.M, s.K, s.N, s.batch);
+    ck_assert(cudaMalloc((void **)&p.d_A, p.na * 4) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p.d_B, p.nb * 4) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p.d_C, (p.nc + CANARY) * 4) == cudaSuccess);
+    ck_assert(cudaMemcpy(p.d_A, p.A, p.na * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(p.d_B, p.B, p.nb * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    grade_poison_device(p.d_C, (p.nc + CANARY) * 4);
+    /* The handle arrives in the other mode: the function must set the one it needs. */
+    ck_assert(l13_cublas_set_math_mode(handle, tf32 ? CUBLAS_DEFAULT_MATH : CUBLAS_TF32_TENSOR_OP_MATH) == 0);
+    cublasStatus_t st = batched_matmul_gpu((cublasHandle_t)(uintptr_t)handle, p.d_A, p.d_B, p.d_C, s.M, s.K, s.N, s.batch, tf32);
+    char shape[160];
+    snprintf(shape, sizeof shape, "batched_matmul_gpu (%d products of %d x %d times %d x %d, tf32 = %d, " SEED_TEXT ")", s.batch, s.M, s.K, s.K,
+             s.N, tf32, SEED);
+    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "%s: returned cuBLAS status %d%s", shape, (int)st,
+                  st == CUBLAS_STATUS_INVALID_VALUE ? "\n  likely mistake: CUBLAS_STATUS_INVALID_VALUE: a leading dimension smaller than its "
+                                                     "column-major matrix's rows (for C^T = B^T A^T: ldb = N, lda = K, ldc = N), or a negative size"
+                                                   : "");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(p.got, p.d_C, (p.nc + CANARY) * 4, cudaMemcpyDeviceToHost), "copying C back (an error here comes from cuBLAS)");
+    for (size_t i = p.nc; i < p.nc + CANARY; i++)
+        ck_assert_msg(is_device_garbage_f(p.got[i]),
+                      "%s: wrote element %zu of C, past the end of the %zu-element batch\n  likely mistake: strideC, ldc or the batch count "
+                      "describe more than batch x M x N elements (strideC = M * N, ldc = N)",
+                      shape, i, p.nc);
+    /* fp32: a K-long dot product errs by about sqrt(K) eps; TF32 rounds each input to 2^-11. */
+    double tol = tf32 ? 4.0 / 1024 * sqrt((double)s.K) : 4.0 * s.K * FLT_EPSILON;
+    if (!matches(&p, tol, 0))
+        ck_abort_msg("%s: C differs from the CPU's (tolerance %.2g * (1 + |want|))\n  likely mistake: %s", shape, tol, explain_batch(&p, tol, tf32));
+    int mode = l13_cublas_get_math_mode(handle);
+    ck_assert_msg(mode == (tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+                  "%s: the handle was left in math mode %d, expected %s\n  likely mistake: %s", shape, mode,
+                  tf32 ? "CUBLAS_TF32_TENSOR_OP_MATH (3)" : "CUBLAS_DEFAULT_MATH (0)",
+                  tf32 ? "tf32 != 0 asks for cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH) before the product"
+                       : "the handle arrives in whatever mode its last user left; with tf32 == 0 set CUBLAS_DEFAULT_MATH before the product");
+    cudaFree(p.d_A), cudaFree(p.d_B), cudaFree(p.d_C);
+    free(p.A), free(p.B), free(p.want), free(p.got);
+}
+
+START_TEST(test_batched_products_match_cpu_in_fp32_and_tf32) {
+    int status = 0;
+    uint64_t handle = l13_cublas_create(&status);
+    ck_assert_msg(status == 0, "grader: cublasCreate failed with status %d (on the simulator: is libopenblas-dev installed?)", status);
+    check_batched(kBShapes[_i], handle, 0, 1);
+    check_batched(kBShapes[_i], handle, 1, 2);
+    l13_cublas_destroy(handle);
+}
+END_TEST
+
+/* ============================================================================================== */
+/* 13.3: Thrust and CUB                                                                            */
+
+static const size_t kSortSizes[] = {1, 2, 7, 257, 1000, 4099};
+#define N_SORT_SIZES (int)(sizeof kSortSizes / sizeof kSortSizes[0])
+
+/* Distinct keys: i -> i * odd + c is a bijection of 32-bit words. With `dups`, keys repeat (0..49). */
+static void make_pairs(unsigned *keys, float *vals, size_t n, uint64_t seed, int dups) {
+    grade_fill_ints((int *)keys, n, seed, 0, 49);
+    for (size_t i = 0; i < n; i++)
+        if (!dups) keys[i] = (unsigned)(i * 2654435761u + (unsigned)seed);
+    grade_fill_floats(vals, n, seed + 1, -2.0f, 2.0f);
+}
+
+START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
+    size_t n = kSortSizes[_i];
+    uint64_t seed = grade_seed() * 7 + n;
+    unsigned *keys = grade_alloc(n * 4), *want_keys = grade_alloc(n * 4), *got_keys = grade_alloc(n * 4);
+    float *vals = grade_alloc(n * 4), *want = grade_alloc(n * 4), *got = grade_alloc(n * 4), *sorted = grade_alloc(n * 4);
+    make_pairs(keys, vals, n, seed, 0);
+    cdf_cpu(keys, vals, n, want_keys, sorted, want);
+    void *d_keys, *d_vals, *d_keys_out, *d_cdf;
+    ck_assert(cudaMalloc(&d_keys, n * 4) == cudaSuccess && cudaMalloc(&d_vals, n * 4) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_keys_out, n * 4) == cudaSuccess && cudaMalloc(&d_cdf, n * 4) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_keys, keys, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_vals, vals, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int s = 0; s < grade_schedule_count(); s++) {
+        grade_use_schedule(s);
+        grade_poison_device(d_keys_out, n * 4);
+        grade_poison_device(d_cdf, n * 4);
+        GRADE_EXPECT_CUDA_OK(cdf_thrust_gpu(d_keys, d_vals, n, d_keys_out, d_cdf), "cdf_thrust_gpu");
+        ck_assert(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        ck_assert(cudaMemcpy(got, d_cdf, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        GradeCompare kc = {.what = "cdf_thrust_gpu: the sorted keys", .n = n, .schedule = s};
+        GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
+        /* A float scan of n terms errs by about sqrt(n) eps of the total; a mistake moves values by a whole term or more. */
+        double tol = 8.0 * sqrt((double)n) * FLT_EPSILON;
+        const char *why = NULL;
+        double total = 0, run = 0;
+        for (size_t i = 0; i < n; i++) total += (double)sorted[i] * sorted[i];
+        int inclusive = 1, unnormalised = 1, unsquared = 1, any = 0;
+        double abs_total = 0, run_abs = 0;
+        for (size_t i = 0; i < n; i++) abs_total += fabs(sorted[i]);
+        for (size_t i = 0; i < n; i++) {
+            double w = want[i], g = got[i];
+            if (isnan(g) || fabs(g - w) > tol * (1 + fabs(w))) any = 1;
+            run += (double)sorted[i] * sorted[i];
+            if (isnan(g) || fabs(g - run / total) > tol) inclusive = 0;
+            if (isnan(g) || fabs(g - w * total) > tol * (1 + w * total)) unnormalised = 0;
+            if (isnan(g) || fabs(g - run_abs / abs_total) > tol) unsquared = 0;
+            run_abs += fabs(sorted[i]);
+        }
+        if (!any) continue;
+        if (inclusive) why = "each value includes its own square: that is an inclusive scan (thrust::inclusive_scan); use thrust::exclusive_scan";
+        else if (unnormalised) why = "the scan was not divided by the total: cdf_normalise_kernel multiplies each scanned value by 1 / (sum of squares)";
+        else if (is_device_garbage_f(got[0])) why = "d_cdf was never written: launch cdf_normalise_kernel on the vector's raw pointer (thrust::raw_pointer_cast(v.data()))";
+        else if (got[0] != 0.0f) why = "d_cdf[0] must be 0 (nothing comes before the first pair): an exclusive scan starts at 0";
+        else if (unsquared) why = "the values were not squared: thrust::transform with a functor returning x * x before the scan";
+        else why = "sort the values together with their keys (thrust::sort_by_key), square them, scan exclusively, and divide by the sum of the squares";
+        GradeCompare cmp = {.what = "cdf_thrust_gpu: d_cdf", .n = n, .atol = tol, .rtol = tol, .schedule = s};
+        char *d = grade_diff_floats(got, want, &cmp);
+        ck_abort_msg("%s\n  likely mistake: %s", d ? d : "d_cdf differs", why);
+    }
+    cudaFree(d_keys), cudaFree(d_vals), cudaFree(d_keys_out), cudaFree(d_cdf);
+    free(keys), free(want_keys), free(got_keys), free(vals), free(want), free(got), free(sorted);
+}
+END_TEST
+
+START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
+    size_t n = kSortSizes[_i];
+    uint64_t seed = grade_seed() * 11 + n;
+    unsigned *keys = grade_alloc(n * 4), *want_keys = grade_alloc(n * 4), *got_keys = grade_alloc(n * 4);
+    float *vals = grade_alloc(n * 4), *want = grade_alloc(n * 4), *got = grade_alloc(n * 4);
+    make_pairs(keys, vals, n, seed, 1); /* repeated keys: their values must keep their order */
+    cdf_cpu(keys, vals, n, want_keys, want, NULL);
+    void *d_keys, *d_vals, *d_keys_out, *d_vals_out;
+    ck_assert(cudaMalloc(&d_keys, n * 4) == cudaSuccess && cudaMalloc(&d_vals, n * 4) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_keys_out, n * 4) == cudaSuccess && cudaMalloc(&d_vals_out, n * 4) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_keys, keys, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_vals, vals, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    grade_poison_device(d_keys_out, n * 4);
+    grade_poison_device(d_vals_out, n * 4);
+    GRADE_EXPECT_CUDA_OK(sort_pairs_cub_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out), "sort_pairs_cub_gpu");
+    ck_assert(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    ck_assert(cudaMemcpy(got, d_vals_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    int unwritten = 1;
+    for (size_t i = 0; i < n; i++) unwritten &= got_keys[i] == 0xFFFFFFFFu;
+    ck_assert_msg(!unwritten,
+                  "sort_pairs_cub_gpu (n = %zu, " SEED_TEXT "): the output keys were never written\n"
+                  "  likely mistake: the first SortPairs call (d_temp_storage = NULL) only reports temp_storage_bytes; allocate that many "
+                  "bytes and call SortPairs again with the same arguments to sort",
+                  n, SEED);
+    GradeCompare kc = {.what = "sort_pairs_cub_gpu: the sorted keys", .n = n};
+    GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
+    GradeCompare vc = {.what = "sort_pairs_cub_gpu: the values, in key order (equal keys keep their input order)", .n = n};
+    GRADE_EXPECT_FLOATS(got, want, &vc);
+    cudaFree(d_keys), cudaFree(d_vals), cudaFree(d_keys_out), cudaFree(d_vals_out);
+    free(keys), free(want_keys), free(got_keys), free(vals), free(want), free(got);
+}
+END_TEST
+
+/* ============================================================================================== */
+/* 13.4: Monte-Carlo pi                                                                            */
+
+/* |estimate - pi| within 6 standard deviations of n Bernoulli(pi/4) trials: 4 sqrt(p (1 - p) / n). */
+static double pi_tolerance(double n) { return 6.0 * 4.0 * sqrt(M_PI / 4 * (1 - M_PI / 4) / n); }
+
+static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long long *d_hits, const char *what) {
+    grade_poison_device(d_hits, sizeof *d_hits);
+    int st = pi_curand_host_gpu((curandGenerator_t)(uintptr_t)gen, n, d_hits);
+    ck_assert_msg(st == 0, "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): returned %d (a curandStatus_t or cudaError_t)", what, n, SEED, st);
+    unsigned long long h = 0;
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(&h, d_hits, sizeof h, cudaMemcpyDeviceToHost), "copying the count back");
+    ck_assert_msg(h <= n,
+                  "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): counted %llu points inside, more than the %zu drawn\n"
+                  "  likely mistake: *d_hits arrives holding garbage: zero it (cudaMemset) before counting, on every call",
+                  what, n, SEED, h, n);
+    double est = 4.0 * (double)h / (double)n;
+    ck_assert_msg(fabs(est - M_PI) <= pi_tolerance((double)n),
+                  "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): estimated pi = %.6f, more than six standard deviations (%.4f) from %.6f\n"
+                  "  likely mistake: %s",
+                  what, n, SEED, est, pi_tolerance((double)n), M_PI,
+                  h == 0 ? "nothing was counted: did count_inside_kernel run, over all n points?"
+                         : "each point is (u[2i], u[2i + 1]) from 2n uniforms, inside when x * x + y * y <= 1; every point counts once");
+    return h;
+}
+
+START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
+    static const int types[] = {CURAND_RNG_PSEUDO_DEFAULT, CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    const char *names[] = {"CURAND_RNG_PSEUDO_DEFAULT", "CURAND_RNG_PSEUDO_PHILOX4_32_10"};
+    int t = _i;
+    size_t n = (size_t)1 << 20;
+    unsigned long long seed = grade_seed() * 2654435761u + 17, *d_hits;
+    ck_assert(cudaMalloc((void **)&d_hits, sizeof *d_hits) == cudaSuccess);
+    int st = 0;
+    uint64_t gen = l13_curand_create(types[t], seed, &st);
+    ck_assert_msg(st == 0, "grader: creating a cuRAND generator failed with status %d", st);
+    unsigned long long first = host_api_hits(gen, n, d_hits, names[t]);
+    unsigned long long second = host_api_hits(gen, n, d_hits, names[t]);
+    ck_assert_msg(first != second,
+                  "pi_curand_host_gpu (%s, " SEED_TEXT "): two calls with the same generator counted the same %llu points\n"
+                  "  likely mistake: the generator was re-seeded (or re-created) in the call, so every call draws the same numbers; the "
+                  "caller seeds it once, and each curandGenerateUniform continues its sequence",
+                  names[t], SEED, first);
+    l13_curand_destroy(gen);
+    gen = l13_curand_create(types[t], seed, &st);
+    unsigned long long again = host_api_hits(gen, n, d_hits, names[t]);
+    ck_assert_msg(again == first,
+                  "pi_curand_host_gpu (%s, " SEED_TEXT "): a new generator with the same seed counted %llu points, the first one %llu\n"
+                  "  likely mistake: the numbers must come from the generator given, as seeded by the caller (no generator or seed of "
+                  "your own), so that a run can be repeated",
+                  names[t], SEED, again, first);
+    l13_curand_destroy(gen);
+    cudaFree(d_hits);
+}
+END_TEST
+
+static void device_api_hits(unsigned long long seed, unsigned blocks, unsigned threads, unsigned samples, unsigned *d_hits, unsigned *h) {
+    size_t T = (size_t)blocks * threads;
+    grade_poison_device(d_hits, T * 4);
+    GRADE_EXPECT_CUDA_OK(pi_curand_device_gpu(seed, blocks, threads, samples, d_hits), "pi_curand_device_gpu");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(h, d_hits, T * 4, cudaMemcpyDeviceToHost), "copying the counts back (an error here comes from the kernel)");
+}
+
+START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
+    const unsigned blocks = 32, threads = 128, samples = 256;
+    size_t T = (size_t)blocks * threads;
+    unsigned long long seed = grade_seed() * 40503u + 5;
+    unsigned *d_hits, *a = grade_alloc(T * 4), *b = grade_alloc(T * 4), *c = grade_alloc(T * 4);
+    ck_assert(cudaMalloc((void **)&d_hits, T * 4) == cudaSuccess);
+    device_api_hits(seed, blocks, threads, samples, d_hits, a);
+    unsigned long long total = 0;
+    int all_same = 1, blocks_repeat = 1;
+    for (size_t t = 0; t < T; t++) {
+        ck_assert_msg(a[t] <= samples,
+                      "pi_curand_device_gpu (" SEED_TEXT "): thread %zu reported %u points inside out of %u\n"
+                      "  likely mistake: every thread writes its own count to d_hits[its global index], blockIdx.x * blockDim.x + threadIdx.x",
+                      SEED, t, a[t], samples);
+        total += a[t];
+        all_same &= a[t] == a[0];
+        blocks_repeat &= a[t] == a[t % threads];
+    }
+    ck_assert_msg(!all_same,
+                  "pi_curand_device_gpu (" SEED_TEXT "): all %zu threads counted the same %u points\n"
+                  "  likely mistake: every thread drew the same numbers: curand_init(seed, subsequence, 0, &state) needs a different "
+                  "subsequence per thread (its global index), or the threads are copies of one stream",
+                  SEED, T, a[0]);
+    ck_assert_msg(!blocks_repeat,
+                  "pi_curand_device_gpu (" SEED_TEXT "): every block counted exactly what block 0 counted, thread by thread\n"
+                  "  likely mistake: the subsequence is threadIdx.x, which repeats in every block; use the global index",
+                  SEED);
+    double n = (double)T * samples, est = 4.0 * (double)total / n;
+    ck_assert_msg(fabs(est - M_PI) <= pi_tolerance(n),
+                  "pi_curand_device_gpu (" SEED_TEXT "): estimated pi = %.6f from %zu threads x %u points, more than six standard "
+                  "deviations (%.4f) from %.6f\n  likely mistake: x and y are two curand_uniform draws; a point is inside when x * x + y * y <= 1",
+                  SEED, est, T, samples, pi_tolerance(n), M_PI);
+    device_api_hits(seed, blocks, threads, samples, d_hits, b);
+    ck_assert_msg(memcmp(a, b, T * 4) == 0,
+                  "pi_curand_device_gpu (" SEED_TEXT "): two runs with the same seed gave different counts\n"
+                  "  likely mistake: the state must come from curand_init(seed, global index, 0, &state) alone (no clock, no uninitialised state)",
+                  SEED);
+    device_api_hits(seed + 1, blocks, threads, samples, d_hits, c);
+    ck_assert_msg(memcmp(a, c, T * 4) != 0,
+                  "pi_curand_device_gpu (" SEED_TEXT "): seeds %llu and %llu gave the same counts in every thread\n"
+                  "  likely mistake: the seed is not used: curand_init's first argument is the seed, the second the subsequence (the thread)",
+                  SEED, seed, seed + 1);
+    cudaFree(d_hits);
+    free(a), free(b), free(c);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("13-libraries");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "13.1");
+    tcase_add_loop_test(tc, test_inverse_f32_is_an_inverse_at_every_size, 0, N_INV_SIZES);
+    tcase_add_loop_test(tc, test_inverse_f64_is_an_inverse_at_every_size, 0, N_INV_SIZES);
+    tcase_add_loop_test(tc, test_inverse_reports_a_singular_matrix, 0, 6);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "13.2");
+    tcase_add_loop_test(tc, test_batched_products_match_cpu_in_fp32_and_tf32, 0, N_BSHAPES);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "13.3");
+    tcase_add_loop_test(tc, test_thrust_cdf_matches_cpu_at_every_size, 0, N_SORT_SIZES);
+    tcase_add_loop_test(tc, test_cub_sort_pairs_is_exact_and_stable, 0, N_SORT_SIZES);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "13.4");
+    tcase_add_loop_test(tc, test_host_api_estimate_is_close_continues_and_reproduces, 0, 2);
+    tcase_add_test(tc, test_device_api_estimate_is_close_independent_and_reproducible);
+    return s;
+}
+
+int main(void) { return grade_main("13", kExercises, N_EXERCISES, build_suite); }
