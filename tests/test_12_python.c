@@ -1,0 +1,451 @@
+/**
+ * @file test_12_python.c
+ * @brief Grader for lesson 12: the student's Python (cudalib.py, numba_kernels.py,
+ *        cupy_kernels.py), run by the runner's own Python process on seeded inputs, against the
+ *        CPU references: values, the kernels launched, device memory left behind, and the clear
+ *        exceptions a wrong dtype, a non-contiguous array or mismatched shapes must raise.
+ *
+ * The judge stays C: it makes the inputs, poisons the outputs and compares. The runner passes each
+ * request to tests/calls/12-python.py (calls/12-python.h), which calls the student's function and
+ * writes back the array it returned. An exercise whose package (NumPy, Numba, CuPy) is not usable
+ * on this machine is marked as not checked here, never as failed; 12.4 and 12.5 need a GPU.
+ */
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "judge.h"
+#include "pykernels.h"
+#include "calls/12-python.h"
+
+static const GradeExercise kExercises[] = {
+    {"12.1", 3, "cudalib.vector_add: NumPy arrays through ctypes to vector_add_gpu; wrong dtype, layout or shape refused; nothing leaked", 0,
+     NULL},
+    {"12.2", 3, "cudalib.matmul: 2-D arrays to matmul_tiled_gpu; a transposed view refused", 0, NULL},
+    {"12.3", 2, "numba_kernels: @cuda.jit vector add and grayscale (Numba's own simulator without a GPU)", 0, NULL},
+    {"12.4", 3, "cupy_kernels: pykernels.cu through RawModule on CuPy arrays; a stream waited for before asnumpy", 1, NULL},
+    {"12.5", 2, "cupy_kernels: zero-copy: CuPy, PyTorch and Numba device arrays to the C library and to each other", 1, NULL},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#ifdef SIMCUDA
+#define ON_SIM 1
+#else
+#define ON_SIM 0
+#endif
+
+/* ---------------------------------------------------------------------------------------------- */
+/* One request to the runner's Python, and its reply.                                             */
+
+typedef struct {
+    char status[16];   /* ok, raise, missing, died, error */
+    char launches[512];
+    long leaked;       /* device allocations left behind, -1 unknown */
+    char info[512];    /* what was returned: type=..., dtype=..., shape=..., written=1, ... */
+    char message[PY12_REPLY_BYTES];
+} Reply;
+
+static void field(char **p, char *out, size_t size) {
+    char *tab = *p ? strchr(*p, '\t') : NULL;
+    if (tab) *tab = '\0';
+    snprintf(out, size, "%s", *p ? *p : "");
+    *p = tab ? tab + 1 : NULL;
+}
+
+/* What the Python printed during the call (a traceback, the simulator's message), for the failure. */
+static const char *printed(void) {
+    static char buf[3000];
+    judge_last_call_output(buf, sizeof buf);
+    return buf;
+}
+
+/* Runs one request; returns 1 when the reply is there to check, 0 when the exercise waits for a
+   package this machine lacks (noted: no points, not a failure). Fails the test when Python could
+   not be started or ended during the call. */
+static int ask_optional(const char *what, const char *request, void *blob, size_t bytes, Reply *r, int optional) {
+    char raw[PY12_REPLY_BYTES];
+    memset(raw, 0, sizeof raw);
+    memset(r, 0, sizeof *r);
+    int rc = py12_call(request, blob, bytes, raw, sizeof raw);
+    raw[sizeof raw - 1] = '\0';
+    char *p = raw, leaked[32];
+    field(&p, r->status, sizeof r->status);
+    field(&p, r->launches, sizeof r->launches);
+    field(&p, leaked, sizeof leaked);
+    field(&p, r->info, sizeof r->info);
+    field(&p, r->message, sizeof r->message);
+    r->leaked = strtol(leaked, NULL, 10);
+    if (rc == 2 || !strcmp(r->status, "error"))
+        ck_abort_msg("%s: the grader could not start Python in the runner: %s%s", what, r->message, printed());
+    if (rc == 1 || !strcmp(r->status, "died"))
+        ck_abort_msg("%s: %s during the call, so no Python exception could say why. What it printed:%s\n  (a host pointer passed where a "
+                     "device pointer belongs ends it like this on the simulator; on a GPU, look for an illegal address)",
+                     what, r->message, printed());
+    if (!strcmp(r->status, "missing")) {
+        /* an optional library (PyTorch, Numba in 12.5) missing does not hold the exercise back */
+        if (!optional) grade_note_unchecked(r->message);
+        return 0;
+    }
+    return 1;
+}
+
+static int ask(const char *what, const char *request, void *blob, size_t bytes, Reply *r) { return ask_optional(what, request, blob, bytes, r, 0); }
+
+/* How many launches of `kernel` the call made (from the reply). */
+static long launches_of(const Reply *r, const char *kernel) {
+    const char *s = strstr(r->launches, kernel);
+    if (!s) return 0;
+    const char *colon = strchr(s, ':');
+    return colon ? strtol(colon + 1, NULL, 10) : 0;
+}
+
+/* The call must have returned an array of the expected type and size, made by `kernel`, leaving
+   no device memory behind; then its values are compared. */
+static void expect_array(const char *what, const Reply *r, const char *want_type, const char *kernel, const char *call_hint) {
+    if (!strcmp(r->status, "raise"))
+        ck_abort_msg("%s raised %s\n  on valid inputs it must return the result. The traceback:%s", what, r->message, printed());
+    ck_assert_msg(strstr(r->info, "written=1") != NULL,
+                  "%s returned %s, not %s\n  return the result as an array of the inputs' type and of the result's size%s", what,
+                  r->info, want_type, printed());
+    if (kernel)
+        ck_assert_msg(launches_of(r, kernel) > 0,
+                      "%s returned the right type of array, but `%s` was never launched: the work must be done on the device, by %s "
+                      "(NumPy's own a + b or a @ b on the host does not count)",
+                      what, kernel, call_hint);
+    ck_assert_msg(r->leaked <= 0,
+                  "%s left %ld device allocation(s) behind: every cudaMalloc needs its cudaFree, also when a later call fails (free "
+                  "in a `finally:` block)",
+                  what, r->leaked);
+}
+
+/* The call must have raised `exc` (TypeError or ValueError) and left nothing allocated. `form` says
+   what the input was, `why` what goes wrong when such an input reaches the kernel. A call that
+   returned instead gets `accepted` (with whether its values were right). */
+static void expect_refusal(const char *what, const Reply *r, const char *exc, const char *form, const char *why) {
+    size_t k = strlen(exc);
+    if (!strcmp(r->status, "ok"))
+        ck_abort_msg("%s accepted %s instead of raising %s (it returned %s)\n  why it must refuse: %s", what, form, exc, r->info, why);
+    ck_assert_msg(!strncmp(r->message, exc, k) && r->message[k] == ':',
+                  "%s, given %s, raised %s; it should raise %s\n  why: %s%s", what, form, r->message, exc, why, printed());
+    ck_assert_msg(r->leaked <= 0,
+                  "%s raised %s for %s, as it should, but left %ld device allocation(s) behind: check the inputs before allocating, "
+                  "and free in a `finally:` block",
+                  what, exc, form, r->leaked);
+}
+
+static float *blob_floats(size_t n) { return grade_alloc((n ? n : 1) * sizeof(float) + 64); }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.1 vector_add                                                                                 */
+
+static const size_t kVecSizes[] = {1, 255, 256, 257, 4099, 100003};
+#define N_VEC (int)(sizeof kVecSizes / sizeof kVecSizes[0])
+
+/* a, b seeded; c poisoned. Returns the blob: a | b | c. */
+static float *vec_blob(size_t n, uint64_t seed) {
+    float *blob = blob_floats(3 * n);
+    grade_fill_floats(blob, n, seed, -100.0f, 100.0f);
+    grade_fill_floats(blob + n, n, seed + 1, -100.0f, 100.0f);
+    grade_poison_floats(blob + 2 * n, n);
+    return blob;
+}
+
+/* op: vector_add (12.1), numba_vector_add (12.3), cupy_vector_add (12.4), zero_copy (12.5). */
+static int check_vector(const char *op, const char *extra, size_t n, unsigned block, const char *kernel, const char *hint) {
+    uint64_t seed = grade_seed() + 1200 + n;
+    float *blob = vec_blob(n, seed);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    char req[256], what[256];
+    snprintf(req, sizeof req, "%s n=%zu block=%u %s", op, n, block, extra);
+    snprintf(what, sizeof what, "%s(n = %zu, block = %u%s%s)", op, n, block, extra[0] ? ", " : "", extra);
+    Reply r;
+    int go = ask(what, req, blob, 3 * n * sizeof(float), &r);
+    if (go) {
+        expect_array(what, &r, "a float32 array of n elements", kernel, hint);
+        GradeCompare cmp = {.what = "c = a + b", .n = n, .block = block, .atol = 0.0, .rtol = 0.0};
+        GRADE_EXPECT_FLOATS(blob + 2 * n, want, &cmp);
+    }
+    free(blob);
+    free(want);
+    return go;
+}
+
+START_TEST(test_vector_add_matches_the_cpu_at_every_size) {
+    check_vector("vector_add", "", kVecSizes[_i], _i % 2 ? 96 : 256, "vector_add_kernel", "lib.vector_add_gpu");
+}
+END_TEST
+
+static void refuse_vector(const char *form, size_t n, const char *exc, const char *shown, const char *why) {
+    float *blob = vec_blob(n, grade_seed() + 1290);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "vector_add n=%zu block=256 form=%s", n, form);
+    snprintf(what, sizeof what, "vector_add(a, b) with %s", shown);
+    Reply r;
+    if (ask(what, req, blob, 3 * n * sizeof(float), &r)) expect_refusal("vector_add", &r, exc, shown, why);
+    free(blob);
+}
+
+START_TEST(test_vector_add_refuses_wrong_dtypes_layouts_and_shapes) {
+    refuse_vector("float64", 1000, "TypeError", "a float64 array",
+                  "the kernel reads float32: float64 bytes read four at a time are garbage, and n floats are only half the array. "
+                  "Check a.dtype == np.float32 (no silent conversion: a copy the caller did not ask for)");
+    refuse_vector("int32", 1000, "TypeError", "an int32 array", "int32 bits read as float32 are other numbers altogether");
+    refuse_vector("list", 10, "TypeError", "a Python list", "a list has no .ctypes.data: there is no buffer to copy");
+    refuse_vector("strided", 1000, "ValueError", "a non-contiguous array (a[::2] of a longer array)",
+                  "its elements are 8 bytes apart, but cudaMemcpy copies n * 4 consecutive bytes from its first address: half of them "
+                  "are the elements in between. Check a.flags['C_CONTIGUOUS']");
+    refuse_vector("mismatch", 1000, "ValueError", "b one element shorter than a",
+                  "the kernel reads n elements of both: past the end of the shorter one");
+    refuse_vector("twod", 1000, "ValueError", "2-D arrays (2 x 500)", "vector_add is defined on 1-D arrays; say so rather than guess");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.2 matmul                                                                                     */
+
+typedef struct {
+    int M, K, N;
+} Dims;
+static const Dims kMatSizes[] = {{1, 1, 1}, {17, 5, 33}, {16, 16, 16}, {33, 64, 17}, {5, 0, 7}, {70, 37, 100}};
+#define N_MAT (int)(sizeof kMatSizes / sizeof kMatSizes[0])
+
+static float *mat_blob(Dims d, uint64_t seed) {
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
+    float *blob = blob_floats(mk + kn + mn);
+    grade_fill_floats(blob, mk, seed, -1.0f, 1.0f);
+    grade_fill_floats(blob + mk, kn, seed + 1, -1.0f, 1.0f);
+    grade_poison_floats(blob + mk + kn, mn);
+    return blob;
+}
+
+static int check_matmul(const char *op, Dims d, const char *kernel, const char *hint) {
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
+    float *blob = mat_blob(d, grade_seed() + 1220 + (uint64_t)d.M * 7 + d.N);
+    float *want = blob_floats(mn);
+    matmul_cpu(blob, blob + mk, want, d.M, d.K, d.N);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "%s M=%d K=%d N=%d", op, d.M, d.K, d.N);
+    snprintf(what, sizeof what, "%s(A %d x %d, B %d x %d)", op, d.M, d.K, d.K, d.N);
+    Reply r;
+    int go = ask(what, req, blob, (mk + kn + mn) * sizeof(float), &r);
+    if (go) {
+        expect_array(what, &r, "an M x N float32 array", kernel, hint);
+        /* each product is below 1 in magnitude: float32 sums of K of them stay within a few K ulps */
+        GradeCompare cmp = {.what = "C = A B", .n = mn, .width = (size_t)d.N, .atol = 8.0 * (d.K > 0 ? d.K : 1) * FLT_EPSILON,
+                            .rtol = 4.0 * FLT_EPSILON};
+        GRADE_EXPECT_FLOATS(blob + mk + kn, want, &cmp);
+    }
+    free(blob);
+    free(want);
+    return go;
+}
+
+START_TEST(test_matmul_matches_the_cpu_at_every_size) {
+    check_matmul("matmul", kMatSizes[_i], "matmul_naive_kernel", "lib.matmul_tiled_gpu");
+}
+END_TEST
+
+static void refuse_matmul(const char *form, Dims d, const char *exc, const char *shown, const char *why) {
+    size_t total = (size_t)d.M * d.K + (size_t)d.K * d.N + (size_t)d.M * d.N;
+    float *blob = mat_blob(d, grade_seed() + 1295);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "matmul M=%d K=%d N=%d form=%s", d.M, d.K, d.N, form);
+    snprintf(what, sizeof what, "matmul(A, B) with %s", shown);
+    Reply r;
+    if (ask(what, req, blob, total * sizeof(float), &r)) expect_refusal("matmul", &r, exc, shown, why);
+    free(blob);
+}
+
+START_TEST(test_matmul_refuses_transposed_views_wrong_dtypes_and_shapes) {
+    Dims d = {24, 40, 32};
+    refuse_matmul("transposed", d, "ValueError", "a non-contiguous array (B given as b.T, the transpose of a row-major N x K array)",
+                  "B.T is a view: its memory is still the N x K array, row by row, so the kernel, reading K x N row-major, gets the "
+                  "wrong element almost everywhere. Check B.flags['C_CONTIGUOUS'] (np.ascontiguousarray makes a row-major copy)");
+    refuse_matmul("float64", d, "TypeError", "float64 matrices", "the kernel reads float32");
+    refuse_matmul("mismatch", d, "ValueError", "B with one row fewer than A has columns",
+                  "A's K columns must meet B's K rows: the kernel would read past the end of B");
+    refuse_matmul("onedim", d, "ValueError", "a 1-D A", "a matrix has two dimensions: (M, K)");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.3 Numba                                                                                      */
+
+/* Numba's simulator runs one Python thread per CUDA thread (a few thousand a second): small
+   inputs and blocks there, real ones on a GPU. */
+static const size_t kNumbaSizesSim[] = {1, 33, 300}, kNumbaSizesGpu[] = {1, 257, 100003};
+
+START_TEST(test_numba_vector_add_matches_the_cpu) {
+    size_t n = ON_SIM ? kNumbaSizesSim[_i] : kNumbaSizesGpu[_i];
+    check_vector("numba_vector_add", "", n, ON_SIM ? 32 : 128, "vector_add_kernel", "vector_add_kernel[grid, block](...)");
+}
+END_TEST
+
+static const Dims kGraySim[] = {{1, 1, 0}, {7, 5, 0}, {19, 11, 0}}, kGrayGpu[] = {{1, 1, 0}, {17, 9, 0}, {640, 481, 0}};
+
+START_TEST(test_numba_grayscale_matches_the_cpu) {
+    Dims d = ON_SIM ? kGraySim[_i] : kGrayGpu[_i]; /* M: width, K: height */
+    int w = d.M, h = d.K, bx = ON_SIM ? 8 : 16, by = ON_SIM ? 4 : 16;
+    size_t px = (size_t)w * h;
+    unsigned char *blob = grade_alloc(4 * px + 64), *want = grade_alloc(px + 1);
+    grade_fill_bytes(blob, 3 * px, grade_seed() + 1230 + px);
+    memset(blob + 3 * px, 0xA5, px); /* poison */
+    grayscale_cpu(blob, want, w, h);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "numba_grayscale w=%d h=%d bx=%d by=%d", w, h, bx, by);
+    snprintf(what, sizeof what, "grayscale_numba(a %d x %d image, block (%d, %d))", w, h, bx, by);
+    Reply r;
+    if (ask(what, req, blob, 4 * px, &r)) {
+        expect_array(what, &r, "a height x width uint8 array", "grayscale_kernel", "grayscale_kernel[grid, block](...)");
+        GradeCompare cmp = {.what = "gray = (299 r + 587 g + 114 b + 500) / 1000", .n = px, .width = (size_t)w, .block = (unsigned)bx,
+                            .block_y = (unsigned)by};
+        GRADE_EXPECT_BYTES(blob + 3 * px, want, &cmp);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.4 CuPy (a GPU)                                                                               */
+
+static const size_t kCupySizes[] = {1, 257, 100003, (size_t)1 << 22};
+
+START_TEST(test_cupy_vector_add_matches_the_cpu) {
+    check_vector("cupy_vector_add", "", kCupySizes[_i], 256, "vector_add_kernel", "the RawModule's vector_add_kernel");
+}
+END_TEST
+
+START_TEST(test_cupy_matmul_matches_the_cpu) {
+    check_matmul("cupy_matmul", kMatSizes[_i], "matmul_naive_kernel", "the RawModule's matmul_naive_kernel");
+}
+END_TEST
+
+START_TEST(test_cupy_vector_add_refuses_host_arrays) {
+    size_t n = 1000;
+    float *blob = vec_blob(n, grade_seed() + 1240);
+    Reply r;
+    if (ask("vector_add_cupy(NumPy arrays)", "cupy_vector_add n=1000 block=256 form=numpy", blob, 3 * n * sizeof(float), &r))
+        expect_refusal("vector_add_cupy", &r, "TypeError", "NumPy (host) arrays",
+                       "a NumPy array's memory is on the host: a kernel given its address reads host memory it cannot reach (an illegal "
+                       "address). cp.asarray(x) copies it to the device");
+    free(blob);
+}
+END_TEST
+
+START_TEST(test_cupy_stream_result_is_waited_for) {
+    size_t n = (size_t)1 << 20;
+    float *blob = vec_blob(n, grade_seed() + 1250);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    Reply r;
+    if (ask("vector_add_on_stream(a busy non-blocking stream)", "cupy_stream n=1048576 delay_ms=200", blob, 3 * n * sizeof(float), &r)) {
+        expect_array("vector_add_on_stream", &r, "a float32 NumPy array of n elements", "vector_add_kernel", "the RawModule's kernel");
+        char *diag = grade_diff_floats(blob + 2 * n, want, &(GradeCompare){.what = "out = a + b, copied to the host", .n = n});
+        if (diag) {
+            free(diag);
+            ck_abort_msg("vector_add_on_stream returned values its kernel had not written yet (the stream was still busy with earlier "
+                         "work): the copy to the host ran on another stream than the kernel. cp.asnumpy(x) copies on the current "
+                         "stream; a non-blocking stream does not wait for it, nor it for the stream. Call stream.synchronize() before "
+                         "the copy, or copy on the stream: out.get(stream=stream), then stream.synchronize()");
+        }
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.5 zero-copy (a GPU)                                                                          */
+
+static const char *kKinds[] = {"cupy", "torch", "numba"};
+
+START_TEST(test_zero_copy_on_each_library_s_device_arrays) {
+    size_t n = 100003;
+    float *blob = vec_blob(n, grade_seed() + 1260 + (uint64_t)_i);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    char req[128], what[128];
+    snprintf(req, sizeof req, "zero_copy n=%zu kind=%s", n, kKinds[_i]);
+    snprintf(what, sizeof what, "vector_add_zero_copy(%s device arrays)", kKinds[_i]);
+    Reply r;
+    if (ask_optional(what, req, blob, 3 * n * sizeof(float), &r, _i > 0)) {
+        expect_array(what, &r, "the output array filled in place", "vector_add_kernel", "lib.vector_add_gpu on the arrays' own pointers");
+        ck_assert_msg(strstr(r.info, "pointer_ok=1") != NULL,
+                      "device_pointer(x) of a %s array is not the array's own device address (%s): read it from "
+                      "x.__cuda_array_interface__['data'][0]",
+                      kKinds[_i], r.info);
+        GradeCompare cmp = {.what = "c = a + b, in place", .n = n, .atol = 0.0, .rtol = 0.0};
+        GRADE_EXPECT_FLOATS(blob + 2 * n, want, &cmp);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+START_TEST(test_zero_copy_refuses_host_arrays) {
+    size_t n = 1000;
+    float *blob = vec_blob(n, grade_seed() + 1270);
+    Reply r;
+    if (ask("vector_add_zero_copy(NumPy arrays)", "zero_copy n=1000 kind=numpy", blob, 3 * n * sizeof(float), &r))
+        expect_refusal("vector_add_zero_copy", &r, "TypeError", "NumPy (host) arrays",
+                       "a NumPy array has no __cuda_array_interface__: its address (__array_interface__) is a host address, and a "
+                       "kernel given it reads memory the GPU cannot reach");
+    free(blob);
+}
+END_TEST
+
+START_TEST(test_dlpack_shares_memory_both_ways) {
+    size_t n = 4099;
+    float *blob = blob_floats(2 * n);
+    grade_fill_floats(blob, n, grade_seed() + 1280, -10.0f, 10.0f);
+    grade_poison_floats(blob + n, n);
+    float *want = blob_floats(n);
+    for (size_t i = 0; i < n; i++) want[i] = 2.0f * blob[i];
+    Reply r;
+    /* PyTorch is optional: without it there is nothing to exchange with */
+    if (ask_optional("torch_from_cupy / cupy_from_torch", "dlpack n=4099", blob, 2 * n * sizeof(float), &r, 1)) {
+        expect_array("torch_from_cupy", &r, "the CuPy array's values", NULL, NULL);
+        ck_assert_msg(strstr(r.info, "torch_same=1") && strstr(r.info, "cupy_same=1"),
+                      "the DLPack exchange copied the data (%s): torch.from_dlpack(x) and cp.from_dlpack(t) share the memory; "
+                      "torch.tensor(x) or cp.asarray(t.cpu()) make copies",
+                      r.info);
+        GradeCompare cmp = {.what = "x after t.mul_(2) through the shared memory", .n = n};
+        GRADE_EXPECT_FLOATS(blob + n, want, &cmp);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("12-python");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "12.1");
+    tcase_add_loop_test(tc, test_vector_add_matches_the_cpu_at_every_size, 0, N_VEC);
+    tcase_add_test(tc, test_vector_add_refuses_wrong_dtypes_layouts_and_shapes);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "12.2");
+    tcase_add_loop_test(tc, test_matmul_matches_the_cpu_at_every_size, 0, N_MAT);
+    tcase_add_test(tc, test_matmul_refuses_transposed_views_wrong_dtypes_and_shapes);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "12.3");
+    tcase_add_loop_test(tc, test_numba_vector_add_matches_the_cpu, 0, 3);
+    tcase_add_loop_test(tc, test_numba_grayscale_matches_the_cpu, 0, 3);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "12.4");
+    if (tc) {
+        tcase_add_loop_test(tc, test_cupy_vector_add_matches_the_cpu, 0, 4);
+        tcase_add_loop_test(tc, test_cupy_matmul_matches_the_cpu, 0, N_MAT);
+        tcase_add_test(tc, test_cupy_vector_add_refuses_host_arrays);
+        tcase_add_test(tc, test_cupy_stream_result_is_waited_for);
+    }
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "12.5");
+    if (tc) {
+        tcase_add_loop_test(tc, test_zero_copy_on_each_library_s_device_arrays, 0, 3);
+        tcase_add_test(tc, test_zero_copy_refuses_host_arrays);
+        tcase_add_test(tc, test_dlpack_shares_memory_both_ways);
+    }
+    return s;
+}
+
+int main(void) { return grade_main("12", kExercises, N_EXERCISES, build_suite); }
