@@ -105,7 +105,12 @@ static long launches_of(const Reply *r, const char *kernel) {
    no device memory behind; then its values are compared. */
 static void expect_array(const char *what, const Reply *r, const char *want_type, const char *kernel, const char *call_hint) {
     if (!strcmp(r->status, "raise"))
-        ck_abort_msg("%s raised %s\n  on valid inputs it must return the result. The traceback:%s", what, r->message, printed());
+        ck_abort_msg("%s raised %s\n  on valid inputs it must return the result%s. The traceback:%s", what, r->message,
+                     !strncmp(r->message, "IndexError", 10) ? " (an index outside an array: the threads of the last blocks that fall "
+                                                              "beyond the data need the bounds guard)"
+                     : !strncmp(r->message, "CudaError", 9) ? " (a CUDA call failed: its error names the call)"
+                                                            : "",
+                     printed());
     ck_assert_msg(strstr(r->info, "written=1") != NULL,
                   "%s returned %s, not %s\n  return the result as an array of the inputs' type and of the result's size%s", what,
                   r->info, want_type, printed());

@@ -42,7 +42,8 @@ def load(path):
     lib.cudaGetErrorString.restype = ctypes.c_char_p
     # TODO(12.1) begin
     # TODO(12.1): declare lib.vector_add_gpu's argtypes (three pointers: ctypes.c_void_p; n: ctypes.c_size_t;
-    # block: ctypes.c_uint) and its restype (cudaError_t is a C int: ctypes.c_int).
+    # block: ctypes.c_uint) and its restype (cudaError_t is a C int: ctypes.c_int), only when the
+    # library has it: hasattr(lib, "vector_add_gpu") (lesson 05's library has no vector add).
     # TODO(12.1) end
     # TODO(12.2) begin
     # TODO(12.2): the same for lib.matmul_tiled_gpu (three pointers, then int M, K, N), only when the

@@ -107,6 +107,10 @@ extern "C" double pykernels_time_vector_add(void *fn, const float *d_a, const fl
     return time_calls(reps, [&] { return f(d_a, d_b, d_c, n, block); });
 }
 
+extern "C" double pykernels_time_copy(void *d_dst, const void *d_src, size_t bytes, int reps) {
+    return time_calls(reps, [&] { return cudaMemcpyAsync(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice); });
+}
+
 extern "C" double pykernels_time_matmul(void *fn, const float *d_a, const float *d_b, float *d_c, int M, int K, int N, int reps) {
     MatmulFn f = fn ? (MatmulFn)fn : matmul_tiled_gpu;
     return time_calls(reps, [&] { return f(d_a, d_b, d_c, M, K, N); });

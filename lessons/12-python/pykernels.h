@@ -41,6 +41,9 @@ long long pykernels_live_allocations(void);
     `make lib LESSON=02`) `reps` times between two CUDA events; returns milliseconds per call, or a
     negative number on an error. */
 double pykernels_time_vector_add(void *fn, const float *d_a, const float *d_b, float *d_c, size_t n, unsigned block, int reps);
+/** The benchmark's ceiling for vector add: one device-to-device cudaMemcpy of `bytes`, `reps`
+    times; milliseconds per copy (negative on an error). */
+double pykernels_time_copy(void *d_dst, const void *d_src, size_t bytes, int reps);
 /** The same for a function with matmul_tiled_gpu's signature. */
 double pykernels_time_matmul(void *fn, const float *d_a, const float *d_b, float *d_c, int M, int K, int N, int reps);
 

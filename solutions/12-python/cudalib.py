@@ -41,8 +41,9 @@ def load(path):
     lib.cudaGetErrorString.argtypes = [ctypes.c_int]
     lib.cudaGetErrorString.restype = ctypes.c_char_p
     # TODO(12.1) begin
-    lib.vector_add_gpu.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]
-    lib.vector_add_gpu.restype = ctypes.c_int
+    if hasattr(lib, "vector_add_gpu"):  # lesson 05's library has no vector add
+        lib.vector_add_gpu.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]
+        lib.vector_add_gpu.restype = ctypes.c_int
     # TODO(12.1) end
     # TODO(12.2) begin
     if hasattr(lib, "matmul_tiled_gpu"):  # lesson 02's library has no matmul

@@ -40,7 +40,8 @@ def grayscale_kernel(rgb, gray):
     """gray[y, x] = (299 r + 587 g + 114 b + 500) // 1000 of pixel (x, y)."""
     x, y = cuda.grid(2)  # x: the column (threadIdx.x varies fastest), y: the row
     if y < gray.shape[0] and x < gray.shape[1]:
-        # int(): in Numba's simulator a uint8 times 299 stays a small NumPy integer and wraps
+        # int(): compiled, Numba widens uint8 * 299 to 64 bits anyway; its simulator computes on
+        # NumPy scalars, where (NumPy 2's rules) a uint8 times 299 stays a uint8 and overflows
         r, g, b = int(rgb[y, x, 0]), int(rgb[y, x, 1]), int(rgb[y, x, 2])
         gray[y, x] = (299 * r + 587 * g + 114 * b + 500) // 1000
 

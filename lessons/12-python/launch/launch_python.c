@@ -28,8 +28,21 @@ void launch_python(const char *script, int argc, char **argv) {
         if (slash) *slash = '\0';
     }
     snprintf(venv, sizeof venv, "%s/venv/bin/python", build);
+    /* $PYTHON, else the first of the venv's, python3 and the system's that imports NumPy */
     const char *python = getenv("PYTHON");
-    if (!python || !*python) python = access(venv, X_OK) == 0 ? venv : "python3";
+    if (!python || !*python) {
+        const char *candidates[] = {venv, "python3", "/usr/bin/python3"};
+        python = "python3";
+        for (int i = 0; i < 3; i++) {
+            if (strchr(candidates[i], '/') && access(candidates[i], X_OK)) continue;
+            char cmd[PATH_MAX + 64];
+            snprintf(cmd, sizeof cmd, "'%s' -c 'import numpy' >/dev/null 2>&1", candidates[i]);
+            if (system(cmd) == 0) {
+                python = candidates[i];
+                break;
+            }
+        }
+    }
     char **args = calloc((size_t)argc + 8, sizeof *args);
     int k = 0;
     args[k++] = (char *)python;
@@ -42,6 +55,6 @@ void launch_python(const char *script, int argc, char **argv) {
     args[k] = NULL;
     fflush(stdout);
     execvp(python, args);
-    fprintf(stderr, "cannot start %s: install Python 3 (with NumPy), or make python-env\n", python);
+    fprintf(stderr, "cannot start %s: install Python 3 with NumPy (sudo apt-get install python3-numpy), or make python-env\n", python);
     exit(127);
 }

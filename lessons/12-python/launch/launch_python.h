@@ -8,7 +8,8 @@
 
 /** Runs `python <script> --libdir <folder of this program> --build <the build folder> args...` and
     never returns (exits 127 when no interpreter can be started). The interpreter is $PYTHON, else
-    the build folder's venv/bin/python (make python-env), else python3. */
+    the first of the build folder's venv/bin/python (make python-env), python3 and /usr/bin/python3
+    that imports NumPy. */
 void launch_python(const char *script, int argc, char **argv);
 
 #endif
