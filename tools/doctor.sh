@@ -93,5 +93,18 @@ if echo 'int main(){return 0;}' | g++ -x c++ -fsanitize=address -o /tmp/doctor-a
   rm -f /tmp/doctor-asan.$$; ok "AddressSanitizer works (the simulator uses it to catch out-of-bounds accesses)"
 else fix "g++ cannot build with -fsanitize=address: install libasan (Debian: it comes with g++), or build with SIMCC_ASAN=0"; fi
 
+# Lesson 12: the Python packages, for each interpreter the lesson may use (the venv's of make
+# python-env, python3, the system's), and whether each sees the GPU (lessons/12-python/pydoctor.py).
+seen=""
+for py in "${BUILD:-build}/venv/bin/python" "$(command -v python3 2>/dev/null)" /usr/bin/python3; do
+  [ -x "$py" ] || continue
+  real=$(readlink -f "$py")
+  case " $seen " in *" $real "*) continue ;; esac
+  seen="$seen $real"
+  while IFS=$'\t' read -r kind text; do
+    case "$kind" in ok) ok "$text" ;; fix) fix "$text" ;; *) note "$text" ;; esac
+  done < <(timeout 120 "$py" lessons/12-python/pydoctor.py "${driver_cuda:-}" 2>/dev/null)
+done
+
 echo "Backend: ${BACKEND:-?} (${BACKEND_WHY:-})"
 if [ "$problems" -eq 0 ]; then echo "Nothing to fix."; else echo "$problems thing(s) to fix, above."; exit 1; fi
