@@ -134,7 +134,8 @@ typedef struct {
 } GradeProfile;
 
 /** Starts counting for the following student calls. Call it first in a test, before allocating
-    the test's device buffers: on a GPU the runner is restarted under Nsight Compute (ncu). Keep the
+    the test's device buffers, and fetch results and free the buffers before grade_profile_end():
+    on a GPU the runner is restarted under Nsight Compute (ncu) here and ended there. Keep the
     profiled sizes small: a profiled simulator run is about 10x slower. */
 void grade_profile_begin(void);
 /** Stops counting (the figures are kept until the next grade_profile_begin()). */

@@ -236,7 +236,14 @@ static void become_runner(int req_read, int rep_write) {
         _exit(123);
     }
     if (g_ncu[0]) {
-        /* Nsight Compute runs the runner and writes each kernel's metrics as CSV into its folder */
+        /* Nsight Compute runs the runner and writes each kernel's metrics as CSV into its folder;
+           it keeps its settings under $HOME, which must be writable by the runner's user */
+        static char home[PATH_MAX + 8];
+        snprintf(home, sizeof home, "HOME=%.4000s", g_runner.dir);
+        int h = 0, replaced = 0;
+        for (; env[h]; h++)
+            if (!strncmp(env[h], "HOME=", 5)) env[h] = home, replaced = 1;
+        if (!replaced && h < 510) env[h] = home, env[h + 1] = NULL;
         char *argv[] = {g_ncu, "--target-processes", "all", "--clock-control", "none", "--csv", "--page", "raw", "--metrics", g_ncu_metrics,
                         "--log-file", "ncu.csv", (char *)path, NULL};
         execve(g_ncu, argv, env);
@@ -384,7 +391,23 @@ static void remove_runner_dir(void) {
     g_runner.dir[0] = g_runner.output[0] = g_runner.exe[0] = '\0';
 }
 
+static int start_runner_once(void);
+static char g_ncu_failure[4096]; /* why Nsight Compute could not run the runner (the profile pass only) */
+
+/* Starts the runner. Under Nsight Compute, a start that fails is ncu's failure, never the student's:
+   the runner is started again without it, and the profile pass reports nothing measured. */
 static int start_runner(void) {
+    int r = start_runner_once();
+    if (r < 0 && g_ncu[0]) {
+        snprintf(g_ncu_failure, sizeof g_ncu_failure, "%s", g_start_failure);
+        g_ncu[0] = '\0';
+        g_start_failure[0] = '\0';
+        r = start_runner_once();
+    }
+    return r;
+}
+
+static int start_runner_once(void) {
     shm_setup();
     remove_runner_dir(); /* the previous runner's, kept until now for its output */
     const char *path = judge_runner_path();
@@ -963,6 +986,7 @@ int judge_sanitizing(void) { return g_sanitize_tool[0] != '\0'; }
 
 void judge_ncu_begin(const char *ncu, const char *metrics) {
     judge_shutdown();
+    g_ncu_failure[0] = '\0';
     snprintf(g_ncu, sizeof g_ncu, "%s", ncu);
     snprintf(g_ncu_metrics, sizeof g_ncu_metrics, "%s", metrics);
 }
@@ -971,6 +995,20 @@ int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size) {
     csv_path[0] = '\0';
     snprintf(why, why_size, "Nsight Compute did not run");
     int ran = g_runner.pid > 0;
+    if (g_ncu_failure[0]) {
+        /* the runner ran without it: end it like the profiled one would have ended */
+        const char *line = strstr(g_ncu_failure, "==ERROR==");
+        snprintf(why, why_size, "Nsight Compute could not start the program%s%.300s", line ? ": " : "", line ? line : "");
+        char *nl = strchr(why, '\n');
+        if (nl) *nl = '\0';
+        g_ncu_failure[0] = '\0';
+        if (ran) {
+            close_runner_fds();
+            end_runner(5);
+        }
+        g_ncu[0] = '\0';
+        return 0;
+    }
     if (ran) {
         /* end of requests: the runner returns, and ncu writes its report and exits */
         close_runner_fds();
