@@ -222,10 +222,10 @@ __device__ __forceinline__ unsigned status_bits(unsigned long long w) { return (
 // thread t is vector j * SP_BLOCK + t of the tile, so every load instruction of a warp reads 512
 // consecutive bytes. The SP_VEC x (SP_BLOCK / 32) per-warp row totals are scanned by one warp.
 #ifndef SP_BLOCK // (both may be set with -D to compare tile shapes: see the lesson's benchmark notes)
-#define SP_BLOCK 256
+#define SP_BLOCK 128
 #endif
 #ifndef SP_VEC
-#define SP_VEC 4
+#define SP_VEC 8
 #endif
 #ifndef SP_SLEEP_NS
 #define SP_SLEEP_NS 32
