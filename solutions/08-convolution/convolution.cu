@@ -152,7 +152,15 @@ __global__ void conv_rows_kernel(const float *in, float *out, int width, int hei
     float *s = (float *)row_tiles + threadIdx.y * pitch;
     if (y < height) { // neighbouring threads load neighbouring pixels: coalesced
         const float *row = in + (size_t)y * width;
-        for (int j = threadIdx.x; j < pitch; j += blockDim.x) s[j] = row[clamp_to(x0 - ROW_HALO + j, width)];
+        const int first = x0 - ROW_HALO;
+        if (width % 4 == 0 && first >= 0 && first + pitch <= width) {
+            // away from the left and right edges nothing is clamped, and with rows a multiple of 4
+            // floats long every 4 pixels are one aligned 16-byte load: a quarter of the instructions
+            const float4 *src = (const float4 *)(row + first);
+            for (int j = threadIdx.x; j < pitch / 4; j += blockDim.x) row_tiles[threadIdx.y * (pitch / 4) + j] = src[j];
+        } else {
+            for (int j = threadIdx.x; j < pitch; j += blockDim.x) s[j] = row[clamp_to(first + j, width)];
+        }
     }
     __syncthreads();
     const int x = x0 + ROW_OUTPUTS * threadIdx.x;
