@@ -94,7 +94,7 @@ if echo 'int main(){return 0;}' | g++ -x c++ -fsanitize=address -o /tmp/doctor-a
 else fix "g++ cannot build with -fsanitize=address: install libasan (Debian: it comes with g++), or build with SIMCC_ASAN=0"; fi
 
 # Lesson 12: the Python packages, for each interpreter the lesson may use (the venv's of make
-# python-env, python3, the system's), and whether each sees the GPU (lessons/12-python/pydoctor.py).
+# python-env, python3, the system's), and whether each sees the GPU (lessons/12-python/scripts/pydoctor.py).
 seen=""
 for py in "${BUILD:-build}/venv/bin/python" "$(command -v python3 2>/dev/null)" /usr/bin/python3; do
   [ -x "$py" ] || continue
@@ -103,7 +103,7 @@ for py in "${BUILD:-build}/venv/bin/python" "$(command -v python3 2>/dev/null)" 
   seen="$seen $real"
   while IFS=$'\t' read -r kind text; do
     case "$kind" in ok) ok "$text" ;; fix) fix "$text" ;; *) note "$text" ;; esac
-  done < <(timeout 120 "$py" lessons/12-python/pydoctor.py "${driver_cuda:-}" 2>/dev/null)
+  done < <(timeout 120 "$py" lessons/12-python/scripts/pydoctor.py "${driver_cuda:-}" 2>/dev/null)
 done
 
 echo "Backend: ${BACKEND:-?} (${BACKEND_WHY:-})"

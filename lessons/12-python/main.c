@@ -7,6 +7,6 @@
 #include "launch/launch_python.h"
 
 int main(int argc, char **argv) {
-    launch_python("lessons/12-python/demo.py", argc, argv);
+    launch_python("lessons/12-python/scripts/demo.py", argc, argv);
     return 127;
 }

@@ -5,7 +5,7 @@
  *        part with NVRTC at run time.
  *
  * Given: nothing to edit here (your files are cudalib.py, numba_kernels.py and cupy_kernels.py).
- * `make lib LESSON=12` builds it into build/<backend>/student/12-python/libpykernels.so.
+ * `make lib LESSON=12` builds it into build/sim (or gpu)/student/12-python/libpykernels.so.
  */
 
 // ---- the kernels: no #include and no host code, so that NVRTC compiles this part as it is ----

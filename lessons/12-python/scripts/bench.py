@@ -13,6 +13,7 @@ import time
 import pyhelp
 
 ROWS = []
+SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pykernels.cu")
 
 
 def row(case, way, n, us, rate, unit, ceiling):
@@ -124,7 +125,7 @@ def main():
                 print("  (Numba: %s: %s)" % (type(e).__name__, " ".join(str(e).split())[:120]))
         if cp is not None:
             xa, xb, xc = cp.asarray(host), cp.asarray(host), cp.empty(n, dtype=cp.float32)
-            raw = cp.RawModule(code=open(os.path.join(os.path.dirname(__file__), "pykernels.cu")).read()).get_function("vector_add_kernel")
+            raw = cp.RawModule(code=open(SOURCE).read()).get_function("vector_add_kernel")
             us = event_us(cp, lambda: raw(((n + 255) // 256,), (256,), (xa, xb, xc, np.uint64(n))), reps)
             row("vector_add", "CuPy RawKernel (pykernels.cu)", n, us, bytes_moved / (us * 1e3), "GB/s", ceiling)
             us = py_loop_us(lambda: raw(((n + 255) // 256,), (256,), (xa, xb, xc, np.uint64(n))), reps, cp.cuda.Device().synchronize)
@@ -161,7 +162,7 @@ def main():
         us = py_loop_us(lambda: lib05.matmul_tiled_gpu(d[0], d[1], d[2], m, m, m), reps, sync)
         row("matmul", "lesson 05 tiled, through ctypes", m, us, flop / (us * 1e3), "GFLOP/s", ceiling)
         if cp is not None:
-            raw = cp.RawModule(code=open(os.path.join(os.path.dirname(__file__), "pykernels.cu")).read()).get_function("matmul_naive_kernel")
+            raw = cp.RawModule(code=open(SOURCE).read()).get_function("matmul_naive_kernel")
             g = ((m + 15) // 16, (m + 15) // 16)
             us = event_us(cp, lambda: raw(g, (16, 16), (xa, xa, xc, np.int32(m), np.int32(m), np.int32(m))), reps)
             row("matmul", "CuPy RawKernel naive (pykernels.cu)", m, us, flop / (us * 1e3), "GFLOP/s", ceiling)

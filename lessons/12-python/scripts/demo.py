@@ -77,8 +77,8 @@ def main():
     cp = pyhelp.optional("cupy")
     if ck and cp:
         try:
-            here = os.path.dirname(os.path.abspath(__file__))
-            mod = ck.load_module(os.path.join(here, "pykernels.cu"))
+            lesson = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            mod = ck.load_module(os.path.join(lesson, "pykernels.cu"))
             da, db = cp.asarray(a), cp.asarray(b)
             dc = ck.vector_add_cupy(mod, da, db)
             print("  vector_add_cupy: %s" % ("right" if np.array_equal(cp.asnumpy(dc), a + b) else "WRONG"))

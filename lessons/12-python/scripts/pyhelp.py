@@ -1,4 +1,4 @@
-"""pyhelp.py -- what demo.py and bench.py share: arguments, which modules and libraries to load,
+"""pyhelp.py (lessons/12-python/scripts) -- what demo.py and bench.py share: arguments, which modules and libraries to load,
 which packages work here."""
 import argparse
 import importlib
@@ -27,9 +27,9 @@ def gpu_visible():
 
 def import_modules(libdir):
     """The Python modules of the variant this program was built for (yours, or the solution's)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    folder = os.path.join(root, "solutions", "12-python") if variant(libdir) == "solution" else here
+    lesson = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lessons/12-python
+    root = os.path.dirname(os.path.dirname(lesson))
+    folder = os.path.join(root, "solutions", "12-python") if variant(libdir) == "solution" else lesson
     sys.path.insert(0, folder)
     if not gpu_visible():
         os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")  # Numba's own simulator
