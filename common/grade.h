@@ -153,6 +153,9 @@ void grade_require_coalesced(const char *kernel, double max_sectors_per_request)
 void grade_require_no_bank_conflicts(const char *kernel);
 /** At least `at_least` active threads per executed warp instruction (32 = no divergence). */
 void grade_require_threads_per_instruction(const char *kernel, double at_least);
+/** For the grader's own tests: reads a report of Nsight Compute (`ncu --csv --page raw`) as the
+    GPU's profile pass does; grade_profile_get then answers from it. Returns the kernels read. */
+int grade_profile_load_ncu_csv(const char *path);
 /** Marks the current exercise "property not checked on this machine: <property>" (grade_require_*
     call it where nothing was measured). */
 void grade_note_unchecked(const char *property);

@@ -34,6 +34,23 @@ static void expect_diagnosis(const GradeCompare *c, const char *needle) {
     free(d);
 }
 
+/* Nsight Compute's raw CSV (tests/common/ncu-raw-sample.csv, measured on the H200 with
+   tools/ncu_yardstick.sh): hundreds of attribute columns come before the metrics, which must all be
+   found -- a metric read as 0 would pass "no bank conflicts". */
+START_TEST(test_nsight_compute_report_is_read_past_its_attribute_columns) {
+    ck_assert_int_eq(grade_profile_load_ncu_csv("tests/common/ncu-raw-sample.csv"), 2);
+    GradeProfile p;
+    ck_assert(grade_profile_get("divergent", &p) == 1);
+    ck_assert_msg(p.threads_per_instruction > 19.5 && p.threads_per_instruction < 19.7, "threads per instruction %.2f", p.threads_per_instruction);
+    ck_assert_uint_eq(p.divergent_branches, 512);
+    ck_assert_uint_eq(p.global_load_requests, 512);
+    ck_assert_uint_eq(p.global_load_sectors, 2048);
+    ck_assert(grade_profile_get("shared_conflicts", &p) == 1);
+    ck_assert_uint_eq(p.shared_load_conflicts, 992);
+    ck_assert_uint_eq(p.shared_store_conflicts, 992);
+}
+END_TEST
+
 START_TEST(test_identical_arrays_pass) {
     GradeCompare c = cmp_1d();
     ck_assert_ptr_null(grade_diff_floats(got, want, &c));
@@ -157,6 +174,7 @@ static Suite *grade_suite(void) {
     TCase *core = tcase_create("Core");
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, test_identical_arrays_pass);
+    tcase_add_test(core, test_nsight_compute_report_is_read_past_its_attribute_columns);
     tcase_add_test(core, test_differences_within_tolerance_pass_and_beyond_fail);
     tcase_add_test(core, test_nan_never_passes_even_against_nan);
     tcase_add_test(core, test_int_and_byte_comparisons_are_exact);
