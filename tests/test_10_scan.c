@@ -466,7 +466,8 @@ START_TEST(test_compaction_of_nothing_counts_zero) {
     cudaFree(d_work);
 }
 END_TEST
-START_TEST(test_compaction_on_a_large_input) { check_compact(on_gpu() ? ((size_t)1 << 24) + 1 : 131073, 1); }
+/* 2^22 + 1 on a GPU: at 2^24 the judge's own checking took about 50 s of the H200 machine's CPU */
+START_TEST(test_compaction_on_a_large_input) { check_compact(on_gpu() ? ((size_t)1 << 22) + 1 : 131073, 1); }
 END_TEST
 
 /* ---------------------------------------------------------------------------------------------- */
