@@ -305,7 +305,7 @@ check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; 
 	  GRADE_LESSON=$$l GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap GRADE_RUNNER=$(B)/student/$$l/runner \
 	    $(if $(EX),GRADE_EXERCISE=$(EX)) $(B)/judge/$$l/judge; rc=$$?; \
 	  if [ $$rc -eq 2 ]; then exit 2; fi; [ $$rc -eq 0 ] || status=1; \
-	  python3 tools/results.py stamp $(RESULTS)/$$l.json lessons/$$l/*.cu || status=1; \
+	  python3 tools/results.py stamp $(RESULTS)/$$l.json lessons/$$l/*.cu $$(ls lessons/$$l/*.py 2>/dev/null) || status=1; \
 	done; \
 	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \
 	exit $$status

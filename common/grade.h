@@ -157,7 +157,8 @@ void grade_require_threads_per_instruction(const char *kernel, double at_least);
     GPU's profile pass does; grade_profile_get then answers from it. Returns the kernels read. */
 int grade_profile_load_ncu_csv(const char *path);
 /** Marks the current exercise "property not checked on this machine: <property>" (grade_require_*
-    call it where nothing was measured). */
+    call it where nothing was measured); a text starting "waiting: " is shown as it is (a package
+    this machine lacks). The exercise earns no points and is never shown as passed. */
 void grade_note_unchecked(const char *property);
 
 #ifdef __cplusplus

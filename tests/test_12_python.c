@@ -85,7 +85,11 @@ static int ask_optional(const char *what, const char *request, void *blob, size_
                      what, r->message, printed());
     if (!strcmp(r->status, "missing")) {
         /* an optional library (PyTorch, Numba in 12.5) missing does not hold the exercise back */
-        if (!optional) grade_note_unchecked(r->message);
+        if (!optional) {
+            char why[1200];
+            snprintf(why, sizeof why, "waiting: %s", r->message);
+            grade_note_unchecked(why);
+        }
         return 0;
     }
     return 1;

@@ -35,15 +35,18 @@ def lessons_of_workbook():
     return sorted(d for d in os.listdir(os.path.join(ROOT, "lessons")) if d[:2].isdigit())
 
 
-def student_file(lesson):
-    """The one file a student owns in a lesson: <name>.cu beside <name>.h."""
+def student_files(lesson):
+    """The files a student owns in a lesson: <name>.cu beside <name>.h, and the lesson folder's own
+    Python modules (lesson 12's student files)."""
     d = os.path.join(ROOT, "lessons", lesson)
-    heads = [f for f in os.listdir(d) if f.endswith(".h")]
-    for h in sorted(heads):
+    mine = []
+    for h in sorted(f for f in os.listdir(d) if f.endswith(".h")):
         cu = h[:-2] + ".cu"
         if os.path.exists(os.path.join(d, cu)):
-            return cu
-    return None
+            mine.append(cu)
+            break
+    mine += sorted(f for f in os.listdir(d) if f.endswith(".py") and os.path.isfile(os.path.join(d, f)))
+    return mine
 
 
 def unpack(path, into):
@@ -126,10 +129,10 @@ def grade_one(student, entry, out, lessons, selected, backend):
             if where is None:
                 raise ValueError("no lesson folders (NN-topic/) found in the submission")
             for lesson in lessons:
-                name = student_file(lesson)
-                mine = os.path.join(where, lesson, name) if name else None
-                if mine and os.path.isfile(mine) and not os.path.islink(mine):
-                    shutil.copyfile(mine, os.path.join(tree, "lessons", lesson, name))
+                for name in student_files(lesson):
+                    mine = os.path.join(where, lesson, name)
+                    if os.path.isfile(mine) and not os.path.islink(mine):
+                        shutil.copyfile(mine, os.path.join(tree, "lessons", lesson, name))
         except (OSError, ValueError, tarfile.TarError, zipfile.BadZipFile) as e:
             status = "error: %s" % e
     if status == "graded":

@@ -25,7 +25,7 @@ cudaError_t matmul_naive_gpu(const float *d_A, const float *d_B, float *d_C, int
 
 /** 04.2: the same row-major product with one cublasSgemm call on `handle` (created by the caller,
     on the default stream, CUBLAS_DEFAULT_MATH): d_C = d_A * d_B, for M, K, N >= 1. Returns
-    cuBLAS's status; does not wait. Needs a GPU: the CPU simulator's cuBLAS stub returns CUBLAS_STATUS_NOT_SUPPORTED. */
+    cuBLAS's status; does not wait. The CPU simulator runs it on OpenBLAS. */
 cublasStatus_t matmul_cublas_gpu(cublasHandle_t handle, const float *d_A, const float *d_B, float *d_C, int M, int K, int N);
 
 /** The CPU reference, and the specification: C[r][c] = sum over k of A[r][k] * B[k][c],

@@ -242,7 +242,7 @@ static const char *const kUnsupported[][2] = {
     {"tests/sim/compile/inline_ptx.cu", "inline_ptx.cu:4: inline PTX (asm) is not supported"},
     {"tests/sim/compile/unsupported_cub_part.cu", "#include <cub/agent/agent_reduce.cuh>: not supported: this part of CUB is not simulated"},
     {"tests/sim/compile/unsupported_header.cu", "unsupported_header.cu:3: #include <cupti.h>: not supported"},
-    {"tests/sim/compile/nested_toolkit_header.cu", "uses_curand.h:2: #include <curand_kernel.h>: not supported"},
+    {"tests/sim/compile/nested_toolkit_header.cu", "uses_cufft.h:2: #include <cufft.h>: not supported"},
 };
 
 START_TEST(test_unsupported_header_is_one_clear_line) {

@@ -1,4 +1,4 @@
 // nested_toolkit_header.cu - the unsupported CUDA header hides in a header of the program's own.
-#include "uses_curand.h"
+#include "uses_cufft.h"
 
 int main() { return 0; }
