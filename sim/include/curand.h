@@ -68,6 +68,7 @@ curandStatus_t curandGetVersion(int *version);
 curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream);
 /** Restarts the generator's sequence from this seed (at its offset). */
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
+curandStatus_t curandGenerateSeeds(curandGenerator_t generator);
 /** Restarts the generator's sequence this many numbers in. */
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
 /** n raw 32-bit numbers. Each generate call continues where the previous one stopped. */

@@ -200,6 +200,13 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, u
     return CURAND_STATUS_SUCCESS;
 }
 
+/* On a GPU this sets up the generator's state in device memory (which the first generate call
+   would otherwise do); here the state is the seed and offset, so there is nothing to do. */
+curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
+    if (!valid(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    return CURAND_STATUS_SUCCESS;
+}
+
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset) {
     if (!valid(generator)) return CURAND_STATUS_NOT_INITIALIZED;
     generator->offset = offset;
