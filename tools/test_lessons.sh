@@ -2,7 +2,8 @@
 # test_lessons.sh BUILD_DIR LESSON... -- the workbook's promises about each lesson:
 #   * the reference solution passes every exercise its grader runs;
 #   * the untouched skeleton fails every exercise cleanly (a diagnosis, no crash, no grader bug);
-#   * each wrong variant (tests/wrong/LESSON/NAME.patch) is rejected, with the diagnosis its
+#   * each wrong variant (tests/wrong/LESSON/NAME.patch) is rejected (graded on the exercise whose
+#     TODO region it changes, tools/patch_exercise.py, else on the whole lesson), with the diagnosis its
 #     `expect:` line names (or its `expect-sim:` / `expect-gpu:` line on that backend); a patch with
 #     a `backend: gpu` line is only tried on that backend. A variant named attack_* is a student
 #     file that tries to get points without the work: it must end with 0 points in a valid JSON
@@ -64,14 +65,22 @@ one_lesson() {
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
     rm -f /tmp/cuda-workbook-attack-*
     t=$(header timeout "$p") st=$(header start-timeout "$p") mem=$(header memory "$p")
-    (
-      if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi
-      if [ -n "$st" ]; then export GRADE_START_TIMEOUT=$st; fi
-      if [ -n "$mem" ]; then export GRADE_MEMORY_MB=$mem; fi
-      if [ "$(header sanitize "$p")" != yes ]; then export GRADE_SANITIZER=; fi
-      grade "wrong-$name" "$l"
-    )
-    rc=$?
+    # The exercise whose region the patch changes is graded alone first (a third of the time);
+    # if that does not show the expected rejection, the whole lesson is graded. Attacks: always whole.
+    only=
+    [[ $name == attack_* ]] || only=$(python3 tools/patch_exercise.py "$p" solutions/"$l"/*.cu 2>/dev/null)
+    for ex in $only ""; do
+      (
+        if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi
+        if [ -n "$st" ]; then export GRADE_START_TIMEOUT=$st; fi
+        if [ -n "$mem" ]; then export GRADE_MEMORY_MB=$mem; fi
+        if [ "$(header sanitize "$p")" != yes ]; then export GRADE_SANITIZER=; fi
+        if [ -n "$ex" ]; then export GRADE_EXERCISE=$ex; fi
+        grade "wrong-$name" "$l"
+      )
+      rc=$?
+      [ -n "$ex" ] && [ $rc -ne 0 ] && { [ -z "$expect" ] || grep -q -F -- "$expect" "$log"; } && break
+    done
     if [ $rc -eq 0 ]; then
       bad "wrong variant '$name' was accepted"
     elif [ -n "$expect" ] && ! grep -q -F -- "$expect" "$log"; then

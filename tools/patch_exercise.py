@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""patch_exercise.py PATCH SOLUTION -- the exercise a wrong variant breaks: prints NN.k when every
+line the patch changes lies in the solution's `TODO(NN.k) begin` .. `TODO(NN.k) end` region, and
+nothing otherwise (a change outside the regions, or in several). tools/test_lessons.sh grades that
+exercise alone first, which is enough to see the variant rejected, and falls back to the whole
+lesson when the expected diagnosis does not show up."""
+import re
+import sys
+
+
+def regions(path):
+    """[(first line, last line, id)] of the TODO regions, 1-based and inclusive."""
+    out, open_at = [], {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            m = re.search(r"TODO\((\d+\.\d+)\) (begin|end)", line)
+            if not m:
+                continue
+            if m.group(2) == "begin":
+                open_at[m.group(1)] = n
+            elif m.group(1) in open_at:
+                out.append((open_at.pop(m.group(1)), n, m.group(1)))
+    return out
+
+
+def changed_lines(patch):
+    """The old-file lines a unified diff removes, or inserts before."""
+    lines, old = [], None
+    with open(patch, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@", line)
+            if m:
+                old = int(m.group(1))
+                continue
+            if old is None or line.startswith(("---", "+++")):
+                continue
+            if line.startswith("-"):
+                lines.append(old)
+                old += 1
+            elif line.startswith("+"):
+                lines.append(old)
+            elif line.startswith(" "):
+                old += 1
+    return lines
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: patch_exercise.py PATCH SOLUTION")
+    regs = regions(sys.argv[2])
+    ids = set()
+    for n in changed_lines(sys.argv[1]):
+        inside = [r[2] for r in regs if r[0] <= n <= r[1]]
+        if not inside:
+            return
+        ids.add(inside[0])
+    if len(ids) == 1:
+        print(ids.pop())
+
+
+if __name__ == "__main__":
+    main()
