@@ -202,7 +202,8 @@ STUDENT_COMPILE_TIMEOUT ?= 300
 DEPS_CMD := $(if $(filter sim,$(BACKEND)),g++ -std=c++17 -M -x c++ -Isim/include -include cuda_runtime.h -D__SIMCUDA__=1,nvcc -M -std=c++17)
 # build_student(source, object, lesson[, compiler]): compile, or write the reason into build-error.log.
 # The wrong variants, built only for make test, skip the debug information on the simulator: a
-# quarter of the compile time, and no diagnosis the tests expect names a line.
+# quarter of the compile time, and no diagnosis their tests expect names a line (the attacks keep
+# it: a stuck launcher is reported at its source line).
 WRONG_CUDACC := $(if $(filter sim,$(BACKEND)),$(filter-out -g,$(CUDACC)),$(CUDACC))
 define build_student
 	@mkdir -p $(@D)
@@ -273,7 +274,7 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
-	$$(call build_student,$$<,$$@,$(1),$(WRONG_CUDACC))
+	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$(CUDACC),$(WRONG_CUDACC)))
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
