@@ -200,7 +200,9 @@ $(B)/runner/common/%.o: common/%.c common/*.h $(CC_DEPS)
 # link leaves build-error.log beside the runner instead of stopping make: the judge reports it.
 STUDENT_COMPILE_TIMEOUT ?= 300
 DEPS_CMD := $(if $(filter sim,$(BACKEND)),g++ -std=c++17 -M -x c++ -Isim/include -include cuda_runtime.h -D__SIMCUDA__=1,nvcc -M -std=c++17)
-# build_student(source, object, lesson[, compiler]): compile, or write the reason into build-error.log.
+# build_student(source, object, lesson[, compiler[, trusted]]): compile, or write the reason into
+# build-error.log. `trusted` skips the include check: for the workbook's own wrong variants (not the
+# attacks, which test that check).
 # The wrong variants, built only for make test, skip the debug information on the simulator: a
 # quarter of the compile time, and no diagnosis their tests expect names a line (the attacks keep
 # it: a stuck launcher is reported at its source line).
@@ -209,7 +211,7 @@ define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
 	$(Q)rm -f $(@D)/compile-error.log $(2); \
-	if python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(1) >$(@D)/build.log 2>&1 \
+	if $(if $(5),true,python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(1)) >$(@D)/build.log 2>&1 \
 	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
 	  cat $(@D)/build.log; \
 	else \
@@ -274,7 +276,7 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
-	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$(CUDACC),$(WRONG_CUDACC)))
+	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$(CUDACC),$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted))
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
