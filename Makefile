@@ -41,10 +41,11 @@ export SIMCC_LIBDIR := $(abspath $(SIMLIB_DIR))
 SIMLIB := $(SIMLIB_DIR)/libsimcuda.a $(SIMLIB_DIR)/libsimcuda-asan.a
 SIM_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Isim/include -MMD -MP
 
+# The plain runtime is position-independent, so that lesson 12's shared libraries can use it too.
 $(SIMLIB_DIR)/plain/%.o: sim/src/%.cpp
 	@mkdir -p $(@D)
 	$(call say,CXX,$<)
-	$(Q)g++ $(SIM_CXXFLAGS) -c $< -o $@
+	$(Q)g++ $(SIM_CXXFLAGS) -fPIC -c $< -o $@
 $(SIMLIB_DIR)/asan/%.o: sim/src/%.cpp
 	@mkdir -p $(@D)
 	$(call say,CXX,$< [asan])

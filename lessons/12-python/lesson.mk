@@ -6,15 +6,8 @@
 
 # ---- shared libraries ------------------------------------------------------------------------
 # On the simulator a library needs the simulator's runtime compiled as position-independent code
-# (the ordinary runtime is not), and no AddressSanitizer: Python is not built with it.
-SIMLIB_PIC := $(SIMLIB_DIR)/libsimcuda-pic.a
-$(SIMLIB_DIR)/pic/%.o: sim/src/%.cpp
-	@mkdir -p $(@D)
-	$(call say,CXX,$< [pic])
-	$(Q)g++ $(SIM_CXXFLAGS) -fPIC -c $< -o $@
-$(SIMLIB_PIC): $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/pic/%.o,$(SIM_SRC))
-	$(call say,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+# (the Makefile's plain runtime is), and no AddressSanitizer: Python is not built with it.
+SIMLIB_PIC := $(SIMLIB_DIR)/libsimcuda.a
 
 # py12_shared(source, library, lesson-dir): one .cu into a shared library that exports the
 # lesson's extern "C" functions and the CUDA runtime's (cudaMalloc, cudaMemcpy, ...): on a GPU the
