@@ -63,7 +63,7 @@ one_lesson() {
     fi
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
-    rm -f /tmp/cuda-workbook-attack-*
+    [[ $name == attack_* ]] && rm -f /tmp/cuda-workbook-attack-*
     t=$(header timeout "$p") st=$(header start-timeout "$p") mem=$(header memory "$p")
     # The exercise whose region the patch changes is graded alone first (a third of the time);
     # if that does not show the expected rejection, the whole lesson is graded. Attacks: always whole.
@@ -93,7 +93,7 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
       echo "        the JSON result is missing, invalid or gives points:" >>"$log"
       cat "$tmp/result.json" >>"$log" 2>&1
       bad "attack '$name' changed its result"
-    elif ls /tmp/cuda-workbook-attack-* >/dev/null 2>&1; then
+    elif [[ $name == attack_* ]] && ls /tmp/cuda-workbook-attack-* >/dev/null 2>&1; then
       echo "        markers: $(ls /tmp/cuda-workbook-attack-*)" >>"$log"
       bad "attack '$name' got through the sandbox (it left its marker)"
     else
@@ -104,21 +104,26 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
 }
 
 # Two lessons at a time (most of the time is spent waiting for runners); reports in lesson order.
-# The attack markers in /tmp are shared, so lessons with attack variants run one at a time.
+# The attack markers in /tmp are shared: only attack variants look at them, and lessons with attack
+# variants run one after another (each after the previous one), beside the other lessons.
 jobs=${TEST_LESSONS_JOBS:-2}
 running=0
+attack_lesson=
 for l in "$@"; do
   if ls tests/wrong/"$l"/attack_*.patch >/dev/null 2>&1; then
-    wait
-    running=0
-    one_lesson "$l" >"$top/$l.out" 2>&1
-  else
-    one_lesson "$l" >"$top/$l.out" 2>&1 &
-    running=$((running + 1))
-    if [ $running -ge "$jobs" ]; then
-      wait -n
+    if [ -n "$attack_lesson" ] && kill -0 "$attack_lesson" 2>/dev/null; then
+      wait "$attack_lesson"
       running=$((running - 1))
     fi
+    one_lesson "$l" >"$top/$l.out" 2>&1 &
+    attack_lesson=$!
+  else
+    one_lesson "$l" >"$top/$l.out" 2>&1 &
+  fi
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
   fi
 done
 wait
