@@ -23,9 +23,13 @@ trap 'rm -rf "$top"' EXIT
 ok() { pass=$((pass + 1)); echo "  ok    $1"; }
 bad() { fail=$((fail + 1)); echo "  FAIL  $1"; sed 's/^/        | /' "$log" | head -40; }
 # grade WHO LESSON: runs the judge on that runner, output in $log, JSON in $tmp/result.json
+# Only the attacks' results are read from JSON; the other gradings write none, so that an attack
+# that forges every JSON it can find (attack_forge_results) has no other lesson's to find.
 grade() {
   rm -f "$tmp/result.json"
-  GRADE_LESSON=$2 GRADE_JSON=$tmp/result.json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
+  local json=
+  [[ $1 == wrong-attack_* ]] && json=$tmp/result.json
+  GRADE_LESSON=$2 GRADE_JSON=$json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
 }
 # header FIELD PATCH: the value of a `field: value` line in a patch's description
 header() { sed -n "s/^$1: //p" "$2" | head -1; }
