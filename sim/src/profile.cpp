@@ -312,54 +312,87 @@ void profile_block_end(unsigned threads) {
         std::vector<size_t> at(start.begin(), start.end() - 1);
         for (const Access &x : g_log) by_thread[at[x.tid]++] = x;
     }
-    /* ... then the k-th execution of an instruction within a synchronisation segment */
-    struct Seen {
-        uintptr_t pc;
-        unsigned seg, kind, count;
-    };
-    static std::vector<Seen> seen;
+    /* ... then the k-th execution of an instruction within a synchronisation segment. Each
+       instruction (with its kind of access) gets a small number, and each thread counts its
+       executions of it since its last synchronisation point. */
+    /* an open-addressing table (reused from block to block: no allocation per instruction, which
+       the runtime's own AddressSanitizer makes expensive) from instruction and kind to its number */
+    static std::vector<uint64_t> slot_key;
+    static std::vector<uint32_t> slot_id, used, id_of, count, touched;
+    if (slot_key.empty()) slot_key.assign(1024, 0), slot_id.assign(1024, 0);
+    uint32_t n_ids = 0;
+    id_of.resize(by_thread.size());
+    for (size_t i = 0; i < by_thread.size(); i++) {
+        const Access &x = by_thread[i];
+        uint64_t key = ((uint64_t)x.pc * 8 + (unsigned)x.space * 2 + x.store) | 1; /* never 0: 0 marks a free slot */
+        if ((size_t)(n_ids + 1) * 2 > slot_key.size()) { /* keep it at most half full */
+            std::vector<uint64_t> old_key;
+            std::vector<uint32_t> old_id;
+            old_key.swap(slot_key);
+            old_id.swap(slot_id);
+            slot_key.assign(old_key.size() * 2, 0);
+            slot_id.assign(old_key.size() * 2, 0);
+            used.clear();
+            for (size_t k = 0; k < old_key.size(); k++) {
+                if (!old_key[k]) continue;
+                size_t h = (size_t)(old_key[k] * 0x9E3779B97F4A7C15ull >> 20) & (slot_key.size() - 1);
+                while (slot_key[h]) h = (h + 1) & (slot_key.size() - 1);
+                slot_key[h] = old_key[k], slot_id[h] = old_id[k];
+                used.push_back((uint32_t)h);
+            }
+        }
+        size_t h = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (slot_key.size() - 1);
+        while (slot_key[h] && slot_key[h] != key) h = (h + 1) & (slot_key.size() - 1);
+        if (!slot_key[h]) {
+            slot_key[h] = key, slot_id[h] = n_ids++;
+            used.push_back((uint32_t)h);
+        }
+        id_of[i] = slot_id[h];
+    }
+    for (uint32_t h : used) slot_key[h] = 0;
+    used.clear();
+    count.assign(n_ids, 0);
     for (unsigned t = 0; t < threads; t++) {
-        seen.clear();
         Access *prev_block = nullptr;
+        unsigned seg = start[t] < start[t + 1] ? by_thread[start[t]].seg : 0;
         for (size_t i = start[t]; i < start[t + 1]; i++) {
             Access &x = by_thread[i];
             if (x.space == SP_BLOCK) {
                 if (prev_block) prev_block->addr = x.pc; /* where this lane went after its previous block */
                 prev_block = &x;
             }
-            unsigned kind = (unsigned)x.space * 2 + x.store;
-            Seen *f = nullptr;
-            for (Seen &e : seen)
-                if (e.pc == x.pc && e.seg == x.seg && e.kind == kind) {
-                    f = &e;
-                    break;
-                }
-            if (!f) {
-                seen.push_back(Seen{x.pc, x.seg, kind, 0});
-                f = &seen.back();
+            if (x.seg != seg) { /* a synchronisation point: the counts start again */
+                for (uint32_t id : touched) count[id] = 0;
+                touched.clear();
+                seg = x.seg;
             }
-            x.k = f->count++;
+            uint32_t id = id_of[i];
+            if (count[id] == 0) touched.push_back(id);
+            x.k = count[id]++;
         }
+        for (uint32_t id : touched) count[id] = 0;
+        touched.clear();
     }
-    /* one warp at a time: its lanes' accesses sorted into requests */
-    auto less = [](const Access &a, const Access &b) {
-        if (a.seg != b.seg) return a.seg < b.seg;
-        if (a.pc != b.pc) return a.pc < b.pc;
-        if (a.space != b.space) return a.space < b.space;
-        if (a.store != b.store) return a.store < b.store;
-        if (a.k != b.k) return a.k < b.k;
-        return a.tid < b.tid;
+    /* one warp at a time: its lanes' accesses sorted into requests, by a packed key (segment,
+       instruction, execution, lane) -- sorting 40-byte records took most of a profiled run */
+    struct Key {
+        uint64_t hi, lo; /* hi: segment and instruction number; lo: execution and thread */
+        size_t at;
     };
+    static std::vector<Key> keys;
+    static std::vector<Access> request;
     for (unsigned w = 0; w * 32 < threads; w++) {
         size_t lo = start[w * 32], hi = start[std::min(threads, w * 32 + 32)];
-        std::sort(by_thread.begin() + lo, by_thread.begin() + hi, less);
-        for (size_t i = lo; i < hi;) {
-            const Access &f = by_thread[i];
+        keys.clear();
+        for (size_t i = lo; i < hi; i++)
+            keys.push_back(Key{(uint64_t)by_thread[i].seg << 32 | id_of[i], (uint64_t)by_thread[i].k << 32 | by_thread[i].tid, i});
+        std::sort(keys.begin(), keys.end(), [](const Key &a, const Key &b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; });
+        for (size_t i = 0; i < keys.size();) {
             size_t j = i + 1;
-            while (j < hi && by_thread[j].seg == f.seg && by_thread[j].pc == f.pc && by_thread[j].space == f.space && by_thread[j].store == f.store &&
-                   by_thread[j].k == f.k)
-                j++;
-            account(&by_thread[i], &by_thread[j]);
+            while (j < keys.size() && keys[j].hi == keys[i].hi && keys[j].lo >> 32 == keys[i].lo >> 32) j++;
+            request.clear();
+            for (size_t m = i; m < j; m++) request.push_back(by_thread[keys[m].at]);
+            account(request.data(), request.data() + request.size());
             i = j;
         }
     }
