@@ -292,14 +292,20 @@ static void build_yardstick(void) {
 
 /* The figure after `label` (e.g. "global loads : ") in kernel's section of the report; `field` 0 is
    the requests, 1 the sectors or bank conflicts. -1 when absent. */
-static long long profile_figure(const char *out, const char *kernel, const char *label, int field) {
+/* Where `label` starts in the report of `kernel` (its section, up to the next kernel's), or NULL. */
+static const char *profile_line(const char *out, const char *kernel, const char *label) {
     char head[128];
     snprintf(head, sizeof head, "== %s<<<", kernel);
     const char *sec = strstr(out, head);
-    if (!sec) return -1;
+    if (!sec) return NULL;
     const char *end = strstr(sec + 3, "\n== ");
     const char *p = strstr(sec, label);
-    if (!p || (end && p > end)) return -1;
+    return p && (!end || p < end) ? p : NULL;
+}
+
+static long long profile_figure(const char *out, const char *kernel, const char *label, int field) {
+    const char *p = profile_line(out, kernel, label);
+    if (!p) return -1;
     long long req = -1, units = -1;
     if (sscanf(p + strlen(label), "%lld requests, %lld", &req, &units) != 2) return -1;
     return field ? units : req;
@@ -339,15 +345,14 @@ START_TEST(test_profile_counts_equal_nsight_compute_on_h200) {
         long long split, branches;
     } div[] = {{"divergent", 16.0, 28.0, 512, 512}, {"warp_uniform", 32.0, 32.0, 0, 512}};
     for (size_t k = 0; k < 2; k++) {
-        char head[128];
-        snprintf(head, sizeof head, "== %s<<<", div[k].kernel);
-        const char *sec = strstr(r.out, head), *p = sec ? strstr(sec, "divergence   : ") : NULL;
+        const char *p = profile_line(r.out, div[k].kernel, "divergence   : ");
         double tpi = -1;
         long long split = -1, branches = -1;
         if (p) sscanf(p, "divergence   : %lf active threads per executed basic block (32 = none), %lld of %lld", &tpi, &split, &branches);
         ck_assert_msg(tpi >= div[k].tpi_lo && tpi <= div[k].tpi_hi && split == div[k].split && branches == div[k].branches,
-                      "%s under %s: %.1f threads per block, %lld of %lld branches split; expected %.1f..%.1f, %lld of %lld:\n%s", div[k].kernel,
-                      kProfileSchedules[_i], tpi, split, branches, div[k].tpi_lo, div[k].tpi_hi, div[k].split, div[k].branches, "");
+                      "%s under %s: %.1f threads per block, %lld of %lld branches split; expected %.1f..%.1f, %lld of %lld:\n%.2000s",
+                      div[k].kernel, kProfileSchedules[_i], tpi, split, branches, div[k].tpi_lo, div[k].tpi_hi, div[k].split, div[k].branches,
+                      r.out);
     }
     expect_output(&r, "the divergent line", "yardstick.cu:51: split the warp in 512 of 512 executions");
     expect_output(&r, "the contended atomics", "atomics      : 16384, at most 16384 on one address");
