@@ -4,13 +4,16 @@
 #define SIMCUDA_INTERNAL_H
 
 #include "cuda_runtime.h"
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace simcuda {
 
 struct LaunchRecord {
     LaunchConfig cfg;
     KernelBody *body;
+    int device; /* the device it runs on: the one current at the launch (SIM_DEVICES) */
 };
 
 /* Runs every block of a launch to completion (scheduler.cpp). */
@@ -36,6 +39,12 @@ bool in_stack_guard(const void *p);
 enum MemKind { MEM_NONE, MEM_DEVICE, MEM_PINNED, MEM_MAPPED, MEM_MANAGED, MEM_SYMBOL };
 /* What kind of allocation p points into (memory.cpp); base and size describe it when found. */
 MemKind classify(const void *p, const void **base = nullptr, size_t *size = nullptr);
+/* The device an allocation was made on (the one current at the call), or -1 for host memory. */
+int alloc_device(const void *p);
+/* Bit d set for each device whose device memory (cudaMalloc) p or q lies in (0 for host memory). */
+unsigned owner_mask(const void *p, const void *q = nullptr);
+/* Whether kernels on device `from` may touch device `to`'s memory (cudaDeviceEnablePeerAccess). */
+bool peer_enabled(int from, int to);
 const char *mem_kind_name(MemKind k);
 
 /* Prints "simcuda: error: <what>[ in kernel ...]: <detail>" (and a hint line when given), calls
@@ -52,8 +61,10 @@ struct Schedule {
 Schedule current_schedule();
 
 /* Host/device memory protection (memory.cpp): while kernels run, device memory is accessible;
-   on the host it is poisoned so a host dereference of a device pointer is caught. */
-void enter_device_mode();
+   on the host it is poisoned so a host dereference of a device pointer is caught. A kernel sees its
+   own device's memory and that of the devices it has peer access to (`device` >= 0); copies see
+   every device's (-1). */
+void enter_device_mode(int device = -1);
 void leave_device_mode();
 
 size_t static_shared_bytes();
@@ -72,6 +83,19 @@ cudaError_t record(cudaError_t e);
 size_t device_memory_size();
 int device_count();
 int current_device();
+inline unsigned device_bit(int d) { return 1u << d; }
+/* Runs the queued work of the devices in `mask` (and whatever work they wait on), or all work for
+   ~0u: what cudaDeviceSynchronize, cudaFree and blocking copies wait for (streams.cpp). */
+void wait_devices(unsigned mask);
+/* Device d's legacy default stream, as a handle the stream functions take whatever device is
+   current (NCCL's calls given stream 0 run on the rank's device). */
+cudaStream_t default_stream(int device);
+/* The device a stream belongs to, or -1 for a handle that is no live stream. */
+int stream_device(cudaStream_t s);
+/* Queues fn once on several streams (of one or more devices): it runs after the work queued on each
+   before it, and waiting for any of those streams or devices waits for it (NCCL's collectives).
+   False when a handle is no live stream. */
+bool enqueue_on(const std::vector<cudaStream_t> &streams, std::function<void()> fn);
 /* Kernel printf's FIFO (cudaLimitPrintfFifoSize); printf.cpp. */
 size_t printf_fifo_size();
 void set_printf_fifo_size(size_t bytes);

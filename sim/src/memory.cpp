@@ -32,7 +32,10 @@ struct Allocation {
     int device = 0; /* the device current when it was allocated */
 };
 static std::map<uintptr_t, Allocation> g_allocs;
-static bool g_device_mode = false;
+/* What device memory is unpoisoned now: kHostView (none), -1 (every device's, for copies) or a
+   device number (a kernel's view: its own device and its peers). */
+constexpr int kHostView = -2;
+static int g_view = kHostView;
 
 alignas(256) static unsigned char g_dynamic_arena[kMaxSharedPerBlockOptin];
 unsigned char *dynamic_shared_arena = g_dynamic_arena;
@@ -60,6 +63,20 @@ MemKind classify(const void *p, const void **base, size_t *size) {
     return it->second.kind;
 }
 
+int alloc_device(const void *p) {
+    const void *base = nullptr;
+    MemKind k = classify(p, &base);
+    if (k == MEM_NONE) return -1;
+    return g_allocs[(uintptr_t)base].device;
+}
+
+unsigned owner_mask(const void *p, const void *q) {
+    unsigned m = 0;
+    if (p && classify(p) == MEM_DEVICE) m |= device_bit(alloc_device(p));
+    if (q && classify(q) == MEM_DEVICE) m |= device_bit(alloc_device(q));
+    return m;
+}
+
 static void poison(uintptr_t p, size_t n, bool on) {
 #ifdef SIMCUDA_ASAN
     if (on) ASAN_POISON_MEMORY_REGION((void *)p, n);
@@ -69,16 +86,18 @@ static void poison(uintptr_t p, size_t n, bool on) {
 #endif
 }
 
-void enter_device_mode() {
-    if (g_device_mode) return;
-    g_device_mode = true;
+void enter_device_mode(int device) {
+    if (g_view == device) return;
+    if (g_view != kHostView) leave_device_mode();
+    g_view = device;
     for (auto &a : g_allocs)
-        if (a.second.kind == MEM_DEVICE) poison(a.first, a.second.size, false);
+        if (a.second.kind == MEM_DEVICE && (device < 0 || a.second.device == device || peer_enabled(device, a.second.device)))
+            poison(a.first, a.second.size, false);
 }
 
 void leave_device_mode() {
-    if (!g_device_mode) return;
-    g_device_mode = false;
+    if (g_view == kHostView) return;
+    g_view = kHostView;
     for (auto &a : g_allocs)
         if (a.second.kind == MEM_DEVICE) poison(a.first, a.second.size, true);
 }
@@ -86,10 +105,10 @@ void leave_device_mode() {
 /* Runs a copy or memset with device memory accessible. */
 template <class F>
 static void with_device_access(F f) {
-    bool was = g_device_mode;
-    enter_device_mode();
+    int was = g_view;
+    if (was == kHostView) enter_device_mode(-1);
     f();
-    if (!was) leave_device_mode();
+    if (was == kHostView) leave_device_mode();
 }
 
 void register_symbol(const void *addr, size_t size) {
@@ -133,13 +152,13 @@ size_t device_memory_size() {
     return total;
 }
 
-static size_t g_device_bytes = 0; /* live cudaMalloc and cudaMallocManaged bytes */
+static size_t g_device_bytes[16]; /* live cudaMalloc and cudaMallocManaged bytes, per device */
 
-/* What is left of the device: never negative, also when simcuda_set_device_memory made the device
-   smaller than what is already allocated. */
+/* What is left of the current device: never negative, also when simcuda_set_device_memory made
+   the device smaller than what is already allocated. */
 static size_t device_bytes_free() {
-    size_t total = device_memory_size();
-    return total > g_device_bytes ? total - g_device_bytes : 0;
+    size_t total = device_memory_size(), used = g_device_bytes[current_device()];
+    return total > used ? total - used : 0;
 }
 
 static void *allocate(size_t size, MemKind kind) {
@@ -155,8 +174,9 @@ static void *allocate(size_t size, MemKind kind) {
        result that was never written cannot pass as zero. */
     memset(p, 0xFF, size);
     g_allocs[(uintptr_t)p] = Allocation{size, kind, current_device()};
-    if (device_side) g_device_bytes += size;
-    if (kind == MEM_DEVICE && !g_device_mode) poison((uintptr_t)p, size, true);
+    if (device_side) g_device_bytes[current_device()] += size;
+    /* visible only where the current view includes the current device */
+    if (kind == MEM_DEVICE && !(g_view == -1 || g_view == current_device())) poison((uintptr_t)p, size, true);
     return p;
 }
 
@@ -170,7 +190,7 @@ static cudaError_t release(void *p, MemKind expected, MemKind also, const char *
         return record(cudaErrorInvalidValue);
     }
     poison(it->first, it->second.size, false);
-    if (it->second.kind == MEM_DEVICE || it->second.kind == MEM_MANAGED) g_device_bytes -= it->second.size;
+    if (it->second.kind == MEM_DEVICE || it->second.kind == MEM_MANAGED) g_device_bytes[it->second.device] -= it->second.size;
     g_allocs.erase(it);
     free(p);
     return cudaSuccess;
@@ -396,7 +416,8 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const v
 }
 
 cudaError_t cudaFree(void *p) {
-    cudaDeviceSynchronize(); /* cudaFree waits for the device, as on a GPU */
+    /* cudaFree waits for the device, as on a GPU: the current one and the one p lives on */
+    wait_devices(device_bit(current_device()) | owner_mask(p));
     return release(p, MEM_DEVICE, MEM_MANAGED, "cudaFree");
 }
 

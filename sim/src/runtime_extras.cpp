@@ -127,6 +127,9 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *c) {
 /* ---- peer access: simulated devices (SIM_DEVICES) share one address space, so any two distinct
    devices can access each other; enabling twice is an error, as in CUDA. ---- */
 static std::set<std::pair<int, int>> g_peer;
+} // extern "C"
+bool simcuda::peer_enabled(int from, int to) { return g_peer.count(std::make_pair(from, to)) != 0; }
+extern "C" {
 
 cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
     if (!can) return record(cudaErrorInvalidValue);

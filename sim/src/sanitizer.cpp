@@ -64,6 +64,16 @@ static void on_asan_report(const char *report) {
                  rw, loc.c_str(), addr, alloc, full.c_str());
         fatal("host access to device memory", buf, "copy the data back with cudaMemcpy(..., cudaMemcpyDeviceToHost) and read the host copy");
     }
+    if (current_launch() && k == MEM_DEVICE && alloc_device(addr) != current_launch()->device) {
+        /* Another device's memory, poisoned for this kernel because peer access is not enabled. */
+        int mine = current_launch()->device, theirs = alloc_device(addr);
+        char hint[400];
+        snprintf(buf, sizeof buf, "the kernel runs on device %d and %ss device %d's memory%s: %p is inside a %zu-byte cudaMalloc buffer made while "
+                 "device %d was current, and device %d has no peer access to it%s", mine, rw, theirs, loc.c_str(), addr, alloc, theirs, mine, full.c_str());
+        snprintf(hint, sizeof hint, "if the kernel should run on device %d, call cudaSetDevice(%d) before launching it; to read across devices, call "
+                 "cudaDeviceEnablePeerAccess(%d, 0) while device %d is current (or copy with cudaMemcpyPeerAsync)", theirs, theirs, theirs, mine);
+        fatal("access to another device's memory without peer access", buf, hint);
+    }
     if (addr >= (void *)dynamic_shared_arena && addr < (void *)(dynamic_shared_arena + kMaxSharedPerBlockOptin)) {
         snprintf(buf, sizeof buf, "%zu-byte %s at byte offset %zu of extern __shared__ memory%s, past the dynamic shared size given at launch%s", size, rw,
                  (size_t)((unsigned char *)addr - dynamic_shared_arena), loc.c_str(), full.c_str());

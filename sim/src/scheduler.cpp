@@ -729,7 +729,7 @@ void run_kernel(const LaunchRecord &L) {
     g_in_kernel = true;
     printf_kernel_start();
     if (__builtin_expect(g_profiling, 0)) profile_launch_begin(L);
-    enter_device_mode();
+    enter_device_mode(L.device);
     std::deque<Block *> waiting; /* suspended blocks, in the order they are resumed */
     unsigned resident = 0;
     unsigned long long k = 0, stalls = 0, last_progress = g_progress;

@@ -18,7 +18,8 @@
 struct CUstream_st {
     unsigned flags;
     unsigned long long last_seq;
-    int id; /* the modelled timeline's stream number: 0 for the default stream, then 1, 2, ... */
+    int id;     /* the modelled timeline's stream number: 0 for the default stream, then 1, 2, ... */
+    int device; /* the device current when it was created */
 };
 struct CUevent_st {
     unsigned flags;
@@ -26,6 +27,7 @@ struct CUevent_st {
     bool done;
     unsigned long long record_seq;
     double t_ms;
+    int device;
 };
 
 namespace simcuda {
@@ -34,20 +36,29 @@ cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count,
 void raw_copy(void *dst, const void *src, size_t count);
 void raw_set(void *dst, int value, size_t count);
 
+/* One queued operation. `devices` has a bit for each device it belongs to: its stream's, and any
+   other device whose memory it touches or whose work it waits for (peer copies, cross-device event
+   waits, NCCL's collectives). */
 struct Op {
     unsigned long long seq;
+    unsigned devices;
     std::function<void()> run;
 };
 
 static std::deque<Op> g_queue;
 static unsigned long long g_next_seq = 1;
-static CUstream_st g_default_stream = {0, 0, 0};
+/* each device's legacy default stream */
+static CUstream_st g_default_streams[16] = {{0, 0, 0, 0},  {0, 0, 0, 1},  {0, 0, 0, 2},  {0, 0, 0, 3},  {0, 0, 0, 4},  {0, 0, 0, 5},
+                                            {0, 0, 0, 6},  {0, 0, 0, 7},  {0, 0, 0, 8},  {0, 0, 0, 9},  {0, 0, 0, 10}, {0, 0, 0, 11},
+                                            {0, 0, 0, 12}, {0, 0, 0, 13}, {0, 0, 0, 14}, {0, 0, 0, 15}};
 static int g_next_stream_id = 1;
 static std::set<CUstream_st *> g_streams;
 static std::set<CUevent_st *> g_events;
 
+static bool is_default(const CUstream_st *s) { return s >= g_default_streams && s < g_default_streams + 16; }
 static CUstream_st *resolve(cudaStream_t s) {
-    if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &g_default_stream;
+    if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &g_default_streams[current_device()];
+    if (is_default(s)) return s; /* default_stream(d) */
     return g_streams.count(s) ? s : nullptr;
 }
 
@@ -57,9 +68,9 @@ static bool g_eager = false;
 static bool g_running_eager = false;
 static void run_all();
 
-static unsigned long long enqueue(CUstream_st *s, std::function<void()> fn) {
+static unsigned long long enqueue(CUstream_st *s, std::function<void()> fn, unsigned also = 0) {
     unsigned long long seq = g_next_seq++;
-    g_queue.push_back(Op{seq, std::move(fn)});
+    g_queue.push_back(Op{seq, device_bit(s->device) | also, std::move(fn)});
     s->last_seq = seq;
     if (g_eager && !g_running_eager) {
         g_running_eager = true;
@@ -69,14 +80,37 @@ static unsigned long long enqueue(CUstream_st *s, std::function<void()> fn) {
     return seq;
 }
 
-/* Runs queued work up to and including operation `seq`; returns whether anything ran. */
-static bool run_until(unsigned long long seq) {
+static void run_front() {
+    Op op = std::move(g_queue.front());
+    g_queue.pop_front();
+    op.run(); /* may wait itself (cudaFreeAsync's free), so the queue is re-read afterwards */
+}
+
+/* Runs queued work up to and including operation `seq`, of the devices in `mask`; returns whether
+   anything ran. Another device's work stays queued unless an operation of these devices involves
+   that device too, which then runs after everything queued before it: so a program that never
+   waits for a device sees that device's results missing, as on a GPU. */
+static bool run_until(unsigned long long seq, unsigned mask = ~0u) {
     bool ran = false;
-    while (!g_queue.empty() && g_queue.front().seq <= seq) {
-        Op op = std::move(g_queue.front());
-        g_queue.pop_front();
-        op.run();
+    if (mask == ~0u || device_count() == 1) {
+        while (!g_queue.empty() && g_queue.front().seq <= seq) run_front(), ran = true;
+        return ran;
+    }
+    for (size_t i = 0; i < g_queue.size() && g_queue[i].seq <= seq;) {
+        unsigned d = g_queue[i].devices;
+        if (!(d & mask)) {
+            i++;
+            continue;
+        }
+        if (d & ~mask) { /* it involves other devices: everything queued before it first */
+            for (size_t k = 0; k <= i; k++) run_front();
+        } else {
+            Op op = std::move(g_queue[i]);
+            g_queue.erase(g_queue.begin() + (long)i);
+            op.run();
+        }
         ran = true;
+        i = 0;
     }
     return ran;
 }
@@ -90,7 +124,7 @@ struct TlStream {
 };
 static TlStream tl_stream(cudaStream_t raw, const CUstream_st *s) {
     if (raw == cudaStreamPerThread) return {-1, true};
-    if (s == &g_default_stream) return {0, true};
+    if (is_default(s)) return {0, true};
     return {s->id, !(s->flags & cudaStreamNonBlocking)};
 }
 static bool device_side(const void *p) {
@@ -151,6 +185,10 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     if (!s) {
         err = cudaErrorInvalidResourceHandle;
         why = "its stream is not a live stream";
+    } else if (s->device != current_device()) {
+        err = cudaErrorInvalidResourceHandle; /* CUDA: a launch into a stream of another device fails */
+        why = "its stream was created on device " + std::to_string(s->device) + " and device " + std::to_string(current_device()) +
+              " is current (call cudaSetDevice(" + std::to_string(s->device) + ") before launching into that stream)";
     } else if (const char *w = bad_config(c, func)) {
         err = cudaErrorInvalidValue;
         why = w;
@@ -180,12 +218,36 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
         tl_device(SIM_TL_KERNEL, t.id, t.blocking, 0, (unsigned long long)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z,
                   false, nullptr, c.site.kernel);
     }
-    LaunchRecord *rec = new LaunchRecord{c, body};
+    LaunchRecord *rec = new LaunchRecord{c, body, s->device};
     enqueue(s, [rec] {
         run_kernel(*rec);
         delete rec->body;
         delete rec;
     });
+}
+
+void wait_devices(unsigned mask) { run_until(~0ull, mask); }
+
+cudaStream_t default_stream(int device) { return &g_default_streams[device]; }
+
+int stream_device(cudaStream_t s) {
+    CUstream_st *st = resolve(s);
+    return st ? st->device : -1;
+}
+
+bool enqueue_on(const std::vector<cudaStream_t> &streams, std::function<void()> fn) {
+    std::vector<CUstream_st *> all;
+    unsigned devices = 0;
+    for (cudaStream_t h : streams) {
+        CUstream_st *s = resolve(h);
+        if (!s) return false;
+        all.push_back(s);
+        devices |= device_bit(s->device);
+    }
+    if (all.empty()) return false;
+    unsigned long long seq = enqueue(all[0], std::move(fn), devices);
+    for (CUstream_st *s : all) s->last_seq = seq;
+    return true;
 }
 
 } // namespace simcuda
@@ -196,7 +258,7 @@ extern "C" {
 
 cudaError_t cudaDeviceSynchronize(void) {
     tl_host_wait_all("cudaDeviceSynchronize");
-    run_all();
+    run_until(~0ull, device_bit(current_device())); /* this device's work only */
     return cudaSuccess;
 }
 
@@ -204,8 +266,10 @@ cudaError_t cudaDeviceSynchronize(void) {
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
-    tl_host_wait_token(tl_copy(nullptr, &g_default_stream, dst, src, count, "cudaMemcpy"), "cudaMemcpy");
-    run_all(); /* a blocking copy on the legacy stream waits for all earlier work */
+    tl_host_wait_token(tl_copy(nullptr, resolve(nullptr), dst, src, count, "cudaMemcpy"), "cudaMemcpy");
+    /* a blocking copy on the legacy stream waits for all earlier work of its device (and of the
+       devices whose memory it copies) */
+    run_until(~0ull, device_bit(current_device()) | owner_mask(dst, src));
     raw_copy(dst, src, count);
     return cudaSuccess;
 }
@@ -222,17 +286,17 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     if ((pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, "cudaMemcpyAsync (pageable)");
     if (pageable(dst)) {
         /* Into pageable memory the copy is synchronous on a GPU: wait for the stream, then copy. */
-        run_until(s->last_seq);
+        run_until(s->last_seq, device_bit(s->device) | owner_mask(src));
         raw_copy(dst, src, count);
         return cudaSuccess;
     }
     if (pageable(src)) {
         /* From pageable memory the data is staged at call time, so later host writes are not seen. */
         std::shared_ptr<std::vector<unsigned char>> staged(new std::vector<unsigned char>((const unsigned char *)src, (const unsigned char *)src + count));
-        enqueue(s, [dst, staged] { raw_copy(dst, staged->data(), staged->size()); });
+        enqueue(s, [dst, staged] { raw_copy(dst, staged->data(), staged->size()); }, owner_mask(dst));
         return cudaSuccess;
     }
-    enqueue(s, [dst, src, count] { raw_copy(dst, src, count); });
+    enqueue(s, [dst, src, count] { raw_copy(dst, src, count); }, owner_mask(dst, src));
     return cudaSuccess;
 }
 
@@ -251,9 +315,9 @@ static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void 
     };
     long long tok = tl_copy(stream, s, dst, src, width * height, fn);
     if (!async || (pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, fn);
-    if (async) enqueue(s, body);
+    if (async) enqueue(s, body, owner_mask(dst, src));
     else {
-        run_all();
+        run_until(~0ull, device_bit(current_device()) | owner_mask(dst, src));
         body();
     }
     return cudaSuccess;
@@ -291,7 +355,7 @@ static cudaError_t memset_checked(const char *fn, void *p, int value, size_t cou
         TlStream t = tl_stream(stream, s);
         tl_device(SIM_TL_MEMSET, t.id, t.blocking, count, 0, false, nullptr, fn);
     }
-    enqueue(s, [p, value, count] { raw_set(p, value, count); });
+    enqueue(s, [p, value, count] { raw_set(p, value, count); }, owner_mask(p));
     return cudaSuccess;
 }
 
@@ -330,7 +394,8 @@ cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, si
     return memset_2d("cudaMemset2DAsync", p, pitch, value, width, height, s);
 }
 
-/* Every simulated device shares one address space, so a peer copy is an ordinary device copy. */
+/* Every simulated device shares one address space, so a peer copy is an ordinary device copy
+   (which waits for, and is waited for by, both devices). */
 static cudaError_t check_peer_devices(int a, int b) {
     int n = device_count();
     return (a < 0 || a >= n || b < 0 || b >= n) ? record(cudaErrorInvalidDevice) : cudaSuccess;
@@ -353,7 +418,7 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
     if (!ps) return record(cudaErrorInvalidValue);
-    CUstream_st *s = new CUstream_st{flags, 0, g_next_stream_id++};
+    CUstream_st *s = new CUstream_st{flags, 0, g_next_stream_id++, current_device()};
     g_streams.insert(s);
     *ps = s;
     return cudaSuccess;
@@ -384,7 +449,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (g_timeline_on) tl_host_wait_stream(tl_stream(stream, s).id, "cudaStreamSynchronize");
-    run_until(s->last_seq);
+    run_until(s->last_seq, device_bit(s->device));
     return cudaSuccess;
 }
 
@@ -393,7 +458,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     if (!s) return record(cudaErrorInvalidResourceHandle);
     /* Pending work is "still running" this time, and done by the next query. */
     tl_api("cudaStreamQuery");
-    return run_until(s->last_seq) ? cudaErrorNotReady : cudaSuccess;
+    return run_until(s->last_seq, device_bit(s->device)) ? cudaErrorNotReady : cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
@@ -403,7 +468,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int
         TlStream t = tl_stream(stream, s);
         tl_wait_event(t.id, t.blocking, e);
     }
-    return cudaSuccess; /* the queue runs in issue order, so the record already comes first */
+    /* The queue runs in issue order, so the record already comes first; on another device, a marker
+       ties the two devices' work together at this point. */
+    if (e->device != s->device) enqueue(s, [] {}, device_bit(e->device));
+    return cudaSuccess;
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data) {
@@ -437,7 +505,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
 /* ---- events ---- */
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *pe, unsigned int flags) {
     if (!pe) return record(cudaErrorInvalidValue);
-    CUevent_st *e = new CUevent_st{flags, false, false, 0, 0.0};
+    CUevent_st *e = new CUevent_st{flags, false, false, 0, 0.0, current_device()};
     g_events.insert(e);
     *pe = e;
     return cudaSuccess;
@@ -453,6 +521,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    if (s->device != e->device) return record(cudaErrorInvalidResourceHandle); /* CUDA: event and stream of different devices */
     e->recorded = true;
     e->done = false;
     if (g_timeline_on) {
@@ -469,7 +538,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     tl_host_wait_event(e, "cudaEventSynchronize");
-    if (e->recorded) run_until(e->record_seq);
+    if (e->recorded) run_until(e->record_seq, device_bit(e->device));
     return cudaSuccess;
 }
 
@@ -477,14 +546,14 @@ cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (!e->recorded) return cudaSuccess;
     tl_api("cudaEventQuery");
-    return run_until(e->record_seq) ? cudaErrorNotReady : cudaSuccess;
+    return run_until(e->record_seq, device_bit(e->device)) ? cudaErrorNotReady : cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     if (!ms) return record(cudaErrorInvalidValue);
     if (!g_events.count(a) || !g_events.count(b)) return record(cudaErrorInvalidResourceHandle);
     if ((a->flags | b->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
-    if (!a->recorded || !b->recorded) return record(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded || a->device != b->device) return record(cudaErrorInvalidResourceHandle);
     if (!a->done || !b->done) return cudaErrorNotReady;
     tl_api("cudaEventElapsedTime");
     /* while a timeline is recorded, events tell the modelled time (simcuda/timeline.h) */

@@ -210,6 +210,10 @@ static const CompatCase kCompat[] = {
     {"programs/cuda_compat", "api", NULL, "api: PASS"},
     {"programs/cuda_compat", "peer", "SIM_DEVICES=2", "peer: PASS"},
     {"programs/cuda_compat", "cg", NULL, "cg: PASS"},
+    {"programs/multi_device", "devices", "SIM_DEVICES=2", "its stream was created on device 0 and device 1 is current"}, /* issue 17: each device's streams, events, memory */
+    {"programs/multi_device", "stale", "SIM_DEVICES=2", "stale: PASS"},              /* a device never waited for leaves its results undone */
+    {"programs/multi_device", "nccl", "SIM_DEVICES=3", "sendbuff was allocated on device 1"},
+    {"programs/multi_device", "nccl", "SIM_DEVICES=1", "nccl: PASS"},
     {"programs/libraries", "cub", NULL, "cub: PASS"},       /* the simulator's CUB, with CUB's documented examples */
     {"programs/libraries", "thrust", NULL, "thrust: PASS"}, /* Debian's Thrust on simulated device memory */
 };
@@ -233,6 +237,23 @@ START_TEST(test_coalesced_groups_under_every_schedule) {
     run_program("programs/cuda_compat", "cg", kSchedules[_i], &r);
     ck_assert_msg(r.status == 0 && strstr(r.out, "cg: PASS"), "cooperative groups under SIM_SCHEDULE=%s exited with %d:\n%s", kSchedules[_i],
                   r.status, r.out);
+}
+END_TEST
+
+/* Mistakes with several devices (issue 17): each is one diagnosis naming the cause. */
+static const char *const kMultiDeviceBugs[][3] = {
+    {"no-peer", "access to another device's memory without peer access in kernel 'add'", "cudaDeviceEnablePeerAccess(0, 0) while device 1 is current"},
+    {"no-group", "NCCL call from one thread for several ranks without a group", "ncclAllReduce for rank 0 of 2"},
+    {"missing-rank", "NCCL collective missing ranks", "called for 1 of the 2 ranks"},
+};
+
+START_TEST(test_multi_device_mistakes_are_diagnosed) {
+    RunResult r;
+    run_program_env("programs/multi_device", kMultiDeviceBugs[_i][0], NULL, "SIM_DEVICES=2", &r);
+    ck_assert_msg(r.status != 0, "mode %s exited 0:\n%s", kMultiDeviceBugs[_i][0], r.out);
+    expect_output(&r, kMultiDeviceBugs[_i][0], kMultiDeviceBugs[_i][1]);
+    expect_output(&r, kMultiDeviceBugs[_i][0], kMultiDeviceBugs[_i][2]);
+    expect_output(&r, kMultiDeviceBugs[_i][0], "simcuda: hint:");
 }
 END_TEST
 
@@ -424,6 +445,7 @@ static Suite *simulator_suite(void) {
     TCase *compat = tcase_create("Compat");
     tcase_set_timeout(compat, 60);
     tcase_add_loop_test(compat, test_ordinary_cuda_code_runs_unchanged, 0, N_COMPAT);
+    tcase_add_loop_test(compat, test_multi_device_mistakes_are_diagnosed, 0, (int)(sizeof kMultiDeviceBugs / sizeof kMultiDeviceBugs[0]));
     tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, (int)(sizeof kUnsupported / sizeof kUnsupported[0]));
     suite_add_tcase(s, compat);
     TCase *sched = tcase_create("Schedules");
