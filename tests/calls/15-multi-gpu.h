@@ -1,0 +1,75 @@
+/* calls/15-multi-gpu.h -- what lesson 15's runner-side helpers report to the judge (both sides
+   include it): plain numbers, checked by the judge. Each helper runs one of the student's
+   multi-device functions with buffers on the devices it needs (the judge's own cudaMalloc can
+   only reach the runner's current device) and says what it saw around the call. */
+#ifndef TESTS_CALLS_15_MULTI_GPU_H
+#define TESTS_CALLS_15_MULTI_GPU_H
+
+#include <stddef.h>
+
+#include "multigpu.h"
+
+#ifdef SIMCUDA
+#define SIM_BACKEND 1
+#else
+#define SIM_BACKEND 0
+#endif
+
+/** 15.1: one plan made, run once and destroyed. */
+typedef struct {
+    /* in */
+    int kind;                  /* 0: vector add of n, 1: matrix product m x cols x inner (n = m) */
+    int max_devices;           /* passed to the create */
+    unsigned long long n;
+    int cols, inner;
+    int hold_ms;               /* > 0: a host function of hold_ms holds the streams of devices 0..ndev-2 before the run */
+    /* out */
+    int visible;               /* cudaGetDeviceCount in the runner */
+    int create_err, run_err, destroy_err;
+    int ndev;                  /* the plan's */
+    unsigned long long first[MG_MAX_DEVICES], count[MG_MAX_DEVICES];
+    int buf_device[MG_MAX_DEVICES]; /* the device d_c[d] belongs to; -1: NULL; -2: not device memory */
+    int part_ok[MG_MAX_DEVICES];    /* after a full wait, d_c[d] holds what h_c holds at device d's part: 1, 0; -1 not checked */
+    int device_after_create, device_after_run, device_after_destroy; /* device 0 was current before each */
+    int left_after_destroy;    /* the plan was not zeroed by mg_plan_destroy */
+} PlanReport;
+
+/** 15.2: peer_copy_gpu, then peer_add_gpu, with x on dev_a and y, out, copy on dev_b. */
+typedef struct {
+    /* in */
+    int dev_a, dev_b, allow_peer;
+    unsigned long long n;
+    /* out */
+    int visible, can_access;   /* cudaDeviceCanAccessPeer(dev_b, dev_a) as the runner sees it */
+    int copy_err, add_err, direct;
+    int device_after_copy, device_after_add; /* device 0 was current before each */
+    int setup_err;             /* the helper's own allocations */
+} PeerReport;
+
+/** 15.3: mg_nccl_create, then the three collectives one after another, then mg_nccl_destroy. */
+typedef struct {
+    /* in */
+    unsigned long long n;
+    int root, max_devices, hold_ms;
+    /* out */
+    int visible;
+    int create_err, avg_err, bcast_err, gather_err, destroy_err;
+    int ndev;
+    int comm_device[MG_MAX_DEVICES], comm_rank[MG_MAX_DEVICES], comm_count[MG_MAX_DEVICES]; /* -1: NULL communicator */
+    int stream_ok[MG_MAX_DEVICES];  /* a stream was made for rank r */
+    int device_after;          /* after each call (the first that differed from device 0) */
+    int left_after_destroy;
+    int setup_err;
+} NcclReport;
+
+/* The judge's entry points into the runner (tests/calls/15-multi-gpu.c).
+   plan_roundtrip: a (n or m*inner), b (n or inner*cols) in; c_early (c as the run left it when it
+   returned) and c_late (after the runner waited for every device) out.
+   peer_roundtrip: x, y in (n each); out (x + y) and copy (x copied) out.
+   nccl_roundtrip: in = 3 sections of ndev*n (the gradients, the broadcast's buffers, the all-gather's
+   contributions); out = early then late results of the three: ndev*n, ndev*n, ndev*ndev*n, twice. */
+int plan_roundtrip(PlanReport *rep, const float *a, const float *b, float *c_early, float *c_late, size_t a_n, size_t b_n, size_t c_n);
+int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy);
+int nccl_roundtrip(NcclReport *rep, const float *in, float *out, size_t in_n, size_t out_n);
+
+#endif

@@ -1,0 +1,608 @@
+/**
+ * @file test_15_multi_gpu.c
+ * @brief Grader for lesson 15: a vector add and a matrix product split over every device (15.1),
+ *        peer copies and a kernel reading another device's memory (15.2), NCCL's all-reduce
+ *        average, broadcast and all-gather from one thread (15.3), against the CPU reference.
+ *
+ * On the simulator the runner simulates two devices (SIM_DEVICES=2), and 15.1 also runs on one and
+ * on three (the runner is restarted for each count); on a GPU, on every visible device and, with
+ * max_devices = 1, on one. The runner-side helpers (tests/calls/15-multi-gpu.c) read each result
+ * twice: right when the student's function returned, and after every device was waited for; what
+ * differs between the two is work the function did not wait for. On a GPU they also hold every
+ * device but the last for a moment before the call, so that such a function is caught there too.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls/15-multi-gpu.h"
+#include "grade.h"
+#include "judge.h"
+#include "multigpu.h"
+
+static const GradeExercise kExercises[] = {
+    {"15.1", 4, "mg_split, plans and runs on every device: a vector add and a matrix product split in rows, every device waited for", 0,
+     "mg_vector_add_kernel mg_matmul_kernel"},
+    {"15.2", 3, "peer_copy_gpu, peer_add_gpu: cudaMemcpyPeerAsync, peer access enabled by the reading device, a staged fallback", 0,
+     "mg_vector_add_kernel"},
+    {"15.3", 4, "mg_nccl_create, mg_allreduce_average, mg_broadcast, mg_allgather: NCCL collectives of every rank in one group", 0,
+     "mg_scale_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+#define ON_SIM SIM_BACKEND
+/* On a GPU the devices but the last are held this long before each call (see the file's comment). */
+#define HOLD_MS (ON_SIM ? 0 : 100)
+/* The simulator's default device count for grading. */
+#define SIM_DEFAULT_DEVICES 2
+
+/* ---- the device count ---------------------------------------------------------------------------- */
+
+static int g_sim_devices = SIM_DEFAULT_DEVICES;
+
+/* On the simulator: from now on the runner simulates k devices (restarted when k changes; the
+   simulator reads SIM_DEVICES once, when it starts). Nothing on a GPU: there the tests use what is
+   there, and max_devices for one device. */
+static void use_devices(int k) {
+#if ON_SIM
+    if (k == g_sim_devices) return;
+    char v[16];
+    snprintf(v, sizeof v, "%d", k);
+    setenv("SIM_DEVICES", v, 1);
+    g_sim_devices = k;
+    judge_shutdown();
+#else
+    (void)k;
+#endif
+}
+
+static int visible_devices(void) {
+    int n = 0;
+    GRADE_EXPECT_CUDA_OK(cudaGetDeviceCount(&n), "cudaGetDeviceCount (the grader's)");
+    return n;
+}
+
+static int expected_devices(int visible, int max_devices) {
+    int n = visible > MG_MAX_DEVICES ? MG_MAX_DEVICES : visible;
+    return max_devices > 0 && n > max_devices ? max_devices : n;
+}
+
+/* ---- comparisons ------------------------------------------------------------------------------- */
+
+static const uint32_t kPoisonBits = 0xFFFFFFFFu; /* what the helpers fill outputs with */
+
+static int is_poison(float f) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b == kPoisonBits;
+}
+
+static int all_poison(const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!is_poison(v[i])) return 0;
+    return 1;
+}
+
+static int close_enough(float got, float want, double atol, double rtol) {
+    return !isnan(got) && fabs((double)got - want) <= atol + rtol * fabs((double)want);
+}
+
+static int same_floats(const float *got, const float *want, size_t n, double atol, double rtol) {
+    for (size_t i = 0; i < n; i++)
+        if (!close_enough(got[i], want[i], atol, rtol)) return 0;
+    return 1;
+}
+
+/* Fails the test with grade.c's diagnosis of got vs want and, when given, our own likely mistake in
+   place of its generic one. Returns when they match. */
+static void expect_floats(const float *got, const float *want, size_t n, size_t width, const char *what, double atol, double rtol, const char *hint) {
+    GradeCompare cmp = {.what = what, .n = n, .width = width, .atol = atol, .rtol = rtol};
+    char *d = grade_diff_floats(got, want, &cmp);
+    if (!d) return;
+    if (hint) {
+        size_t cap = strlen(d) + strlen(hint) + 64;
+        char *msg = grade_alloc(cap);
+        snprintf(msg, cap, "%s", d);
+        char *lm = strstr(msg, "\n  likely mistake: ");
+        if (lm) *lm = '\0';
+        snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
+        free(d);
+        d = msg;
+    }
+    grade_fail_if(d, &cmp, __FILE__, __LINE__);
+}
+
+static const char *cuda_name(int e) { return judge_error_name(e); }
+
+static const char *nccl_name(int r) {
+    static const char *names[] = {"ncclSuccess",       "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+                                  "ncclInvalidArgument", "ncclInvalidUsage",     "ncclRemoteError", "ncclInProgress"};
+    return r >= 0 && r < 8 ? names[r] : "an unknown ncclResult_t";
+}
+
+/* The caller's device, kept: every function is called with device 0 current. */
+static void expect_device_kept(int after, const char *fn, const char *what) {
+    ck_assert_msg(after == 0,
+                  "%s: %s returned with device %d current; the caller had device 0 current\n"
+                  "  likely mistake: the function must leave the current device as it found it, or the caller's next cudaMalloc and "
+                  "launches go to device %d -- keep the `KeepDevice keep;` line at the top of each function",
+                  what, fn, after, after);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 15.1                                                                                            */
+
+typedef struct {
+    int kind; /* 0 vector add, 1 matrix product */
+    size_t n; /* elements, or rows m */
+    int cols, inner;
+} PlanCase;
+
+static const char *run_hint(int err) {
+    static char buf[600];
+    if (err == cudaErrorInvalidResourceHandle)
+        return "a kernel was launched into stream[d] while another device was current: a launch goes to the current device, and "
+               "stream[d] belongs to device d (the device current when it was created) -- cudaSetDevice(d) before each device's "
+               "launch";
+    if (err == cudaErrorInvalidConfiguration)
+        return "a launch with 0 blocks: when n < ndev some devices have nothing to do (count[d] == 0); skip them";
+    snprintf(buf, sizeof buf, "every CUDA call of the run is checked; this error came from one of them (%s)", cuda_name(err));
+    return buf;
+}
+
+/* The diagnosis of a wrong c, part by part. */
+static const char *plan_hint(const PlanReport *r, const float *late, const float *want, size_t row, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < r->ndev; d++) {
+        size_t f = (size_t)r->first[d] * row, c = (size_t)r->count[d] * row;
+        if (!c || same_floats(late + f, want + f, c, 1e-3, 1e-3)) continue;
+        if (all_poison(late + f, c)) {
+            snprintf(buf, cap,
+                     "device %d's part of the result (elements %zu .. %zu of h_c) was never written: its copy back into h_c + first[d]%s "
+                     "was not made, or its kernel never ran (a launch error unchecked? device %d must be current for its launch)",
+                     d, f, f + c - 1, row > 1 ? " * n" : "", d);
+            return buf;
+        }
+        if (d > 0 && r->count[0] * row >= c && same_floats(late + f, want, c, 1e-3, 1e-3)) {
+            snprintf(buf, cap,
+                     "device %d's part of the result holds the values of device 0's part: every device was given the same slice of the "
+                     "input -- copy from h_a + first[d]%s into device d's buffer, not from the start of h_a",
+                     d, row > 1 ? " * k (its rows of A)" : " (and h_b + first[d])");
+            return buf;
+        }
+        len += (size_t)snprintf(buf + len, cap - len, "device %d's part (elements %zu .. %zu) is wrong; ", d, f, f + c - 1);
+        if (len >= cap) break;
+    }
+    if (buf[0] && len < cap) snprintf(buf + len, cap - len, "is each device's kernel given its own buffers and its own count?");
+    return buf[0] ? buf : NULL;
+}
+
+static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
+    int mat = pc->kind == 1;
+    size_t m = pc->n, row = mat ? (size_t)pc->cols : 1;
+    size_t a_n = mat ? m * pc->inner : m, b_n = mat ? (size_t)pc->inner * pc->cols : m, c_n = m * row;
+    float *a = grade_alloc(a_n * sizeof(float)), *b = grade_alloc(b_n * sizeof(float)), *want = grade_alloc(c_n * sizeof(float));
+    float *early = grade_alloc(c_n * sizeof(float)), *late = grade_alloc(c_n * sizeof(float));
+    grade_fill_floats(a, a_n, seed, -1.0f, 1.0f);
+    grade_fill_floats(b, b_n, seed + 1, -1.0f, 1.0f);
+    if (mat) matmul_cpu(a, b, want, (int)m, pc->cols, pc->inner);
+    else vector_add_cpu(a, b, want, m);
+    grade_poison_floats(early, c_n);
+    grade_poison_floats(late, c_n);
+    PlanReport r;
+    memset(&r, 0, sizeof r);
+    r.kind = pc->kind;
+    r.max_devices = max_devices;
+    r.n = m;
+    r.cols = pc->cols;
+    r.inner = pc->inner;
+    r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
+    plan_roundtrip(&r, a, b, early, late, a_n, b_n, c_n);
+
+    char what[400];
+    if (mat)
+        snprintf(what, sizeof what, "mg_matmul_create/run/destroy, C (%zu x %d) = A (%zu x %d) * B (%d x %d), max_devices %d, %d device(s) visible, seed %llu",
+                 m, pc->cols, m, pc->inner, pc->inner, pc->cols, max_devices, r.visible, (unsigned long long)seed);
+    else
+        snprintf(what, sizeof what, "mg_vector_add_create/run/destroy, n = %zu, max_devices %d, %d device(s) visible, seed %llu", m, max_devices,
+                 r.visible, (unsigned long long)seed);
+    const char *create = mat ? "mg_matmul_create" : "mg_vector_add_create", *run = mat ? "mg_matmul_run" : "mg_vector_add_run";
+
+    ck_assert_msg(r.create_err == 0, "%s: %s returned %s", what, create, cuda_name(r.create_err));
+    expect_device_kept(r.device_after_create, create, what);
+    int want_dev = expected_devices(r.visible, max_devices);
+    ck_assert_msg(r.ndev == want_dev,
+                  "%s: the plan uses %d device(s); want %d\n  likely mistake: use every visible device (cudaGetDeviceCount, through "
+                  "devices_to_use), at most max_devices",
+                  what, r.ndev, want_dev);
+    unsigned long long total = 0;
+    for (int d = 0; d < r.ndev; d++) total += r.count[d];
+    ck_assert_msg(total == m,
+                  "%s: the shares of the %d devices add up to %llu of the %zu %s\n  likely mistake: %s", what, r.ndev, total, m,
+                  mat ? "rows" : "elements",
+                  total == 0  ? "no device got a share: plan_create calls mg_split for every device, and mg_split sets *first and *count"
+                  : total < m && m - total == m % (unsigned long long)r.ndev
+                      ? "n / ndev items each leaves the last n % ndev items to nobody (the tail of n is lost): give the first n % ndev "
+                        "devices one more (mg_split)"
+                  : total < m ? "some items are nobody's: the shares must cover 0 .. n-1 (mg_split)"
+                              : "the shares overlap or run past n: device d starts where device d-1 ends (mg_split)");
+    for (int d = 0; d < r.ndev; d++) {
+        size_t f, c;
+        split_cpu(m, r.ndev, d, &f, &c);
+        ck_assert_msg(r.first[d] == f && r.count[d] == c,
+                      "%s: device %d's share is first %llu, count %llu; want first %zu, count %zu\n  likely mistake: in order and as even "
+                      "as possible: n / ndev each, one more for the first n %% ndev devices (mg_split)",
+                      what, d, r.first[d], r.count[d], f, c);
+    }
+    ck_assert_msg(r.run_err == 0, "%s: %s returned %s\n  likely mistake: %s", what, run, cuda_name(r.run_err), run_hint(r.run_err));
+    expect_device_kept(r.device_after_run, run, what);
+
+    double atol = mat ? 2e-6 * pc->inner : 0, rtol = mat ? 1e-5 : 0;
+    char buf[900];
+    expect_floats(late, want, c_n, mat ? row : 0, what, atol, rtol, plan_hint(&r, late, want, row, buf, sizeof buf));
+    /* Right in the end: was it there when the function returned? */
+    if (!same_floats(early, late, c_n, 0, 0)) {
+        size_t len = 0;
+        buf[0] = '\0';
+        for (int d = 0; d < r.ndev; d++) {
+            size_t f = (size_t)r.first[d] * row, c = (size_t)r.count[d] * row;
+            if (c && !same_floats(early + f, late + f, c, 0, 0)) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%d", len ? ", " : "", d);
+        }
+        ck_abort_msg("%s: when %s returned, the part(s) of device(s) %s were not in h_c yet (they arrived later): the function returned "
+                     "before those devices had finished\n  likely mistake: results gathered before the other devices finished -- wait for "
+                     "every device's stream (cudaStreamSynchronize(stream[d]) for each d, with device d current), not only the last one's",
+                     what, run, buf);
+    }
+    for (int d = 0; d < r.ndev; d++) {
+        if (!r.count[d]) continue;
+        ck_assert_msg(r.buf_device[d] == d,
+                      "%s: device %d's output buffer d_c[%d] %s\n  likely mistake: cudaSetDevice(d) before device d's cudaMalloc: an "
+                      "allocation belongs to the device current when it is made",
+                      what, d, d, r.buf_device[d] == -1 ? "is NULL" : r.buf_device[d] == -2 ? "is not device memory" : "lives on another device");
+        ck_assert_msg(r.part_ok[d] != 0,
+                      "%s: device %d's buffer d_c[%d] does not hold device %d's part of the result\n  likely mistake: each device computes "
+                      "its part into its own buffers (d_a[d], d_b[d], d_c[d]) and copies it from d_c[d] into h_c",
+                      what, d, d, d);
+    }
+    ck_assert_msg(r.destroy_err == 0, "%s: mg_plan_destroy returned %s", what, cuda_name(r.destroy_err));
+    expect_device_kept(r.device_after_destroy, "mg_plan_destroy", what);
+    ck_assert_msg(!r.left_after_destroy, "%s: mg_plan_destroy left the plan as it was\n  likely mistake: zero it at the end (memset(p, 0, sizeof *p)), "
+                                         "so that a second destroy does nothing",
+                  what);
+    free(a);
+    free(b);
+    free(want);
+    free(early);
+    free(late);
+}
+
+/* Sizes: one element (n < ndev), as many as devices, one more, odd sizes, a block's worth plus
+   one, and large ones. */
+static const size_t kVecSizesSim[] = {1, 2, 3, 5, 257, 4099, 65539};
+static const size_t kVecSizesGpu[] = {1, 2, 3, 257, 65539, ((size_t)1 << 22) + 3};
+static const PlanCase kMatSim[] = {{1, 1, 1, 1}, {1, 2, 3, 4}, {1, 3, 17, 5}, {1, 37, 45, 29}, {1, 130, 33, 65}};
+static const PlanCase kMatGpu[] = {{1, 1, 1, 1}, {1, 3, 17, 5}, {1, 37, 45, 29}, {1, 130, 33, 65}, {1, 1031, 517, 263}};
+#define N_VEC (ON_SIM ? (int)(sizeof kVecSizesSim / sizeof kVecSizesSim[0]) : (int)(sizeof kVecSizesGpu / sizeof kVecSizesGpu[0]))
+#define N_MAT (ON_SIM ? (int)(sizeof kMatSim / sizeof kMatSim[0]) : (int)(sizeof kMatGpu / sizeof kMatGpu[0]))
+
+static PlanCase vec_case(int i) {
+    PlanCase c = {0, ON_SIM ? kVecSizesSim[i] : kVecSizesGpu[i], 0, 0};
+    return c;
+}
+
+START_TEST(test_vector_add_is_split_over_every_device) {
+    if (judge_sanitizing() && _i > 0) return;
+    use_devices(SIM_DEFAULT_DEVICES);
+    PlanCase c = vec_case(_i);
+    check_plan(&c, 0, grade_seed() + 31u * (uint64_t)_i);
+}
+END_TEST
+
+START_TEST(test_matrix_product_is_split_in_rows_over_every_device) {
+    if (judge_sanitizing() && _i > 0) return;
+    use_devices(SIM_DEFAULT_DEVICES);
+    check_plan(ON_SIM ? &kMatSim[_i] : &kMatGpu[_i], 0, grade_seed() + 7919u + 31u * (uint64_t)_i);
+}
+END_TEST
+
+/* Three devices (the simulator): shares of different sizes, and a device with nothing to do. */
+START_TEST(test_plans_work_on_three_devices) {
+    if (!ON_SIM || judge_sanitizing()) return;
+    use_devices(3);
+    static const size_t sizes[] = {1, 2, 4, 1001};
+    for (int i = 0; i < 4; i++) {
+        PlanCase c = {0, sizes[i], 0, 0};
+        check_plan(&c, 0, grade_seed() + 104729u + (uint64_t)i);
+    }
+    check_plan(&kMatSim[2], 0, grade_seed() + 104730u);
+    check_plan(&kMatSim[4], 0, grade_seed() + 104731u);
+}
+END_TEST
+
+/* One device: a machine with one GPU (the simulator with SIM_DEVICES=1), and max_devices = 1. */
+START_TEST(test_plans_work_on_one_device) {
+    if (judge_sanitizing()) return;
+    PlanCase c = {0, 1001, 0, 0};
+    use_devices(2);
+    check_plan(&c, 1, grade_seed() + 3u);
+    if (ON_SIM) {
+        use_devices(1);
+        check_plan(&c, 0, grade_seed() + 4u);
+        PlanCase one = {0, 1, 0, 0};
+        check_plan(&one, 0, grade_seed() + 5u);
+        check_plan(&kMatSim[3], 0, grade_seed() + 6u);
+    } else {
+        check_plan(&kMatGpu[3], 1, grade_seed() + 6u);
+    }
+    use_devices(SIM_DEFAULT_DEVICES);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 15.2                                                                                            */
+
+static const char *peer_hint(int err) {
+    static char buf[400];
+    switch (err) {
+    case cudaErrorPeerAccessAlreadyEnabled:
+        return "cudaDeviceEnablePeerAccess said cudaErrorPeerAccessAlreadyEnabled: peer access stays on for the whole process, so "
+               "every call after the first gets it. That is fine, but it is also recorded as the last error: clear it with "
+               "cudaGetLastError(), or the error check after your launch reports it";
+    case cudaErrorPeerAccessNotEnabled:
+    case cudaErrorIllegalAddress:
+        return "the kernel on dev_b read dev_a's memory without peer access: cudaSetDevice(dev_b), then cudaDeviceEnablePeerAccess(dev_a, "
+               "0) -- from the device that reads, to the device it reads from";
+    default:
+        break;
+    }
+    snprintf(buf, sizeof buf, "every CUDA call is checked; this error came from one of them (%s)", cuda_name(err));
+    return buf;
+}
+
+static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, uint64_t seed) {
+    float *x = grade_alloc(n * sizeof(float)), *y = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    float *out = grade_alloc(n * sizeof(float)), *copy = grade_alloc(n * sizeof(float));
+    grade_fill_floats(x, n, seed, -1.0f, 1.0f);
+    grade_fill_floats(y, n, seed + 1, -1.0f, 1.0f);
+    vector_add_cpu(x, y, want, n);
+    grade_poison_floats(out, n);
+    grade_poison_floats(copy, n);
+    PeerReport r;
+    memset(&r, 0, sizeof r);
+    r.dev_a = dev_a;
+    r.dev_b = dev_b;
+    r.allow_peer = allow_peer;
+    r.n = n;
+    int e = peer_roundtrip(&r, x, y, out, copy);
+    char what[300];
+    snprintf(what, sizeof what, "x on device %d, y and out on device %d, n = %zu, allow_peer %d, %d device(s), seed %llu", dev_a, dev_b, n, allow_peer,
+             r.visible, (unsigned long long)seed);
+    ck_assert_msg(e == 0 && r.setup_err == 0, "%s: the grader could not set up its buffers (%s)", what, cuda_name(e ? e : r.setup_err));
+
+    ck_assert_msg(r.copy_err == 0, "%s: peer_copy_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.copy_err), peer_hint(r.copy_err));
+    expect_device_kept(r.device_after_copy, "peer_copy_gpu", what);
+    char cw[400];
+    snprintf(cw, sizeof cw, "peer_copy_gpu of x from device %d to device %d (%s)", dev_a, dev_b, what);
+    expect_floats(copy, x, n, 0, cw, 0, 0,
+                  all_poison(copy, n) ? "nothing arrived: cudaMemcpyPeerAsync(d_dst, dst_dev, d_src, src_dev, n * sizeof(float), stream), "
+                                        "then wait for that stream before returning"
+                                      : NULL);
+
+    ck_assert_msg(r.add_err == 0, "%s: peer_add_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.add_err), peer_hint(r.add_err));
+    expect_device_kept(r.device_after_add, "peer_add_gpu", what);
+    int want_direct = dev_a == dev_b || (allow_peer && r.can_access == 1);
+    if (want_direct && r.direct != 1)
+        ck_abort_msg("%s: peer_add_gpu reported *direct = %d\n  likely mistake: %s", what, r.direct,
+                     dev_a == dev_b ? "x is on the kernel's own device: it reads x in place (*direct = 1), no copy needed"
+                                    : "cudaDeviceCanAccessPeer(&can, dev_b, dev_a) says 1 here: enable peer access and let the kernel read "
+                                      "d_x where it is, over the link (*direct = 1); the staged copy is for machines without peer access");
+    if (!want_direct && r.direct != 0)
+        ck_abort_msg("%s: peer_add_gpu reported *direct = %d\n  likely mistake: with allow_peer = 0 (or no peer access) x must be copied "
+                     "to dev_b first (peer_copy_gpu into a temporary buffer) and *direct = 0",
+                     what, r.direct);
+    char aw[400];
+    snprintf(aw, sizeof aw, "peer_add_gpu: out = x + y (%s)", what);
+    expect_floats(out, want, n, 0, aw, 0, 0,
+                  all_poison(out, n) ? "out was never written: launch mg_vector_add_kernel on dev_b (cudaSetDevice(dev_b) first) with "
+                                       "blocks_for(n) blocks, and wait for it"
+                                     : NULL);
+    free(x);
+    free(y);
+    free(want);
+    free(out);
+    free(copy);
+}
+
+static const size_t kPeerSizesSim[] = {1, 1000, 65539};
+static const size_t kPeerSizesGpu[] = {1, 1000, ((size_t)1 << 22) + 1};
+#define N_PEER 3
+
+/* Both directions, twice each (the second call finds peer access already on), then the fallback. */
+START_TEST(test_peer_copy_and_add_between_two_devices) {
+    if (judge_sanitizing() && _i > 0) return;
+    use_devices(SIM_DEFAULT_DEVICES);
+    if (visible_devices() < 2) return; /* a one-GPU machine: the one-device test below covers it */
+    size_t n = ON_SIM ? kPeerSizesSim[_i] : kPeerSizesGpu[_i];
+    uint64_t seed = grade_seed() + 65537u * (uint64_t)_i;
+    check_peer(0, 1, n, 1, seed);
+    check_peer(1, 0, n, 1, seed + 2);
+    check_peer(0, 1, n, 1, seed + 4);
+    check_peer(0, 1, n, 0, seed + 6);
+    check_peer(1, 1, n, 1, seed + 8);
+}
+END_TEST
+
+START_TEST(test_peer_functions_work_on_one_device) {
+    if (judge_sanitizing()) return;
+    if (ON_SIM) use_devices(1);
+    check_peer(0, 0, 1000, 1, grade_seed() + 11u);
+    check_peer(0, 0, 1000, 0, grade_seed() + 12u);
+    use_devices(SIM_DEFAULT_DEVICES);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 15.3                                                                                            */
+
+static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t seed) {
+    int visible = visible_devices();
+    int nd = expected_devices(visible, max_devices);
+    int root = nd - 1 - root_from_end;
+    if (root < 0) root = 0;
+    size_t sec = (size_t)nd * n, in_n = 3 * sec, all = 2 * sec + (size_t)nd * sec, out_n = 2 * all;
+    float *in = grade_alloc(in_n * sizeof(float)), *out = grade_alloc(out_n * sizeof(float));
+    grade_fill_floats(in, in_n, seed, -1.0f, 1.0f);
+    grade_poison_floats(out, out_n);
+    NcclReport r;
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.root = root;
+    r.max_devices = max_devices;
+    r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
+    nccl_roundtrip(&r, in, out, in_n, out_n);
+    char what[300];
+    snprintf(what, sizeof what, "%d rank(s), n = %zu floats per rank, max_devices %d, seed %llu", nd, n, max_devices, (unsigned long long)seed);
+
+    ck_assert_msg(r.create_err == 0, "%s: mg_nccl_create returned %s (%d)", what, nccl_name(r.create_err), r.create_err);
+    ck_assert_msg(r.ndev == nd, "%s: mg_nccl_create made %d rank(s); want %d\n  likely mistake: one rank per visible device (devices_to_use), "
+                                "g->ndev set",
+                  what, r.ndev, nd);
+    for (int k = 0; k < nd; k++) {
+        ck_assert_msg(r.comm_device[k] == k && r.comm_rank[k] == k && r.comm_count[k] == nd,
+                      "%s: communicator %d is rank %d of %d on device %d; want rank %d of %d on device %d\n  likely mistake: "
+                      "ncclCommInitAll(g->comm, ndev, devs) with devs = {0, 1, ..., ndev-1}",
+                      what, k, r.comm_rank[k], r.comm_count[k], r.comm_device[k], k, nd, k);
+        ck_assert_msg(r.stream_ok[k], "%s: no stream for rank %d\n  likely mistake: cudaSetDevice(r) then cudaStreamCreate(&g->stream[r])", what, k);
+    }
+    ck_assert_msg(r.setup_err == 0, "%s: the grader could not set up its buffers (%s)", what, cuda_name(r.setup_err));
+    float *early = out, *late = out + all, *want = grade_alloc(all * sizeof(float));
+
+    /* the average */
+    ck_assert_msg(r.avg_err == 0, "%s: mg_allreduce_average returned %s (%d)", what, nccl_name(r.avg_err), r.avg_err);
+    float *mean = grade_alloc(n * sizeof(float)), *sum = grade_alloc(n * sizeof(float));
+    average_cpu(in, nd, n, mean);
+    for (size_t i = 0; i < n; i++) sum[i] = mean[i] * nd;
+    for (int k = 0; k < nd; k++) memcpy(want + (size_t)k * n, mean, n * sizeof(float));
+    const char *hint = NULL;
+    int as_sum = 1, as_input = 1;
+    for (int k = 0; k < nd; k++) {
+        as_sum = as_sum && same_floats(late + (size_t)k * n, sum, n, 1e-5, 1e-5);
+        as_input = as_input && same_floats(late + (size_t)k * n, in + (size_t)k * n, n, 0, 0);
+    }
+    if (nd > 1 && as_sum)
+        hint = "every value is ndev times the mean: ncclSum gives the sum of the ranks' gradients; scale it by 1 / ndev on every "
+               "device afterwards (mg_scale_kernel, in the rank's stream)";
+    else if (nd > 1 && as_input)
+        hint = "every rank kept its own gradient: no all-reduce reached the buffers -- ncclAllReduce(d_grad[r], d_grad[r], n, ncclFloat, "
+               "ncclSum, g->comm[r], g->stream[r]) for every rank, between ncclGroupStart() and ncclGroupEnd()";
+    char aw[400];
+    snprintf(aw, sizeof aw, "mg_allreduce_average: every rank's d_grad = the mean over the ranks (%s)", what);
+    expect_floats(late, want, sec, 0, aw, 1e-6, 1e-5, hint);
+    ck_assert_msg(same_floats(early, late, sec, 0, 0),
+                  "%s: when mg_allreduce_average returned, the averages were not in the buffers yet (they arrived later)\n  likely "
+                  "mistake: NCCL's calls and your kernels only queue work in the ranks' streams: cudaStreamSynchronize(g->stream[r]) for "
+                  "every rank before returning",
+                  what);
+
+    /* the broadcast */
+    ck_assert_msg(r.bcast_err == 0, "%s: mg_broadcast returned %s (%d)", what, nccl_name(r.bcast_err), r.bcast_err);
+    const float *bin = in + sec;
+    for (int k = 0; k < nd; k++) memcpy(want + (size_t)k * n, bin + (size_t)root * n, n * sizeof(float));
+    hint = NULL;
+    int from_zero = root != 0, kept = nd > 1;
+    for (int k = 0; k < nd; k++) {
+        from_zero = from_zero && same_floats(late + sec + (size_t)k * n, bin, n, 0, 0);
+        kept = kept && same_floats(late + sec + (size_t)k * n, bin + (size_t)k * n, n, 0, 0);
+    }
+    char hb[300];
+    if (from_zero) {
+        snprintf(hb, sizeof hb, "every rank got rank 0's values; the root was %d: pass `root` to ncclBroadcast", root);
+        hint = hb;
+    } else if (kept) {
+        hint = "every rank kept its own values: ncclBroadcast(d_buf[r], d_buf[r], n, ncclFloat, root, g->comm[r], g->stream[r]) for every "
+               "rank, in one group";
+    }
+    char bw[400];
+    snprintf(bw, sizeof bw, "mg_broadcast from root %d: every rank's d_buf = rank %d's (%s)", root, root, what);
+    expect_floats(late + sec, want, sec, 0, bw, 0, 0, hint);
+    ck_assert_msg(same_floats(early + sec, late + sec, sec, 0, 0),
+                  "%s: when mg_broadcast returned, the values had not all arrived yet\n  likely mistake: wait for every rank's stream "
+                  "before returning",
+                  what);
+
+    /* the all-gather */
+    ck_assert_msg(r.gather_err == 0, "%s: mg_allgather returned %s (%d)", what, nccl_name(r.gather_err), r.gather_err);
+    const float *gin = in + 2 * sec;
+    for (int k = 0; k < nd; k++) memcpy(want + (size_t)k * sec, gin, sec * sizeof(float));
+    char gw[400];
+    snprintf(gw, sizeof gw, "mg_allgather: every rank's d_recv = rank 0's d_send, then rank 1's, ... (%s)", what);
+    expect_floats(late + 2 * sec, want, (size_t)nd * sec, sec, gw, 0, 0,
+                  all_poison(late + 2 * sec, (size_t)nd * sec)
+                      ? "d_recv was never written: ncclAllGather(d_send[r], d_recv[r], n, ncclFloat, g->comm[r], g->stream[r]) -- the "
+                        "count is what each rank sends (n), not the total"
+                      : "the count of ncclAllGather is what each rank sends (n); rank r's contribution lands at d_recv + r * n");
+    ck_assert_msg(same_floats(early + 2 * sec, late + 2 * sec, (size_t)nd * sec, 0, 0),
+                  "%s: when mg_allgather returned, the values had not all arrived yet\n  likely mistake: wait for every rank's stream "
+                  "before returning",
+                  what);
+    ck_assert_msg(r.destroy_err == 0, "%s: mg_nccl_destroy returned %s (%d)", what, nccl_name(r.destroy_err), r.destroy_err);
+    ck_assert_msg(!r.left_after_destroy, "%s: mg_nccl_destroy left g as it was\n  likely mistake: zero it at the end (memset(g, 0, sizeof *g))", what);
+    expect_device_kept(r.device_after, "an NCCL function of 15.3", what);
+    free(in);
+    free(out);
+    free(want);
+    free(mean);
+    free(sum);
+}
+
+static const size_t kNcclSizesSim[] = {1, 7, 1000, 65539};
+static const size_t kNcclSizesGpu[] = {1, 7, 1000, ((size_t)1 << 20) + 3};
+#define N_NCCL 4
+
+START_TEST(test_nccl_average_broadcast_and_allgather_over_every_device) {
+    if (judge_sanitizing() && _i > 0) return;
+    use_devices(SIM_DEFAULT_DEVICES);
+    check_nccl(ON_SIM ? kNcclSizesSim[_i] : kNcclSizesGpu[_i], _i % 2, 0, grade_seed() + 1000003u * (uint64_t)_i);
+}
+END_TEST
+
+START_TEST(test_nccl_works_on_one_and_three_devices) {
+    if (judge_sanitizing()) return;
+    check_nccl(1000, 0, 1, grade_seed() + 17u); /* max_devices = 1: one rank */
+    if (ON_SIM) {
+        use_devices(3);
+        check_nccl(1001, 1, 0, grade_seed() + 18u);
+        use_devices(1);
+        check_nccl(999, 0, 0, grade_seed() + 19u);
+        use_devices(SIM_DEFAULT_DEVICES);
+    }
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("15-multi-gpu");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "15.1");
+    tcase_add_loop_test(tc, test_vector_add_is_split_over_every_device, 0, N_VEC);
+    tcase_add_loop_test(tc, test_matrix_product_is_split_in_rows_over_every_device, 0, N_MAT);
+    tcase_add_test(tc, test_plans_work_on_three_devices);
+    tcase_add_test(tc, test_plans_work_on_one_device);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "15.2");
+    tcase_add_loop_test(tc, test_peer_copy_and_add_between_two_devices, 0, N_PEER);
+    tcase_add_test(tc, test_peer_functions_work_on_one_device);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "15.3");
+    tcase_add_loop_test(tc, test_nccl_average_broadcast_and_allgather_over_every_device, 0, N_NCCL);
+    tcase_add_test(tc, test_nccl_works_on_one_and_three_devices);
+    return s;
+}
+
+int main(void) {
+#if ON_SIM
+    /* Two simulated devices unless a test asks for another count. */
+    char v[16];
+    snprintf(v, sizeof v, "%d", SIM_DEFAULT_DEVICES);
+    setenv("SIM_DEVICES", v, 1);
+#endif
+    return grade_main("15", kExercises, N_EXERCISES, build_suite);
+}
