@@ -26,8 +26,7 @@ static const GradeExercise kExercises[] = {
      "mg_vector_add_kernel mg_matmul_kernel"},
     {"15.2", 3, "peer_copy_gpu, peer_add_gpu: cudaMemcpyPeerAsync, peer access enabled by the reading device, a staged fallback", 0,
      "mg_vector_add_kernel"},
-    {"15.3", 4, "mg_nccl_create, mg_allreduce_average, mg_broadcast, mg_allgather: NCCL collectives of every rank in one group", 0,
-     "mg_scale_kernel"},
+    {"15.3", 4, "mg_nccl_create, mg_allreduce_average, mg_broadcast, mg_allgather: NCCL collectives of every rank in one group", 0, NULL},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
@@ -39,7 +38,9 @@ static const GradeExercise kExercises[] = {
 
 /* ---- the device count ---------------------------------------------------------------------------- */
 
+#if ON_SIM
 static int g_sim_devices = SIM_DEFAULT_DEVICES;
+#endif
 
 /* On the simulator: from now on the runner simulates k devices (restarted when k changes; the
    simulator reads SIM_DEVICES once, when it starts). Nothing on a GPU: there the tests use what is
@@ -222,7 +223,10 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     ck_assert_msg(total == m,
                   "%s: the shares of the %d devices add up to %llu of the %zu %s\n  likely mistake: %s", what, r.ndev, total, m,
                   mat ? "rows" : "elements",
-                  total == 0  ? "no device got a share: plan_create calls mg_split for every device, and mg_split sets *first and *count"
+                  total == 0 && m < (unsigned long long)r.ndev
+                      ? "no device got a share: with fewer items than devices, n / ndev is 0 and the tail of n is lost -- the first "
+                        "n % ndev devices get one more each (mg_split, called by plan_create for every device)"
+                  : total == 0 ? "no device got a share: plan_create calls mg_split for every device, and mg_split sets *first and *count"
                   : total < m && m - total == m % (unsigned long long)r.ndev
                       ? "n / ndev items each leaves the last n % ndev items to nobody (the tail of n is lost): give the first n % ndev "
                         "devices one more (mg_split)"
@@ -492,11 +496,11 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
         as_input = as_input && same_floats(late + (size_t)k * n, in + (size_t)k * n, n, 0, 0);
     }
     if (nd > 1 && as_sum)
-        hint = "every value is ndev times the mean: ncclSum gives the sum of the ranks' gradients; scale it by 1 / ndev on every "
-               "device afterwards (mg_scale_kernel, in the rank's stream)";
+        hint = "every value is ndev times the mean: ncclSum gives the sum of the ranks' gradients -- use ncclAvg, or scale the sum "
+               "by 1 / ndev on every device afterwards (mg_scale_kernel, in the rank's stream)";
     else if (nd > 1 && as_input)
         hint = "every rank kept its own gradient: no all-reduce reached the buffers -- ncclAllReduce(d_grad[r], d_grad[r], n, ncclFloat, "
-               "ncclSum, g->comm[r], g->stream[r]) for every rank, between ncclGroupStart() and ncclGroupEnd()";
+               "ncclAvg, g->comm[r], g->stream[r]) for every rank, between ncclGroupStart() and ncclGroupEnd()";
     char aw[400];
     snprintf(aw, sizeof aw, "mg_allreduce_average: every rank's d_grad = the mean over the ranks (%s)", what);
     expect_floats(late, want, sec, 0, aw, 1e-6, 1e-5, hint);

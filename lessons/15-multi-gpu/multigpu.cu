@@ -43,14 +43,14 @@ __global__ void mg_matmul_kernel(const float *a, const float *b, float *c, int r
     if (row < rows && col < n) c[(size_t)row * n + col] = sum;
 }
 
-// Given: x *= s, for 15.3's average.
+// Given: x *= s, for 15.3's average if you make it from a sum (see mg_allreduce_average).
 __global__ void mg_scale_kernel(float *x, size_t n, float s) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] *= s;
 }
 
 // Given: blocks of MG_BLOCK threads for n elements (n > 0).
-static unsigned blocks_for(size_t n) { return (unsigned)((n + MG_BLOCK - 1) / MG_BLOCK); }
+static inline unsigned blocks_for(size_t n) { return (unsigned)((n + MG_BLOCK - 1) / MG_BLOCK); }
 
 // Given: the caller's current device is made current again when a function returns (C++ runs the
 // destructor on every return path). cudaSetDevice is per host thread: a function that leaves
@@ -221,26 +221,27 @@ int mg_allreduce_average(const MgNccl *g, float *const *d_grad, size_t n) {
     // TODO(15.3): one thread drives every rank, so the calls of all ranks go between
     // ncclGroupStart() and ncclGroupEnd() (alone, rank 0's call would wait for rank 1's, which this
     // thread would never get to make):
-    //   ncclAllReduce(d_grad[r], d_grad[r], n, ncclFloat, ncclSum, g->comm[r], g->stream[r]);
-    // (call ncclGroupEnd even when a call failed). Then on every device, in its stream,
-    // mg_scale_kernel by 1.0f / ndev: the sum becomes the mean. Then wait for every rank.
-    (void)g, (void)d_grad, (void)n;
-    return ncclSuccess;
+    //   ncclAllReduce(d_grad[r], d_grad[r], n, ncclFloat, ncclAvg, g->comm[r], g->stream[r]);
+    // (call ncclGroupEnd even when a call failed). ncclAvg divides by the number of ranks inside
+    // the reduction; with ncclSum you would scale afterwards (mg_scale_kernel by 1.0f / ndev in
+    // each rank's stream), a second pass over memory. Then wait for every rank (wait_ranks).
+    (void)d_grad, (void)n;
+    return wait_ranks(g);
 }
 
 int mg_broadcast(const MgNccl *g, float *const *d_buf, size_t n, int root) {
     KeepDevice keep;
     // TODO(15.3): in one group, ncclBroadcast(d_buf[r], d_buf[r], n, ncclFloat, root, g->comm[r],
     // g->stream[r]) for every rank (in place: the root sends, everyone receives); then wait.
-    (void)g, (void)d_buf, (void)n, (void)root;
-    return ncclSuccess;
+    (void)d_buf, (void)n, (void)root;
+    return wait_ranks(g);
 }
 
 int mg_allgather(const MgNccl *g, float *const *d_send, float *const *d_recv, size_t n) {
     KeepDevice keep;
     // TODO(15.3): in one group, ncclAllGather(d_send[r], d_recv[r], n, ncclFloat, g->comm[r],
     // g->stream[r]) -- the count is what each rank sends; then wait.
-    (void)g, (void)d_send, (void)d_recv, (void)n;
-    return ncclSuccess;
+    (void)d_send, (void)d_recv, (void)n;
+    return wait_ranks(g);
 }
 // TODO(15.3) end
