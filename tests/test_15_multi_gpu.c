@@ -58,6 +58,14 @@ static void use_devices(int k) {
 #endif
 }
 
+/* On a GPU, an error in the student's multi-device code may be sticky (an illegal address: a kernel
+   that read another device's memory without peer access) or leave NCCL half-way: the next
+   exercise gets a fresh runner, so that it is not failed by this one's mistake. (The simulator
+   ends the runner itself at such errors; under compute-sanitizer the runner must stay.) */
+static void fresh_runner_after(int err) {
+    if (err && !ON_SIM && !judge_sanitizing()) judge_shutdown();
+}
+
 static int visible_devices(void) {
     int n = 0;
     GRADE_EXPECT_CUDA_OK(cudaGetDeviceCount(&n), "cudaGetDeviceCount (the grader's)");
@@ -201,6 +209,7 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     r.inner = pc->inner;
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
     plan_roundtrip(&r, a, b, early, late, a_n, b_n, c_n);
+    fresh_runner_after(r.create_err || r.run_err || r.destroy_err);
 
     char what[400];
     if (mat)
@@ -380,6 +389,7 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, uint64_t 
     r.allow_peer = allow_peer;
     r.n = n;
     int e = peer_roundtrip(&r, x, y, out, copy);
+    fresh_runner_after(e || r.copy_err || r.add_err);
     char what[300];
     snprintf(what, sizeof what, "x on device %d, y and out on device %d, n = %zu, allow_peer %d, %d device(s), seed %llu", dev_a, dev_b, n, allow_peer,
              r.visible, (unsigned long long)seed);
@@ -466,6 +476,7 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     r.max_devices = max_devices;
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
     nccl_roundtrip(&r, in, out, in_n, out_n);
+    fresh_runner_after(r.create_err || r.avg_err || r.bcast_err || r.gather_err || r.destroy_err || r.setup_err);
     char what[300];
     snprintf(what, sizeof what, "%d rank(s), n = %zu floats per rank, max_devices %d, seed %llu", nd, n, max_devices, (unsigned long long)seed);
 

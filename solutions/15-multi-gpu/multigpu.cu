@@ -50,7 +50,7 @@ __global__ void mg_scale_kernel(float *x, size_t n, float s) {
 }
 
 // Given: blocks of MG_BLOCK threads for n elements (n > 0).
-static inline unsigned blocks_for(size_t n) { return (unsigned)((n + MG_BLOCK - 1) / MG_BLOCK); }
+__attribute__((unused)) static unsigned blocks_for(size_t n) { return (unsigned)((n + MG_BLOCK - 1) / MG_BLOCK); }
 
 // Given: the caller's current device is made current again when a function returns (C++ runs the
 // destructor on every return path). cudaSetDevice is per host thread: a function that leaves
