@@ -212,8 +212,8 @@ define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
 	$(Q)rm -f $(@D)/compile-error.log $(2); \
-	if $(if $(5),true,python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(1)) >$(@D)/build.log 2>&1 \
-	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
+	if $(if $(5),true,python3 tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(CFLAGS_$(3)_$(BACKEND)) $(1)) >$(@D)/build.log 2>&1 \
+	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) $(CFLAGS_$(3)_$(BACKEND)) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
 	  cat $(@D)/build.log; \
 	else \
 	  [ $$? -eq 124 ] && echo "compiling took longer than $(STUDENT_COMPILE_TIMEOUT) s and was stopped" >>$(@D)/build.log; \
@@ -222,7 +222,8 @@ define build_student
 endef
 
 # A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
-# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library). A lesson whose
+# program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library), and compile flags
+# (CFLAGS_<dir>_gpu / CFLAGS_<dir>_sim: a library's include folder) for all of its code. A lesson whose
 # grader checks performance properties (grade_require_coalesced, ...) says PROFILED_RUNNER_<dir> := 1:
 # on the simulator its code is then built with `simcc --profile` (counted only when the grader asks).
 -include $(wildcard lessons/*/lesson.mk)
@@ -235,7 +236,7 @@ $(1)_NAME := $(basename $(notdir $(firstword $(wildcard lessons/$(1)/*.h))))
 $(1)_CPU := $(wildcard lessons/$(1)/*_cpu.c)
 $(1)_TEST := $(firstword $(wildcard tests/test_$(firstword $(subst -, ,$(1)))_*.c))
 $(1)_WRONG := $(basename $(notdir $(wildcard tests/wrong/$(1)/*.patch)))
-$(1)_INC := -Ilessons/$(1) $(INCLUDES)
+$(1)_INC := -Ilessons/$(1) $(INCLUDES) $(CFLAGS_$(1)_$(BACKEND))
 $(1)_CPU_OBJ := $$(patsubst lessons/$(1)/%.c,$(B)/lessons/$(1)/%.o,$$($(1)_CPU))
 
 $(B)/lessons/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h $(CC_DEPS)

@@ -89,6 +89,15 @@ if command -v doxygen >/dev/null 2>&1; then ok "Doxygen $(doxygen --version) (ma
 else note "Doxygen is missing (only make docs needs it): sudo apt-get install doxygen"; fi
 if [ -e /usr/include/stb/stb_image.h ]; then ok "stb_image (lesson 03's demo reads photos)"
 else note "stb_image is missing (only lesson 03's demo needs it): sudo apt-get install libstb-dev"; fi
+# NCCL: lesson 15 links it on a GPU (the simulator has its own)
+if command -v nvcc >/dev/null 2>&1; then
+  cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
+  nccl_wheel=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
+  if [ -e "$cuda_home/include/nccl.h" ]; then
+    ok "NCCL $(sed -n 's/^#define NCCL_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' "$cuda_home/include/nccl.h" | paste -sd.) in $cuda_home (lesson 15)"
+  elif [ -n "$nccl_wheel" ] && [ -e "$nccl_wheel/include/nccl.h" ]; then ok "NCCL from the PyPI wheel at $nccl_wheel (lesson 15)"
+  else note "NCCL is missing (only lesson 15 needs it on a GPU; the simulator has its own): pip install nvidia-nccl-cu${toolkit%%.*}, or NVIDIA's libnccl-dev"; fi
+fi
 if echo 'int main(){return 0;}' | g++ -x c++ -fsanitize=address -o /tmp/doctor-asan.$$ - >/dev/null 2>&1; then
   rm -f /tmp/doctor-asan.$$; ok "AddressSanitizer works (the simulator uses it to catch out-of-bounds accesses)"
 else fix "g++ cannot build with -fsanitize=address: install libasan (Debian: it comes with g++), or build with SIMCC_ASAN=0"; fi
