@@ -409,10 +409,10 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
         return o;
     }
     if (!o.message) sanitize_exercise(sr, e, &o);
-    if (o.message || !e->kernels) return o;
+    if (o.message) return o;
     /* Right values are not enough: the work must have been done by the exercise's kernel(s). */
     char names[256];
-    snprintf(names, sizeof names, "%s", e->kernels);
+    snprintf(names, sizeof names, "%s", e->kernels ? e->kernels : "");
     for (char *k = strtok(names, " "); k; k = strtok(NULL, " ")) {
         long launches = judge_exercise_launches(k);
         static int said;

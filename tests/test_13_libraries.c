@@ -438,6 +438,18 @@ START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
                   "caller seeds it once, and each curandGenerateUniform continues its sequence",
                   names[t], SEED, first);
     l13_curand_destroy(gen);
+    /* Another seed draws other numbers (two tries: two independent counts agree now and then). */
+    unsigned long long other = first;
+    for (int k = 1; k <= 2 && other == first; k++) {
+        gen = l13_curand_create(types[t], seed + (unsigned long long)k, &st);
+        other = host_api_hits(gen, n, d_hits, names[t]);
+        l13_curand_destroy(gen);
+    }
+    ck_assert_msg(other != first,
+                  "pi_curand_host_gpu (%s, " SEED_TEXT "): generators seeded differently by the caller counted the same %llu points\n"
+                  "  likely mistake: the call seeds the generator itself (curandSetPseudoRandomGeneratorSeed with a constant), so the "
+                  "caller's seed is lost; the caller seeds it once, and the call only generates",
+                  names[t], SEED, first);
     gen = l13_curand_create(types[t], seed, &st);
     unsigned long long again = host_api_hits(gen, n, d_hits, names[t]);
     ck_assert_msg(again == first,

@@ -116,7 +116,16 @@ static void sweep(size_t n, int reps, double copy_gbs, const char *dir) {
         printf("    %6s %10s %10s %8s %10s\n", "block", "ms", "GB/s", "blocks", "occupancy");
         double best = 0;
         int best_block = 0;
-        for (int b = 32; b <= (k == 1 ? HEAVY_BOUNDED_THREADS : 1024); b += 32) {
+        /* a.maxThreadsPerBlock: the largest block this kernel can launch with (its registers times
+           the block's threads must fit in a multiprocessor's 64K); larger ones fail to launch with
+           cudaErrorLaunchOutOfResources, which is the sweep's end, not an error */
+        int limit = k == 1 ? HEAVY_BOUNDED_THREADS : 1024;
+        if (a.maxThreadsPerBlock < limit) {
+            printf("    (%d registers x more than %d threads do not fit in a multiprocessor: the sweep stops at %d)\n", a.numRegs,
+                   a.maxThreadsPerBlock, a.maxThreadsPerBlock);
+            limit = a.maxThreadsPerBlock;
+        }
+        for (int b = 32; b <= limit; b += 32) {
             j.which = k;
             j.block = b;
             if (!job_ok(&j, want[k], got)) {

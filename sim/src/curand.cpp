@@ -99,7 +99,7 @@ struct curandGenerator_st {
     bool host;                    // curandCreateGeneratorHost: output in host memory, generated at the call
     unsigned long long seed;
     unsigned long long offset;    // curandSetGeneratorOffset
-    unsigned long long generated; // numbers drawn since the seed or offset was set
+    unsigned long long generated; // numbers drawn since the offset was set
     cudaStream_t stream;
 };
 
@@ -195,8 +195,9 @@ curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed) {
     if (!valid(generator)) return CURAND_STATUS_NOT_INITIALIZED;
+    /* A new seed keeps the generator's position, as cuRAND does on an H200: re-seeding with the same
+       seed between two generate calls does not repeat the numbers. */
     generator->seed = seed;
-    generator->generated = 0;
     return CURAND_STATUS_SUCCESS;
 }
 

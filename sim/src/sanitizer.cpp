@@ -106,8 +106,9 @@ static void on_asan_report(const char *report) {
         /* find the allocation just before the address, to say how far past its end the access went */
         const void *b2 = nullptr;
         size_t s2 = 0;
-        MemKind k2 = classify((const char *)addr - 1, &b2, &s2);
-        if (k2 == MEM_NONE) k2 = classify((const char *)addr - 64, &b2, &s2);
+        /* the nearest allocation below: a wide tile or a float4 can overrun by a few hundred bytes */
+        MemKind k2 = MEM_NONE;
+        for (size_t back = 1; k2 == MEM_NONE && back <= 4096; back *= 4) k2 = classify((const char *)addr - back, &b2, &s2);
         if (k2 != MEM_NONE) {
             size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
