@@ -428,8 +428,8 @@ test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_d
 # grading after them (its malicious submissions must not meet the lessons' attack markers).
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading)
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-programs
-	$(Q)$(MAKE) --no-print-directory -j2 -O test-lessons test-sim test-common docs test-docs
-	$(Q)$(MAKE) --no-print-directory test-grade $(if $(filter gpu,$(BACKEND)),test-parity)
+	$(Q)$(MAKE) --no-print-directory -j2 -O test-lessons test-sim test-common docs test-docs test-grade
+	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean
 clean: ## remove build/
