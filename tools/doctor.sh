@@ -93,7 +93,9 @@ else note "stb_image is missing (only lesson 03's demo needs it): sudo apt-get i
 if command -v nvcc >/dev/null 2>&1; then
   cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
   nccl_wheel=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
-  if [ -e "$cuda_home/include/nccl.h" ]; then
+  if [ -e /usr/include/nccl.h ]; then
+    ok "NCCL $(sed -n 's/^#define NCCL_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' /usr/include/nccl.h | paste -sd.) in /usr/include (lesson 15)"
+  elif [ -e "$cuda_home/include/nccl.h" ]; then
     ok "NCCL $(sed -n 's/^#define NCCL_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' "$cuda_home/include/nccl.h" | paste -sd.) in $cuda_home (lesson 15)"
   elif [ -n "$nccl_wheel" ] && [ -e "$nccl_wheel/include/nccl.h" ]; then ok "NCCL from the PyPI wheel at $nccl_wheel (lesson 15)"
   else note "NCCL is missing (only lesson 15 needs it on a GPU; the simulator has its own): pip install nvidia-nccl-cu${toolkit%%.*}, or NVIDIA's libnccl-dev"; fi

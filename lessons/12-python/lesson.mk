@@ -18,7 +18,7 @@ py12_shared_cmd = SIMCC_ASAN=0 $(SIMCC) -O1 -g -fPIC -Ilessons/$(3) $(INCLUDES) 
   && g++ -shared -o $(2) $(basename $(2)).pic.o -Wl,--whole-archive $(SIMLIB_PIC) -Wl,--no-whole-archive $(LIBS_$(3)_sim) -lm -lpthread -ldl
 else
 PY12_LIB_DEPS :=
-py12_shared_cmd = nvcc -O2 $(NVCC_ARCH) -std=c++17 -shared -Xcompiler -fPIC -cudart shared -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 \
+py12_shared_cmd = nvcc -O2 $(NVCC_ARCH) -std=c++17 -shared -Xcompiler -fPIC -cudart shared -DPYKERNELS_SHARED -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 \
   -Ilessons/$(3) $(INCLUDES) $(1) -o $(2) $(LIBS_$(3)_gpu)
 endif
 define py12_shared

@@ -1,17 +1,24 @@
 # Lesson 15 calls NCCL. On the simulator it is part of the simulator's runtime (sim/include/nccl.h,
 # sim/src/nccl.cpp): nothing to add. On a GPU the runner, the demo and the benchmark link libnccl,
-# found where it is: the CUDA Toolkit's folder ($(CUDA_HOME)/include/nccl.h, lib64/libnccl.so, as
+# found where it is: the system's (Debian/Ubuntu's libnccl-dev, as on the workbook's H200s), the CUDA Toolkit's folder ($(CUDA_HOME)/include/nccl.h, lib64/libnccl.so, as
 # NVIDIA's packages install it), else NVIDIA's PyPI wheel (pip install nvidia-nccl-cu12 or -cu13:
 # nvidia/nccl/include and nvidia/nccl/lib). The rpath lets the programs find libnccl.so.2 at run
 # time without LD_LIBRARY_PATH.
 ifeq ($(BACKEND),gpu)
-  NCCL_HOME_15 := $(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),$(shell python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null))
-  NCCL_LIBDIR_15 := $(firstword $(wildcard $(NCCL_HOME_15)/lib64/libnccl.so* $(NCCL_HOME_15)/lib/libnccl.so*))
-  NCCL_LIBDIR_15 := $(if $(NCCL_LIBDIR_15),$(dir $(NCCL_LIBDIR_15)),$(NCCL_HOME_15)/lib)
-  # The wheel ships libnccl.so.2 only: link it by its full name there.
-  NCCL_LIB_15 := $(if $(wildcard $(NCCL_LIBDIR_15)libnccl.so $(NCCL_LIBDIR_15)/libnccl.so),-lnccl,-l:libnccl.so.2)
-  LIBS_15-multi-gpu_gpu := -L$(NCCL_LIBDIR_15) $(NCCL_LIB_15) -Xlinker -rpath=$(NCCL_LIBDIR_15)
-  # The headers, when they are not the toolkit's (the Makefile adds CFLAGS_<dir>_<backend> to the
-  # lesson's compile lines; see the lesson's README for the lead's note).
-  CFLAGS_15-multi-gpu_gpu := $(if $(filter $(CUDA_HOME),$(NCCL_HOME_15)),,-I$(NCCL_HOME_15)/include)
+  # where NCCL is: the system's (libnccl-dev: /usr/include, nothing to add), the toolkit's folder,
+  # or the wheel's
+  NCCL_SYSTEM_15 := $(wildcard /usr/include/nccl.h)
+  NCCL_HOME_15 := $(if $(NCCL_SYSTEM_15),,$(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),$(shell python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)))
+  ifeq ($(NCCL_HOME_15),)
+    LIBS_15-multi-gpu_gpu := -lnccl
+  else
+    NCCL_LIBDIR_15 := $(firstword $(wildcard $(NCCL_HOME_15)/lib64/libnccl.so* $(NCCL_HOME_15)/lib/libnccl.so*))
+    NCCL_LIBDIR_15 := $(if $(NCCL_LIBDIR_15),$(dir $(NCCL_LIBDIR_15)),$(NCCL_HOME_15)/lib)
+    # The wheel ships libnccl.so.2 only: link it by its full name there.
+    NCCL_LIB_15 := $(if $(wildcard $(NCCL_LIBDIR_15)libnccl.so $(NCCL_LIBDIR_15)/libnccl.so),-lnccl,-l:libnccl.so.2)
+    LIBS_15-multi-gpu_gpu := -L$(NCCL_LIBDIR_15) $(NCCL_LIB_15) -Xlinker -rpath=$(NCCL_LIBDIR_15)
+    # The headers, when they are not the toolkit's (the Makefile adds CFLAGS_<dir>_<backend> to the
+    # lesson's compile lines).
+    CFLAGS_15-multi-gpu_gpu := $(if $(filter $(CUDA_HOME),$(NCCL_HOME_15)),,-I$(NCCL_HOME_15)/include)
+  endif
 endif

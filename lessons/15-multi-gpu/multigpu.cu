@@ -122,7 +122,7 @@ cudaError_t mg_vector_add_run(const MgPlan *p, const float *h_a, const float *h_
     // TODO(15.1): queue everything on every device first, then wait (wait_all), so that the
     // devices work at the same time. For each device d with count[d] > 0 (CUDA_TRY returns the
     // error of a failed call):
-    //  1. make d current: a launch goes to the current device, and p->stream[d] belongs to d;
+    //  1. make d current: device d's work follows (a launch without a stream goes to the current device);
     //  2. cudaMemcpyAsync its slices of h_a and h_b (from h_a + first[d], count[d] floats) into
     //     d_a[d] and d_b[d], in p->stream[d];
     //  3. mg_vector_add_kernel<<<blocks_for(count), MG_BLOCK, 0, p->stream[d]>>> on its buffers,

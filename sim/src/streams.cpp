@@ -185,10 +185,6 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     if (!s) {
         err = cudaErrorInvalidResourceHandle;
         why = "its stream is not a live stream";
-    } else if (s->device != current_device()) {
-        err = cudaErrorInvalidResourceHandle; /* CUDA: a launch into a stream of another device fails */
-        why = "its stream was created on device " + std::to_string(s->device) + " and device " + std::to_string(current_device()) +
-              " is current (call cudaSetDevice(" + std::to_string(s->device) + ") before launching into that stream)";
     } else if (const char *w = bad_config(c, func)) {
         err = cudaErrorInvalidValue;
         why = w;
@@ -218,6 +214,8 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
         tl_device(SIM_TL_KERNEL, t.id, t.blocking, 0, (unsigned long long)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z,
                   false, nullptr, c.site.kernel);
     }
+    /* The kernel runs on its stream's device, also when another device is current: what an H200
+       with CUDA 13 does (the CUDA Programming Guide says such a launch fails; it did not). */
     LaunchRecord *rec = new LaunchRecord{c, body, s->device};
     enqueue(s, [rec] {
         run_kernel(*rec);

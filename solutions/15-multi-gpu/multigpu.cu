@@ -131,7 +131,7 @@ cudaError_t mg_vector_add_run(const MgPlan *p, const float *h_a, const float *h_
     for (int d = 0; d < p->ndev; d++) {
         size_t f = p->first[d], c = p->count[d], bytes = c * sizeof(float);
         if (c == 0) continue; // no work, and a launch of 0 blocks would be an error
-        CUDA_TRY(cudaSetDevice(d)); // a launch goes to the current device: it must own stream[d]
+        CUDA_TRY(cudaSetDevice(d)); // device d's work: a launch without a stream would go to the current device
         CUDA_TRY(cudaMemcpyAsync(p->d_a[d], h_a + f, bytes, cudaMemcpyHostToDevice, p->stream[d]));
         CUDA_TRY(cudaMemcpyAsync(p->d_b[d], h_b + f, bytes, cudaMemcpyHostToDevice, p->stream[d]));
         mg_vector_add_kernel<<<blocks_for(c), MG_BLOCK, 0, p->stream[d]>>>(p->d_a[d], p->d_b[d], p->d_c[d], c);
