@@ -9,6 +9,7 @@
 #     file that tries to get points without the work: it must end with 0 points in a valid JSON
 #     result that still says so a while after the grader finished (nothing it started may rewrite
 #     it), and must leave no /tmp/cuda-workbook-attack-* marker (its proof of a successful attack).
+# VARIANTS="name ..." limits the wrong variants tried to those named.
 # On a GPU, the grader's compute-sanitizer pass (slow) runs for the solutions and for the variants
 # with a `sanitize: yes` line only. A variant may lower the grader's limits for itself (`timeout: S`, `start-timeout: S`, `memory: MB`),
 # so that an endless loop costs seconds here. Each grading runs the lesson's judge with the
@@ -60,6 +61,8 @@ one_lesson() {
   for p in tests/wrong/"$l"/*.patch; do
     [ -e "$p" ] || continue
     name=$(basename "$p" .patch)
+    # VARIANTS="a b": only these wrong variants (a quicker look at a few on a slow machine)
+    if [ -n "${VARIANTS:-}" ] && [[ " $VARIANTS " != *" $name "* ]]; then continue; fi
     only=$(sed -n 's/^backend: //p' "$p" | head -1)
     if [ -n "$only" ] && [ "$only" != "$backend" ]; then
       echo "  skip  wrong variant '$name' (its exercise runs only with BACKEND=$only)"
