@@ -75,7 +75,7 @@ one_lesson() {
     # The exercise whose region the patch changes is graded alone first (a third of the time);
     # if that does not show the expected rejection, the whole lesson is graded. Attacks: always whole.
     only=
-    [[ $name == attack_* ]] || only=$(python3 tools/patch_exercise.py "$p" solutions/"$l"/*.cu 2>/dev/null)
+    [[ $name == attack_* ]] || only=$(${PYTHON_QUICK:-python3} tools/patch_exercise.py "$p" solutions/"$l"/*.cu 2>/dev/null)
     for ex in $only ""; do
       (
         if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi

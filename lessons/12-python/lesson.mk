@@ -14,7 +14,7 @@ SIMLIB_PIC := $(SIMLIB_DIR)/libsimcuda.a
 # shared libcudart (the static one's symbols are hidden), found again through the run path.
 ifeq ($(BACKEND),sim)
 PY12_LIB_DEPS := $(SIMLIB_PIC) $(SIMCC)
-py12_shared_cmd = SIMCC_ASAN=0 $(SIMCC) -O1 -g -fPIC -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(basename $(2)).pic.o \
+py12_shared_cmd = SIMCC_ASAN=0 $(SIMCC_RUN) -O1 -g -fPIC -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(basename $(2)).pic.o \
   && g++ -shared -o $(2) $(basename $(2)).pic.o -Wl,--whole-archive $(SIMLIB_PIC) -Wl,--no-whole-archive $(LIBS_$(3)_sim) -lm -lpthread -ldl
 else
 PY12_LIB_DEPS :=
