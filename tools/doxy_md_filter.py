@@ -268,6 +268,12 @@ def lesson_page(path, text):
     text = text[:first] + "\n" + lesson_nav(path, "top") + "\n" + text[first:]
     text = add_to_section(text, "## Benchmark", plot_figures("lesson-%s-" % num))
     # the input first, then the outputs
+    # a benchmark's plot drawn from a recorded run (docs/pictures/NN-bench-*.svg) goes under "Benchmark"
+    bench = sorted(glob.glob(os.path.join(PICTURES, "%s-bench-*.svg" % num)))
+    if bench:
+        figs = "".join(figure("pictures/" + os.path.basename(p), os.path.basename(p), "<code>%s</code>" % os.path.basename(p)) for p in bench)
+        text = add_to_section(text, "## Benchmark", '<div class="figures">%s</div>\n\nDrawn from the table of a recorded '
+                              '`make bench LESSON=%s SOLUTION=1` (docs/results).' % (figs, num))
     pics = sorted(glob.glob(os.path.join(PICTURES, "%s-*.png" % num)), key=lambda p: ("input" not in p, p))
     if pics:
         figs = "".join(figure("pictures/" + os.path.basename(p), os.path.basename(p),
