@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +170,42 @@ START_TEST(test_inputs_are_seeded_and_never_zero) {
 }
 END_TEST
 
+/* ---- verdicts: a small lesson graded by grade_main itself (this program, run with --lesson) ---- */
+
+/* 1.1 passes; 1.2 has no kernel list and cannot run here (a package it needs is missing): it must be
+   "not checked", never passed (a grader bug once let such an exercise pass untested on a GPU). */
+START_TEST(fake_passes) { ck_assert(1); }
+END_TEST
+START_TEST(fake_waits_for_a_package) { grade_note_unchecked("waiting: the package it needs is not installed"); }
+END_TEST
+static const GradeExercise kFake[] = {{"1.1", 1, "passes", 0, NULL}, {"1.2", 1, "needs a missing package", 0, NULL}};
+static Suite *fake_suite(void) {
+    Suite *s = suite_create("fake");
+    TCase *a = grade_tcase(s, kFake, 2, "1.1");
+    tcase_add_test(a, fake_passes);
+    TCase *b = grade_tcase(s, kFake, 2, "1.2");
+    tcase_add_test(b, fake_waits_for_a_package);
+    return s;
+}
+
+static const char *g_self;
+
+START_TEST(test_an_exercise_nothing_could_check_is_never_passed) {
+    char cmd[4200], out[8192] = "";
+    snprintf(cmd, sizeof cmd, "GRADE_RUNNER=/nonexistent GRADE_JSON= GRADE_EXERCISE= '%s' --lesson 2>&1", g_self);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    pclose(p);
+    ck_assert_msg(strstr(out, "1.1") && strstr(out, "PASS"), "the passing exercise was not shown as passed:\n%s", out);
+    const char *line = strstr(out, "1.2");
+    ck_assert_msg(line && !strncmp(strchr(line, ' ') + strspn(strchr(line, ' '), " "), "UNCHECKED", 9),
+                  "an exercise that noted a missing package was not UNCHECKED:\n%s", out);
+    ck_assert_msg(strstr(out, "not checked on this machine: the package it needs is not installed"), "the reason is missing:\n%s", out);
+}
+END_TEST
+
 static Suite *grade_suite(void) {
     Suite *s = suite_create("common/grade");
     TCase *core = tcase_create("Core");
@@ -191,10 +228,15 @@ static Suite *grade_suite(void) {
     tcase_add_test(diag, test_transposed_2d_result_is_recognised);
     tcase_add_test(diag, test_a_later_schedule_failing_is_called_a_race);
     suite_add_tcase(s, diag);
+    TCase *verdicts = tcase_create("Verdicts");
+    tcase_add_test(verdicts, test_an_exercise_nothing_could_check_is_never_passed);
+    suite_add_tcase(s, verdicts);
     return s;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    g_self = argv[0];
+    if (argc > 1 && !strcmp(argv[1], "--lesson")) return grade_main("fake", kFake, 2, fake_suite);
     SRunner *sr = srunner_create(grade_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
