@@ -287,7 +287,7 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
-	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$(CUDACC),$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted))
+	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted))
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
