@@ -39,6 +39,8 @@ bool in_stack_guard(const void *p);
 enum MemKind { MEM_NONE, MEM_DEVICE, MEM_PINNED, MEM_MAPPED, MEM_MANAGED, MEM_SYMBOL };
 /* What kind of allocation p points into (memory.cpp); base and size describe it when found. */
 MemKind classify(const void *p, const void **base = nullptr, size_t *size = nullptr);
+/* True when p is in no allocation; then [*lo, *hi) is the gap around it, which holds none. */
+bool outside_allocations(const void *p, uintptr_t *lo, uintptr_t *hi);
 /* The device an allocation was made on (the one current at the call), or -1 for host memory. */
 int alloc_device(const void *p);
 /* Bit d set for each device whose device memory (cudaMalloc) p or q lies in (0 for host memory). */

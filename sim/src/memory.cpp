@@ -63,6 +63,20 @@ MemKind classify(const void *p, const void **base, size_t *size) {
     return it->second.kind;
 }
 
+bool outside_allocations(const void *p, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t a = (uintptr_t)p;
+    auto it = g_allocs.upper_bound(a);
+    uintptr_t next = it == g_allocs.end() ? UINTPTR_MAX : it->first, prev_end = 0;
+    if (it != g_allocs.begin()) {
+        --it;
+        prev_end = it->first + it->second.size + 1; /* one past the end still belongs to it */
+        if (a < prev_end) return false;
+    }
+    *lo = prev_end;
+    *hi = next;
+    return true;
+}
+
 int alloc_device(const void *p) {
     const void *base = nullptr;
     MemKind k = classify(p, &base);

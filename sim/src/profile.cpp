@@ -79,7 +79,13 @@ struct LaunchStat {
 static std::vector<Access> g_log;
 static std::vector<LaunchStat> g_launches;
 static LaunchStat *g_cur_launch = nullptr;
-static uintptr_t g_last_base = 0, g_last_end = 0; /* the allocation last found (reset at every launch) */
+/* the allocations last found, most recent first: a kernel usually reads and writes a few arrays in
+   turn (reset at every launch) */
+constexpr int kRecentAllocs = 4;
+static uintptr_t g_last_base[kRecentAllocs], g_last_end[kRecentAllocs];
+/* the gaps between allocations that the last other accesses fell in (locals on a thread's stack, the
+   kernel's arguments), most recent first */
+static uintptr_t g_gap_lo[2], g_gap_hi[2];
 
 /* Called by the hooks' constructor (only programs built with --profile have them). */
 extern "C" void simcuda_profile_hooks_linked() {
@@ -138,18 +144,29 @@ void profile_record(const void *ret, uintptr_t addr, size_t size, bool store) {
     } else if (addr >= (uintptr_t)dynamic_shared_arena && addr < (uintptr_t)dynamic_shared_arena + kMaxSharedPerBlockOptin) {
         a.space = SP_SHARED;
         a.base = (uintptr_t)dynamic_shared_arena;
-    } else if (addr >= g_last_base && addr < g_last_end) { /* the allocation of the previous access */
-        a.space = SP_GLOBAL;
-        a.base = g_last_base;
     } else {
-        const void *base = nullptr;
-        size_t bytes = 0;
-        MemKind k = classify((const void *)addr, &base, &bytes);
-        if (k == MEM_NONE) return; /* a local variable, a kernel argument, host data */
-        a.space = SP_GLOBAL;
-        a.base = (uintptr_t)base;
-        g_last_base = (uintptr_t)base;
-        g_last_end = g_last_base + bytes;
+        int r = 0;
+        while (r < kRecentAllocs && !(addr >= g_last_base[r] && addr < g_last_end[r])) r++;
+        if (r < kRecentAllocs) {
+            a.space = SP_GLOBAL;
+            a.base = g_last_base[r];
+        } else if ((addr >= g_gap_lo[0] && addr < g_gap_hi[0]) || (addr >= g_gap_lo[1] && addr < g_gap_hi[1])) {
+            return; /* between allocations, as a recent such access was */
+        } else if (outside_allocations((const void *)addr, &g_gap_lo[1], &g_gap_hi[1])) {
+            std::swap(g_gap_lo[0], g_gap_lo[1]);
+            std::swap(g_gap_hi[0], g_gap_hi[1]);
+            return;
+        } else {
+            const void *base = nullptr;
+            size_t bytes = 0;
+            MemKind k = classify((const void *)addr, &base, &bytes);
+            if (k == MEM_NONE) return; /* a local variable, a kernel argument, host data */
+            a.space = SP_GLOBAL;
+            a.base = (uintptr_t)base;
+            for (int q = kRecentAllocs - 1; q > 0; q--) g_last_base[q] = g_last_base[q - 1], g_last_end[q] = g_last_end[q - 1];
+            g_last_base[0] = (uintptr_t)base;
+            g_last_end[0] = g_last_base[0] + bytes;
+        }
     }
     a.pc = (uintptr_t)ret - 1; /* inside the call instruction, for addr2line */
     a.addr = addr;
@@ -190,7 +207,8 @@ void profile_launch_begin(const LaunchRecord &L) {
 void profile_launch_end() {
     if (g_cur_launch) g_cur_launch->atomic_addresses.clear(); /* contention is per launch */
     g_cur_launch = nullptr;
-    g_last_base = g_last_end = 0; /* allocations may be freed between launches */
+    for (int r = 0; r < kRecentAllocs; r++) g_last_base[r] = g_last_end[r] = 0; /* allocations may be freed between launches */
+    g_gap_lo[0] = g_gap_hi[0] = g_gap_lo[1] = g_gap_hi[1] = 0;
 }
 
 /* One warp-level request: accesses [b, e) of g_log, the lanes of one warp at one instruction. */
@@ -383,6 +401,30 @@ void profile_block_end(unsigned threads) {
     static std::vector<Access> request;
     for (unsigned w = 0; w * 32 < threads; w++) {
         size_t lo = start[w * 32], hi = start[std::min(threads, w * 32 + 32)];
+        /* The common case first: every lane made the same accesses in the same order (no lane
+           branched away), so the j-th access of each lane makes the j-th request, lanes in order --
+           what the sort below finds too, without sorting. */
+        unsigned first = w * 32, lanes = std::min(threads, first + 32) - first;
+        size_t len = start[first + 1] - start[first];
+        bool same = true;
+        for (unsigned l = 1; l < lanes && same; l++) same = start[first + l + 1] - start[first + l] == len;
+        for (size_t j = 0; j < len && same; j++) {
+            const Access &a0 = by_thread[start[first] + j];
+            uint32_t id0 = id_of[start[first] + j];
+            for (unsigned l = 1; l < lanes && same; l++) {
+                size_t i = start[first + l] + j;
+                same = by_thread[i].seg == a0.seg && id_of[i] == id0 && by_thread[i].k == a0.k;
+            }
+        }
+        if (same) {
+            for (size_t j = 0; j < len; j++) {
+                request.clear();
+                for (unsigned l = 0; l < lanes; l++)
+                    if (start[first + l + 1] > start[first + l]) request.push_back(by_thread[start[first + l] + j]);
+                if (!request.empty()) account(request.data(), request.data() + request.size());
+            }
+            continue;
+        }
         keys.clear();
         for (size_t i = lo; i < hi; i++)
             keys.push_back(Key{(uint64_t)by_thread[i].seg << 32 | id_of[i], (uint64_t)by_thread[i].k << 32 | by_thread[i].tid, i});
