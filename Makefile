@@ -86,7 +86,7 @@ SIM_PROGRAMS := $(patsubst tests/sim/programs/%.cu,$(BUILD)/simtest/programs/%,$
 SIM_SAMPLES := $(patsubst tests/sim/samples/%.cu,$(BUILD)/simtest/samples/%,$(wildcard tests/sim/samples/*.cu)) \
                $(BUILD)/simtest/samples/multi_file
 
-$(BUILD)/simtest/programs/%: tests/sim/programs/%.cu $(SIMLIB) $(SIMCC)
+$(BUILD)/simtest/programs/%: tests/sim/programs/%.cu tests/sim/programs/expect.h $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$<)
 	$(Q)$(SIMCC_RUN) -O1 -g -o $@ $<

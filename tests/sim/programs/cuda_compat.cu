@@ -15,6 +15,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
+#include "expect.h"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,21 +23,6 @@
 
 namespace cg = cooperative_groups;
 
-static int g_failed = 0;
-#define EXPECT(cond, ...)                                      \
-    do {                                                       \
-        if (!(cond)) {                                         \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            printf(__VA_ARGS__);                               \
-            printf("\n");                                      \
-            g_failed++;                                        \
-        }                                                      \
-    } while (0)
-#define EXPECT_ERR(call, want)                                                                              \
-    do {                                                                                                   \
-        cudaError_t e_ = (call);                                                                           \
-        EXPECT(e_ == (want), "%s returned %s, expected %s", #call, cudaGetErrorName(e_), cudaGetErrorName(want)); \
-    } while (0)
 
 /* ---- nvcc's predefined macros and the toolkit's header guards (checked while compiling) ---- */
 #if !defined(__CUDACC__) || !defined(__NVCC__)
@@ -435,18 +421,7 @@ static int mode_cg() {
 }
 
 int main(int argc, char **argv) {
-    const char *m = argc > 1 ? argv[1] : "";
-    static const struct {
-        const char *name;
-        int (*fn)();
-    } modes[] = {{"launch", mode_launch}, {"defaults", mode_defaults}, {"oom", mode_oom}, {"printf-fifo", mode_printf_fifo},
-                 {"api", mode_api},       {"peer", mode_peer},         {"cg", mode_cg}};
-    for (const auto &x : modes)
-        if (!strcmp(m, x.name)) {
-            x.fn();
-            printf("%s: %s\n", m, g_failed ? "FAIL" : "PASS");
-            return g_failed ? 1 : 0;
-        }
-    fprintf(stderr, "usage: cuda_compat launch|defaults|oom|printf-fifo|api|peer|cg\n");
-    return 2;
+    static const TestMode modes[] = {{"launch", mode_launch}, {"defaults", mode_defaults}, {"oom", mode_oom}, {"printf-fifo", mode_printf_fifo},
+                                     {"api", mode_api},       {"peer", mode_peer},         {"cg", mode_cg}};
+    return run_mode(argc, argv, modes);
 }

@@ -15,21 +15,12 @@
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
+#include "expect.h"
 #include <cstdio>
 #include <cstring>
 #include <new>
 #include <vector>
 
-static int g_failed = 0;
-#define EXPECT(cond, ...)                                          \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            printf(__VA_ARGS__);                                   \
-            printf("\n");                                          \
-            g_failed++;                                            \
-        }                                                          \
-    } while (0)
 
 template <class T>
 static T *to_device(const std::vector<T> &h) {
@@ -208,14 +199,10 @@ static void mode_thrust() {
     EXPECT(threw, "a 2^50-byte device_vector did not throw std::bad_alloc");
 }
 
+static int run_cub() { return mode_cub(), 0; }
+static int run_thrust() { return mode_thrust(), 0; }
+
 int main(int argc, char **argv) {
-    const char *m = argc > 1 ? argv[1] : "";
-    if (!strcmp(m, "cub")) mode_cub();
-    else if (!strcmp(m, "thrust")) mode_thrust();
-    else {
-        fprintf(stderr, "usage: libraries cub|thrust\n");
-        return 2;
-    }
-    printf("%s: %s\n", m, g_failed ? "FAIL" : "PASS");
-    return g_failed ? 1 : 0;
+    static const TestMode modes[] = {{"cub", run_cub}, {"thrust", run_thrust}};
+    return run_mode(argc, argv, modes);
 }

@@ -7,26 +7,12 @@
  * with the simulator's diagnosis. */
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include "expect.h"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-static int g_failed = 0;
-#define EXPECT(cond, ...)                                          \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            printf(__VA_ARGS__);                                   \
-            printf("\n");                                          \
-            g_failed = 1;                                          \
-        }                                                          \
-    } while (0)
-#define EXPECT_ERR(call, want)                                                                           \
-    do {                                                                                                 \
-        cudaError_t e_ = (call);                                                                         \
-        EXPECT(e_ == (want), "%s returned %s, expected %s", #call, cudaGetErrorName(e_), cudaGetErrorName(want)); \
-    } while (0)
 #define EXPECT_NCCL(call, want)                                                                              \
     do {                                                                                                     \
         ncclResult_t r_ = (call);                                                                            \
@@ -274,21 +260,10 @@ static int mode_missing_rank() {
 }
 
 int main(int argc, char **argv) {
-    const char *m = argc > 1 ? argv[1] : "";
-    static const struct {
-        const char *name;
-        int (*fn)();
-    } modes[] = {{"devices", mode_devices},
+    static const TestMode modes[] = {{"devices", mode_devices},
 #ifdef __SIMCUDA__
-                 {"stale", mode_stale},
+                                     {"stale", mode_stale},
 #endif
-                 {"nccl", mode_nccl},       {"no-peer", mode_no_peer}, {"no-group", mode_no_group}, {"missing-rank", mode_missing_rank}};
-    for (const auto &x : modes)
-        if (!strcmp(m, x.name)) {
-            x.fn();
-            printf("%s: %s\n", m, g_failed ? "FAIL" : "PASS");
-            return g_failed ? 1 : 0;
-        }
-    fprintf(stderr, "usage: multi_device devices|stale|nccl|no-peer|no-group|missing-rank\n");
-    return 2;
+                                     {"nccl", mode_nccl},       {"no-peer", mode_no_peer}, {"no-group", mode_no_group}, {"missing-rank", mode_missing_rank}};
+    return run_mode(argc, argv, modes);
 }
