@@ -39,6 +39,9 @@ bool in_stack_guard(const void *p);
 enum MemKind { MEM_NONE, MEM_DEVICE, MEM_PINNED, MEM_MAPPED, MEM_MANAGED, MEM_SYMBOL };
 /* What kind of allocation p points into (memory.cpp); base and size describe it when found. */
 MemKind classify(const void *p, const void **base = nullptr, size_t *size = nullptr);
+/* The allocation that starts at or below p, whether or not p is inside it (MEM_NONE when none does):
+   what an access past the end of a buffer overran. */
+MemKind allocation_below(const void *p, const void **base, size_t *size);
 /* True when p is in no allocation; then [*lo, *hi) is the gap around it, which holds none. */
 bool outside_allocations(const void *p, uintptr_t *lo, uintptr_t *hi);
 /* The device an allocation was made on (the one current at the call), or -1 for host memory. */
@@ -83,6 +86,7 @@ cudaError_t record(cudaError_t e);
 /* The simulated device's global memory (SIM_DEVICE_MEMORY, default half the host's RAM), shared by
    cudaMalloc and cudaMallocManaged; memory.cpp. */
 size_t device_memory_size();
+constexpr int kMaxDevices = 16; /* SIM_DEVICES's upper limit */
 int device_count();
 int current_device();
 inline unsigned device_bit(int d) { return 1u << d; }

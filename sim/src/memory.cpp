@@ -63,6 +63,25 @@ MemKind classify(const void *p, const void **base, size_t *size) {
     return it->second.kind;
 }
 
+/* The allocation holding p (one past its end included), or null. */
+static const Allocation *find_allocation(const void *ptr, uintptr_t *base) {
+    auto it = g_allocs.upper_bound((uintptr_t)ptr);
+    if (it == g_allocs.begin()) return nullptr;
+    --it;
+    if ((uintptr_t)ptr > it->first + it->second.size) return nullptr;
+    *base = it->first;
+    return &it->second;
+}
+
+MemKind allocation_below(const void *p, const void **base, size_t *size) {
+    auto it = g_allocs.upper_bound((uintptr_t)p);
+    if (it == g_allocs.begin()) return MEM_NONE;
+    --it;
+    *base = (const void *)it->first;
+    *size = it->second.size;
+    return it->second.kind;
+}
+
 bool outside_allocations(const void *p, uintptr_t *lo, uintptr_t *hi) {
     uintptr_t a = (uintptr_t)p;
     auto it = g_allocs.upper_bound(a);
@@ -78,16 +97,18 @@ bool outside_allocations(const void *p, uintptr_t *lo, uintptr_t *hi) {
 }
 
 int alloc_device(const void *p) {
-    const void *base = nullptr;
-    MemKind k = classify(p, &base);
-    if (k == MEM_NONE) return -1;
-    return g_allocs[(uintptr_t)base].device;
+    uintptr_t base;
+    const Allocation *a = find_allocation(p, &base);
+    return a ? a->device : -1;
 }
 
 unsigned owner_mask(const void *p, const void *q) {
     unsigned m = 0;
-    if (p && classify(p) == MEM_DEVICE) m |= device_bit(alloc_device(p));
-    if (q && classify(q) == MEM_DEVICE) m |= device_bit(alloc_device(q));
+    for (const void *x : {p, q}) {
+        uintptr_t base;
+        const Allocation *a = x ? find_allocation(x, &base) : nullptr;
+        if (a && a->kind == MEM_DEVICE) m |= device_bit(a->device);
+    }
     return m;
 }
 
@@ -166,7 +187,7 @@ size_t device_memory_size() {
     return total;
 }
 
-static size_t g_device_bytes[16]; /* live cudaMalloc and cudaMallocManaged bytes, per device */
+static size_t g_device_bytes[kMaxDevices]; /* live cudaMalloc and cudaMallocManaged bytes, per device */
 
 /* What is left of the current device: never negative, also when simcuda_set_device_memory made
    the device smaller than what is already allocated. */
@@ -391,12 +412,6 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
     return e;
 }
 
-static const Allocation *find_allocation(const void *ptr, uintptr_t *base) {
-    const void *b = nullptr;
-    if (classify(ptr, &b) == MEM_NONE) return nullptr;
-    *base = (uintptr_t)b;
-    return &g_allocs[(uintptr_t)b];
-}
 
 cudaError_t cudaPointerGetDevice(int *device, const void *ptr) {
     uintptr_t base;

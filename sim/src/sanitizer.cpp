@@ -64,9 +64,10 @@ static void on_asan_report(const char *report) {
                  rw, loc.c_str(), addr, alloc, full.c_str());
         fatal("host access to device memory", buf, "copy the data back with cudaMemcpy(..., cudaMemcpyDeviceToHost) and read the host copy");
     }
-    if (current_launch() && k == MEM_DEVICE && alloc_device(addr) != current_launch()->device) {
+    int theirs = k == MEM_DEVICE ? alloc_device(addr) : -1;
+    if (current_launch() && k == MEM_DEVICE && theirs != current_launch()->device) {
         /* Another device's memory, poisoned for this kernel because peer access is not enabled. */
-        int mine = current_launch()->device, theirs = alloc_device(addr);
+        int mine = current_launch()->device;
         char hint[400];
         snprintf(buf, sizeof buf, "the kernel runs on device %d and %ss device %d's memory%s: %p is inside a %zu-byte cudaMalloc buffer made while "
                  "device %d was current, and device %d has no peer access to it%s", mine, rw, theirs, loc.c_str(), addr, alloc, theirs, mine, full.c_str());
@@ -106,10 +107,10 @@ static void on_asan_report(const char *report) {
         /* find the allocation just before the address, to say how far past its end the access went */
         const void *b2 = nullptr;
         size_t s2 = 0;
-        /* the nearest allocation below: a wide tile or a float4 can overrun by a few hundred bytes */
-        MemKind k2 = MEM_NONE;
-        for (size_t back = 1; k2 == MEM_NONE && back <= 4096; back *= 4) k2 = classify((const char *)addr - back, &b2, &s2);
-        if (k2 != MEM_NONE) {
+        /* the nearest allocation below, if the access is at most 4 KiB past its end: a wide tile or a
+           float4 can overrun by a few hundred bytes */
+        MemKind k2 = allocation_below(addr, &b2, &s2);
+        if (k2 != MEM_NONE && (const char *)addr - ((const char *)b2 + s2) <= 4096) {
             size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
                      size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
