@@ -111,8 +111,8 @@ int simcuda::device_count() {
         if (e && *e) {
             char *end = nullptr;
             long v = strtol(e, &end, 10);
-            if (end && !*end && v >= 1 && v <= 16) n = (int)v;
-            else warn(std::string("SIM_DEVICES=") + e + " is not a number from 1 to 16; simulating 1 device");
+            if (end && !*end && v >= 1 && v <= kMaxDevices) n = (int)v;
+            else warn(std::string("SIM_DEVICES=") + e + " is not a number from 1 to " + std::to_string(kMaxDevices) + "; simulating 1 device");
         }
     }
     return n;

@@ -47,15 +47,23 @@ struct Op {
 
 static std::deque<Op> g_queue;
 static unsigned long long g_next_seq = 1;
-/* each device's legacy default stream */
-static CUstream_st g_default_streams[16] = {{0, 0, 0, 0},  {0, 0, 0, 1},  {0, 0, 0, 2},  {0, 0, 0, 3},  {0, 0, 0, 4},  {0, 0, 0, 5},
-                                            {0, 0, 0, 6},  {0, 0, 0, 7},  {0, 0, 0, 8},  {0, 0, 0, 9},  {0, 0, 0, 10}, {0, 0, 0, 11},
-                                            {0, 0, 0, 12}, {0, 0, 0, 13}, {0, 0, 0, 14}, {0, 0, 0, 15}};
+/* each device's legacy default stream; made at compile time (constant initialisation), so that
+   a global constructor of the program that calls CUDA finds them ready */
+struct DefaultStreams {
+    CUstream_st s[kMaxDevices];
+};
+static constexpr DefaultStreams make_default_streams() {
+    DefaultStreams d{};
+    for (int i = 0; i < kMaxDevices; i++) d.s[i] = CUstream_st{0, 0, 0, i};
+    return d;
+}
+static DefaultStreams g_defaults = make_default_streams();
+static CUstream_st *const g_default_streams = g_defaults.s;
 static int g_next_stream_id = 1;
 static std::set<CUstream_st *> g_streams;
 static std::set<CUevent_st *> g_events;
 
-static bool is_default(const CUstream_st *s) { return s >= g_default_streams && s < g_default_streams + 16; }
+static bool is_default(const CUstream_st *s) { return s >= g_default_streams && s < g_default_streams + kMaxDevices; }
 static CUstream_st *resolve(cudaStream_t s) {
     if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &g_default_streams[current_device()];
     if (is_default(s)) return s; /* default_stream(d) */
