@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <type_traits>
 #include <unistd.h>
 
 namespace simcuda {
@@ -121,38 +122,35 @@ void combine(T *acc, const T *x, size_t n, ncclRedOp_t op) {
         default: break;
         }
 }
-template <class T>
-void average(T *acc, size_t n, int nranks) {
-    for (size_t i = 0; i < n; i++) acc[i] = (T)(acc[i] / (T)nranks);
+
+/* Calls f with a null pointer of the C type of t (the types the simulator computes with). */
+template <class F>
+void with_type(ncclDataType_t t, F f) {
+    switch (t) {
+    case ncclInt8: f((int8_t *)nullptr); break;
+    case ncclUint8: f((uint8_t *)nullptr); break;
+    case ncclInt32: f((int32_t *)nullptr); break;
+    case ncclUint32: f((uint32_t *)nullptr); break;
+    case ncclInt64: f((int64_t *)nullptr); break;
+    case ncclUint64: f((uint64_t *)nullptr); break;
+    case ncclFloat32: f((float *)nullptr); break;
+    case ncclFloat64: f((double *)nullptr); break;
+    default: break;
+    }
 }
 
 void reduce_into(std::vector<unsigned char> &acc, const std::vector<unsigned char> &x, ncclDataType_t t, ncclRedOp_t op) {
-    size_t n = acc.size() / type_size(t);
-    switch (t) {
-    case ncclInt8: combine((int8_t *)acc.data(), (const int8_t *)x.data(), n, op); break;
-    case ncclUint8: combine((uint8_t *)acc.data(), (const uint8_t *)x.data(), n, op); break;
-    case ncclInt32: combine((int32_t *)acc.data(), (const int32_t *)x.data(), n, op); break;
-    case ncclUint32: combine((uint32_t *)acc.data(), (const uint32_t *)x.data(), n, op); break;
-    case ncclInt64: combine((int64_t *)acc.data(), (const int64_t *)x.data(), n, op); break;
-    case ncclUint64: combine((uint64_t *)acc.data(), (const uint64_t *)x.data(), n, op); break;
-    case ncclFloat32: combine((float *)acc.data(), (const float *)x.data(), n, op); break;
-    case ncclFloat64: combine((double *)acc.data(), (const double *)x.data(), n, op); break;
-    default: break;
-    }
+    with_type(t, [&](auto *type) {
+        using T = std::remove_pointer_t<decltype(type)>;
+        combine((T *)acc.data(), (const T *)x.data(), acc.size() / sizeof(T), op);
+    });
 }
 void finish_average(std::vector<unsigned char> &acc, ncclDataType_t t, int nranks) {
-    size_t n = acc.size() / type_size(t);
-    switch (t) {
-    case ncclInt8: average((int8_t *)acc.data(), n, nranks); break;
-    case ncclUint8: average((uint8_t *)acc.data(), n, nranks); break;
-    case ncclInt32: average((int32_t *)acc.data(), n, nranks); break;
-    case ncclUint32: average((uint32_t *)acc.data(), n, nranks); break;
-    case ncclInt64: average((int64_t *)acc.data(), n, nranks); break;
-    case ncclUint64: average((uint64_t *)acc.data(), n, nranks); break;
-    case ncclFloat32: average((float *)acc.data(), n, nranks); break;
-    case ncclFloat64: average((double *)acc.data(), n, nranks); break;
-    default: break;
-    }
+    with_type(t, [&](auto *type) {
+        using T = std::remove_pointer_t<decltype(type)>;
+        T *v = (T *)acc.data();
+        for (size_t i = 0; i < acc.size() / sizeof(T); i++) v[i] = (T)(v[i] / (T)nranks);
+    });
 }
 
 std::vector<unsigned char> read(const void *p, size_t bytes) {

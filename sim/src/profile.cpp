@@ -416,12 +416,11 @@ void profile_block_end(unsigned threads) {
                 same = by_thread[i].seg == a0.seg && id_of[i] == id0 && by_thread[i].k == a0.k;
             }
         }
-        if (same) {
+        if (same) { /* every lane has len accesses */
             for (size_t j = 0; j < len; j++) {
                 request.clear();
-                for (unsigned l = 0; l < lanes; l++)
-                    if (start[first + l + 1] > start[first + l]) request.push_back(by_thread[start[first + l] + j]);
-                if (!request.empty()) account(request.data(), request.data() + request.size());
+                for (unsigned l = 0; l < lanes; l++) request.push_back(by_thread[start[first + l] + j]);
+                account(request.data(), request.data() + request.size());
             }
             continue;
         }
