@@ -63,13 +63,13 @@ static int count_named(int n, const char *name) {
 /* 11.1                                                                                            */
 
 START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memory) {
-    size_t bytes = SIM_BACKEND ? (8u << 20) : (64u << 20);
-    int reps = SIM_BACKEND ? 3 : 5;
+    size_t bytes = ON_SIM ? (8u << 20) : (64u << 20);
+    int reps = ON_SIM ? 3 : 5;
     BwReport r;
     memset(g_ops, 0, sizeof g_ops);
     int e = bw_probe(bytes, reps, &r, g_ops, MAX_OPS);
     GRADE_EXPECT_CUDA_OK(e, "h2d_bandwidth");
-    double lo = SIM_BACKEND ? 0.5 : 0.33, hi = SIM_BACKEND ? 2.0 : 3.0;
+    double lo = ON_SIM ? 0.5 : 0.33, hi = ON_SIM ? 2.0 : 3.0;
     if (r.sim) {
         int n = r.nops;
         ck_assert_msg(count_ops(n, OP_H2D, -1) > 0,
@@ -133,9 +133,9 @@ static int g_busy_tool;
    warm-up), with the work raised until a run takes at least `target` ms. Made afresh for every test
    (a restarted runner, e.g. under compute-sanitizer, knows no earlier device pointer). */
 static void busy_setup(void) {
-    g_busy_n = SIM_BACKEND ? 2048 : (1u << 20);
-    g_busy_work = SIM_BACKEND ? 1000 : 4000;
-    double target = SIM_BACKEND ? 3.0 : 1.0, out[2] = {0, 0};
+    g_busy_n = ON_SIM ? 2048 : (1u << 20);
+    g_busy_work = ON_SIM ? 1000 : 4000;
+    double target = ON_SIM ? 3.0 : 1.0, out[2] = {0, 0};
     ck_assert(cudaMalloc((void **)&g_busy_x, g_busy_n * sizeof(float)) == cudaSuccess);
     float *h = grade_alloc(g_busy_n * sizeof(float));
     grade_fill_floats(h, g_busy_n, grade_seed() + 11, 0.5f, 1.5f);
@@ -370,7 +370,7 @@ static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
 START_TEST(test_pipeline_overlaps_copies_and_kernels) {
     PipeConfig cfg = {1u << 18, 1u << 14, 4, 2, 1.3 * 4.0 / MODEL_PINNED_GBS, 64, 0};
     PipeReport r;
-    if (!SIM_BACKEND) {
+    if (!ON_SIM) {
         /* a GPU: measured. 2^24 elements in 16 chunks; the kernel's work is raised until it takes
            about 1.5 x the copy in */
         cfg.n = 1u << 24;

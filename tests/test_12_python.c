@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "pykernels.h"
@@ -29,12 +30,6 @@ static const GradeExercise kExercises[] = {
     {"12.5", 2, "cupy_kernels: zero-copy: CuPy, PyTorch and Numba device arrays to the C library and to each other", 1, NULL},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
-
-#ifdef SIMCUDA
-#define ON_SIM 1
-#else
-#define ON_SIM 0
-#endif
 
 /* ---------------------------------------------------------------------------------------------- */
 /* One request to the runner's Python, and its reply.                                             */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "calls/14-occupancy.h"
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "occupancy.h"
@@ -30,12 +31,6 @@ static const GradeExercise kExercises[] = {
      "transform_kernel"},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
-
-#ifdef SIMCUDA
-#define ON_SIM 1
-#else
-#define ON_SIM 0
-#endif
 
 /* ---- small helpers ---------------------------------------------------------------------------- */
 

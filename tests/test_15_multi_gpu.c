@@ -30,7 +30,6 @@ static const GradeExercise kExercises[] = {
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
-#define ON_SIM SIM_BACKEND
 /* On a GPU the devices but the last are held this long before each call (see the file's comment). */
 #define HOLD_MS (ON_SIM ? 0 : 100)
 /* The simulator's default device count for grading. */

@@ -115,7 +115,7 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     int reps = (int)rc_u64(c, 1);
     BwReport *rep = rc_ptr(c, 2);
     memset(rep, 0, sizeof *rep);
-    rep->sim = SIM_BACKEND;
+    rep->sim = ON_SIM;
     rep->under_tool = under_tool();
 #ifdef SIMCUDA
     int e0 = 0;
@@ -232,7 +232,7 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     float *out = rc_ptr(c, 2);
     PipeReport *rep = rc_ptr(c, 3);
     memset(rep, 0, sizeof *rep);
-    rep->sim = SIM_BACKEND;
+    rep->sim = ON_SIM;
     rep->under_tool = under_tool();
     rep->nops = -1;
     size_t n = cfg->n, bytes = n * sizeof(float);

@@ -8,11 +8,7 @@
 #include "streams.h"
 #include "trace/timeline.h"
 
-#ifdef SIMCUDA
-#define SIM_BACKEND 1
-#else
-#define SIM_BACKEND 0
-#endif
+#include "backend.h"
 
 /** 11.1: the student's figures, the grader's own, and what the recording saw. */
 typedef struct {

@@ -9,11 +9,7 @@
 
 #include "multigpu.h"
 
-#ifdef SIMCUDA
-#define SIM_BACKEND 1
-#else
-#define SIM_BACKEND 0
-#endif
+#include "backend.h"
 
 /** 15.1: one plan made, run once and destroyed. */
 typedef struct {
