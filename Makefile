@@ -137,7 +137,9 @@ ifeq ($(BACKEND),sim)
   CC_DEPS := $(SIMLIB) $(SIMCC)
   CC_CHECK_CFLAGS := $(CHECK_CFLAGS)
 else
-  CUDACC := nvcc -O2 $(NVCC_ARCH) -std=c++17
+  # -lineinfo: Nsight Compute's source view and compute-sanitizer's reports name the CUDA line
+  # (no effect on the code generated)
+  CUDACC := nvcc -O2 $(NVCC_ARCH) -std=c++17 -lineinfo
   CC_C := nvcc -O2 $(NVCC_ARCH) -Xcompiler -Wall,-std=gnu11
   LINK := nvcc $(NVCC_ARCH)
   LINK_LIBS := $(filter-out -pthread,$(CHECK_LIBS)) -lpthread

@@ -62,6 +62,22 @@ __global__ void half_warp_shuffle(const float *a, float *b) {
     b[threadIdx.x] = x + a[threadIdx.x];
 }
 
+/* read-modify-write: the compiler checks a[i] once, as a load, then loads and stores it; both count
+   (2 load and 2 store requests of 4 sectors each) */
+__global__ void read_modify_write(float *a) { a[threadIdx.x] += 1.0f; }
+
+/* the same in shared memory, as in a reduction's step: s[t] += s[t + 32] for t < 32. Stores: s[t] by
+   both warps, then s[t] by one (3 requests); loads: s[t + 32] and s[t] by one warp, s[t & 31] by
+   both (4 requests); no conflicts */
+__global__ void shared_read_modify_write(float *b) {
+    __shared__ float s[64];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x < 32) s[threadIdx.x] += s[threadIdx.x + 32];
+    __syncthreads();
+    b[threadIdx.x] = s[threadIdx.x & 31];
+}
+
 int main() {
     float *a, *b;
     double *d, *e;
@@ -78,6 +94,8 @@ int main() {
     shared_broadcast_and_two_way<<<1, 64>>>(b);
     dynamic_shared_column<<<1, 32, 32 * 32 * sizeof(float)>>>(b);
     half_warp_shuffle<<<1, 64>>>(a, b);
+    read_modify_write<<<1, 64>>>(a);
+    shared_read_modify_write<<<1, 64>>>(b);
     cudaError_t err = cudaDeviceSynchronize();
     printf("%s\n", err == cudaSuccess ? "PASS" : cudaGetErrorString(err));
     return err == cudaSuccess ? 0 : 1;
