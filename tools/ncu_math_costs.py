@@ -42,9 +42,12 @@ def main():
     if not per_thread:
         sys.exit("ncu_math_costs.py: no kernel rows in %s" % sys.argv[1])
     print("# function: GPU thread instructions per call (the kernel's per thread, less its baseline's)")
+    baselines = ("cost_float_copy", "cost_float_add", "cost_double_copy", "cost_double_add", "cost_int_add")
+    for name in baselines:
+        if name in per_thread:
+            print("# baseline %-16s %.2f per thread" % (name[len("cost_"):], per_thread[name]))
     for name in sorted(per_thread):
-        if name.startswith(("cost_float_copy", "cost_float_add", "cost_double_copy", "cost_double_add", "cost_int_add")):
-            print("%-18s %.2f per thread (baseline)" % (name, per_thread[name]))
+        if name in baselines:
             continue
         kind = "int2" if name in INTS else ("double" if name in DOUBLES else "float") + ("2" if name in TWO_OPERANDS else "1")
         base, own = BASELINE[kind]
