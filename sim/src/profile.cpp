@@ -16,9 +16,6 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <map>
 #include <unistd.h>
 #include <unordered_map>
@@ -440,20 +437,9 @@ static std::map<uintptr_t, std::string> resolve_lines(const std::vector<uintptr_
     std::map<uintptr_t, std::string> out;
     std::map<std::string, std::vector<std::pair<uintptr_t, uintptr_t>>> by_object; /* file -> (pc, address in file) */
     for (uintptr_t pc : pcs) {
-        Dl_info info;
-        std::string file = "/proc/self/exe";
+        std::string file;
         uintptr_t rel = pc;
-        if (dladdr((void *)pc, &info) && info.dli_fbase) {
-            const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info.dli_fbase;
-            if (eh->e_type == ET_DYN) rel = pc - (uintptr_t)info.dli_fbase;
-            if (info.dli_fname && *info.dli_fname && access(info.dli_fname, R_OK) == 0) file = info.dli_fname;
-            char self[4096];
-            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-            if (n > 0) {
-                self[n] = 0;
-                if (file == "/proc/self/exe") file = self;
-            }
-        }
+        if (!object_file_of(pc, &file, &rel)) file = "/proc/self/exe";
         by_object[file].push_back(std::make_pair(pc, rel));
     }
     for (auto &o : by_object) {
@@ -492,17 +478,10 @@ static std::map<uintptr_t, std::string> resolve_lines(const std::vector<uintptr_
 /* The conditional jump that ends the basic block starting at `pc` (found with objdump), so a divergent
    branch is shown at the line of its `if`, not at the block's first statement; pc itself if none. */
 static uintptr_t branch_of_block(uintptr_t pc) {
-    Dl_info info;
-    if (!dladdr((void *)pc, &info) || !info.dli_fbase) return pc;
-    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info.dli_fbase;
-    uintptr_t base = eh->e_type == ET_DYN ? (uintptr_t)info.dli_fbase : 0, rel = pc - base;
-    char self[4096];
-    std::string file = info.dli_fname && *info.dli_fname && access(info.dli_fname, R_OK) == 0 ? info.dli_fname : "";
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (file.empty() && n > 0) {
-        self[n] = 0;
-        file = self;
-    }
+    std::string file;
+    uintptr_t rel;
+    if (!object_file_of(pc, &file, &rel)) return pc;
+    uintptr_t base = pc - rel;
     char cmd[4600];
     snprintf(cmd, sizeof cmd, "objdump -d --no-show-raw-insn --start-address=0x%" PRIxPTR " --stop-address=0x%" PRIxPTR " '%s' 2>/dev/null", rel,
              rel + 0x600, file.c_str());

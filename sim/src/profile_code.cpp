@@ -167,7 +167,7 @@ std::set<std::string> written(const Insn &in, const std::vector<std::string> &op
         w.insert("rdx");
     }
     if (starts(m, "cmpxchg")) w.insert("rax");
-    if (m.find("stos") != std::string::npos || m.find("movs") == 0 || m.find("rep") == 0) {
+    if (starts(m, "rep") || starts(m, "stos") || m == "movsb" || m == "movsw" || m == "movsl" || m == "movsq") { /* string instructions */
         w.insert("rcx");
         w.insert("rdi");
         w.insert("rsi");
@@ -309,22 +309,9 @@ void analyse(const std::vector<Insn> &code, uintptr_t base) {
 }
 
 Object *object_of(uintptr_t pc, uintptr_t *rel) {
-    Dl_info info;
     std::string file;
-    uintptr_t base = 0;
-    if (dladdr((void *)pc, &info) && info.dli_fbase) {
-        const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info.dli_fbase;
-        if (eh->e_type == ET_DYN) base = (uintptr_t)info.dli_fbase;
-        if (info.dli_fname && *info.dli_fname && access(info.dli_fname, R_OK) == 0) file = info.dli_fname;
-    }
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (file.empty() && n > 0) {
-        self[n] = 0;
-        file = self;
-    }
-    if (file.empty()) return nullptr;
-    *rel = pc - base;
+    if (!object_file_of(pc, &file, rel)) return nullptr;
+    uintptr_t base = pc - *rel;
     auto found = g_objects.find(file);
     if (found != g_objects.end()) return &found->second;
     Object &o = g_objects[file];
@@ -373,6 +360,25 @@ void ensure_read(uintptr_t pc) {
 }
 
 } // namespace
+
+bool object_file_of(uintptr_t pc, std::string *file, uintptr_t *rel) {
+    Dl_info info;
+    uintptr_t base = 0;
+    file->clear();
+    if (dladdr((void *)pc, &info) && info.dli_fbase) {
+        const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)info.dli_fbase;
+        if (eh->e_type == ET_DYN) base = (uintptr_t)info.dli_fbase;
+        if (info.dli_fname && *info.dli_fname && access(info.dli_fname, R_OK) == 0) *file = info.dli_fname;
+    }
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (file->empty() && n > 0) {
+        self[n] = 0;
+        *file = self;
+    }
+    *rel = pc - base;
+    return !file->empty();
+}
 
 const BlockCode *block_code(uintptr_t block_pc) {
     auto it = g_blocks.find(block_pc);

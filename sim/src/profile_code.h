@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace simcuda {
@@ -33,6 +34,10 @@ struct BlockCode {
 
 /* The basic block starting at `block_pc`; nullptr when its code cannot be read (no objdump). */
 const BlockCode *block_code(uintptr_t block_pc);
+
+/* The object file holding `pc` (the program, or a shared library) and pc's address in that file,
+   as objdump and addr2line take it; false when neither is known. */
+bool object_file_of(uintptr_t pc, std::string *file, uintptr_t *rel);
 
 /* The accesses covered by the check at `check_pc` (usually none). */
 const std::vector<CoveredAccess> &covered_accesses(uintptr_t check_pc);
