@@ -42,8 +42,6 @@ struct Counters {
     unsigned long long req[2][2] = {{0, 0}, {0, 0}};   /* [space][store] */
     unsigned long long units[2][2] = {{0, 0}, {0, 0}}; /* sectors (global) or bank conflicts (shared) */
     unsigned long long ideal[2][2] = {{0, 0}, {0, 0}}; /* the fewest sectors (global) or passes (shared) */
-    unsigned long long warp_inst = 0, thread_inst = 0; /* warp-level executions of basic blocks, and lanes in them */
-    unsigned long long branches = 0, divergent = 0;    /* warp-level branch executions; those whose lanes split */
     unsigned long long atomics = 0, atomic_busiest = 0; /* thread-level atomics; the most on one address in one launch */
 };
 
@@ -211,22 +209,15 @@ void profile_launch_end() {
 
 /* One warp-level request: accesses [b, e) of g_log, the lanes of one warp at one instruction. */
 static void account_block(const Access *b, const Access *e) {
-    LaunchStat &L = *g_cur_launch;
-    BlockStat &bs = L.blocks[b->pc];
-    unsigned long long lanes = (unsigned long long)(e - b);
+    BlockStat &bs = g_cur_launch->blocks[b->pc];
     bs.execs++;
-    bs.lanes += lanes;
-    L.c.warp_inst++;
-    L.c.thread_inst += lanes;
+    bs.lanes += (unsigned long long)(e - b);
     bool split = false;
     for (const Access *p = b; p < e; p++) {
         if (p->addr != b->addr) split = true;
         if (std::find(bs.next.begin(), bs.next.end(), p->addr) == bs.next.end() && bs.next.size() < 8) bs.next.push_back(p->addr);
     }
-    if (split) {
-        bs.divergent++;
-        L.c.divergent++;
-    }
+    if (split) bs.divergent++;
 }
 
 static void account(const Access *b, const Access *e) {
