@@ -185,6 +185,7 @@ JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
 # the judge reads the simulator's (or CUDA's) runtime header for types and error codes
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \
+  $(B)/judge/common/judge_runner.o $(B)/judge/common/judge_passes.o $(B)/judge/common/sandbox.o \
   $(B)/judge/common/grade_profile.o
 $(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 	@mkdir -p $(@D)
@@ -207,14 +208,30 @@ $(B)/runner/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	$(call say,CC,$< [runner])
 	$(Q)$(CC_C) $(INCLUDES) $(if $(filter gpu,$(BACKEND)),-I$(CUDA_HOME)/extras/CUPTI/include) -c $< -o $@
 
-# The student's file is untrusted: its includes must stay in its lesson's folder (or common/, or
-# the system's and CUDA's headers), compiling it has a time limit, and a failure to compile or
-# link leaves build-error.log beside the runner instead of stopping make: the judge reports it.
+# The student's file is untrusted, and so is compiling it: the compiler runs in a sandbox
+# (common/sandbox.h: bubblewrap, a uid of its own when grading as root, memory and time limits)
+# that shows it the system, the simulator's or CUDA's headers, common/'s headers and its lesson's
+# headers -- not the CPU reference, the solutions, the graders or anyone's home. The includes the
+# real compile saw (-MD) are then checked (tools/check_includes.py, which fails closed). A failure
+# to compile or link leaves build-error.log beside the runner instead of stopping make: the judge
+# reports it.
+SANDBOX := $(BUILD)/tools/sandbox
+$(SANDBOX): common/sandbox_main.c common/sandbox.c common/sandbox.h
+	@mkdir -p $(@D)
+	$(call say,CC,$@)
+	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Icommon -o $@ common/sandbox_main.c common/sandbox.c
 STUDENT_COMPILE_TIMEOUT ?= 300
-DEPS_CMD := $(if $(filter sim,$(BACKEND)),g++ -std=c++17 -M -x c++ -Isim/include -include cuda_runtime.h -D__SIMCUDA__=1,nvcc -M -std=c++17)
+STUDENT_COMPILE_MEMORY_MB ?= 4096
+# what a compile of lesson $(2)'s file $(1) may see: its own file, its lesson's headers (in the
+# lesson's folder and one below), common/'s headers, the simulator's headers and simcc, and the
+# folders of the lesson's -I flags (e.g. NCCL's headers from a wheel)
+box_sees = $(abspath $(1) $(wildcard lessons/$(2)/*.h lessons/$(2)/*.cuh lessons/$(2)/*/*.h lessons/$(2)/*/*.cuh) \
+  $(wildcard common/*.h) sim/include tools/simcc) $(CUDA_HOME) $(patsubst -I%,%,$(filter -I/%,$(CFLAGS_$(2)_$(BACKEND))))
+box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) --time $(STUDENT_COMPILE_TIMEOUT) \
+  --memory $(STUDENT_COMPILE_MEMORY_MB) --fsize 512 --env PATH=$(PATH) --env LANG=C --env TMPDIR=/tmp
 # build_student(source, object, lesson[, compiler[, trusted]]): compile, or write the reason into
 # build-error.log. `trusted` skips the include check: for the workbook's own wrong variants (not the
-# attacks, which test that check).
+# attacks, which test that check); they are compiled in the sandbox all the same.
 # The wrong variants, built only for make test, skip the debug information on the simulator: a
 # quarter of the compile time, and no diagnosis their tests expect names a line (the attacks keep
 # it: a stuck launcher is reported at its source line).
@@ -222,14 +239,17 @@ WRONG_CUDACC := $(if $(filter sim,$(BACKEND)),$(filter-out -g,$(CUDACC)),$(CUDAC
 define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
-	$(Q)rm -f $(@D)/compile-error.log $(2); \
-	if $(if $(5),true,$(PYTHON_QUICK) tools/check_includes.py --source $(1) --allow lessons/$(3) --allow common --allow sim/include -- $(DEPS_CMD) -Ilessons/$(3) $(INCLUDES) $(CFLAGS_$(3)_$(BACKEND)) $(1)) >$(@D)/build.log 2>&1 \
-	   && ulimit -f 524288 && timeout $(STUDENT_COMPILE_TIMEOUT) $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) $(CFLAGS_$(3)_$(BACKEND)) -c $(1) -o $(2) >>$(@D)/build.log 2>&1; then \
+	$(Q)rm -rf $(@D)/compile-error.log $(2) $(@D)/box; \
+	if $(SANDBOX) $(call box_flags,$(1),$(3)) --out $(@D)/box -- $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
+	     $(CFLAGS_$(3)_$(BACKEND)) -MD -MF $(@D)/box/kernel.d -c $(1) -o $(@D)/box/kernel.o >$(@D)/build.log 2>&1 \
+	   && $(if $(5),true,$(PYTHON_QUICK) tools/check_includes.py --source $(1) --deps $(@D)/box/kernel.d --allow lessons/$(3) --allow common \
+	        --allow sim/include $(patsubst -I%,--allow %,$(filter -I/%,$(CFLAGS_$(3)_$(BACKEND))))) >>$(@D)/build.log 2>&1 \
+	   && [ -f $(@D)/box/kernel.o ] && [ ! -L $(@D)/box/kernel.o ] && mv $(@D)/box/kernel.o $(2); then \
 	  cat $(@D)/build.log; \
 	else \
-	  [ $$? -eq 124 ] && echo "compiling took longer than $(STUDENT_COMPILE_TIMEOUT) s and was stopped" >>$(@D)/build.log; \
+	  $(PYTHON_QUICK) tools/check_includes.py --source $(1) --explain $(@D)/build.log >>$(@D)/build.log 2>&1; \
 	  cat $(@D)/build.log; mv $(@D)/build.log $(@D)/compile-error.log; rm -f $(2); \
-	fi
+	fi; rm -rf $(@D)/box
 endef
 
 # A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
@@ -279,7 +299,7 @@ $(B)/runner/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h $(wildcard tests/c
 	$(Q)$(CC_C) -DGRADE_RUNNER_SIDE $$($(1)_INC) -c $$< -o $$@
 
 # the student's file, the solution, and each wrong variant (solution + patch)
-$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
+$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,lessons/$(1)/$$($(1)_NAME).cu,$$@,$(1))
 $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
@@ -288,7 +308,7 @@ $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(
 $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
-$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(CC_DEPS)
+$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted))
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)

@@ -352,10 +352,16 @@ void sandbox_exec(const SandboxSpec *s, const SandboxCgroup *cg, long uid, int k
         push(a, &n, MAX, "/run/nvidia-persistenced");
         push(a, &n, MAX, "/run/nvidia-persistenced");
     }
+    static char real[SANDBOX_MAX_PATHS][4096];
     for (int i = 0; i < s->nro; i++) {
+        /* /usr is there already (and a link inside it, /usr/local/cuda, cannot be a mount point);
+           elsewhere the path the link leads to is bound, where the link's own name also leads */
+        if (!strncmp(s->ro[i], "/usr/", 5)) continue;
+        const char *p = realpath(s->ro[i], real[i]) ? real[i] : s->ro[i];
+        if (!strncmp(p, "/usr/", 5)) continue;
         push(a, &n, MAX, "--ro-bind-try");
-        push(a, &n, MAX, s->ro[i]);
-        push(a, &n, MAX, s->ro[i]);
+        push(a, &n, MAX, p);
+        push(a, &n, MAX, p);
     }
     for (int i = 0; i < s->nrw; i++) {
         push(a, &n, MAX, "--bind");
