@@ -227,9 +227,9 @@ STUDENT_COMPILE_MEMORY_MB ?= 4096
 # folders of the lesson's -I flags (e.g. NCCL's headers from a wheel)
 box_sees = $(abspath $(1) $(wildcard lessons/$(2)/*.h lessons/$(2)/*.cuh lessons/$(2)/*/*.h lessons/$(2)/*/*.cuh) \
   $(wildcard common/*.h) sim/include tools/simcc) $(CUDA_HOME) $(patsubst -I%,%,$(filter -I/%,$(CFLAGS_$(2)_$(BACKEND))))
-box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) --time $(STUDENT_COMPILE_TIMEOUT) \
-  --memory $(STUDENT_COMPILE_MEMORY_MB) --fsize 512 --env PATH=$(PATH) --env LANG=C --env TMPDIR=/tmp
-# build_student(source, object, lesson[, compiler[, trusted]]): compile, or write the reason into
+box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) --time $(STUDENT_COMPILE_TIMEOUT) --name compiling \
+  --memory $(or $(3),$(STUDENT_COMPILE_MEMORY_MB)) --fsize 512 --env PATH=$(PATH) --env LANG=C --env TMPDIR=/tmp
+# build_student(source, object, lesson[, compiler[, trusted[, memory MiB]]]): compile, or write the reason into
 # build-error.log. `trusted` skips the include check: for the workbook's own wrong variants (not the
 # attacks, which test that check); they are compiled in the sandbox all the same.
 # The wrong variants, built only for make test, skip the debug information on the simulator: a
@@ -240,14 +240,14 @@ define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
 	$(Q)rm -rf $(@D)/compile-error.log $(2) $(@D)/box; \
-	if $(SANDBOX) $(call box_flags,$(1),$(3)) --out $(@D)/box -- $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
+	if $(SANDBOX) $(call box_flags,$(1),$(3),$(6)) --out $(@D)/box -- $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
 	     $(CFLAGS_$(3)_$(BACKEND)) -MD -MF $(@D)/box/kernel.d -c $(1) -o $(@D)/box/kernel.o >$(@D)/build.log 2>&1 \
 	   && $(if $(5),true,$(PYTHON_QUICK) tools/check_includes.py --source $(1) --deps $(@D)/box/kernel.d --allow lessons/$(3) --allow common \
 	        --allow sim/include $(patsubst -I%,--allow %,$(filter -I/%,$(CFLAGS_$(3)_$(BACKEND))))) >>$(@D)/build.log 2>&1 \
 	   && [ -f $(@D)/box/kernel.o ] && [ ! -L $(@D)/box/kernel.o ] && mv $(@D)/box/kernel.o $(2); then \
 	  cat $(@D)/build.log; \
 	else \
-	  $(PYTHON_QUICK) tools/check_includes.py --source $(1) --explain $(@D)/build.log >>$(@D)/build.log 2>&1; \
+	  $(PYTHON_QUICK) tools/check_includes.py --source $(1) --explain $(@D)/build.log lessons/$(3) common >>$(@D)/build.log 2>&1; \
 	  cat $(@D)/build.log; mv $(@D)/build.log $(@D)/compile-error.log; rm -f $(2); \
 	fi; rm -rf $(@D)/box
 endef
@@ -309,7 +309,7 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
-	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted))
+	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch))
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \

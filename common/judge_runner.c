@@ -174,8 +174,8 @@ static void fill_spec(SandboxSpec *s, const char *exe) {
     extern char **environ;
     static char path_var[PATH_MAX + 64];
     const char *cuda = getenv("CUDA_HOME");
-    snprintf(path_var, sizeof path_var, "PATH=%s%s/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin", cuda && *cuda ? cuda : "",
-             cuda && *cuda ? "/bin:" : "");
+    int other_cuda = cuda && *cuda && strcmp(cuda, "/usr/local/cuda");
+    snprintf(path_var, sizeof path_var, "PATH=%s%s/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin", other_cuda ? cuda : "", other_cuda ? "/bin:" : "");
     memset(s, 0, sizeof *s);
     s->env[s->nenv++] = path_var;
     s->env[s->nenv++] = "HOME=/tmp";

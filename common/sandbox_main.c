@@ -13,6 +13,7 @@
        --address MB    address space of each process (RLIMIT_AS)
        --cpu S, --fsize MB, --pids N, --tmp MB   the other limits (sandbox.h)
        --gpu           bind the NVIDIA device nodes (a step that runs CUDA code)
+       --name WORDS    what the step is, for its messages ("compiling took longer than ...")
      sandbox --probe   says in one line how steps are isolated here; exit 0 with bubblewrap
 
    The exit status is the step's; 124: out of time; 125: out of memory; 126: the box could not be
@@ -55,7 +56,7 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
     SandboxSpec s = {.cpu_s = 600, .fsize_mb = 512, .pids = 256, .tmp_mb = 512};
-    const char *out = NULL;
+    const char *out = NULL, *name = NULL;
     double time_s = 600;
     int i = 1;
     if (argc == 2 && !strcmp(argv[1], "--probe")) {
@@ -79,6 +80,7 @@ int main(int argc, char **argv) {
         if (!strcmp(o, "--ro") && s.nro < SANDBOX_MAX_PATHS) s.ro[s.nro++] = v;
         else if (!strcmp(o, "--out")) out = v;
         else if (!strcmp(o, "--chdir")) s.chdir = v;
+        else if (!strcmp(o, "--name")) name = v;
         else if (!strcmp(o, "--env") && s.nenv < SANDBOX_MAX_ENV) s.env[s.nenv++] = v;
         else if (!strcmp(o, "--time")) time_s = atof(v);
         else if (!strcmp(o, "--memory")) s.memory_mb = atol(v);
@@ -91,6 +93,7 @@ int main(int argc, char **argv) {
     }
     if (i >= argc - 1) usage();
     char **cmd = argv + i + 1;
+    if (!name) name = cmd[0];
     long uid = sandbox_claim_uid();
     if (uid < 0) {
         fprintf(stderr, "sandbox: no sandbox uid is free: too many gradings at once on this machine\n");
@@ -153,13 +156,13 @@ int main(int argc, char **argv) {
         nftw(out, give_back, 16, FTW_PHYS);
     }
     if (timed_out) {
-        fprintf(stderr, "%s took longer than %g s and was stopped\n", cmd[0], time_s);
+        fprintf(stderr, "%s took longer than %g s and was stopped\n", name, time_s);
         return 124;
     }
     /* bubblewrap passes a signal on as 128 + n */
     int sig = WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st) > 128 && WEXITSTATUS(st) < 160 ? WEXITSTATUS(st) - 128 : 0;
     if (over && (sig == SIGKILL || WEXITSTATUS(st))) {
-        fprintf(stderr, "%s used more than %ld MiB of memory and was stopped\n", cmd[0], s.memory_mb);
+        fprintf(stderr, "%s used more than %ld MiB of memory and was stopped\n", name, s.memory_mb);
         return 125;
     }
     if (sig) return 128 + sig;

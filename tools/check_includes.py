@@ -28,7 +28,7 @@ def refuse(source, message):
     return 1
 
 
-def explain(source, log_path):
+def explain(source, log_path, dirs):
     """After a failed compile: an include the sandbox hid ("No such file") that exists outside it is
     named as what it is -- outside the lesson -- rather than left as a missing file."""
     import re
@@ -39,7 +39,7 @@ def explain(source, log_path):
         return 0
     for m in re.finditer(r"fatal error: ([^\n:]+): No such file or directory", log):
         name = m.group(1).strip()
-        for base in (os.path.dirname(source), os.getcwd(), "/"):
+        for base in [os.path.dirname(source), os.getcwd(), "/"] + dirs:
             real = os.path.realpath(os.path.join(base, name))
             if os.path.exists(real):
                 shown = os.path.relpath(real, ROOT) if real.startswith(ROOT + os.sep) else real
@@ -49,8 +49,9 @@ def explain(source, log_path):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[0] == "--source" and argv[2] == "--explain":
-        explain(os.path.realpath(argv[1]), argv[3])
+    if len(argv) >= 4 and argv[0] == "--source" and argv[2] == "--explain":
+        # --source FILE --explain LOG [DIR ...]: DIRs are the compile's -I folders
+        explain(os.path.realpath(argv[1]), argv[3], argv[4:])
         return 0
     source, deps_path, allowed = None, None, []
     i = 0

@@ -20,17 +20,39 @@ b=$1
 shift
 backend=$(basename "$b")   # sim or gpu: a wrong variant may expect a different diagnosis on each
 top=$(mktemp -d)
-trap 'rm -rf "$top"' EXIT
+trap 'rm -rf "$top" /tmp/cuda-workbook-secret' EXIT
 ok() { pass=$((pass + 1)); echo "  ok    $1"; }
 bad() { fail=$((fail + 1)); echo "  FAIL  $1"; sed 's/^/        | /' "$log" | head -40; }
 # grade WHO LESSON: runs the judge on that runner, output in $log, JSON in $tmp/result.json
 # Only the attacks' results are read from JSON; the other gradings write none, so that an attack
 # that forges every JSON it can find (attack_forge_results) has no other lesson's to find.
+# An attack is graded with secrets around it that it must not reach: a token in the judge's
+# environment and a root-only file in /tmp (their values must appear nowhere in what the grader
+# printed or wrote), and, as root, a uid of its own from the test range, so that whatever it left
+# running can be found.
+ATTACK_TOKEN=cuda-workbook-token-$RANDOM$RANDOM$RANDOM
+ATTACK_SECRET=cuda-workbook-secret-$RANDOM$RANDOM$RANDOM
+ATTACK_UID=1900001042
 grade() {
   rm -f "$tmp/result.json"
   local json=
-  [[ $1 == wrong-attack_* ]] && json=$tmp/result.json
+  if [[ $1 == wrong-attack_* ]]; then
+    json=$tmp/result.json
+    GRADE_LESSON=$2 GRADE_JSON=$json GRADE_RUNNER=$b/$1/$2/runner GRADE_SANDBOX_UID=$ATTACK_UID CUDA_WORKBOOK_TOKEN=$ATTACK_TOKEN \
+      "$b/judge/$2/judge" >"$log" 2>&1
+    return
+  fi
   GRADE_LESSON=$2 GRADE_JSON=$json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
+}
+# attack_escaped: non-empty (the evidence) when an attack reached what its sandbox should hide
+attack_escaped() {
+  grep -l -F -e "$ATTACK_TOKEN" -e "$ATTACK_SECRET" "$log" "$tmp/result.json" 2>/dev/null | sed 's/^/secret leaked into /'
+  grep -q -F '(Reference solution.)' "$log" && echo "the solution's source leaked into the grader's output"
+  ls -d /tmp/cuda-workbook-attack-* /dev/shm/cuda-workbook-attack-* /etc/cuda-workbook-attack-* 2>/dev/null | sed 's/^/marker: /'
+  find /tmp -maxdepth 1 -name 'simcuda-asan.*' -type l 2>/dev/null | head -3 | sed 's/^/planted link: /'
+  if [ "$(id -u)" = 0 ]; then
+    ps -o pid=,args= -u "$ATTACK_UID" 2>/dev/null | head -3 | sed 's/^/left running: /'
+  fi
 }
 # header FIELD PATCH: the value of a `field: value` line in a patch's description
 header() { sed -n "s/^$1: //p" "$2" | head -1; }
@@ -70,7 +92,10 @@ one_lesson() {
     fi
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
-    [[ $name == attack_* ]] && rm -f /tmp/cuda-workbook-attack-*
+    if [[ $name == attack_* ]]; then
+      rm -rf /tmp/cuda-workbook-attack-* /dev/shm/cuda-workbook-attack-* /etc/cuda-workbook-attack-*
+      (umask 077 && echo "$ATTACK_SECRET" >/tmp/cuda-workbook-secret)
+    fi
     t=$(header timeout "$p") st=$(header start-timeout "$p") mem=$(header memory "$p")
     # The exercise whose region the patch changes is graded alone first (a third of the time);
     # if that does not show the expected rejection, the whole lesson is graded. Attacks: always whole.
@@ -100,9 +125,9 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
       echo "        the JSON result is missing, invalid or gives points:" >>"$log"
       cat "$tmp/result.json" >>"$log" 2>&1
       bad "attack '$name' changed its result"
-    elif [[ $name == attack_* ]] && ls /tmp/cuda-workbook-attack-* >/dev/null 2>&1; then
-      echo "        markers: $(ls /tmp/cuda-workbook-attack-*)" >>"$log"
-      bad "attack '$name' got through the sandbox (it left its marker)"
+    elif [[ $name == attack_* ]] && escaped=$(attack_escaped) && [ -n "$escaped" ]; then
+      echo "$escaped" | sed 's/^/        /' >>"$log"
+      bad "attack '$name' got through the sandbox"
     else
       ok "wrong variant '$name' is rejected: $expect"
     fi
