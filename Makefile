@@ -400,8 +400,8 @@ progress: ## where you are and what is next (from the last `make check`)
 	$(Q)python3 tools/scoreboard.py --progress $(foreach l,$(ALL_LESSONS),$(RESULTS)/$(l).json)
 
 .PHONY: doctor
-doctor: ## diagnose the set-up: GPU, driver, nvcc, Check, Doxygen, backend
-	$(Q)BACKEND=$(BACKEND) BACKEND_WHY="$(BACKEND_WHY)" bash tools/doctor.sh
+doctor: $(SANDBOX) ## diagnose the set-up: GPU, driver, nvcc, Check, the sandbox, Doxygen, backend
+	$(Q)BACKEND=$(BACKEND) BACKEND_WHY="$(BACKEND_WHY)" SANDBOX=$(SANDBOX) bash tools/doctor.sh
 
 .PHONY: docs
 DOCS_THEME_DIR ?= /usr/share/doxygen-awesome-css

@@ -85,6 +85,10 @@ for tool in g++ gcc python3 patch pkg-config; do
 done
 if pkg-config --exists check 2>/dev/null; then ok "Check $(pkg-config --modversion check) (the grader's test library)"
 else fix "Check is missing (needed by make check and make test): sudo apt-get install check pkg-config"; fi
+# the sandbox that graded code runs in (README, "For instructors")
+if [ -n "${SANDBOX:-}" ] && [ -x "$SANDBOX" ]; then
+  if line=$("$SANDBOX" --probe); then ok "$line"; else note "$line (sudo apt-get install bubblewrap)"; fi
+fi
 if command -v doxygen >/dev/null 2>&1; then ok "Doxygen $(doxygen --version) (make docs)"
 else note "Doxygen is missing (only make docs needs it): sudo apt-get install doxygen"; fi
 if [ -e /usr/include/stb/stb_image.h ]; then ok "stb_image (lesson 03's demo reads photos)"

@@ -11,15 +11,22 @@ SIMLIB_PIC := $(SIMLIB_DIR)/libsimcuda.a
 
 # py12_shared(source, library, lesson-dir): one .cu into a shared library that exports the
 # lesson's extern "C" functions and the CUDA runtime's (cudaMalloc, cudaMemcpy, ...): on a GPU the
-# shared libcudart (the static one's symbols are hidden), found again through the run path.
+# shared libcudart (the static one's symbols are hidden), found again through the run path. The
+# .cu is the student's: it is compiled in the same sandbox as the runner's object (the Makefile's
+# build_student), into a fresh folder, so that a part compiled only here (#ifdef __PIC__ or
+# PYKERNELS_SHARED) can read no more than the rest.
 ifeq ($(BACKEND),sim)
-PY12_LIB_DEPS := $(SIMLIB_PIC) $(SIMCC)
-py12_shared_cmd = SIMCC_ASAN=0 $(SIMCC_RUN) -O1 -g -fPIC -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(basename $(2)).pic.o \
+PY12_LIB_DEPS := $(SIMLIB_PIC) $(SIMCC) $(SANDBOX)
+py12_shared_cmd = rm -rf $(basename $(2)).box && $(SANDBOX) $(call box_flags,$(1),$(3)) --env SIMCC_ASAN=0 --out $(basename $(2)).box -- \
+  $(SIMCC_RUN) -O1 -g -fPIC -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(basename $(2)).box/lib.pic.o \
+  && [ -f $(basename $(2)).box/lib.pic.o ] && [ ! -L $(basename $(2)).box/lib.pic.o ] && mv $(basename $(2)).box/lib.pic.o $(basename $(2)).pic.o && rm -rf $(basename $(2)).box \
   && g++ -shared -o $(2) $(basename $(2)).pic.o -Wl,--whole-archive $(SIMLIB_PIC) -Wl,--no-whole-archive $(LIBS_$(3)_sim) -lm -lpthread -ldl
 else
-PY12_LIB_DEPS :=
-py12_shared_cmd = nvcc -O2 $(NVCC_ARCH) -std=c++17 -shared -Xcompiler -fPIC -cudart shared -DPYKERNELS_SHARED -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 \
-  -Ilessons/$(3) $(INCLUDES) $(1) -o $(2) $(LIBS_$(3)_gpu)
+PY12_LIB_DEPS := $(SANDBOX)
+py12_shared_cmd = rm -rf $(basename $(2)).box && $(SANDBOX) $(call box_flags,$(1),$(3)) --out $(basename $(2)).box -- \
+  nvcc -O2 $(NVCC_ARCH) -std=c++17 -shared -Xcompiler -fPIC -cudart shared -DPYKERNELS_SHARED -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 \
+  -Ilessons/$(3) $(INCLUDES) $(1) -o $(basename $(2)).box/lib.so $(LIBS_$(3)_gpu) \
+  && [ -f $(basename $(2)).box/lib.so ] && [ ! -L $(basename $(2)).box/lib.so ] && mv $(basename $(2)).box/lib.so $(2) && rm -rf $(basename $(2)).box
 endif
 define py12_shared
 	@mkdir -p $(dir $(2))
@@ -75,7 +82,10 @@ $(foreach w,$(PY12_WRONG),$(eval $(call py12_wrong_rules,$(w))))
 # linked, and the library is left empty.
 $(B)/%/12-python/libpykernels.so: $(B)/%/12-python/py/stamp $(B)/%/12-python/kernel.o $(PY12_LIB_DEPS)
 	$(call say,SHARED,$@)
-	$(Q)if [ -f $(@D)/compile-error.log ]; then : >$@; else $(call py12_shared_cmd,$(@D)/py/pykernels.cu,$@,12-python); fi
+	$(Q)if [ -f $(@D)/compile-error.log ]; then : >$@; \
+	elif ! { $(call py12_shared_cmd,$(@D)/py/pykernels.cu,$@,12-python); } >$(@D)/shared.log 2>&1; then \
+	  cat $(@D)/shared.log | tee -a $(@D)/compile-error.log; : >$@; \
+	else cat $(@D)/shared.log; fi
 
 # The interpreter the runner tries first: the virtual environment's, else python3 on make's PATH.
 PY12_PYTHON = $(firstword $(wildcard $(abspath $(BUILD)/venv/bin/python)) $(shell command -v python3 2>/dev/null))
