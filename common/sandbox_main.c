@@ -38,7 +38,8 @@ static gid_t g_back_gid;
 
 static int give_back(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st, (void)flag, (void)ftw;
-    lchown(path, g_back_uid, g_back_gid); /* lchown: a link the step made is never followed */
+    if (lchown(path, g_back_uid, g_back_gid)) { /* lchown: a link the step made is never followed */
+    }
     return 0;
 }
 
