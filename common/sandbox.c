@@ -238,6 +238,121 @@ void sandbox_cgroup_remove(SandboxCgroup *cg) {
     cg->memory[0] = cg->pids[0] = '\0';
 }
 
+/* ---- paths the box's uid cannot reach ---- */
+/* 1 when a uid that owns nothing here can read `path` (and search every folder on the way). */
+static int reachable_by_others(const char *path) {
+    char real[4096];
+    if (!realpath(path, real)) return 1; /* missing: bubblewrap skips it (--ro-bind-try) */
+    struct stat st;
+    for (char *slash = real; (slash = strchr(slash + 1, '/'));) {
+        *slash = '\0';
+        int ok = !stat(real, &st) && (st.st_mode & S_IXOTH);
+        *slash = '/';
+        if (!ok) return 0;
+    }
+    if (stat(real, &st)) return 1;
+    return S_ISDIR(st.st_mode) ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH) : (st.st_mode & S_IROTH) != 0;
+}
+
+/* Copies a regular file (never through a link); 0 on success. */
+static int copy_plain(const char *from, const char *to, mode_t mode) {
+    int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out = -1;
+    struct stat st;
+    if (in < 0 || fstat(in, &st) || !S_ISREG(st.st_mode) || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)) < 0) {
+        if (in >= 0) close(in);
+        return -1;
+    }
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) n = -1;
+    close(in);
+    close(out);
+    return n == 0 ? 0 : -1;
+}
+
+/* Copies a file, or a folder of files and folders (links left out), readable by everyone. */
+static int copy_tree(const char *from, const char *to, int depth) {
+    struct stat st;
+    if (lstat(from, &st) || depth > 16) return -1;
+    if (S_ISREG(st.st_mode)) return copy_plain(from, to, (st.st_mode & 0111) ? 0755 : 0644);
+    if (!S_ISDIR(st.st_mode)) return 0;
+    if (mkdir(to, 0755) && errno != EEXIST) return -1;
+    DIR *d = opendir(from);
+    struct dirent *e;
+    int bad = 0;
+    while (d && !bad && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char a[4096], b[4096];
+        snprintf(a, sizeof a, "%.3800s/%.255s", from, e->d_name);
+        snprintf(b, sizeof b, "%.3800s/%.255s", to, e->d_name);
+        bad = copy_tree(a, b, depth + 1);
+    }
+    if (d) closedir(d);
+    return d ? bad : -1;
+}
+
+static void remove_all(const char *dir, int depth) {
+    struct stat st;
+    if (lstat(dir, &st)) return;
+    if (!S_ISDIR(st.st_mode) || depth > 32) {
+        unlink(dir);
+        return;
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%.3800s/%.255s", dir, e->d_name);
+        remove_all(p, depth + 1);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+int sandbox_stage(SandboxSpec *s, long uid, char *stage, size_t size) {
+    static char names[SANDBOX_MAX_PATHS + 8][4200];
+    stage[0] = '\0';
+    if (geteuid() != 0) return 0; /* as a user the box is that user: it reaches what they reach */
+    for (int i = 0; i < s->nro + s->nrw; i++) {
+        int rw = i >= s->nro;
+        const char *p = rw ? s->rw[i - s->nro] : s->ro[i];
+        if (!strncmp(p, "/usr/", 5) || reachable_by_others(p)) continue;
+        if (!stage[0]) {
+            snprintf(stage, size, "/tmp/sandbox-stage-XXXXXX");
+            if (!mkdtemp(stage) || chmod(stage, 0711)) return -1;
+        }
+        snprintf(names[i], sizeof names[i], "%.4000s/%d", stage, i);
+        if (rw) {
+            if (mkdir(names[i], 0700) || chown(names[i], (uid_t)uid, (gid_t)uid)) return -1;
+            s->rw_from[i - s->nro] = names[i];
+        } else {
+            if (copy_tree(p, names[i], 0)) return -1;
+            s->ro_from[i] = names[i];
+        }
+    }
+    return 0;
+}
+
+void sandbox_unstage(SandboxSpec *s, char *stage) {
+    if (!stage[0]) return;
+    for (int i = 0; i < s->nrw; i++) {
+        if (!s->rw_from[i]) continue;
+        DIR *d = opendir(s->rw_from[i]);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char a[4400], b[4400];
+            snprintf(a, sizeof a, "%.4000s/%.255s", s->rw_from[i], e->d_name);
+            snprintf(b, sizeof b, "%.4000s/%.255s", s->rw[i], e->d_name);
+            copy_plain(a, b, 0644); /* what the step wrote: regular files only */
+        }
+        if (d) closedir(d);
+    }
+    remove_all(stage, 0);
+    stage[0] = '\0';
+}
+
 /* ---- becoming the box ---- */
 /* In the child: cgroup, rlimits, identity, descriptors. Exits 126 on any failure: a box that
    cannot be made as asked is never run in a weaker one. */
@@ -373,12 +488,12 @@ void sandbox_exec(const SandboxSpec *s, const SandboxCgroup *cg, long uid, int k
         const char *p = realpath(s->ro[i], real[i]) ? real[i] : s->ro[i];
         if (!strncmp(p, "/usr/", 5)) continue;
         push(a, &n, MAX, "--ro-bind-try");
-        push(a, &n, MAX, p);
+        push(a, &n, MAX, s->ro_from[i] ? s->ro_from[i] : p);
         push(a, &n, MAX, p);
     }
     for (int i = 0; i < s->nrw; i++) {
         push(a, &n, MAX, "--bind");
-        push(a, &n, MAX, s->rw[i]);
+        push(a, &n, MAX, s->rw_from[i] ? s->rw_from[i] : s->rw[i]);
         push(a, &n, MAX, s->rw[i]);
     }
     push(a, &n, MAX, "--chdir");

@@ -41,6 +41,10 @@ typedef struct {
     int nro;
     const char *rw[8]; /**< bound read-write: folders the caller made for this step and gave to its uid */
     int nrw;
+    /* Set by sandbox_stage(): where the bytes of ro[i] / rw[i] really come from, when the box's uid
+       could not reach the path itself (a tree under a 0700 folder, such as /root); NULL: the path. */
+    const char *ro_from[SANDBOX_MAX_PATHS];
+    const char *rw_from[8];
     const char *env[SANDBOX_MAX_ENV]; /**< "NAME=value": the whole environment of the step */
     int nenv;
     const char *chdir;  /**< working folder inside (default /tmp) */
@@ -78,6 +82,14 @@ void sandbox_cgroup_remove(SandboxCgroup *cg);
 void sandbox_exec(const SandboxSpec *s, const SandboxCgroup *cg, long uid, int keep_fds, char *const argv[]) __attribute__((noreturn));
 /** The same without bubblewrap (the fallback): rlimits, uid, descriptors, environment. */
 void sandbox_exec_plain(const SandboxSpec *s, const SandboxCgroup *cg, long uid, int keep_fds, char *const argv[]) __attribute__((noreturn));
+/** As root: copies every read-only path the box's uid cannot reach (a folder on the way is closed
+    to others) into a fresh staging folder of `stage` (which it fills in; "" when nothing needed
+    staging), and gives each such read-write folder a stand-in there, owned by `uid`. The box sees
+    everything at its usual path. 0 on success. */
+int sandbox_stage(SandboxSpec *s, long uid, char *stage, size_t size);
+/** After the step: copies what the step wrote into a stand-in back into its real folder (regular
+    files only, links never followed) and removes the staging folder. */
+void sandbox_unstage(SandboxSpec *s, char *stage);
 /** Kills every process that runs as `uid` (a pool uid: nothing else runs as it). */
 void sandbox_kill_uid(long uid);
 

@@ -112,11 +112,16 @@ int main(int argc, char **argv) {
             fprintf(stderr, "sandbox: %s exists already: the step's output folder must be new\n", out);
             return 126;
         }
-        if (mkdir(out, 0700) || (geteuid() == 0 && chown(out, (uid_t)uid, (gid_t)uid))) {
+        if (mkdir(out, 0755) || (geteuid() == 0 && chown(out, (uid_t)uid, (gid_t)uid))) {
             fprintf(stderr, "sandbox: cannot make %s: %s\n", out, strerror(errno));
             return 126;
         }
         s.rw[s.nrw++] = out;
+    }
+    char stage[256];
+    if (boxed && sandbox_stage(&s, uid, stage, sizeof stage)) {
+        fprintf(stderr, "sandbox: cannot stage the step's files into /tmp: %s\n", strerror(errno));
+        return 126;
     }
     SandboxCgroup cg;
     int have_cg = geteuid() == 0 && !sandbox_cgroup_make(&cg, &s);
@@ -152,6 +157,7 @@ int main(int argc, char **argv) {
     kill(-p, SIGKILL);
     if (have_cg) sandbox_cgroup_remove(&cg);
     if (geteuid() == 0) sandbox_kill_uid(uid);
+    if (boxed) sandbox_unstage(&s, stage);
     if (out && geteuid() == 0) {
         g_back_uid = getuid(), g_back_gid = getgid();
         nftw(out, give_back, 16, FTW_PHYS);
