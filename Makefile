@@ -310,9 +310,12 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch))
-$(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) $(CC_DEPS)
+# (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner)
+$(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) tools/check_symbols.py $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
+	elif ! $(PYTHON_QUICK) tools/check_symbols.py --source $$($(1)_NAME).cu --headers sim/include $$< >$$(@D)/symbols.log 2>&1; then \
+	  mv $$(@D)/symbols.log $$(@D)/build-error.log; cat $$(@D)/build-error.log; \
 	elif ! $(LINK) $(PROFILE_FLAG_$(1)) -o $$@ $$(filter %.o,$$^) $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
 	  { cat $$(@D)/link.log; if grep -q "undefined reference to .*_cpu'" $$(@D)/link.log; then \
 	    echo "note: the CPU reference (*_cpu) is not available to your GPU code: the exercise is to compute on the device"; fi; } >$$(@D)/build-error.log; \

@@ -6,18 +6,34 @@
    (their lesson.mk says PROFILED_RUNNER), and its profiler counts exactly what Nsight Compute
    counts (sim/README.md, "Profiling memory accesses"). Where nothing can be counted (a GPU
    runner, for now), a property is never shown as passed: the exercise is marked "property not
-   checked on this machine" and earns no points. */
+   checked on this machine" and earns no points.
+
+   The simulator's profiler counts inside the runner, where the student's code runs too and could
+   switch it off, reset it, or keep some launches from it. So each window between
+   grade_profile_begin() and grade_profile_end() is checked from here: the runner runs the grader's
+   own kernel (common/profile_canary.cu) right after the profiler is switched on and right before
+   it is switched off, on a configuration picked at random here, whose figures are known exactly;
+   and every launch the runner saw in the window must have been counted. When either fails, no
+   figure of that window is believed: grade_profile_get() fails the test (tampering, or a broken
+   runner); a runner without the canary kernel counts as one that cannot count. */
 #include "grade.h"
 #include "judge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
 static int g_profile_available = -1; /* -1 unknown, 0 this runner cannot count, 1 it can */
 static char g_why[512];              /* why nothing could be counted, when known */
+#ifdef SIMCUDA
+static int g_window_checked;   /* the last window's canaries and launches were checked */
+static char g_disturbed[1024]; /* ... and what did not add up ("" when all did) */
+#endif
 
 /* On a GPU: Nsight Compute's metrics, in RpcProfile's order (the atomics have no column). */
 static const char *kMetrics[] = {
@@ -128,6 +144,84 @@ static void read_ncu_csv(const char *path) {
 /* During the compute-sanitizer pass (which reruns passed exercises) properties were already checked. */
 static int sanitizing(void) { return judge_sanitizing(); }
 
+#ifdef SIMCUDA
+/* ---- the canary: the grader's own kernel at both ends of the window ---- */
+typedef struct {
+    unsigned blocks, threads, stride;
+} Canary;
+static Canary g_canary[2];
+
+/* A number the student's code cannot have known when it was built (not from GRADE_SEED). */
+static unsigned canary_random(unsigned below) {
+    unsigned v;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        v = (unsigned)(t.tv_nsec ^ (t.tv_sec * 2654435761u) ^ ((unsigned)getpid() << 16));
+    }
+    return v % below;
+}
+
+/* Runs canary k (0: after switching on, 1: before switching off) on a fresh random configuration. */
+static void run_canary(int k) {
+    Canary *cn = &g_canary[k];
+    cn->blocks = 1 + canary_random(8);
+    cn->threads = 32 * (1 + canary_random(8));
+    cn->stride = 1 + canary_random(12);
+    JudgeCall c;
+    judge_begin(&c, "profile.Canary", 0);
+    judge_u64(&c, cn->blocks);
+    judge_u64(&c, cn->threads);
+    judge_u64(&c, cn->stride);
+    int64_t r = judge_finish(&c);
+    if (r == 0) {
+        g_profile_available = 0;
+        snprintf(g_why, sizeof g_why, "this runner lacks the grader's canary kernel (common/profile_canary.cu, added by the lesson's lesson.mk), "
+                                      "so nothing shows that its profiler counted");
+    } else if (r != 1 && !g_disturbed[0]) {
+        snprintf(g_disturbed, sizeof g_disturbed, "the grader's own kernel could not run in the profiled window");
+    }
+}
+
+/* Both canaries' figures, and every launch of the window profiled (`seen`: the runner's count). */
+static void check_window(uint64_t seen) {
+    RpcProfile p, all;
+    memset(&p, 0, sizeof p);
+    memset(&all, 0, sizeof all);
+    JudgeCall c;
+    judge_begin(&c, "profile.Get", 0);
+    judge_in(&c, "grade_profile_canary_kernel", sizeof "grade_profile_canary_kernel");
+    judge_inout(&c, &p, sizeof p, "profile", NULL);
+    int64_t r = judge_finish(&c);
+    uint64_t warps = 0, sectors = 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t w = (uint64_t)g_canary[k].blocks * g_canary[k].threads / 32;
+        warps += w;
+        sectors += w * (g_canary[k].stride >= 8 ? 32 : 4 * g_canary[k].stride);
+    }
+    if (r != 1 || p.launches != 2 || p.global_load_requests != warps || p.global_load_sectors != sectors || p.global_store_requests != warps ||
+        p.global_store_sectors != 4 * warps) {
+        snprintf(g_disturbed, sizeof g_disturbed,
+                 "the grader's own kernel, launched once before and once after your code, came back from the profiler as %llu launch(es), "
+                 "%llu load requests (%llu sectors) and %llu store requests (%llu sectors), where it made 2 launches, %llu load requests "
+                 "(%llu sectors) and %llu store requests (%llu sectors): the profiler did not count throughout the window",
+                 (unsigned long long)(r == 1 ? p.launches : 0), (unsigned long long)p.global_load_requests, (unsigned long long)p.global_load_sectors,
+                 (unsigned long long)p.global_store_requests, (unsigned long long)p.global_store_sectors, (unsigned long long)warps,
+                 (unsigned long long)sectors, (unsigned long long)warps, (unsigned long long)(4 * warps));
+        return;
+    }
+    judge_begin(&c, "profile.Get", 0);
+    judge_in(&c, "", 1); /* every kernel */
+    judge_inout(&c, &all, sizeof all, "profile", NULL);
+    r = judge_finish(&c);
+    if (r != 1 || all.launches != seen)
+        snprintf(g_disturbed, sizeof g_disturbed,
+                 "the runner saw %llu kernel launches while the profiler was on, but the profiler counted %llu: some launches were kept "
+                 "from it",
+                 (unsigned long long)seen, (unsigned long long)(r == 1 ? all.launches : 0));
+}
+#endif
+
 void grade_profile_begin(void) {
     if (sanitizing()) return;
 #ifdef SIMCUDA
@@ -136,6 +230,9 @@ void grade_profile_begin(void) {
     judge_u64(&c, 1);
     g_profile_available = judge_finish(&c) == 1;
     snprintf(g_why, sizeof g_why, "this lesson's runner was built without the simulator's profiler (PROFILED_RUNNER in its lesson.mk)");
+    g_window_checked = 0;
+    g_disturbed[0] = '\0';
+    if (g_profile_available) run_canary(0);
 #else
     const char *ncu = getenv("GRADE_NCU");
     g_profile_available = ncu && *ncu;
@@ -152,16 +249,20 @@ void grade_profile_begin(void) {
 void grade_profile_end(void) {
     if (sanitizing()) return;
 #ifdef SIMCUDA
+    if (g_profile_available == 1) run_canary(1);
     JudgeCall c;
     judge_begin(&c, "profile.Control", 0);
     judge_u64(&c, 0);
     (void)judge_finish(&c);
+    if (g_profile_available == 1 && !g_disturbed[0]) check_window(c.out[0]);
+    g_window_checked = 1;
 #else
     if (g_profile_available != 1) return;
     char csv[4200];
     if (judge_ncu_end(csv, sizeof csv, g_why, sizeof g_why)) {
         snprintf(g_why, sizeof g_why, "Nsight Compute measured no kernel");
         read_ncu_csv(csv);
+        unlink(csv); /* the judge's own copy of the report (judge_passes.c) */
     }
     if (!g_ncu_count) g_profile_available = 0; /* ncu ran no kernel or could not read the counters */
 #endif
@@ -184,6 +285,15 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
         r = found ? 1 : -1;
     } else {
 #ifdef SIMCUDA
+        if (!g_window_checked) {
+            snprintf(g_why, sizeof g_why, "the grader asked for figures before its measurement ended (a grader bug)");
+            return 0;
+        }
+        ck_assert_msg(!g_disturbed[0],
+                      "the grader cannot take this measurement of `%s`: %s. Something in the runner switched the profiler off, reset "
+                      "it or kept launches from it (simcuda_profile_control and the simulator's insides are the grader's, not your "
+                      "code's); no property is taken from a measurement that was not whole",
+                      kernel, g_disturbed);
         JudgeCall c;
         judge_begin(&c, "profile.Get", 0);
         judge_in(&c, kernel, strlen(kernel) + 1);

@@ -51,8 +51,13 @@ void track_launch(const char *kernel, uint64_t threads) {
 }
 
 #ifdef SIMCUDA
+/* Launches since the profiler was last switched on, whoever made them (the profiler must have
+   counted every one of them: grade_profile.c). */
+static uint64_t g_launches_while_profiling;
+
 /* The simulator calls these hooks itself. */
 void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) {
+    g_launches_while_profiling++;
     track_launch(kernel, blocks * threads_per_block);
 }
 void simcuda_on_fatal(const char *message) {
@@ -177,14 +182,25 @@ static int64_t b_schedule(const RunnerCall *c) {
 #endif
 }
 /* The profiler (simulator builds made with `simcc --profile`): on/off, and one kernel's figures.
-   Returns 1 with the figures, 0 when this runner cannot count, -1 when the kernel never ran. */
+   Returns 1 with the figures, 0 when this runner cannot count, -1 when the kernel never ran.
+   Switching off also says (out[0]) how many launches the runner saw since it was switched on. */
 static int64_t b_profile_control(const RunnerCall *c) {
 #ifdef SIMCUDA
-    return simcuda_profile_control((int)A(0));
+    int r = simcuda_profile_control((int)A(0)); /* waits for the launches queued before */
+    if (A(0)) g_launches_while_profiling = 0;
+    c->rep->out[0] = g_launches_while_profiling;
+    return r;
 #else
     (void)c;
     return 0;
 #endif
+}
+/* The grader's own kernel (common/profile_canary.cu, linked into the profiled lessons' runners):
+   args blocks, threads, stride. 1 when it ran, 0 when this runner has none, -1 when it failed. */
+int grade_profile_canary(unsigned blocks, unsigned threads, unsigned stride) __attribute__((weak));
+static int64_t b_profile_canary(const RunnerCall *c) {
+    if (!grade_profile_canary) return 0;
+    return grade_profile_canary((unsigned)A(0), (unsigned)A(1), (unsigned)A(2)) == 0 ? 1 : -1;
 }
 static int64_t b_profile_get(const RunnerCall *c) {
     if (c->req->args[1].bytes < sizeof(RpcProfile)) return 0;
@@ -227,7 +243,8 @@ static const RunnerFunction kBuiltins[] = {
     {"cuda.MallocHost", b_malloc_host},  {"cuda.FreeHost", b_free_host},
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
     {"sim.Schedule", b_schedule},        {"profile.Control", b_profile_control},
-    {"profile.Get", b_profile_get},      {NULL, NULL},
+    {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
+    {NULL, NULL},
 };
 
 static RunnerFn lookup(const RunnerFunction *t, const char *name) {

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "grade.h"
 #include "streams.h"
@@ -59,6 +61,40 @@ static int count_named(int n, const char *name) {
     return k;
 }
 
+/* ---- the recording is the grader's (simulator) -------------------------------------------------
+   The timeline is recorded inside the runner, where the student's code could stop the recording,
+   restart it or keep work from it. So the runner frames it with markers of sizes picked here at
+   random (calls/11-streams.h), which must come back as its first and last operation, and the
+   recording must hold a kernel for every launch the runner saw; else nothing is taken from it. */
+static unsigned long long marker_bytes(void) {
+    unsigned v;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) v = (unsigned)time(NULL) * 2654435761u ^ (unsigned)clock();
+    return 4ull * (1 + v % (TIMELINE_MARKER_MAX_BYTES / 4));
+}
+
+static TimelineMarkers new_markers(void) {
+    TimelineMarkers m = {marker_bytes(), marker_bytes()};
+    return m;
+}
+
+static void check_recording(const char *who, const TimelineMarkers *mk, int nops, long long launches) {
+    ck_assert_msg(nops <= MAX_OPS, "the simulator recorded %d operations for %s, more than the grader can check (%d)", nops, who, MAX_OPS);
+    const TimelineOp *a = &g_ops[0], *b = &g_ops[nops > 0 ? nops - 1 : 0];
+    int whole = nops >= 2 && a->kind == OP_MEMSET && a->stream == 0 && a->bytes == mk->first_bytes && b->kind == OP_MEMSET &&
+                b->stream == 0 && b->bytes == mk->last_bytes;
+    ck_assert_msg(whole,
+                  "the grader cannot take the timeline of %s: its own markers, a memset of %llu bytes right after the recording "
+                  "started and one of %llu bytes right before it stopped, are not the first and the last of the %d operations "
+                  "recorded: the recording was stopped, restarted or replaced during the call. The recording is the grader's "
+                  "(simcuda_timeline_* are not for the graded file), and nothing is taken from one that was not whole",
+                  who, mk->first_bytes, mk->last_bytes, nops);
+    int kernels = count_ops(nops, OP_KERNEL, -1);
+    ck_assert_msg(kernels == launches,
+                  "the grader cannot take the timeline of %s: the runner saw %lld kernel launch(es) during the call, but the recording "
+                  "holds %d: some work was kept from it, and nothing is taken from a recording that was not whole",
+                  who, launches, kernels);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 11.1                                                                                            */
 
@@ -66,12 +102,16 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
     size_t bytes = ON_SIM ? (8u << 20) : (64u << 20);
     int reps = ON_SIM ? 3 : 5;
     BwReport r;
+    memset(&r, 0, sizeof r);
+    r.markers = new_markers();
+    TimelineMarkers mk = r.markers;
     memset(g_ops, 0, sizeof g_ops);
     int e = bw_probe(bytes, reps, &r, g_ops, MAX_OPS);
     GRADE_EXPECT_CUDA_OK(e, "h2d_bandwidth");
     double lo = ON_SIM ? 0.5 : 0.33, hi = ON_SIM ? 2.0 : 3.0;
     if (r.sim) {
         int n = r.nops;
+        check_recording("h2d_bandwidth", &mk, n, r.launches);
         ck_assert_msg(count_ops(n, OP_H2D, -1) > 0,
                       "h2d_bandwidth copied nothing from host to device\n"
                       "  likely mistake: not written yet? cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), reps times per buffer");
@@ -255,6 +295,9 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     snprintf(what, sizeof what, "the pipeline with n = %zu, chunk = %zu, %d stream(s), work %d (input seed %llu)", n, cfg->chunk, cfg->nstreams,
              cfg->work, (unsigned long long)seed);
     memset(g_ops, 0, sizeof g_ops);
+    memset(r, 0, sizeof *r);
+    r->markers = new_markers();
+    TimelineMarkers mk = r->markers;
     int e = pipe_roundtrip(cfg, in, out, r, g_ops, MAX_OPS);
     ck_assert_msg(r->create_err == cudaSuccess, "pipeline_create failed for %s: %s", what, cudaGetErrorName(r->create_err));
     ck_assert_msg(!r->missing_buffer,
@@ -300,6 +343,7 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                   "of the nstreams streams",
                   r->streams_left);
     ck_assert_msg(r->events_left <= 0, "after pipeline_destroy, %d CUDA event(s) still exist\n  likely mistake: cudaEventDestroy", r->events_left);
+    if (r->sim) check_recording("pipeline_run", &mk, r->nops, r->launches);
 }
 
 START_TEST(test_pipeline_is_right_for_any_n_chunk_and_stream_count) {

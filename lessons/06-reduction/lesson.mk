@@ -1,6 +1,9 @@
 # Lesson 06's grader checks performance properties (06.1: no shared-memory bank conflicts; 06.4:
 # warps that do not diverge), so on the simulator its runner is built with `simcc --profile`.
 PROFILED_RUNNER_06-reduction := 1
+# ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
+include common/profile_canary.mk
+$(call profile_canary_runners,06-reduction): $(PROFILE_CANARY)
 
 # The benchmark compares with CUB's DeviceReduce::Sum. CUB is C++ and bench.c is C, so the CUB call
 # lives in ceiling/cub_ref.cu (a folder below the lesson, so it is never taken for the student's

@@ -1,6 +1,9 @@
 # lessons/07-coalescing/lesson.mk -- lesson 07 grades performance properties (coalesced loads and
 # stores, no bank conflicts): on the simulator its runner is built with `simcc --profile`.
 PROFILED_RUNNER_07-coalescing := 1
+# ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
+include common/profile_canary.mk
+$(call profile_canary_runners,07-coalescing): $(PROFILE_CANARY)
 
 # The reference's benchmark also times the steps from the plain padded transpose (what 07.3 asks)
 # to the reference (solutions/07-coalescing/steps/): bench.c finds them through a weak symbol, so

@@ -20,7 +20,7 @@ PY12_LIB_DEPS := $(SIMLIB_PIC) $(SIMCC) $(SANDBOX)
 py12_shared_cmd = rm -rf $(basename $(2)).box && $(SANDBOX) $(call box_flags,$(1),$(3)) --env SIMCC_ASAN=0 --out $(basename $(2)).box -- \
   $(SIMCC_RUN) -O1 -g -fPIC -Ilessons/$(3) $(INCLUDES) -c $(1) -o $(basename $(2)).box/lib.pic.o \
   && [ -f $(basename $(2)).box/lib.pic.o ] && [ ! -L $(basename $(2)).box/lib.pic.o ] && mv $(basename $(2)).box/lib.pic.o $(basename $(2)).pic.o && rm -rf $(basename $(2)).box \
-  && g++ -shared -o $(2) $(basename $(2)).pic.o -Wl,--whole-archive $(SIMLIB_PIC) -Wl,--no-whole-archive $(LIBS_$(3)_sim) -lm -lpthread -ldl
+  && g++ -shared -o $(2) $(basename $(2)).pic.o $(4) -Wl,--whole-archive $(SIMLIB_PIC) -Wl,--no-whole-archive $(LIBS_$(3)_sim) -lm -lpthread -ldl
 else
 PY12_LIB_DEPS := $(SANDBOX)
 py12_shared_cmd = rm -rf $(basename $(2)).box && $(SANDBOX) $(call box_flags,$(1),$(3)) --out $(basename $(2)).box -- \
@@ -77,13 +77,22 @@ $(B)/wrong-$(1)/12-python/runner: $(B)/wrong-$(1)/12-python/pyfiles.o
 endef
 $(foreach w,$(PY12_WRONG),$(eval $(call py12_wrong_rules,$(w))))
 
+# On the simulator the variants' libraries carry the grader's launch count (tests/calls/12-python-hook.c,
+# see tests/calls/12-python.h): Python runs their kernels in its own process, where the student's
+# modules could patch any count kept there. Everything in it is hidden from ctypes.
+PY12_HOOK := $(if $(filter sim,$(BACKEND)),$(B)/runner/12-python/launch_hook.o)
+$(B)/runner/12-python/launch_hook.o: tests/calls/12-python-hook.c tests/calls/12-python.h
+	@mkdir -p $(@D)
+	$(call say,CC,$< [library])
+	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra -fPIC -fvisibility=hidden -c $< -o $@
+
 # The kernel library of a variant, from its staged pykernels.cu. It waits for kernel.o, whose rule
 # checks the file's includes: when that compile failed (compile-error.log), the runner is never
 # linked, and the library is left empty.
-$(B)/%/12-python/libpykernels.so: $(B)/%/12-python/py/stamp $(B)/%/12-python/kernel.o $(PY12_LIB_DEPS)
+$(B)/%/12-python/libpykernels.so: $(B)/%/12-python/py/stamp $(B)/%/12-python/kernel.o $(PY12_LIB_DEPS) $(PY12_HOOK)
 	$(call say,SHARED,$@)
 	$(Q)if [ -f $(@D)/compile-error.log ]; then : >$@; \
-	elif ! { $(call py12_shared_cmd,$(@D)/py/pykernels.cu,$@,12-python); } >$(@D)/shared.log 2>&1; then \
+	elif ! { $(call py12_shared_cmd,$(@D)/py/pykernels.cu,$@,12-python,$(PY12_HOOK)); } >$(@D)/shared.log 2>&1; then \
 	  cat $(@D)/shared.log | tee -a $(@D)/compile-error.log; : >$@; \
 	else cat $(@D)/shared.log; fi
 

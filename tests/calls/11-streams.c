@@ -32,21 +32,42 @@ static int is_pinned(const void *p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-static void record_start(double kernel_ns, double scale) {
+/* The recording is made in this process, where the student's code could stop it, restart it or
+   keep work from it: so it is framed by the judge's markers (TimelineMarkers), written into a
+   buffer allocated before the recording starts and freed after it stops (markers_free: only once
+   the student's results have been read, since cudaFree waits for the device). */
+static void *g_marker_buf;
+
+#ifdef SIMCUDA
+static void marker(unsigned long long bytes) {
+    if (g_marker_buf && bytes && bytes <= TIMELINE_MARKER_MAX_BYTES) cudaMemsetAsync(g_marker_buf, 0, bytes, 0);
+}
+#endif
+
+static void markers_free(void) {
+    if (g_marker_buf) cudaFree(g_marker_buf);
+    g_marker_buf = NULL;
+}
+
+/* Starts a recording (markers: NULL for the grader's own measurements). */
+static void record_start(double kernel_ns, double scale, const TimelineMarkers *mk) {
 #ifdef SIMCUDA
     SimTimelineModel m;
     simcuda_timeline_default_model(&m);
     if (kernel_ns > 0) m.kernel_ns_per_thread = kernel_ns;
     if (scale > 0) m.scale = scale;
+    if (mk && !g_marker_buf && cudaMalloc(&g_marker_buf, TIMELINE_MARKER_MAX_BYTES) != cudaSuccess) g_marker_buf = NULL;
     simcuda_timeline_start(&m);
+    if (mk) marker(mk->first_bytes);
 #else
-    (void)kernel_ns, (void)scale;
+    (void)kernel_ns, (void)scale, (void)mk;
 #endif
 }
 
 /* Stops the recording; copies the operations into ops (the same layout field by field). */
-static int record_take(TimelineOp *ops, size_t max) {
+static int record_take(TimelineOp *ops, size_t max, const TimelineMarkers *mk) {
 #ifdef SIMCUDA
+    if (mk) marker(mk->last_bytes);
     simcuda_timeline_stop();
     size_t n = simcuda_timeline_take(NULL, 0);
     SimTimelineOp *s = calloc(n ? n : 1, sizeof *s);
@@ -69,9 +90,16 @@ static int record_take(TimelineOp *ops, size_t max) {
     free(s);
     return (int)n;
 #else
-    (void)ops, (void)max;
+    (void)ops, (void)max, (void)mk;
     return -1;
 #endif
+}
+
+/* Kernel launches the runner has seen in the current call (runner.c keeps them in the reply). */
+static long long launches_so_far(const RunnerCall *c) {
+    long long k = 0;
+    for (uint32_t i = 0; i < c->rep->nlaunches && i < RPC_MAX_LAUNCHES; i++) k += (long long)c->rep->launches[i].launches;
+    return k;
 }
 
 /* The runner is not linked with the CPU reference: its own median. */
@@ -114,16 +142,21 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     size_t bytes = rc_u64(c, 0);
     int reps = (int)rc_u64(c, 1);
     BwReport *rep = rc_ptr(c, 2);
+    TimelineMarkers mk = rep->markers;
     memset(rep, 0, sizeof *rep);
+    rep->markers = mk;
     rep->sim = ON_SIM;
     rep->under_tool = under_tool();
 #ifdef SIMCUDA
     int e0 = 0;
     simcuda_live_streams_events(NULL, &e0);
 #endif
-    record_start(0, 0);
+    record_start(0, 0, &mk);
+    long long l0 = launches_so_far(c);
     cudaError_t e = h2d_bandwidth(bytes, reps, &rep->pageable_gbs, &rep->pinned_gbs);
-    rep->nops = record_take(rc_ptr(c, 3), rc_u64(c, 4));
+    rep->launches = launches_so_far(c) - l0;
+    rep->nops = record_take(rc_ptr(c, 3), rc_u64(c, 4), &mk);
+    markers_free();
 #ifdef SIMCUDA
     rep->pinned_left = simcuda_timeline_pinned_still_allocated();
     int s1 = 0, e1 = 0;
@@ -137,7 +170,7 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     if (pg && cudaMalloc(&d, bytes) == cudaSuccess && cudaMallocHost(&pin, bytes) == cudaSuccess) {
         memset(pg, 1, bytes);
         memset(pin, 1, bytes);
-        record_start(0, 0);
+        record_start(0, 0, NULL);
         rep->ref_pageable_gbs = ref_h2d(d, pg, bytes, reps);
         rep->ref_pinned_gbs = ref_h2d(d, pin, bytes, reps);
 #ifdef SIMCUDA
@@ -231,7 +264,9 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     const float *in = rc_ptr(c, 1);
     float *out = rc_ptr(c, 2);
     PipeReport *rep = rc_ptr(c, 3);
+    TimelineMarkers mk = rep->markers;
     memset(rep, 0, sizeof *rep);
+    rep->markers = mk;
     rep->sim = ON_SIM;
     rep->under_tool = under_tool();
     rep->nops = -1;
@@ -253,11 +288,14 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     rep->pinned_out = is_pinned(p.h_out);
     memcpy(p.h_in, in, bytes);
     memcpy(p.h_out, out, bytes);
-    record_start(cfg->kernel_ns, cfg->scale);
+    record_start(cfg->kernel_ns, cfg->scale, &mk);
+    long long l0 = launches_so_far(c);
     rep->run_err = pipeline_run(&p);
-    rep->nops = record_take(rc_ptr(c, 4), rc_u64(c, 5));
+    rep->launches = launches_so_far(c) - l0;
+    rep->nops = record_take(rc_ptr(c, 4), rc_u64(c, 5), &mk);
     memcpy(out, p.h_out, bytes);
     cudaDeviceSynchronize();
+    markers_free();
     if (cfg->measure && !rep->under_tool && rep->run_err == cudaSuccess) measure_stages(&p, rep);
     float *h_in = p.h_in, *h_out = p.h_out;
     rep->destroy_err = pipeline_destroy(&p);

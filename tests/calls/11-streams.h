@@ -10,8 +10,19 @@
 
 #include "backend.h"
 
+/** The grader's markers around a recording (simulator): a memset of `first_bytes` on the legacy
+    stream right after the recording starts and one of `last_bytes` right before it stops, sizes the
+    judge picks at random (multiples of 4, at most TIMELINE_MARKER_MAX_BYTES). They come back as the
+    first and the last operation only when the recording ran whole through the student's call. */
+typedef struct {
+    unsigned long long first_bytes, last_bytes;
+} TimelineMarkers;
+#define TIMELINE_MARKER_MAX_BYTES 65536
+
 /** 11.1: the student's figures, the grader's own, and what the recording saw. */
 typedef struct {
+    TimelineMarkers markers;                 /* set by the judge before the call, kept by the runner */
+    long long launches;                      /* kernel launches the runner saw during h2d_bandwidth */
     double pageable_gbs, pinned_gbs;         /* the student's */
     double ref_pageable_gbs, ref_pinned_gbs; /* the grader's, same protocol, same run */
     int nops;                                /* operations recorded (simulator), -1 on a GPU */
@@ -29,6 +40,8 @@ typedef struct {
 } PipeConfig;
 
 typedef struct {
+    TimelineMarkers markers;   /* set by the judge before the call, kept by the runner */
+    long long launches;        /* kernel launches the runner saw during pipeline_run */
     int create_err, run_err, destroy_err;
     int missing_buffer;        /* pipeline_create left a buffer NULL */
     int pinned_in, pinned_out; /* h_in / h_out are pinned (after create) */

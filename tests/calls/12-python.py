@@ -460,6 +460,13 @@ def handle(line):
 def main():
     reply = os.fdopen(3, "w")
     sys.stdout = sys.stderr  # the student's print() must not reach the reply channel
+    if BACKEND == "sim":
+        # Load the kernel library before any student module is imported: the grader's launch count
+        # in it (tests/calls/12-python-hook.c) takes its nonce from the runner when it is loaded.
+        try:
+            harness_lib()
+        except Exception:  # noqa: BLE001 -- then no launch is counted, and the exercises say so
+            pass
     for line in sys.stdin:
         if not line.strip():
             continue
