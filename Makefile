@@ -354,7 +354,7 @@ check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; 
 
 .PHONY: grade
 GRADEBOOK ?= $(BUILD)/gradebook
-grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## grade a class: make grade SUBMISSIONS=dir [LESSON=NN] [GRADEBOOK=out] (one folder or archive per student)
+grade: need-check $(SANDBOX) $(if $(filter sim,$(BACKEND)),simlib) ## grade a class: make grade SUBMISSIONS=dir [LESSON=NN] [GRADEBOOK=out] (one folder or archive per student)
 	$(if $(SUBMISSIONS),,$(error make grade needs SUBMISSIONS=<folder with one submission per student>))
 	$(Q)python3 tools/grade_batch.py $(SUBMISSIONS) $(GRADEBOOK) --backend=$(BACKEND) $(if $(LESSON),--lesson=$(LESSON)) $(if $(JOBS),--jobs=$(JOBS))
 

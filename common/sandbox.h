@@ -5,7 +5,7 @@
  *
  * Every step that touches student input goes through here: the runner (common/judge_runner.c),
  * and through the `sandbox` command (common/sandbox_main.c) the include check and the compile
- * (the Makefile) and the unpacking of archives (tools/grade_batch.py). The pieces:
+ * (the Makefile) and the unpacking of archives (tools/batch_gather.py). The pieces:
  *
  * - bubblewrap builds the box: new user, PID, mount, network, IPC, UTS and cgroup namespaces;
  *   only the system's folders (/usr and the links into it), the paths a step names, a private

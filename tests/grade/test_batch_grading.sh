@@ -11,13 +11,15 @@
 # classmate's files, bombs, lying zip headers): the run still exits 0, every other student's row is
 # exactly what it was without them, every attacker gets 0 points and a status that says why, and
 # nothing was written outside the gradebook. Then a submission that never returns, stopped at
-# GRADE_BATCH_TIMEOUT with nothing left running; the unpacker and the names under both Pythons
-# (with and without tarfile.data_filter); `make student-release`, and `make check` inside it.
+# GRADE_BATCH_TIMEOUT with nothing left running; the unpacker (in the sandbox and without it) and
+# the names under both Pythons (with and without tarfile.data_filter); `make student-release`, and
+# `make check` inside it. Everything lives under a 0700 temporary folder, as under a 0700 home: the
+# sandbox's uids reach it only through what the sandbox stages for them.
 # Ends with "grading: N passed, M failed".
 set -u
 backend=$1
 root=$(pwd)
-tmp=$(mktemp -d) && chmod 755 "$tmp"  # the sandbox's own uid reads the grading trees
+tmp=$(mktemp -d)  # 0700: the sandbox stages what its own uid cannot reach
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
@@ -136,17 +138,24 @@ check "a submission that never returns is stopped at GRADE_BATCH_TIMEOUT (exit 0
   '[ $rc -eq 0 ] && [ $took -lt 40 ] && grep -q "^slow,0,0,10,error: grading took longer than 12 s" "$tmp/slow-gradebook/gradebook.csv" && [ -n "$seen" ] && [ -z "$left" ] ||
    { cat "$tmp/slow.log"; echo "    left running: $left"; for p in $left; do kill -9 "$p" 2>/dev/null; done; false; }'
 
-# The unpacker and the names, under the Python on PATH and the system's (3.11.2: no tarfile.data_filter).
+# The unpacker and the names, under the Python on PATH and the system's (3.11.2: no tarfile.data_filter):
+# every archive kind and a folder, read in the sandbox where it can box here and in the plain child;
+# the box's command line (the system's Python, a copy of the archive under a name of ours, the
+# unpacker's two modules) and its time limit; then the names, the CSV cells and make check's
+# environment.
 for py in python3 /usr/bin/python3; do
   command -v $py >/dev/null || continue
   check "unpacking and names under $py ($($py -c 'import sys, tarfile; print(sys.version.split()[0], "with" if hasattr(tarfile, "data_filter") else "without", "data_filter")'))" \
     "$py -B - '$tmp' '$class' <<'PY'
 import os, shutil, sys, tarfile, zipfile
 sys.path.insert(0, 'tools')
-import grade_batch as g
+import grade_batch   # the driver imports under this Python too
+import batch_gather as bg, batch_names as bn, batch_processes as bp, batch_workbook as bw
+from batch_refused import Refused
 tmp, cls = sys.argv[1:3]
 ok = True
 lesson = '02-vector-add'
+wanted = bw.wanted_files([lesson])
 src = open('solutions/%s/vector_add.cu' % lesson, 'rb').read()
 d = os.path.join(tmp, 'unit-%d' % sys.version_info[2])
 os.makedirs(os.path.join(d, 'repo', 'lessons', lesson))
@@ -157,26 +166,46 @@ for ext, mode in (('.tar.xz', 'w:xz'), ('.tar.bz2', 'w:bz2'), ('.tgz', 'w:gz'), 
         t.add(os.path.join(d, 'repo'), 'repo')
 with zipfile.ZipFile(os.path.join(d, 's.zip'), 'w') as z:
     z.writestr('repo\\\\lessons\\\\%s\\\\vector_add.cu' % lesson, src)   # a Windows zip tool's separators
-for name, kind in [('s.tar.xz', 'archive'), ('s.tar.bz2', 'archive'), ('s.tgz', 'archive'), ('s.tar', 'archive'), ('s.zip', 'archive'), ('repo', 'folder')]:
+sandbox, why_not = bg.find_sandbox()
+if why_not: print('    (no sandbox here: %s)' % why_not)
+commands = []
+run_child = bg.run_child
+def spy(cmd, fds, limit):
+    commands.append(cmd)
+    return run_child(cmd, fds, limit)
+bg.run_child = spy
+for box in [sandbox, None] if sandbox else [None]:
+    for name, kind in [('s.tar.xz', 'archive'), ('s.tar.bz2', 'archive'), ('s.tgz', 'archive'), ('s.tar', 'archive'), ('s.zip', 'archive'), ('repo', 'folder')]:
+        try:
+            got = bg.gather(os.path.join(d, name), kind, wanted, box)
+            if got != {(lesson, 'vector_add.cu'): src}: print('    %s: %s' % (name, got)); ok = False
+        except Refused as e:
+            print('    %s refused (sandbox: %s): %s' % (name, box, e)); ok = False
+    for name, words in [('shadow.tar', 'is a link'), ('slip.zip', '..'), ('bomb.tar.bz2', '256 MiB')]:
+        try:
+            bg.gather(os.path.join(cls, name), 'archive', wanted, box); print('    %s not refused' % name); ok = False
+        except Refused as e:
+            if words not in str(e): print('    %s: %s' % (name, e)); ok = False
+if sandbox:
+    boxed = [c for c in commands if c[0] == sandbox]
+    if len(boxed) != 8 or any(c[c.index('--') + 1] != '/usr/bin/python3' or os.path.basename(c[c.index('--ro') + 1]) != 'archive'
+                              or any(d in a for a in c) or sorted(os.path.basename(c[i + 1]) for i, a in enumerate(c) if a == '--ro')
+                              != ['archive', 'batch_refused.py', 'batch_unpack.py'] for c in boxed):
+        print('    the box\'s commands: %s' % boxed); ok = False
+    bg.UNPACK_TIMEOUT = 0.2   # the sandbox's own limit, stopping the bomb (most of a second to read)
     try:
-        got = g.gather(os.path.join(d, name), kind, [lesson])
-        if got != {(lesson, 'vector_add.cu'): src}: print('    %s: %s' % (name, got)); ok = False
-    except g.Refused as e:
-        print('    %s refused: %s' % (name, e)); ok = False
-for name, words in [('shadow.tar', 'is a link'), ('slip.zip', '..'), ('bomb.tar.bz2', '256 MiB')]:
-    try:
-        g.gather(os.path.join(cls, name), 'archive', [lesson]); print('    %s not refused' % name); ok = False
-    except g.Refused as e:
-        if words not in str(e): print('    %s: %s' % (name, e)); ok = False
-names = g.assign_names(['alice', 'Bob.zip', 'Jos\u00e9 Garc\u00eda.tgz', '-rf', '+1', 'trees', 'carol', 'Carol.tar', '@x'])
+        bg.gather(os.path.join(cls, 'bomb.tar.bz2'), 'archive', wanted, sandbox); print('    the slow bomb not stopped'); ok = False
+    except Refused as e:
+        if 'took longer than 0.2 s' not in str(e): print('    slow bomb: %s' % e); ok = False
+names = bn.assign_names(['alice', 'Bob.zip', 'Jos\u00e9 Garc\u00eda.tgz', '-rf', '+1', 'trees', 'carol', 'Carol.tar', '@x'])
 for raw, (n, why) in names.items():
-    if not g.SAFE_NAME.match(n) or n.lower() in g.RESERVED: print('    %r named %r' % (raw, n)); ok = False
+    if not bn.SAFE_NAME.match(n) or n.lower() in bn.RESERVED: print('    %r named %r' % (raw, n)); ok = False
 if names['alice'] != ('alice', None) or names['Bob.zip'] != ('Bob', None) or not names['Jos\u00e9 Garc\u00eda.tgz'][0].startswith('Jose_Garcia-') \
         or names['carol'][0] == 'carol' or names['Carol.tar'][0] == 'Carol' or names['trees'][0] == 'trees':
     print('    names: %s' % names); ok = False
-if g.csv_cell('=1+1') != \"'=1+1\" or g.csv_cell('@SUM') != \"'@SUM\" or g.csv_cell(3) != 3: print('    csv cells'); ok = False
+if bn.csv_cell('=1+1') != \"'=1+1\" or bn.csv_cell('@SUM') != \"'@SUM\" or bn.csv_cell(3) != 3: print('    csv cells'); ok = False
 os.environ.update(SECRET_TOKEN='x', GRADE_JSON='/tmp/x', GRADE_BATCH_TIMEOUT='9', GRADE_SANITIZE='0', CK_VERBOSITY='verbose', LC_ALL='C')
-env = g.clean_env('sim')
+env = bp.clean_env('sim')
 if 'SECRET_TOKEN' in env or 'GRADE_JSON' in env or 'GRADE_BATCH_TIMEOUT' in env or 'HOME' in env or env.get('GRADE_SANITIZE') != '0' \
         or env.get('CK_VERBOSITY') != 'verbose' or env.get('BACKEND') != 'sim' or env.get('LC_ALL') != 'C':
     print('    environment: %s' % sorted(env)); ok = False

@@ -1,0 +1,51 @@
+"""batch_workbook.py -- what this workbook says a submission is made of, for `make grade`.
+
+The workbook, never the submission, decides which files are the student's (each lesson's
+`<name>.cu`, lesson 12's Python modules), how many points a lesson's exercises are worth (the
+grader's table in tests/test_NN_*.c) and so what a valid result must list. Everything here reads
+this checkout only.
+"""
+import os
+import re
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def lessons_of_workbook():
+    return sorted(d for d in os.listdir(os.path.join(ROOT, "lessons")) if d[:2].isdigit())
+
+
+def student_files(lesson):
+    """The files a student owns in a lesson: <name>.cu beside <name>.h, and the lesson folder's own
+    Python modules (lesson 12's student files)."""
+    d = os.path.join(ROOT, "lessons", lesson)
+    mine = []
+    for h in sorted(f for f in os.listdir(d) if f.endswith(".h")):
+        cu = h[:-2] + ".cu"
+        if os.path.exists(os.path.join(d, cu)):
+            mine.append(cu)
+            break
+    mine += sorted(f for f in os.listdir(d) if f.endswith(".py") and os.path.isfile(os.path.join(d, f)))
+    return mine
+
+
+def wanted_files(lessons):
+    """{lesson: [its student files]}: what the unpacker looks for in a submission."""
+    return {lesson: student_files(lesson) for lesson in lessons}
+
+
+def grader_exercises(lesson):
+    """[(id, points)] from the lesson's grader (tests/test_NN_*.c's table), or None if unreadable."""
+    tests = os.path.join(ROOT, "tests")
+    for f in sorted(os.listdir(tests)):
+        if f.startswith("test_%s_" % lesson[:2]) and f.endswith(".c"):
+            with open(os.path.join(tests, f), encoding="utf-8", errors="replace") as src:
+                found = re.findall(r'\{\s*"(%s\.\d+)",\s*(\d+),' % lesson[:2], src.read())
+            return [(i, int(p)) for i, p in found] or None
+    return None
+
+
+def lesson_max(lesson):
+    """The points a lesson can give: its maximum in the gradebook when it has no valid result."""
+    expected = grader_exercises(lesson)
+    return sum(p for _i, p in expected) if expected else 0
