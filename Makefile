@@ -344,7 +344,7 @@ check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; 
 	$(Q)$(LOCK); status=0; for l in $(SELECTED); do \
 	  echo "== $$l"; rm -f $(RESULTS)/$$l.json $(RESULTS)/$$l.tap; \
 	  $(MAKE) --no-print-directory $(B)/judge/$$l/judge $(B)/student/$$l/runner || { status=1; continue; }; \
-	  GRADE_LESSON=$$l GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap GRADE_RUNNER=$(B)/student/$$l/runner \
+	  GRADE_LESSON=$$l GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap GRADE_RUNNER=$(B)/student/$$l/runner GRADE_SANDBOX_RO=$(abspath $(BUILD)/venv) \
 	    $(if $(EX),GRADE_EXERCISE=$(EX)) $(B)/judge/$$l/judge; rc=$$?; \
 	  if [ $$rc -eq 2 ]; then exit 2; fi; [ $$rc -eq 0 ] || status=1; \
 	  python3 tools/results.py stamp $(RESULTS)/$$l.json lessons/$$l/*.cu $$(ls lessons/$$l/*.py 2>/dev/null) || status=1; \

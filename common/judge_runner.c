@@ -190,6 +190,28 @@ static void fill_spec(SandboxSpec *s, const char *exe) {
         snprintf(extra, sizeof extra, "%s", ro);
         for (char *p = strtok(extra, ":"); p && s->nro < SANDBOX_MAX_PATHS; p = strtok(NULL, ":")) s->ro[s->nro++] = p;
     }
+    /* A runner that starts an interpreter (lesson 12's Python: python.txt beside it, written by
+       make) gets that interpreter's installation, read-only, wherever it lies (/opt/conda, a
+       virtual environment); /usr is there anyway */
+    static char python[PATH_MAX], prefix[PATH_MAX];
+    char note[PATH_MAX + 16];
+    snprintf(note, sizeof note, "%s", judge_runner_path());
+    char *slash = strrchr(note, '/');
+    if (slash && (size_t)(slash - note) < sizeof note - 16) {
+        strcpy(slash + 1, "python.txt");
+        FILE *f = fopen(note, "r");
+        if (f && fgets(python, sizeof python, f)) {
+            python[strcspn(python, "\n")] = '\0';
+            if (python[0] == '/' && realpath(python, prefix)) {
+                for (int up = 0; up < 2; up++) {
+                    char *cut = strrchr(prefix, '/');
+                    if (cut && cut != prefix) *cut = '\0';
+                }
+                if (strncmp(prefix, "/usr", 4) && strcmp(prefix, "/") && s->nro < SANDBOX_MAX_PATHS) s->ro[s->nro++] = prefix;
+            }
+        }
+        if (f) fclose(f);
+    }
     if (g_runner.dir[0]) s->rw[s->nrw++] = g_runner.dir;
     s->chdir = "/tmp";
     s->memory_mb = env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB) * 5 / 4 + 256; /* the judge's watch stops it first, with the message */

@@ -485,8 +485,12 @@ void sandbox_exec(const SandboxSpec *s, const SandboxCgroup *cg, long uid, int k
         /* /usr is there already (and a link inside it, /usr/local/cuda, cannot be a mount point);
            elsewhere the path the link leads to is bound, where the link's own name also leads */
         if (!strncmp(s->ro[i], "/usr/", 5)) continue;
-        const char *p = realpath(s->ro[i], real[i]) ? real[i] : s->ro[i];
+        if (!s->ro_from[i] && !realpath(s->ro[i], real[i])) continue; /* missing: nothing to show */
+        const char *p = s->ro_from[i] && !realpath(s->ro[i], real[i]) ? s->ro[i] : real[i];
         if (!strncmp(p, "/usr/", 5)) continue;
+        /* an extra the box's uid cannot reach and nobody staged is left out (bubblewrap would
+           refuse the whole box): the step then runs without it, as if it were not installed */
+        if (!s->ro_from[i] && (geteuid() == 0 ? !reachable_by_others(p) : access(p, R_OK) != 0)) continue;
         push(a, &n, MAX, "--ro-bind-try");
         push(a, &n, MAX, s->ro_from[i] ? s->ro_from[i] : p);
         push(a, &n, MAX, p);

@@ -138,6 +138,7 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
 # Two lessons at a time (most of the time is spent waiting for runners); reports in lesson order.
 # The attack markers in /tmp are shared: only attack variants look at them, and lessons with attack
 # variants run one after another (each after the previous one), beside the other lessons.
+[ "$(id -u)" = 0 ] || echo "  skip  checking that attacks leave no process running (needs root: a uid of its own per attack)"
 jobs=${TEST_LESSONS_JOBS:-2}
 running=0
 attack_lesson=
