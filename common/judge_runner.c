@@ -44,6 +44,7 @@ char g_start_failure[4096];
 char *g_tool_argv[24];
 char g_ncu_failure[4096];
 static int g_shm_fd = -1;
+static SandboxSpec g_spec; /* what the runner's box may see and use: made once per start */
 static SandboxCgroup g_cgroup;
 static int g_have_cgroup;
 static char g_exe_dir[PATH_MAX]; /* as root: a root-owned copy of the runner lives here */
@@ -224,35 +225,6 @@ static void fill_spec(SandboxSpec *s, const char *exe) {
 #endif
 }
 
-/* Copies a file with mode 0755; 0 on success. */
-static int copy_file(const char *from, const char *to) {
-    int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0755);
-    char buf[1 << 16];
-    ssize_t n = 0;
-    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)n) != n) n = -1;
-    int ok = in >= 0 && out >= 0 && n == 0;
-    if (in >= 0) close(in);
-    if (out >= 0) close(out);
-    return ok && !chmod(to, 0755) ? 0 : -1;
-}
-
-/* Removes a folder the judge made and whatever was written into it (links are removed, never followed). */
-static void remove_tree(const char *dir) {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%.3000s/%.255s", dir, e->d_name);
-        struct stat st;
-        if (!lstat(path, &st) && S_ISDIR(st.st_mode)) remove_tree(path);
-        else unlink(path);
-    }
-    if (d) closedir(d);
-    rmdir(dir);
-}
-
 /* The runner program the box runs: as root a root-owned copy in a folder only root may change
    (its uid may not be able to reach the build folder, and must not be able to replace it);
    otherwise the build's own. */
@@ -263,13 +235,13 @@ static const char *runner_exe(void) {
     snprintf(g_exe_dir, sizeof g_exe_dir, "/tmp/grade-exe-XXXXXX");
     if (!mkdtemp(g_exe_dir) || chmod(g_exe_dir, 0711)) return NULL;
     snprintf(exe, sizeof exe, "%.4000s/runner", g_exe_dir);
-    if (copy_file(judge_runner_path(), exe)) return NULL;
+    if (sandbox_copy_file(judge_runner_path(), exe, 0755)) return NULL;
     return exe;
 }
 
 static void at_exit_cleanup(void) {
     runner_cleanup();
-    if (g_exe_dir[0]) remove_tree(g_exe_dir);
+    if (g_exe_dir[0]) sandbox_remove_tree(g_exe_dir);
 }
 
 /* In the child, just before the box: descriptors 0..5, then the sandbox. Never returns. */
@@ -292,11 +264,9 @@ static void become_runner(int req_read, int rep_write, const char *exe, int boxe
     }
     argv[n++] = (char *)exe;
     argv[n] = NULL;
-    SandboxSpec s;
-    fill_spec(&s, exe);
     const SandboxCgroup *cg = g_have_cgroup ? &g_cgroup : NULL;
-    if (boxed) sandbox_exec(&s, cg, g_runner.uid, 6, argv);
-    sandbox_exec_plain(&s, cg, g_runner.uid, 6, argv);
+    if (boxed) sandbox_exec(&g_spec, cg, g_runner.uid, 6, argv);
+    sandbox_exec_plain(&g_spec, cg, g_runner.uid, 6, argv);
 }
 
 static void kill_everything(void) {
@@ -420,7 +390,7 @@ int start_runner(void) {
 void runner_cleanup(void) {
     if (g_runner.pid > 0) end_runner(0.1);
     kill_everything();
-    if (g_runner.dir[0]) remove_tree(g_runner.dir);
+    if (g_runner.dir[0]) sandbox_remove_tree(g_runner.dir);
     g_runner.dir[0] = '\0';
 }
 
@@ -464,9 +434,8 @@ static int start_runner_once(void) {
         snprintf(g_start_failure, sizeof g_start_failure, "grader: pipe: %s", strerror(errno));
         return -1;
     }
-    SandboxSpec s;
-    fill_spec(&s, exe);
-    g_have_cgroup = geteuid() == 0 && !sandbox_cgroup_make(&g_cgroup, &s);
+    fill_spec(&g_spec, exe);
+    g_have_cgroup = geteuid() == 0 && !sandbox_cgroup_make(&g_cgroup, &g_spec);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();

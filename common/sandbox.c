@@ -254,8 +254,7 @@ static int reachable_by_others(const char *path) {
     return S_ISDIR(st.st_mode) ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH) : (st.st_mode & S_IROTH) != 0;
 }
 
-/* Copies a regular file (never through a link); 0 on success. */
-static int copy_plain(const char *from, const char *to, mode_t mode) {
+int sandbox_copy_file(const char *from, const char *to, mode_t mode) {
     int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out = -1;
     struct stat st;
     if (in < 0 || fstat(in, &st) || !S_ISREG(st.st_mode) || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)) < 0) {
@@ -266,6 +265,8 @@ static int copy_plain(const char *from, const char *to, mode_t mode) {
     ssize_t n;
     while ((n = read(in, buf, sizeof buf)) > 0)
         if (write(out, buf, (size_t)n) != n) n = -1;
+    /* the mode asked for, not what a umask of 077 would leave: a pool uid must read (or run) it */
+    if (fchmod(out, mode)) n = -1;
     close(in);
     close(out);
     return n == 0 ? 0 : -1;
@@ -275,9 +276,9 @@ static int copy_plain(const char *from, const char *to, mode_t mode) {
 static int copy_tree(const char *from, const char *to, int depth) {
     struct stat st;
     if (lstat(from, &st) || depth > 16) return -1;
-    if (S_ISREG(st.st_mode)) return copy_plain(from, to, (st.st_mode & 0111) ? 0755 : 0644);
+    if (S_ISREG(st.st_mode)) return sandbox_copy_file(from, to, (st.st_mode & 0111) ? 0755 : 0644);
     if (!S_ISDIR(st.st_mode)) return 0;
-    if (mkdir(to, 0755) && errno != EEXIST) return -1;
+    if ((mkdir(to, 0755) && errno != EEXIST) || chmod(to, 0755)) return -1; /* 0755 whatever the umask */
     DIR *d = opendir(from);
     struct dirent *e;
     int bad = 0;
@@ -292,7 +293,7 @@ static int copy_tree(const char *from, const char *to, int depth) {
     return d ? bad : -1;
 }
 
-static void remove_all(const char *dir, int depth) {
+static void remove_below(const char *dir, int depth) {
     struct stat st;
     if (lstat(dir, &st)) return;
     if (!S_ISDIR(st.st_mode) || depth > 32) {
@@ -305,11 +306,13 @@ static void remove_all(const char *dir, int depth) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         char p[4096];
         snprintf(p, sizeof p, "%.3800s/%.255s", dir, e->d_name);
-        remove_all(p, depth + 1);
+        remove_below(p, depth + 1);
     }
     if (d) closedir(d);
     rmdir(dir);
 }
+
+void sandbox_remove_tree(const char *path) { remove_below(path, 0); }
 
 int sandbox_stage(SandboxSpec *s, long uid, char *stage, size_t size) {
     static char names[SANDBOX_MAX_PATHS + 8][4200];
@@ -345,11 +348,11 @@ void sandbox_unstage(SandboxSpec *s, char *stage) {
             char a[4400], b[4400];
             snprintf(a, sizeof a, "%.4000s/%.255s", s->rw_from[i], e->d_name);
             snprintf(b, sizeof b, "%.4000s/%.255s", s->rw[i], e->d_name);
-            copy_plain(a, b, 0644); /* what the step wrote: regular files only */
+            sandbox_copy_file(a, b, 0644); /* what the step wrote: regular files only */
         }
         if (d) closedir(d);
     }
-    remove_all(stage, 0);
+    sandbox_remove_tree(stage);
     stage[0] = '\0';
 }
 

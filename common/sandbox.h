@@ -90,6 +90,11 @@ int sandbox_stage(SandboxSpec *s, long uid, char *stage, size_t size);
 /** After the step: copies what the step wrote into a stand-in back into its real folder (regular
     files only, links never followed) and removes the staging folder. */
 void sandbox_unstage(SandboxSpec *s, char *stage);
+/** Copies a regular file, never through a link, creating `to` (which must not exist) with exactly
+    `mode` whatever the umask; 0 on success. */
+int sandbox_copy_file(const char *from, const char *to, mode_t mode);
+/** Removes a file or a folder and everything below it; links are removed, never followed. */
+void sandbox_remove_tree(const char *path);
 /** Kills every process that runs as `uid` (a pool uid: nothing else runs as it). */
 void sandbox_kill_uid(long uid);
 

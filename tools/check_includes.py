@@ -28,6 +28,12 @@ def refuse(source, message):
     return 1
 
 
+def refuse_outside(source, real):
+    shown = os.path.relpath(real, ROOT) if real.startswith(ROOT + os.sep) else real
+    return refuse(source, "includes %s, which is outside its lesson: a submission may include only its lesson's headers, "
+                          "common/ and the system's and CUDA's headers; the rest is not part of what is graded" % shown)
+
+
 def explain(source, log_path, dirs):
     """After a failed compile: an include the sandbox hid ("No such file") that exists outside it is
     named as what it is -- outside the lesson -- rather than left as a missing file."""
@@ -42,9 +48,7 @@ def explain(source, log_path, dirs):
         for base in [os.path.dirname(source), os.getcwd(), "/"] + dirs:
             real = os.path.realpath(os.path.join(base, name))
             if os.path.exists(real):
-                shown = os.path.relpath(real, ROOT) if real.startswith(ROOT + os.sep) else real
-                return refuse(source, "includes %s, which is outside its lesson: a submission may include only its lesson's headers, "
-                                      "common/ and the system's and CUDA's headers; the rest is not part of what is graded" % shown)
+                return refuse_outside(source, real)
     return 0
 
 
@@ -91,9 +95,7 @@ def main(argv):
             continue
         if not inside_repo and (real.startswith(SYSTEM) or real.startswith(cuda)):
             continue
-        shown = os.path.relpath(real, ROOT) if inside_repo else real
-        return refuse(source, "includes %s, which is outside its lesson: a submission may include only its lesson's headers, "
-                              "common/ and the system's and CUDA's headers; the rest is not part of what is graded" % shown)
+        return refuse_outside(source, real)
     return 0
 
 
