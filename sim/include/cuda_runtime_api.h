@@ -122,6 +122,7 @@ typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, vo
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04 /* the old name of cudaDeviceScheduleBlockingSync */
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 

@@ -118,6 +118,8 @@ constexpr int kMultiProcessors = 132;
    default stream (not created with cudaStreamNonBlocking). Each tl_device returns a token for
    tl_host_fn_ran (0 when not recording). */
 extern bool g_timeline_on;
+/* The device whose stream the next recorded operation or wait belongs to. */
+void tl_set_device(int device);
 long long tl_device(int kind, int stream, bool blocking, unsigned long long bytes, unsigned long long threads, bool pageable,
                     const void *host_ptr, const char *name);
 void tl_host_wait_token(long long token, const char *name);

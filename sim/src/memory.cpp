@@ -297,8 +297,13 @@ int func_max_dynamic_smem(const void *func) {
 }
 
 /* ---- kernel argument check ---- */
+void note_kernel_pointer(const void *p); /* streams.cpp: for the stream race check */
 void check_kernel_pointer(const LaunchConfig &c, int i, const void *p) {
-    if (!p || classify(p) != MEM_NONE) return;
+    if (!p) return;
+    if (classify(p) != MEM_NONE) {
+        note_kernel_pointer(p);
+        return;
+    }
     char buf[512];
     snprintf(buf, sizeof buf, "argument %d of kernel '%s' (launched at %s:%d) is %p, which points to ordinary host memory, not device memory", i + 1,
              c.site.kernel, c.site.file, c.site.line, p);
@@ -451,6 +456,8 @@ cudaError_t cudaFree(void *p) {
 }
 
 cudaError_t cudaFreeHost(void *p) {
+    /* it waits for the devices, as cudaFree does: queued copies may still use the buffer */
+    wait_devices(~0u);
     return release(p, MEM_PINNED, MEM_MAPPED, "cudaFreeHost");
 }
 

@@ -1,34 +1,19 @@
-/* streams.cpp -- streams, events, the work queue, kernel launches and the copy/memset calls.
+/* streams.cpp -- streams, events, kernel launches and the copy/memset calls.
  *
  * Kernels, async copies, memsets, host functions and event records are not run when called: they
- * join one queue in issue order, each tagged with its stream, and run when the program waits
- * (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, a blocking cudaMemcpy, a
- * query). Running in issue order keeps every stream's order and every event dependency, and a
- * program that reads results without waiting sees stale data, as it would on a GPU. */
-#include "internal.h"
+ * join the work queue (stream_queue.cpp) with the operations CUDA orders them after, and run when
+ * the program waits for them (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize,
+ * a blocking cudaMemcpy, a query) -- or, under some stream schedules, earlier or later than a GPU
+ * usually would, within what CUDA guarantees. A program that reads results without waiting sees
+ * stale data, as it may on a GPU. */
+#include "stream_queue.h"
 #include "simcuda/timeline.h"
 
+#include <algorithm>
 #include <chrono>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <set>
 #include <vector>
-
-struct CUstream_st {
-    unsigned flags;
-    unsigned long long last_seq;
-    int id;     /* the modelled timeline's stream number: 0 for the default stream, then 1, 2, ... */
-    int device; /* the device current when it was created */
-};
-struct CUevent_st {
-    unsigned flags;
-    bool recorded;
-    bool done;
-    unsigned long long record_seq;
-    double t_ms;
-    int device;
-};
 
 namespace simcuda {
 
@@ -36,94 +21,80 @@ cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count,
 void raw_copy(void *dst, const void *src, size_t count);
 void raw_set(void *dst, int value, size_t count);
 
-/* One queued operation. `devices` has a bit for each device it belongs to: its stream's, and any
-   other device whose memory it touches or whose work it waits for (peer copies, cross-device event
-   waits, NCCL's collectives). */
-struct Op {
-    unsigned long long seq;
-    unsigned devices;
-    std::function<void()> run;
-};
-
-static std::deque<Op> g_queue;
-static unsigned long long g_next_seq = 1;
 /* each device's legacy default stream; made at compile time (constant initialisation), so that
    a global constructor of the program that calls CUDA finds them ready */
-struct DefaultStreams {
-    CUstream_st s[kMaxDevices];
-};
-static constexpr DefaultStreams make_default_streams() {
-    DefaultStreams d{};
-    for (int i = 0; i < kMaxDevices; i++) d.s[i] = CUstream_st{0, 0, 0, i};
-    return d;
+static CUstream_st g_default_streams[kMaxDevices];
+static bool g_defaults_ready = false;
+static void ready_defaults() {
+    if (g_defaults_ready) return;
+    g_defaults_ready = true;
+    for (int i = 0; i < kMaxDevices; i++) {
+        g_default_streams[i].flags = 0;
+        g_default_streams[i].last_seq = 0;
+        g_default_streams[i].id = 0;
+        g_default_streams[i].device = i;
+        g_default_streams[i].is_default = true;
+        note_default_stream(i, &g_default_streams[i]);
+    }
 }
-static DefaultStreams g_defaults = make_default_streams();
-static CUstream_st *const g_default_streams = g_defaults.s;
 static int g_next_stream_id = 1;
 static std::set<CUstream_st *> g_streams;
+static std::vector<CUstream_st *> g_streams_with_work; /* live, or destroyed with work still queued */
 static std::set<CUevent_st *> g_events;
+
+const std::vector<CUstream_st *> &live_streams() {
+    /* destroyed streams leave once their work is done */
+    g_streams_with_work.erase(std::remove_if(g_streams_with_work.begin(), g_streams_with_work.end(),
+                                             [](CUstream_st *s) { return !g_streams.count(s) && !op_pending(s->last_seq); }),
+                              g_streams_with_work.end());
+    return g_streams_with_work;
+}
 
 static bool is_default(const CUstream_st *s) { return s >= g_default_streams && s < g_default_streams + kMaxDevices; }
 static CUstream_st *resolve(cudaStream_t s) {
+    ready_defaults();
     if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) return &g_default_streams[current_device()];
     if (is_default(s)) return s; /* default_stream(d) */
     return g_streams.count(s) ? s : nullptr;
 }
 
-/* Eager mode (programs that include Thrust, whose host backend reads results at once): every
-   operation runs as soon as it is queued. */
-static bool g_eager = false;
-static bool g_running_eager = false;
-static void run_all();
+/* A CUDA call made from a host function: not allowed (cudaErrorNotPermitted), as the CUDA
+   Programming Guide says; said once per call site kind. */
+static bool refused_in_host_fn(const char *fn) {
+    if (!in_host_function()) return false;
+    warn(std::string(fn) + " called from a host function (cudaLaunchHostFunc / cudaStreamAddCallback): CUDA calls are not allowed there "
+                           "and may deadlock on a GPU; returns cudaErrorNotPermitted -- do the CUDA work on the host thread after waiting");
+    set_last_error(cudaErrorNotPermitted);
+    return true;
+}
+#define REFUSE_IN_HOST_FN(fn)                                                                                                                    \
+    do {                                                                                                                                         \
+        if (refused_in_host_fn(fn)) return cudaErrorNotPermitted;                                                                                \
+    } while (0)
 
-static unsigned long long enqueue(CUstream_st *s, std::function<void()> fn, unsigned also = 0) {
-    unsigned long long seq = g_next_seq++;
-    g_queue.push_back(Op{seq, device_bit(s->device) | also, std::move(fn)});
-    s->last_seq = seq;
-    if (g_eager && !g_running_eager) {
-        g_running_eager = true;
-        run_all();
-        g_running_eager = false;
-    }
-    return seq;
+static unsigned long long enqueue(CUstream_st *s, OpInfo info, std::function<void()> fn, unsigned also = 0) {
+    return queue_op(s, std::move(info), std::move(fn), also);
 }
 
-static void run_front() {
-    Op op = std::move(g_queue.front());
-    g_queue.pop_front();
-    op.run(); /* may wait itself (cudaFreeAsync's free), so the queue is re-read afterwards */
+/* What a copy or memset touches in memory the device reaches (pageable memory is done at the call). */
+static bool device_side(const void *p);
+static void touch(OpInfo &info, const void *p, size_t n, bool write) {
+    if (n && classify(p) != MEM_NONE) info.ranges.push_back(Range{(uintptr_t)p, (uintptr_t)p + n, write});
 }
-
-/* Runs queued work up to and including operation `seq`, of the devices in `mask`; returns whether
-   anything ran. Another device's work stays queued unless an operation of these devices involves
-   that device too, which then runs after everything queued before it: so a program that never
-   waits for a device sees that device's results missing, as on a GPU. */
-static bool run_until(unsigned long long seq, unsigned mask = ~0u) {
-    bool ran = false;
-    if (mask == ~0u || device_count() == 1) {
-        while (!g_queue.empty() && g_queue.front().seq <= seq) run_front(), ran = true;
-        return ran;
-    }
-    for (size_t i = 0; i < g_queue.size() && g_queue[i].seq <= seq;) {
-        unsigned d = g_queue[i].devices;
-        if (!(d & mask)) {
-            i++;
-            continue;
-        }
-        if (d & ~mask) { /* it involves other devices: everything queued before it first */
-            for (size_t k = 0; k <= i; k++) run_front();
-        } else {
-            Op op = std::move(g_queue[i]);
-            g_queue.erase(g_queue.begin() + (long)i);
-            op.run();
-        }
-        ran = true;
-        i = 0;
-    }
-    return ran;
+static OpInfo copy_info(const char *fn, void *dst, const void *src, size_t count, uintptr_t caller) {
+    OpInfo info;
+    bool dd = device_side(dst), sd = device_side(src);
+    const char *dir = dd && sd ? "device to device" : dd ? "host to device" : sd ? "device to host" : "host to host";
+    char b[160];
+    snprintf(b, sizeof b, "%s (%s, %zu bytes)", fn, dir, count);
+    info.what = b;
+    info.caller = caller;
+    touch(info, dst, count, true);
+    touch(info, src, count, false);
+    MemKind k = classify(src);
+    if (k == MEM_PINNED || k == MEM_MAPPED || k == MEM_MANAGED) info.host_src = src, info.host_src_bytes = count;
+    return info;
 }
-
-static void run_all() { run_until(~0ull); }
 
 /* ---- the modelled timeline (timeline.cpp): which model stream a handle is ---- */
 struct TlStream {
@@ -131,6 +102,7 @@ struct TlStream {
     bool blocking;
 };
 static TlStream tl_stream(cudaStream_t raw, const CUstream_st *s) {
+    tl_set_device(s->device);
     if (raw == cudaStreamPerThread) return {-1, true};
     if (is_default(s)) return {0, true};
     return {s->id, !(s->flags & cudaStreamNonBlocking)};
@@ -154,6 +126,35 @@ static long long tl_copy(cudaStream_t raw, const CUstream_st *s, void *dst, cons
 static double now_ms() {
     using namespace std::chrono;
     return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+/* The host waits for operation seq, the newest of stream s, and then knows it done (also when a
+   schedule had already run it). */
+static void finish_and_learn(CUstream_st *s, unsigned long long seq) {
+    VClock vc = s->vc;
+    finish_op(seq);
+    host_learns(vc);
+}
+
+/* A blocking call of the legacy default stream (cudaMemcpy, cudaMemcpy2D): it runs there after
+   everything that stream waits for, and for the other devices whose memory it touches after their
+   legacy streams' work too; the call returns when it is done. */
+static void blocking_op(OpInfo info, unsigned owners, std::function<void()> fn) {
+    CUstream_st *s = resolve(nullptr);
+    std::vector<CUstream_st *> more;
+    for (int d = 0; d < kMaxDevices; d++)
+        if ((owners & device_bit(d)) && d != s->device) more.push_back(&g_default_streams[d]);
+    finish_and_learn(s, queue_op(s, std::move(info), std::move(fn), owners, more));
+}
+
+/* A launch's pointer arguments, noted by check_kernel_pointer (memory.cpp) while the launch is
+   being made: the race check compares what they point into. */
+static std::vector<const void *> g_kernel_pointers;
+void note_kernel_pointer(const void *p) { g_kernel_pointers.push_back(p); }
+static std::vector<const void *> take_kernel_pointers() {
+    std::vector<const void *> v;
+    v.swap(g_kernel_pointers);
+    return v;
 }
 
 /* ---- launches ---- */
@@ -190,7 +191,10 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     CUstream_st *s = resolve(c.stream);
     cudaError_t err = cudaSuccess;
     std::string why;
-    if (!s) {
+    if (in_host_function()) {
+        err = cudaErrorNotPermitted;
+        why = "it was launched from a host function (cudaLaunchHostFunc / cudaStreamAddCallback), where CUDA calls are not allowed";
+    } else if (!s) {
         err = cudaErrorInvalidResourceHandle;
         why = "its stream is not a live stream";
     } else if (const char *w = bad_config(c, func)) {
@@ -212,6 +216,7 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
                  c.site.line, why.c_str(), cudaGetErrorName(err));
         warn(b);
         set_last_error(err);
+        take_kernel_pointers();
         delete body;
         return;
     }
@@ -225,14 +230,17 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     /* The kernel runs on its stream's device, also when another device is current: what an H200
        with CUDA 13 does (the CUDA Programming Guide says such a launch fails; it did not). */
     LaunchRecord *rec = new LaunchRecord{c, body, s->device};
-    enqueue(s, [rec] {
+    OpInfo info;
+    info.what = std::string("kernel '") + c.site.kernel + "' (launched at " + c.site.file + ":" + std::to_string(c.site.line) + ")";
+    info.pointers = take_kernel_pointers();
+    enqueue(s, std::move(info), [rec] {
         run_kernel(*rec);
         delete rec->body;
         delete rec;
     });
 }
 
-void wait_devices(unsigned mask) { run_until(~0ull, mask); }
+void wait_devices(unsigned mask) { finish_devices(mask); }
 
 cudaStream_t default_stream(int device) { return &g_default_streams[device]; }
 
@@ -251,8 +259,9 @@ bool enqueue_on(const std::vector<cudaStream_t> &streams, std::function<void()> 
         devices |= device_bit(s->device);
     }
     if (all.empty()) return false;
-    unsigned long long seq = enqueue(all[0], std::move(fn), devices);
-    for (CUstream_st *s : all) s->last_seq = seq;
+    OpInfo info;
+    info.what = "an NCCL operation";
+    queue_op(all[0], std::move(info), std::move(fn), devices, std::vector<CUstream_st *>(all.begin() + 1, all.end()));
     return true;
 }
 
@@ -263,8 +272,9 @@ using namespace simcuda;
 extern "C" {
 
 cudaError_t cudaDeviceSynchronize(void) {
+    REFUSE_IN_HOST_FN("cudaDeviceSynchronize");
     tl_host_wait_all("cudaDeviceSynchronize");
-    run_until(~0ull, device_bit(current_device())); /* this device's work only */
+    finish_devices(device_bit(current_device())); /* this device's work only */
     return cudaSuccess;
 }
 
@@ -272,11 +282,10 @@ cudaError_t cudaDeviceSynchronize(void) {
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
+    REFUSE_IN_HOST_FN("cudaMemcpy");
     tl_host_wait_token(tl_copy(nullptr, resolve(nullptr), dst, src, count, "cudaMemcpy"), "cudaMemcpy");
-    /* a blocking copy on the legacy stream waits for all earlier work of its device (and of the
-       devices whose memory it copies) */
-    run_until(~0ull, device_bit(current_device()) | owner_mask(dst, src));
-    raw_copy(dst, src, count);
+    blocking_op(copy_info("cudaMemcpy", dst, src, count, (uintptr_t)__builtin_return_address(0)), owner_mask(dst, src),
+                [dst, src, count] { raw_copy(dst, src, count); });
     return cudaSuccess;
 }
 
@@ -290,24 +299,26 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     long long tok = tl_copy(stream, s, dst, src, count, "cudaMemcpyAsync");
     /* with pageable memory a GPU copies through a staging buffer, and the call returns when done */
     if ((pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, "cudaMemcpyAsync (pageable)");
+    REFUSE_IN_HOST_FN("cudaMemcpyAsync");
+    OpInfo info = copy_info("cudaMemcpyAsync", dst, src, count, (uintptr_t)__builtin_return_address(0));
     if (pageable(dst)) {
-        /* Into pageable memory the copy is synchronous on a GPU: wait for the stream, then copy. */
-        run_until(s->last_seq, device_bit(s->device) | owner_mask(src));
-        raw_copy(dst, src, count);
+        /* Into pageable memory the copy is synchronous on a GPU: it runs in its stream, and the call
+           returns when it is done. */
+        finish_and_learn(s, enqueue(s, std::move(info), [dst, src, count] { raw_copy(dst, src, count); }, owner_mask(src)));
         return cudaSuccess;
     }
     if (pageable(src)) {
         /* From pageable memory the data is staged at call time, so later host writes are not seen. */
         std::shared_ptr<std::vector<unsigned char>> staged(new std::vector<unsigned char>((const unsigned char *)src, (const unsigned char *)src + count));
-        enqueue(s, [dst, staged] { raw_copy(dst, staged->data(), staged->size()); }, owner_mask(dst));
+        enqueue(s, std::move(info), [dst, staged] { raw_copy(dst, staged->data(), staged->size()); }, owner_mask(dst));
         return cudaSuccess;
     }
-    enqueue(s, [dst, src, count] { raw_copy(dst, src, count); }, owner_mask(dst, src));
+    enqueue(s, std::move(info), [dst, src, count] { raw_copy(dst, src, count); }, owner_mask(dst, src));
     return cudaSuccess;
 }
 
 static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                           cudaMemcpyKind kind, cudaStream_t stream, bool async) {
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async, uintptr_t caller) {
     if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
     if (!width || !height) return cudaSuccess;
     size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
@@ -319,26 +330,39 @@ static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void 
     auto body = [=] {
         for (size_t r = 0; r < height; r++) raw_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
     };
+    REFUSE_IN_HOST_FN(fn);
     long long tok = tl_copy(stream, s, dst, src, width * height, fn);
     if (!async || (pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, fn);
-    if (async) enqueue(s, body, owner_mask(dst, src));
-    else {
-        run_until(~0ull, device_bit(current_device()) | owner_mask(dst, src));
-        body();
+    OpInfo info = copy_info(fn, dst, src, width * height, caller);
+    info.ranges.clear();
+    info.host_src = nullptr;
+    for (size_t r = 0; r < height; r++) {
+        touch(info, (char *)dst + r * dpitch, width, true);
+        touch(info, (const char *)src + r * spitch, width, false);
     }
+    if (!async) blocking_op(std::move(info), owner_mask(dst, src), body);
+    else if (pageable(dst)) finish_and_learn(s, enqueue(s, std::move(info), body, owner_mask(dst, src)));
+    else if (pageable(src)) {
+        /* staged at the call, as for cudaMemcpyAsync */
+        std::shared_ptr<std::vector<unsigned char>> staged(new std::vector<unsigned char>(sspan));
+        memcpy(staged->data(), src, sspan);
+        enqueue(s, std::move(info), [=] {
+            for (size_t r = 0; r < height; r++) raw_copy((char *)dst + r * dpitch, staged->data() + r * spitch, width);
+        }, owner_mask(dst));
+    } else enqueue(s, std::move(info), body, owner_mask(dst, src));
     return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
-    return copy_2d("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind, nullptr, false);
+    return copy_2d("cudaMemcpy2D", dst, dpitch, src, spitch, width, height, kind, nullptr, false, (uintptr_t)__builtin_return_address(0));
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream) {
-    return copy_2d("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream, true);
+    return copy_2d("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream, true, (uintptr_t)__builtin_return_address(0));
 }
 
-static cudaError_t memset_checked(const char *fn, void *p, int value, size_t count, cudaStream_t stream) {
+static cudaError_t memset_checked(const char *fn, void *p, int value, size_t count, cudaStream_t stream, uintptr_t caller) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
@@ -361,17 +385,22 @@ static cudaError_t memset_checked(const char *fn, void *p, int value, size_t cou
         TlStream t = tl_stream(stream, s);
         tl_device(SIM_TL_MEMSET, t.id, t.blocking, count, 0, false, nullptr, fn);
     }
-    enqueue(s, [p, value, count] { raw_set(p, value, count); }, owner_mask(p));
+    REFUSE_IN_HOST_FN(fn);
+    OpInfo info;
+    info.what = std::string(fn) + " (" + std::to_string(count) + " bytes)";
+    info.caller = caller;
+    touch(info, p, count, true);
+    enqueue(s, std::move(info), [p, value, count] { raw_set(p, value, count); }, owner_mask(p));
     return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void *p, int value, size_t count) { return memset_checked("cudaMemset", p, value, count, nullptr); }
+cudaError_t cudaMemset(void *p, int value, size_t count) { return memset_checked("cudaMemset", p, value, count, nullptr, (uintptr_t)__builtin_return_address(0)); }
 
-static cudaError_t memset_2d(const char *fn, void *p, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+static cudaError_t memset_2d(const char *fn, void *p, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream, uintptr_t caller) {
     if (width > pitch) return record(cudaErrorInvalidValue);
     if (!width || !height) return cudaSuccess;
     /* the whole span must lie in one allocation: check its first and last byte */
-    if (cudaError_t e = memset_checked(fn, p, value, 0, stream)) return e;
+    if (cudaError_t e = memset_checked(fn, p, value, 0, stream, caller)) return e;
     const void *base = nullptr;
     size_t size = 0;
     if (classify(p, &base, &size) == MEM_NONE || (const char *)p + pitch * (height - 1) + width > (const char *)base + size) {
@@ -387,17 +416,21 @@ static cudaError_t memset_2d(const char *fn, void *p, size_t pitch, int value, s
         TlStream t = tl_stream(stream, s);
         tl_device(SIM_TL_MEMSET, t.id, t.blocking, width * height, 0, false, nullptr, fn);
     }
-    enqueue(s, [=] {
+    OpInfo info;
+    info.what = std::string(fn) + " (" + std::to_string(height) + " rows of " + std::to_string(width) + " bytes)";
+    info.caller = caller;
+    for (size_t r = 0; r < height; r++) touch(info, (char *)p + r * pitch, width, true);
+    enqueue(s, std::move(info), [=] {
         for (size_t r = 0; r < height; r++) raw_set((char *)p + r * pitch, value, width);
     });
     return cudaSuccess;
 }
 
 cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height) {
-    return memset_2d("cudaMemset2D", p, pitch, value, width, height, nullptr);
+    return memset_2d("cudaMemset2D", p, pitch, value, width, height, nullptr, (uintptr_t)__builtin_return_address(0));
 }
 cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height, cudaStream_t s) {
-    return memset_2d("cudaMemset2DAsync", p, pitch, value, width, height, s);
+    return memset_2d("cudaMemset2DAsync", p, pitch, value, width, height, s, (uintptr_t)__builtin_return_address(0));
 }
 
 /* Every simulated device shares one address space, so a peer copy is an ordinary device copy
@@ -414,7 +447,7 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size
     if (cudaError_t e = check_peer_devices(dd, sd)) return e;
     return cudaMemcpyAsync(dst, src, count, cudaMemcpyDeviceToDevice, s);
 }
-cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) { return memset_checked("cudaMemsetAsync", p, value, count, s); }
+cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) { return memset_checked("cudaMemsetAsync", p, value, count, s, (uintptr_t)__builtin_return_address(0)); }
 
 cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
     if (!resolve(stream)) return record(cudaErrorInvalidResourceHandle);
@@ -424,8 +457,9 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
     if (!ps) return record(cudaErrorInvalidValue);
-    CUstream_st *s = new CUstream_st{flags, 0, g_next_stream_id++, current_device()};
+    CUstream_st *s = new CUstream_st{flags, 0, g_next_stream_id++, current_device(), false, {}};
     g_streams.insert(s);
+    g_streams_with_work.push_back(s);
     *ps = s;
     return cudaSuccess;
 }
@@ -454,17 +488,25 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    REFUSE_IN_HOST_FN("cudaStreamSynchronize");
     if (g_timeline_on) tl_host_wait_stream(tl_stream(stream, s).id, "cudaStreamSynchronize");
-    run_until(s->last_seq, device_bit(s->device));
+    finish_op(s->last_seq);
+    host_learns(s->vc);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
-    /* Pending work is "still running" this time, and done by the next query. */
+    /* Pending work is "still running" this time, and done by the next query (so that a loop that
+       polls ends under every schedule). */
     tl_api("cudaStreamQuery");
-    return run_until(s->last_seq, device_bit(s->device)) ? cudaErrorNotReady : cudaSuccess;
+    if (op_pending(s->last_seq)) {
+        finish_op(s->last_seq, false);
+        return cudaErrorNotReady;
+    }
+    host_learns(s->vc);
+    return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
@@ -474,9 +516,14 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int
         TlStream t = tl_stream(stream, s);
         tl_wait_event(t.id, t.blocking, e);
     }
-    /* The queue runs in issue order, so the record already comes first; on another device, a marker
-       ties the two devices' work together at this point. */
-    if (e->device != s->device) enqueue(s, [] {}, device_bit(e->device));
+    REFUSE_IN_HOST_FN("cudaStreamWaitEvent");
+    /* A marker in the stream, ordered after the event's last record: what follows in the stream
+       is ordered after it. An event never recorded is no wait at all. */
+    if (e->recorded) {
+        OpInfo info;
+        info.what = "cudaStreamWaitEvent";
+        queue_op(s, std::move(info), [] {}, device_bit(e->device), {}, e->record_seq, &e->vc);
+    }
     return cudaSuccess;
 }
 
@@ -484,11 +531,18 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!fn) return record(cudaErrorInvalidValue);
+    REFUSE_IN_HOST_FN("cudaLaunchHostFunc");
     TlStream t = tl_stream(stream, s);
     long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaLaunchHostFunc");
-    enqueue(s, [fn, data, tok] {
+    OpInfo info;
+    info.what = "cudaLaunchHostFunc";
+    info.host_function = true;
+    info.caller = (uintptr_t)__builtin_return_address(0);
+    enqueue(s, std::move(info), [fn, data, tok] {
         double t0 = now_ms();
+        set_in_host_function(true);
         fn(data);
+        set_in_host_function(false);
         tl_host_fn_ran(tok, now_ms() - t0);
     });
     return cudaSuccess;
@@ -498,11 +552,18 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!cb || flags != 0) return record(cudaErrorInvalidValue);
+    REFUSE_IN_HOST_FN("cudaStreamAddCallback");
     TlStream t = tl_stream(stream, s);
     long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaStreamAddCallback");
-    enqueue(s, [cb, stream, data, tok] {
+    OpInfo info;
+    info.what = "cudaStreamAddCallback";
+    info.host_function = true;
+    info.caller = (uintptr_t)__builtin_return_address(0);
+    enqueue(s, std::move(info), [cb, stream, data, tok] {
         double t0 = now_ms();
-        cb(stream, cudaSuccess, data);
+        set_in_host_function(true);
+        cb(stream, cudaSuccess, data); /* the handle as given: 0 for the default stream */
+        set_in_host_function(false);
         tl_host_fn_ran(tok, now_ms() - t0);
     });
     return cudaSuccess;
@@ -511,7 +572,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
 /* ---- events ---- */
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *pe, unsigned int flags) {
     if (!pe) return record(cudaErrorInvalidValue);
-    CUevent_st *e = new CUevent_st{flags, false, false, 0, 0.0, current_device()};
+    CUevent_st *e = new CUevent_st{flags, false, false, 0, 0.0, current_device(), {}};
     g_events.insert(e);
     *pe = e;
     return cudaSuccess;
@@ -528,23 +589,31 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (s->device != e->device) return record(cudaErrorInvalidResourceHandle); /* CUDA: event and stream of different devices */
+    REFUSE_IN_HOST_FN("cudaEventRecord");
     e->recorded = true;
     e->done = false;
     if (g_timeline_on) {
         TlStream t = tl_stream(stream, s);
         tl_event_record(e, t.id, t.blocking);
     }
-    e->record_seq = enqueue(s, [e] {
+    OpInfo info;
+    info.what = "cudaEventRecord";
+    e->record_seq = enqueue(s, std::move(info), [e] {
         e->t_ms = now_ms();
         e->done = true;
     });
+    e->vc = s->vc;
     return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    REFUSE_IN_HOST_FN("cudaEventSynchronize");
     tl_host_wait_event(e, "cudaEventSynchronize");
-    if (e->recorded) run_until(e->record_seq, device_bit(e->device));
+    if (e->recorded) {
+        finish_op(e->record_seq);
+        host_learns(e->vc);
+    }
     return cudaSuccess;
 }
 
@@ -552,7 +621,12 @@ cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (!e->recorded) return cudaSuccess;
     tl_api("cudaEventQuery");
-    return run_until(e->record_seq, device_bit(e->device)) ? cudaErrorNotReady : cudaSuccess;
+    if (op_pending(e->record_seq)) {
+        finish_op(e->record_seq, false);
+        return cudaErrorNotReady;
+    }
+    host_learns(e->vc);
+    return cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
@@ -569,7 +643,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
 }
 
 cudaError_t cudaDeviceReset(void) {
-    run_all();
+    finish_devices(~0u);
     return cudaSuccess;
 }
 
@@ -577,7 +651,7 @@ cudaError_t cudaDeviceReset(void) {
 
 extern "C" cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t stream, unsigned int) { return cudaEventRecord(e, stream); }
 
-extern "C" void simcuda_set_eager(int eager) { g_eager = eager != 0; }
+extern "C" void simcuda_set_eager(int eager) { set_eager(eager != 0); }
 
 extern "C" void simcuda_live_streams_events(int *streams, int *events) {
     if (streams) *streams = (int)g_streams.size();
@@ -594,6 +668,8 @@ extern "C" cudaError_t cudaFreeAsync(void *p, cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (p && classify(p) != MEM_DEVICE) return record(cudaErrorInvalidValue);
-    enqueue(s, [p] { cudaFree(p); });
+    OpInfo info;
+    info.what = "cudaFreeAsync";
+    enqueue(s, std::move(info), [p] { cudaFree(p); });
     return cudaSuccess;
 }

@@ -6,8 +6,10 @@
  * each device operation depends on the call that issued it, on the previous operation of its
  * stream, and, by the legacy default stream's rule, on the last operation of every blocking stream
  * (or the other way round); a host wait depends on what it waits for. A list scheduler then places
- * the nodes on four resources -- the host, one compute engine, one copy engine each way -- always
- * starting next the node that can start earliest (issue order breaks ties). Nothing is preempted. */
+ * the nodes on the host and, for each device, one compute engine and one copy engine each way --
+ * always starting next the node that can start earliest (issue order breaks ties). Nothing is
+ * preempted. Devices (SIM_DEVICES) have engines of their own, so their work overlaps; each has its
+ * own legacy default stream. */
 #include "internal.h"
 #include "simcuda/timeline.h"
 
@@ -24,6 +26,8 @@ bool g_timeline_on = false;
 namespace {
 
 enum Engine { ENG_HOST, ENG_COMPUTE, ENG_H2D, ENG_D2H, ENG_NONE, ENG_COUNT };
+/* an engine of device d is engine + ENG_COUNT * d */
+int engine_slot(int engine, int device) { return engine == ENG_HOST || engine == ENG_NONE ? engine : engine + ENG_COUNT * device; }
 constexpr size_t kMaxNodes = 20000; /* the scheduler is quadratic in the worst case */
 
 struct Node {
@@ -39,7 +43,11 @@ struct Node {
 struct StreamState {
     int last = -1;
     bool blocking = true;
+    int device = 0;
 };
+int g_tl_device = 0; /* the device of the operation being recorded (tl_set_device) */
+/* A stream's key: created streams by number; each device's default streams apart. */
+int stream_key(int stream, int device) { return stream > 0 ? stream : stream == 0 ? -1000 - device : -2000 - device; }
 
 SimTimelineModel g_model;
 std::vector<Node> g_nodes;
@@ -60,6 +68,7 @@ int add_node(int kind, int engine, int stream, const char *name) {
     Node n{};
     n.op.kind = kind;
     n.op.stream = stream;
+    n.op.device = g_tl_device;
     snprintf(n.op.name, sizeof n.op.name, "%s", name ? name : "");
     n.engine = engine;
     g_nodes.push_back(n);
@@ -82,14 +91,16 @@ int device_node(int kind, int engine, int stream, bool blocking, int h, const ch
     int i = add_node(kind, engine, stream, name);
     Node &n = g_nodes[i];
     n.deps.push_back(h);
-    StreamState &st = g_stream_state[stream];
+    int dev = g_tl_device, key = stream_key(stream, dev);
+    StreamState &st = g_stream_state[key];
     st.blocking = blocking;
+    st.device = dev;
     if (st.last >= 0) n.deps.push_back(st.last);
     if (stream == 0) {
         for (auto &kv : g_stream_state)
-            if (kv.first != 0 && kv.second.blocking && kv.second.last >= 0) n.deps.push_back(kv.second.last);
+            if (kv.first != key && kv.second.device == dev && kv.second.blocking && kv.second.last >= 0) n.deps.push_back(kv.second.last);
     } else if (blocking) {
-        auto it = g_stream_state.find(0);
+        auto it = g_stream_state.find(stream_key(0, dev));
         if (it != g_stream_state.end() && it->second.last >= 0) n.deps.push_back(it->second.last);
     }
     st.last = i;
@@ -135,13 +146,13 @@ void schedule() {
         for (int d : g_nodes[i].deps) dependents[d].push_back((int)i);
         if (!waiting[i]) ready.push_back((int)i);
     }
-    double engine_free[ENG_COUNT] = {0, 0, 0, 0, 0};
+    std::vector<double> engine_free(ENG_COUNT * kMaxDevices, 0.0);
     for (size_t done = 0; done < n && !ready.empty(); done++) {
         size_t best = 0;
         double best_start = 0;
         for (size_t k = 0; k < ready.size(); k++) {
             int i = ready[k];
-            int e = g_nodes[i].engine;
+            int e = engine_slot(g_nodes[i].engine, g_nodes[i].op.device);
             double s = std::max(ready_at[i], e == ENG_NONE ? 0.0 : engine_free[e]);
             if (k == 0 || s < best_start - 1e-9 || (s < best_start + 1e-9 && i < ready[best])) best = k, best_start = s;
         }
@@ -152,7 +163,7 @@ void schedule() {
         double d = duration_us(nd);
         nd.op.start_us = best_start;
         nd.op.end_us = best_start + d;
-        if (nd.engine != ENG_NONE) engine_free[nd.engine] = nd.op.end_us;
+        if (nd.engine != ENG_NONE) engine_free[engine_slot(nd.engine, nd.op.device)] = nd.op.end_us;
         /* a wait shows from when the host arrived at it to when it was released */
         if (nd.op.kind == SIM_TL_HOST_WAIT && !nd.deps.empty()) nd.op.start_us = g_nodes[nd.deps[0]].op.end_us;
         for (int j : dependents[i]) {
@@ -173,6 +184,8 @@ int find_token(long long token) {
 }
 
 } // namespace
+
+void tl_set_device(int device) { g_tl_device = device; }
 
 long long tl_device(int kind, int stream, bool blocking, unsigned long long bytes, unsigned long long threads, bool pageable,
                     const void *host_ptr, const char *name) {
@@ -198,16 +211,17 @@ void tl_host_wait_token(long long token, const char *name) {
 
 void tl_host_wait_all(const char *name) {
     if (!g_timeline_on || !room()) return;
-    std::vector<int> deps;
+    std::vector<int> deps; /* the current device's streams (cudaDeviceSynchronize waits for its device) */
     for (auto &kv : g_stream_state)
-        if (kv.second.last >= 0) deps.push_back(kv.second.last);
+        if (kv.second.last >= 0 && kv.second.device == current_device()) deps.push_back(kv.second.last);
     int w = host_node(SIM_TL_HOST_WAIT, name, false);
     for (int d : deps) g_nodes[w].deps.push_back(d);
 }
 
 void tl_host_wait_stream(int stream, const char *name) {
     if (!g_timeline_on || !room()) return;
-    int last = g_stream_state.count(stream) ? g_stream_state[stream].last : -1;
+    int key = stream_key(stream, g_tl_device);
+    int last = g_stream_state.count(key) ? g_stream_state[key].last : -1;
     int w = host_node(SIM_TL_HOST_WAIT, name, false);
     if (last >= 0) g_nodes[w].deps.push_back(last);
 }

@@ -141,6 +141,64 @@ START_TEST(test_streams_run_only_when_the_program_waits) {
 }
 END_TEST
 
+/* ---- Streams: what CUDA guarantees holds under every stream schedule; what it does not, shows ---- */
+static const char *const kStreamSchedules[] = {"SIM_STREAM_SCHEDULE=issue", "SIM_STREAM_SCHEDULE=forward", "SIM_STREAM_SCHEDULE=reverse",
+                                               "SIM_STREAM_SCHEDULE=eager", "SIM_STREAM_SCHEDULE=random:1", "SIM_STREAM_SCHEDULE=random:99"};
+START_TEST(test_stream_guarantees_hold_under_every_stream_schedule) {
+    RunResult r;
+    run_program_env("programs/stream_schedules", "guarantees", NULL, kStreamSchedules[_i], &r);
+    ck_assert_msg(r.status == 0, "stream_schedules guarantees under %s exited with %d:\n%.3000s", kStreamSchedules[_i], r.status, r.out);
+    expect_output(&r, "stream_schedules guarantees", "PASS");
+}
+END_TEST
+
+/* Each non-guarantee under the schedule that shows it (mode, schedule). */
+static const char *const kStreamFreedoms[][2] = {
+    {"late", "SIM_STREAM_SCHEDULE=forward"},
+    {"early", "SIM_STREAM_SCHEDULE=eager"},
+    {"reverse", "SIM_STREAM_SCHEDULE=reverse"},
+    {"callback-calls-cuda", "SIM_STREAM_SCHEDULE=forward"},
+};
+START_TEST(test_unordered_stream_work_runs_late_early_or_reversed) {
+    RunResult r;
+    run_program_env("programs/stream_schedules", kStreamFreedoms[_i][0], NULL, kStreamFreedoms[_i][1], &r);
+    ck_assert_msg(r.status == 0, "stream_schedules %s under %s exited with %d:\n%.3000s", kStreamFreedoms[_i][0], kStreamFreedoms[_i][1], r.status,
+                  r.out);
+    expect_output(&r, kStreamFreedoms[_i][0], "PASS");
+}
+END_TEST
+
+/* Each stream mistake is reported under every stream schedule, naming both sides. */
+static const char *const kStreamRaces[][4] = {
+    {"race-copies", "stream race: cudaMemcpyAsync (host to device", "stream_schedules.cu:2", "in stream 2"},
+    {"race-kernel", "stream race: ", "kernel 'set_all' (launched at tests/sim/programs/stream_schedules.cu:", "cudaMemcpyAsync (device to host"},
+    {"race-nonblocking", "stream race: ", "(non-blocking)", "kernel 'set_all'"},
+    {"host-overwrites", "host wrote memory an unfinished copy reads", "pinned host memory", "bytes 0 to 3999"},
+};
+START_TEST(test_stream_races_are_reported_under_every_stream_schedule) {
+    for (int k = 0; k < 6; k++) {
+        /* the eager schedule copies at the call, before the host overwrites the source: nothing to see */
+        if (k == 3 && !strcmp(kStreamRaces[_i][0], "host-overwrites")) continue;
+        RunResult r;
+        run_program_env("programs/stream_schedules", kStreamRaces[_i][0], NULL, kStreamSchedules[k], &r);
+        ck_assert_msg(r.status == 1, "stream_schedules %s under %s exited with %d (want 1, the check's):\n%.3000s", kStreamRaces[_i][0],
+                      kStreamSchedules[k], r.status, r.out);
+        expect_output(&r, kStreamRaces[_i][0], kStreamRaces[_i][1]);
+        expect_output(&r, kStreamRaces[_i][0], kStreamRaces[_i][2]);
+        expect_output(&r, kStreamRaces[_i][0], kStreamRaces[_i][3]);
+    }
+}
+END_TEST
+
+START_TEST(test_stream_race_check_can_be_switched_off) {
+    RunResult r;
+    run_program_env("programs/stream_schedules", "race-copies", NULL, "SIM_STREAM_RACECHECK=0", &r);
+    ck_assert_msg(r.status == 1 && !strstr(r.out, "stream race"), "with SIM_STREAM_RACECHECK=0 the race must go unreported (exit 1 from the "
+                                                                  "program's own check):\n%.2000s",
+                  r.out);
+}
+END_TEST
+
 /* ---- Checks: each planted bug is found and explained ---- */
 
 typedef struct {
@@ -493,6 +551,10 @@ static Suite *simulator_suite(void) {
     tcase_add_loop_test(sched, test_samples_pass_under_every_schedule, 1, 4);
     tcase_add_loop_test(sched, test_coalesced_groups_under_every_schedule, 1, 4);
     tcase_add_test(sched, test_bad_schedule_name_is_explained);
+    tcase_add_loop_test(sched, test_stream_guarantees_hold_under_every_stream_schedule, 0, 6);
+    tcase_add_loop_test(sched, test_unordered_stream_work_runs_late_early_or_reversed, 0, 4);
+    tcase_add_loop_test(sched, test_stream_races_are_reported_under_every_stream_schedule, 0, 4);
+    tcase_add_test(sched, test_stream_race_check_can_be_switched_off);
     suite_add_tcase(s, sched);
     TCase *prof = tcase_create("Profile");
     tcase_set_timeout(prof, 60);

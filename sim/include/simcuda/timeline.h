@@ -61,6 +61,7 @@ typedef struct SimTimelineOp {
     double issue_us;    /**< when the host made the call */
     double start_us, end_us;
     char name[48];      /**< the kernel's name, or the runtime call's */
+    int device;         /**< the device whose engines ran it (its stream's device; SIM_DEVICES) */
 } SimTimelineOp;
 
 /** Fills m with the default (H200) figures. */

@@ -139,6 +139,7 @@ static int mode_defaults() {
     EXPECT_ERR(cudaStreamWaitEvent(s, e), cudaSuccess);
     add_one<<<1, n, 0, s>>>(d, n);
     EXPECT_ERR(cudaEventRecordWithFlags(e, s), cudaSuccess);
+    EXPECT_ERR(cudaStreamWaitEvent(0, e, 0), cudaSuccess); /* the legacy stream does not wait for a non-blocking one by itself */
     EXPECT_ERR(cudaMemcpy2DAsync(h2, sizeof(float), d, sizeof(float), sizeof(float), n, cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_ERR(cudaStreamAttachMemAsync(s, m), cudaSuccess);
 #if CUDART_VERSION >= 13000
