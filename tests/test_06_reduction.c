@@ -19,7 +19,13 @@
 #include <string.h>
 
 #include "grade.h"
+#include "judge.h"
 #include "reduce.h"
+
+/* calls/06-reduction.c (judge side): what the runner saw during the last student call (simulator
+   only; 0 elsewhere): the bytes of the last copy to the host, when a copy from the host or a memset
+   followed it -- a result written from the host after the input was read back. */
+unsigned long long l06_filled_from_host(void);
 
 static const GradeExercise kExercises[] = {
     {"06.1", 3, "reduce_sequential_kernel + reduce_sequential_gpu: a shared-memory tree with sequential addressing, passes until one block is left",
@@ -49,6 +55,9 @@ static const size_t kSizes[] = {0, 1, 2, 3, 5, 31, 32, 33, 255, 1025, 4099, 1000
 /* Schedules for n elements: every one for the small sizes, where a missing barrier already shows. */
 static int schedules_for(size_t n) { return n > 5000 ? 1 : grade_schedule_count(); }
 #define CANARY 64 /* bytes after *d_out that must stay untouched */
+/* The simulator's shared-memory poison (a NaN with its own payload): a sum that added a shared slot
+   nobody wrote carries it; untouched device memory is GRADE_DEVICE_GARBAGE_BITS instead. */
+#define SHARED_POISON_BITS 0xFFC5A5A5u
 
 typedef enum { K_EIGHTHS, K_POSITIVE, K_MIXED, N_KINDS } Kind;
 static const char *kKindName[N_KINDS] = {"multiples of 1/8 in [-15/8, 15/8], whose sum is exact in any order", "random in [0.5, 2)",
@@ -121,6 +130,46 @@ static const char *barrier_hint(int ex) {
 
 static double prefix_sum(const float *h, size_t k) { return reduce_sum_cpu(h, k); }
 
+/* The passes a multi-pass reduction of n values makes with pb values per block (the last: one block). */
+static int pass_count(size_t n, size_t pb) {
+    int p = 1;
+    for (size_t m = n; m > pb; m = (m + pb - 1) / pb) p++;
+    return p;
+}
+
+/* The sum 06.1 gives when its tree stops one level early (the loop never runs stride 1): each block
+   of every pass keeps only s[0], the values at even positions of its tile. */
+static double tree_one_level_short(const float *h, size_t n, size_t pb) {
+    if (n == 0) return 0.0;
+    double *v = malloc(n * sizeof(double));
+    if (!v) return NAN;
+    for (size_t i = 0; i < n; i++) v[i] = h[i];
+    size_t m = n, g;
+    do {
+        g = (m + pb - 1) / pb;
+        for (size_t b = 0; b < g; b++) {
+            double t = 0.0;
+            for (size_t k = 0; k < pb && b * pb + k < m; k += 2) t += v[b * pb + k];
+            v[b] = t;
+        }
+        m = g;
+    } while (g > 1);
+    double r = v[0];
+    free(v);
+    return r;
+}
+
+/* 1 when got is the sum of some proper prefix of the input (*k: the closest one). */
+static int matches_a_prefix(const SumRun *r, float got, size_t *k) {
+    double prefix = 0.0, best_err = INFINITY;
+    *k = r->n;
+    for (size_t j = 1; j < r->n; j++) {
+        prefix += r->h_in[j - 1];
+        if (near(got, prefix, r->tol) && fabs(got - prefix) < best_err) best_err = fabs(got - prefix), *k = j;
+    }
+    return *k < r->n;
+}
+
 /* Elements a multi-pass reduction sums when every pass rounds its grid down: each pass drops the
    values after the last whole block, and a value of pass p stands for pb^(p-1) elements. */
 static size_t rounded_down_count(size_t n, size_t pb) {
@@ -168,9 +217,22 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
             return "with n = 0 the sum is 0, but *d_out kept the garbage it held (a NaN): set it to 0 with cudaMemsetAsync(d_out, 0, "
                    "sizeof(float)) first, also when there is nothing to add";
         if (n == 0) return "with n = 0 the sum is 0: set *d_out to 0 even when there is nothing to add (the last pass, or cudaMemsetAsync)";
-        if (r->ex == 3)
+        uint32_t bits;
+        memcpy(&bits, &got, sizeof bits);
+        if (r->ex == 3 && bits == GRADE_DEVICE_GARBAGE_BITS)
             return "the sum is NaN: *d_out kept the garbage it held (0xFFFFFFFF, a NaN, and NaN + anything is NaN): set it to 0 with "
                    "cudaMemsetAsync(d_out, 0, sizeof(float)) before the kernel, on every call";
+        if (r->ex == 3 && bits == SHARED_POISON_BITS) {
+            snprintf(buf, cap, "the sum is the simulator's shared-memory NaN (0x%08X): a slot of warp_sums that no warp wrote was "
+                               "added. A block of %u threads has %u warp(s), so only warp_sums[0 .. %u] are written: the first warp reads "
+                               "warp_sums[lane] for lane < blockDim.x / 32 only, and 0.0f for the other lanes",
+                     SHARED_POISON_BITS, r->block, r->block / 32, r->block / 32 - 1);
+            return buf;
+        }
+        if (r->ex == 3)
+            return "the sum is NaN, a value nobody wrote was added: either *d_out was not set to 0 first (cudaMemsetAsync(d_out, 0, "
+                   "sizeof(float)), on every call), or the first warp read slots of warp_sums that no warp wrote (lane < "
+                   "blockDim.x / 32 only)";
         return "the sum is NaN: a value nobody wrote was added (on the simulator fresh device and shared memory hold NaN): a slot of s[] "
                "read before a __syncthreads() or never stored (load 0.0f past the end, do not skip the store), a partial sum in "
                "d_scratch that no pass wrote, or *d_out never written (the last pass, a single block, writes it)";
@@ -202,6 +264,31 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
                                "never combined. The first pass writes one partial sum per block into d_scratch; sum those again with "
                                "another pass (and another, while more than one block is needed) until a single block writes *d_out",
                      pb, blocks - 1); /* blocks > 2 here: with two, the rounded-down test above matched */
+            return buf;
+        }
+    }
+    if (r->ex == 1 && n > 1 && near(got, tree_one_level_short(r->h_in, n, pb), tol) && !near(got, r->want, tol)) {
+        size_t k;
+        const char *level = "the tree stops one level early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; "
+                            "stride > 0; stride >>= 1)); with `stride > 1` the last level, s[0] += s[1], never runs, and each block "
+                            "keeps only the values at even positions of its tile";
+        if (matches_a_prefix(r, got, &k))
+            snprintf(buf, cap, "got %.9g, which two mistakes give on this input: the sum of the values at even positions of each "
+                               "block's tile, or the sum of only the first %zu of %zu elements. Either %s; or elements past a bound "
+                               "were lost (< n, and a grid rounded up)", got, k, n, level);
+        else
+            snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile only: %s", got, level);
+        return buf;
+    }
+    /* 06.2's warp finish starting at offset 32: lanes 0..31 shuffle down by 32, past the warp, get their own
+       value back and double it; every pass doubles its sums. 06.3 calls warp_sum twice per block. */
+    if (r->ex != 1 && fabs(r->want) > tol) {
+        double f = r->ex == 2 ? ldexp(1.0, pass_count(n, pb)) : 4.0;
+        if (near(got, f * r->want, f * tol)) {
+            snprintf(buf, cap, "the sum is %g times too large (%s): warp_sum doubles every value. Its shuffles start at offset "
+                               "16 (16, 8, 4, 2, 1): a shuffle down by 32 reaches past the 32 lanes of the warp, so each lane gets its "
+                               "own v back and v += v", f,
+                     r->ex == 2 ? "2 for each pass of the reduction" : "2 for each of the two warp_sum calls of a block");
             return buf;
         }
     }
@@ -244,18 +331,15 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         if (fabs(r->want) > tol && near(got, k * r->want, k * tol)) {
             snprintf(buf, cap, "the sum is %d times too large: every element was counted %d times. %s", k, k,
                      r->ex == 3 ? "The grid-stride loop steps by the whole grid, gridDim.x * blockDim.x, and starts at the thread's global index"
-                                : "Each block sums its own elements: the index needs blockIdx.x");
+                     : grid > 1 ? "Each block sums its own elements: the index needs blockIdx.x"
+                                : "There is only one block here, so each thread of it must load its own element(s) once, and each "
+                                  "level of the tree add each value once");
             return buf;
         }
     if (near(got, 0.0, tol)) return "the sum is 0: nothing was added. Was a kernel launched, and does its result reach *d_out?";
     /* Some prefix of the input: the closest one. */
-    double prefix = 0.0, best_err = INFINITY;
-    size_t best_k = n;
-    for (size_t k = 1; k < n; k++) {
-        prefix += r->h_in[k - 1];
-        if (near(got, prefix, tol) && fabs(got - prefix) < best_err) best_err = fabs(got - prefix), best_k = k;
-    }
-    if (best_k < n) {
+    size_t best_k;
+    if (matches_a_prefix(r, got, &best_k)) {
         snprintf(buf, cap, "the sum of only the first %zu of %zu elements, it seems: the last %zu were lost. Check the bounds (< n, not a "
                            "rounded-down count) and that the grid covers every element", best_k, n, n - best_k);
         return buf;
@@ -279,6 +363,13 @@ static float run_sum(const SumRun *r, int s) {
                     : r->ex == 2 ? reduce_shuffle_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block)
                                  : reduce_fast_gpu(r->d_in, r->n, r->d_out, r->block, r->grid);
     GRADE_EXPECT_CUDA_OK(e, r->what);
+    unsigned long long host_bytes = l06_filled_from_host();
+    ck_assert_msg(!host_bytes,
+                  "%s (schedule %s): *d_out was filled from the host: during the call %llu bytes were copied from the device to the "
+                  "host, and after that a copy from the host (or a memset) wrote device memory\n  likely mistake: the sum must be "
+                  "computed on the device by your kernels, and *d_out written by them; summing a host copy of the input and copying "
+                  "the result in is not the exercise (a kernel launched beside it does not count)",
+                  r->what, grade_schedule_name(s), host_bytes);
     unsigned char bytes[sizeof(float) + CANARY];
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(bytes, r->d_out, sizeof bytes, cudaMemcpyDeviceToHost), "copying the sum back (an error here comes from the kernel)");
     for (size_t i = sizeof(float); i < sizeof bytes; i++)
@@ -293,10 +384,46 @@ static float run_sum(const SumRun *r, int s) {
 
 static int sum_ok(const SumRun *r, float got) { return !isnan(got) && near(got, r->want, r->tol); }
 
+static const char *const kKernel[] = {NULL, "reduce_sequential_kernel", "reduce_shuffle_kernel", "reduce_fast_kernel"};
+
+/* 1 when the exercise's kernel has never been launched so far (0 where launches cannot be seen). */
+static int never_launched(int ex) { return judge_exercise_launches(kKernel[ex]) == 0; }
+
+/* The untouched skeleton: a call on 37 ones, with *d_out set to 0 first, adds nothing to it (06.3's
+   skeleton launches a kernel whose body is still empty; the others launch nothing). */
+static int adds_nothing_on_a_probe(const SumRun *r) {
+    const size_t pn = 37;
+    float h[37], *d_in = NULL, *d_out = NULL, *d_scratch = NULL, got = -1.0f;
+    for (size_t i = 0; i < pn; i++) h[i] = 1.0f;
+    size_t scratch = r->ex == 3 ? 1 : reduce_scratch_floats(pn, per_block(r)) + 1;
+    if (cudaMalloc((void **)&d_in, sizeof h) == cudaSuccess && cudaMalloc((void **)&d_out, sizeof(float)) == cudaSuccess &&
+        cudaMalloc((void **)&d_scratch, scratch * sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess && cudaMemset(d_out, 0, sizeof(float)) == cudaSuccess) {
+        cudaError_t e = r->ex == 1   ? reduce_sequential_gpu(d_in, pn, d_out, d_scratch, r->block)
+                        : r->ex == 2 ? reduce_shuffle_gpu(d_in, pn, d_out, d_scratch, r->block)
+                                     : reduce_fast_gpu(d_in, pn, d_out, r->block, r->grid);
+        if (e != cudaSuccess || cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) got = -1.0f;
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_scratch);
+    uint32_t bits;
+    memcpy(&bits, &got, sizeof bits);
+    return bits == 0;
+}
+
 static void expect_sum(SumRun *r, int nsched) {
     for (int s = 0; s < nsched; s++) {
         float got = run_sum(r, s);
         if (sum_ok(r, got)) continue;
+        uint32_t bits;
+        memcpy(&bits, &got, sizeof bits);
+        if (bits == GRADE_DEVICE_GARBAGE_BITS && adds_nothing_on_a_probe(r))
+            ck_assert_msg(0, "%s (schedule %s, GRADE_SEED=%llu): *d_out was never written (it still holds the 0xFF bytes it started "
+                             "with), and a call on 37 ones left a *d_out set to 0 at 0%s%s%s\n  likely mistake: not written yet: "
+                             "the TODO(06.%d) regions of reduce.cu are still as they came (`make hint LESSON=06` helps to start)",
+                          r->what, grade_schedule_name(s), (unsigned long long)grade_seed(), never_launched(r->ex) ? " (" : "",
+                          never_launched(r->ex) ? kKernel[r->ex] : "", never_launched(r->ex) ? " was never launched)" : "", r->ex);
         /* Before explaining: does the same input pass under another thread order? */
         int order_dependent = 0;
         for (int s2 = 0; s2 < grade_schedule_count() && !order_dependent; s2++)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "judge.h"
 #include "convolution.h"
 
 static const GradeExercise kExercises[] = {
@@ -269,6 +270,29 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             if (close_enough(got, alt, n, s->atol))
                 why = "only the filter's first row reached constant memory: cudaMemcpyToSymbol's size is in bytes, fw * fw * sizeof(float)";
         }
+        if (!why) {
+            /* a count of fw * fw elements where bytes are meant: only the first fw * fw bytes arrive (fresh
+               constant memory is 0); with fw = 1 the tap is one low byte over zeros, a float near 1e-43 */
+            size_t bytes = (size_t)fw * fw;
+            memset(f2, 0, sizeof f2);
+            memcpy(f2, s->filter, bytes);
+            reference(s, im->h_in, alt, tmp, w, h, f2, NULL);
+            double most_got = 0, most_want = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (fabs(got[i]) > most_got) most_got = fabs(got[i]);
+                if (fabs(im->h_want[i]) > most_want) most_want = fabs(im->h_want[i]);
+            }
+            int tiny = most_got < 1e-30 && most_want > 1e-3;
+            if (close_enough(got, alt, n, s->atol) || tiny) {
+                snprintf(buf, cap,
+                         "the filter in constant memory arrived only in part: the largest output is %.3g where the CPU's is %.3g%s. "
+                         "cudaMemcpyToSymbol's count is in bytes: fw * fw * sizeof(float) = %zu here, not fw * fw = %zu (which copies a "
+                         "quarter of the taps; values near 1e-43 are a float of which only a low byte arrived)",
+                         most_got, most_want, close_enough(got, alt, n, s->atol) ? ", what a filter whose first fw * fw bytes alone were copied gives" : "",
+                         bytes * sizeof(float), bytes);
+                why = buf;
+            }
+        }
     }
     /* 6. a whole other border rule */
     if (!why && two_d && fw > 1) {
@@ -347,6 +371,20 @@ static void fetch_result(Image *im, const char *what) {
                       what, (unsigned long long)grade_seed(), i, im->n);
 }
 
+/* The untouched skeleton launches a grid of 0 x 0 blocks (`dim3 grid(0, 0)`): the simulator refuses it
+   and says so. For an image at least a block wide and tall, no rounding mistake gives that. */
+static void expect_launched(cudaError_t e, const char *name, Kind kind, int w, int h, unsigned bx, unsigned by) {
+    if (e != cudaErrorInvalidValue || (unsigned)w < bx || (unsigned)h < by) return;
+    char said[2048];
+    judge_last_call_output(said, sizeof said);
+    if (!strstr(said, "gridDim (0,0,1)")) return;
+    static const char *const ex[] = {"08.1", "08.2", "08.3", "08.4", "08.4", "08.4"};
+    ck_assert_msg(0, "%s returned cudaErrorInvalidValue: its launch had a grid of 0 x 0 blocks, for an image of %d x %d pixels and "
+                     "blocks of %u x %u%s\n  likely mistake: not written yet: the grid is still the skeleton's dim3 grid(0, 0), and "
+                     "the kernel's TODO(%s) too, probably (`make hint LESSON=08` helps to start)",
+                  name, w, h, bx, by, said, ex[kind]);
+}
+
 /* Tolerance: the GPU fuses multiply-adds (one rounding instead of two), so sums of up to 225
    products differ from the CPU's in the last bits; far below what any indexing mistake gives. */
 static double tolerance(const float *f, int count, const float *g, int gcount) {
@@ -410,6 +448,7 @@ static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedul
             case K_COLS: e = conv_cols_gpu(im.d_in, im.d_out, w, h, col, fw, bx, by); break;
             default: e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, bx, by); break;
             }
+            expect_launched(e, name, kind, w, h, kind == K_TILED ? tile : bx, kind == K_TILED ? tile : by);
             GRADE_EXPECT_CUDA_OK(e, name);
             s.tile = tile, s.bx = bx, s.by = by;
             fetch_result(&im, what);

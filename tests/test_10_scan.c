@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "judge.h"
 #include "scan.h"
 
 static const GradeExercise kExercises[] = {
@@ -33,6 +34,16 @@ static const GradeExercise kExercises[] = {
 #define SHOW 5    /* mismatches shown */
 
 static int on_gpu(void) { return grade_schedule_count() == 1; }
+
+/* The untouched skeleton: 10.2's and 10.3's launchers return cudaErrorNotSupported ("not written
+   yet"), which no CUDA call of a written one returns here. */
+static void expect_written(cudaError_t e, const char *what, const char *ex) {
+    ck_assert_msg(e != cudaErrorNotSupported,
+                  "%s returned cudaErrorNotSupported, what the untouched skeleton returns (`return cudaErrorNotSupported; // not "
+                  "written yet`)\n  likely mistake: not written yet: write TODO(%s) and return the first error of its launches "
+                  "(`make hint LESSON=10` helps to start)",
+                  what, ex);
+}
 
 /* ---------------------------------------------------------------------------------------------- */
 /* What a run is, and the diagnosis of a wrong one.                                                 */
@@ -230,6 +241,30 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     default:
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
     }
+    if (r->kind == K_MULTI) expect_written(e, r->what, "10.2");
+    if ((r->kind == K_HS || r->kind == K_WARP) && e == cudaErrorInvalidValue) {
+        /* 10.1's skeleton launches `grid = 0` blocks; a grid rounded down gives 0 only for n < block:
+           ask again with two whole tiles */
+        char said[2048];
+        judge_last_call_output(said, sizeof said);
+        size_t pn = 2 * (size_t)r->block;
+        void *p_in = NULL, *p_out = NULL;
+        if (strstr(said, "gridDim (0,") && cudaMalloc(&p_in, pn * 4) == cudaSuccess && cudaMalloc(&p_out, pn * 4) == cudaSuccess) {
+            cudaMemset(p_in, 0, pn * 4);
+            cudaError_t e2 = r->kind == K_HS ? block_scan_hs_gpu(p_in, p_out, pn, r->block) : block_scan_warp_gpu(p_in, p_out, pn, r->block);
+            judge_last_call_output(said, sizeof said);
+            cudaFree(p_in);
+            cudaFree(p_out);
+            ck_assert_msg(!(e2 == cudaErrorInvalidValue && strstr(said, "gridDim (0,")),
+                          "%s returned cudaErrorInvalidValue: its launch had a grid of 0 blocks, and again for n = %zu, two whole tiles\n"
+                          "  likely mistake: not written yet: the grid is still the skeleton's `grid = 0`; TODO(10.1) asks for one block "
+                          "per tile of `block` elements, rounded up (`make hint LESSON=10` helps to start)",
+                          r->what, pn);
+        } else {
+            cudaFree(p_in);
+            cudaFree(p_out);
+        }
+    }
     GRADE_EXPECT_CUDA_OK(e, r->what);
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d->d_out, r->n * 4 + CANARY, cudaMemcpyDeviceToHost), "copying the result back (an error here comes from a kernel)");
     const unsigned char *canary = (const unsigned char *)got + r->n * 4;
@@ -371,11 +406,33 @@ static int same_multiset_prefix(const float *got, const float *want, size_t coun
     return same;
 }
 
+/* Elements equal to a threshold: 0.0f and -0.0f (equal to threshold 0, and -0.0f > 0.0f is false) and
+   0.9f. Kept by `>=` and not by `>`: one element in eight, at seeded places, and always one at the
+   end when n > 1 (where the count is taken). */
+static void plant_edge_values(float *in, size_t n, uint64_t seed) {
+    static const float edge[] = {0.0f, -0.0f, 0.9f};
+    int *r = grade_alloc((n ? n : 1) * sizeof(int));
+    grade_fill_ints(r, n, seed ^ 0x5eedu, 0, 23);
+    for (size_t i = 0; i < n; i++)
+        if (r[i] < 3) in[i] = edge[r[i]];
+    if (n > 1) in[n - 1] = edge[seed % 3];
+    free(r);
+}
+
+/* compact_cpu with `>=` where `>` is meant; returns the count. */
+static size_t compact_ge(const float *in, float *out, size_t n, float th) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (in[i] >= th) out[k++] = in[i];
+    return k;
+}
+
 static void check_compact(size_t n, int nsched) {
     uint64_t seed = grade_seed() + 104729u + n;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
-    float *got = grade_alloc(n * sizeof(float) + CANARY);
+    float *got = grade_alloc(n * sizeof(float) + CANARY), *ge = grade_alloc(n * sizeof(float));
     grade_fill_floats(in, n, seed, -1.0f, 1.0f);
+    plant_edge_values(in, n, seed);
     float *d_in, *d_out;
     unsigned *d_count;
     void *d_work;
@@ -397,12 +454,28 @@ static void check_compact(size_t n, int nsched) {
                 grade_poison_device(d_out, n * sizeof(float) + CANARY);
                 grade_poison_device(d_count, sizeof(unsigned));
                 grade_poison_device(d_work, work);
-                GRADE_EXPECT_CUDA_OK(compact_gpu(d_in, d_out, n, th, d_count, kBlocks3[b], d_work), what);
+                cudaError_t e = compact_gpu(d_in, d_out, n, th, d_count, kBlocks3[b], d_work);
+                expect_written(e, what, "10.3");
+                GRADE_EXPECT_CUDA_OK(e, what);
                 unsigned count = 0;
                 GRADE_EXPECT_CUDA_OK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost), "copying the count back");
                 GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_out, n * sizeof(float) + CANARY, cudaMemcpyDeviceToHost), "copying the result back");
                 ck_assert_msg(count != 0xFFFFFFFFu, "%s: *d_count was never written\n  likely mistake: the thread of the last element writes "
                                                     "the count, pos[n-1] + flag[n-1] (and n = 0 sets it to 0)", what);
+                size_t ge_count = compact_ge(in, ge, n, th);
+                int ge_like = ge_count != want_count && count == ge_count;
+                for (size_t i = 0; ge_like && i < ge_count; i++) ge_like = !memcmp(&got[i], &ge[i], 4);
+                if (ge_like) {
+                    size_t at = 0;
+                    while (at < n && !(in[at] == th)) at++;
+                    uint32_t bits;
+                    memcpy(&bits, &in[at < n ? at : 0], 4);
+                    ck_assert_msg(0, "%s: count %u, want %zu: the %zu element(s) equal to the threshold (such as in[%zu] = %s) were kept\n"
+                                     "  likely mistake: the comparison: an element is kept when in[i] > threshold, strictly; `>=` keeps "
+                                     "the elements equal to it too (for threshold 0 both 0.0 and -0.0). Use the same `>` in the flags "
+                                     "kernel and in the scatter",
+                                  what, count, want_count, ge_count - want_count, at, bits == 0x80000000u ? "-0.0" : bits == 0 ? "0.0" : "0.9");
+                }
                 if (count != want_count) {
                     int last_kept = in[n - 1] > th;
                     ck_assert_msg(0, "%s: count %u, want %zu\n  likely mistake: %s", what, count, want_count,
@@ -448,6 +521,7 @@ static void check_compact(size_t n, int nsched) {
     free(in);
     free(want);
     free(got);
+    free(ge);
 }
 
 START_TEST(test_compaction_keeps_the_right_elements_in_order) { check_compact(kSizes3[_i], grade_schedule_count()); }
@@ -458,7 +532,9 @@ START_TEST(test_compaction_of_nothing_counts_zero) {
     ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
     ck_assert(cudaMalloc(&d_work, compact_workspace_bytes(0)) == cudaSuccess);
     grade_poison_device(d_count, sizeof(unsigned));
-    GRADE_EXPECT_CUDA_OK(compact_gpu(NULL, NULL, 0, 0.0f, d_count, 256, d_work), "compact_gpu with n = 0");
+    cudaError_t e = compact_gpu(NULL, NULL, 0, 0.0f, d_count, 256, d_work);
+    expect_written(e, "compact_gpu with n = 0", "10.3");
+    GRADE_EXPECT_CUDA_OK(e, "compact_gpu with n = 0");
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost), "copying the count back");
     ck_assert_msg(count == 0, "compact_gpu with n = 0: *d_count = %u, want 0\n  likely mistake: with nothing to compact, still set *d_count to 0 "
                               "(cudaMemsetAsync)", count);

@@ -220,10 +220,14 @@ static void check_timing(int reps) {
             if (i != slow && runs[i] < least) least = runs[i];
         ck_assert_msg(least >= 0.1 * g_busy_ref_ms,
                       "a run took %.4f ms, but busy_kernel takes about %.2f ms (the grader timed it with events, in the same run)\n"
-                      "  likely mistake: the time was read before the kernel finished: a launch returns at once, so a clock read "
-                      "right after it measures only the launch. Record a stop event after busy_run and cudaEventSynchronize(stop) "
-                      "before cudaEventElapsedTime (or cudaDeviceSynchronize() before reading the clock). Or the unit is not "
-                      "milliseconds.",
+                      "  the time does not contain the kernel; one of these:\n"
+                      "  - the time was read before the kernel finished: a launch returns at once, so a clock read right after it "
+                      "measures only the launch. Record a stop event after busy_run and cudaEventSynchronize(stop) before "
+                      "cudaEventElapsedTime (or cudaDeviceSynchronize() before reading the clock);\n"
+                      "  - the events were recorded in another stream than the kernel's: busy_run launches on the default stream, "
+                      "and an event recorded in another stream (a non-blocking one above all) waits for nothing there -- record "
+                      "both on stream 0;\n"
+                      "  - the unit is not milliseconds.",
                       least, g_busy_ref_ms);
         ck_assert_msg(w.calls == reps + 1,
                       "time_kernel_ms(reps = %d) called busy_run %d times; expected %d: one warm-up run, then one per timed run\n"
@@ -277,6 +281,8 @@ static const PipeCase kCases[] = {
 };
 #define N_CASES (int)(sizeof kCases / sizeof kCases[0])
 
+static int g_schedule; /* the schedule the pipeline runs under (grade_use_schedule) */
+
 static int is_poison(float v) {
     uint32_t b;
     memcpy(&b, &v, 4);
@@ -285,6 +291,37 @@ static int is_poison(float v) {
 
 /* Runs one pipeline; checks results (on every element, or on `stride`-spaced ones and the last
    4096), errors, and that everything was freed. */
+/* Chunks whose every element is still the poison when pipeline_run returned, by stream: a run that
+   waited for some streams only shows as whole streams missing. Returns 1 (and the message) when
+   some streams' chunks are all poison and the others' are not. */
+static int streams_not_waited(const PipeConfig *cfg, const float *out, char *msg, size_t cap) {
+    size_t chunks = (cfg->n + cfg->chunk - 1) / cfg->chunk;
+    int k = cfg->nstreams < 1 ? 1 : cfg->nstreams > 64 ? 64 : cfg->nstreams;
+    int missing[64] = {0}, done[64] = {0};
+    for (size_t c = 0; c < chunks; c++) {
+        size_t lo = c * cfg->chunk, hi = lo + cfg->chunk < cfg->n ? lo + cfg->chunk : cfg->n;
+        int all_poison = 1;
+        for (size_t i = lo; i < hi && all_poison; i++) all_poison = is_poison(out[i]);
+        if (all_poison) missing[c % (size_t)k]++;
+        else done[c % (size_t)k]++;
+    }
+    char late[200] = "", waited[200] = "";
+    size_t a = 0, b = 0;
+    int nlate = 0, nwaited = 0;
+    for (int i = 0; i < k; i++) {
+        if (missing[i] && !done[i] && a < sizeof late) a += (size_t)snprintf(late + a, sizeof late - a, "%s%d", nlate++ ? ", " : "", i), (void)0;
+        else if (done[i] && !missing[i] && b < sizeof waited) b += (size_t)snprintf(waited + b, sizeof waited - b, "%s%d", nwaited++ ? ", " : "", i), (void)0;
+    }
+    if (!nlate || !nwaited) return 0;
+    snprintf(msg, cap,
+             "when pipeline_run returned, the chunks of streams[%s] had not arrived in h_out (they were still the grader's poison), "
+             "while those of streams[%s] had: it returned before the work of the other streams had finished\n"
+             "  likely mistake: waiting for one stream (the last chunk's) says nothing about the others -- each stream runs on its own: "
+             "cudaStreamSynchronize every one of the nstreams streams (or cudaDeviceSynchronize) before returning",
+             late, waited);
+    return 1;
+}
+
 static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     size_t n = cfg->n;
     uint64_t seed = grade_seed() + n * 31 + cfg->chunk;
@@ -318,6 +355,8 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                       "chunks, and make the last one n - offset elements long",
                       what, full, n - 1, n - full, full / cfg->chunk);
     }
+    char waited[900];
+    ck_assert_msg(!streams_not_waited(cfg, out, waited, sizeof waited), "%s (%s stream schedule): %s", what, grade_schedule_name(g_schedule), waited);
     float *want = grade_alloc(n * sizeof(float));
     if (stride == 1) {
         process_cpu(in, want, n, cfg->work);
@@ -329,7 +368,7 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
         for (size_t i = 0; i < n; i++)
             if (is_poison(out[i])) want[i] = process_one_cpu(in[i], cfg->work);
     }
-    GradeCompare cmp = {.what = what, .n = n, .block = 0, .atol = 1e-5, .rtol = 1e-5};
+    GradeCompare cmp = {.what = what, .n = n, .block = 0, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
     free(in);
     free(out);
@@ -346,11 +385,18 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     if (r->sim) check_recording("pipeline_run", &mk, r->nops, r->launches);
 }
 
+/* Each case under every schedule: on the simulator a schedule also decides when work of different
+   streams runs (late, early, in another order; sim/README.md, "Streams"). */
 START_TEST(test_pipeline_is_right_for_any_n_chunk_and_stream_count) {
     const PipeCase *c = &kCases[_i];
     PipeConfig cfg = {c->n, c->chunk, c->nstreams, c->work, 0, 0, 0};
     PipeReport r;
-    run_pipeline(&cfg, &r, 1);
+    for (g_schedule = 0; g_schedule < grade_schedule_count(); g_schedule++) {
+        grade_use_schedule(g_schedule);
+        run_pipeline(&cfg, &r, 1);
+    }
+    g_schedule = 0;
+    grade_use_schedule(0);
 }
 END_TEST
 

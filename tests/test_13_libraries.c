@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "judge.h"
 #include "libraries.h"
 #include "calls/13-libraries.h"
 
@@ -33,6 +34,42 @@ static int is_device_garbage_f(float f) {
     uint32_t b;
     memcpy(&b, &f, 4);
     return b == GRADE_DEVICE_GARBAGE_BITS;
+}
+
+/* ---- library statuses by name, with what they usually mean in this lesson ---- */
+
+static const char *cublas_status_text(int st) {
+    switch (st) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED (the handle is not a live cuBLAS handle: use the one given, do not create or destroy one)";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED (cuBLAS could not allocate its workspace)";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE (a size, leading dimension or stride that cannot be right)";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH (this GPU lacks the feature asked for)";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR (a pointer that is not device memory)";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED (the product's kernel failed: a pointer to too small a buffer?)";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default: return "an unknown cuBLAS status";
+    }
+}
+
+/* cuRAND statuses; NULL for a number that is none of them. */
+static const char *curand_status_text(int st) {
+    switch (st) {
+    case 100: return "CURAND_STATUS_VERSION_MISMATCH";
+    case 101: return "CURAND_STATUS_NOT_INITIALIZED (the generator is not a live one: use the caller's, do not create or destroy one)";
+    case 102: return "CURAND_STATUS_ALLOCATION_FAILED";
+    case 103: return "CURAND_STATUS_TYPE_ERROR";
+    case 104: return "CURAND_STATUS_OUT_OF_RANGE (a count or argument out of range)";
+    case 105: return "CURAND_STATUS_LENGTH_NOT_MULTIPLE (a count the generator cannot give, e.g. an odd one for normals)";
+    case 106: return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
+    case 201: return "CURAND_STATUS_LAUNCH_FAILURE (the generator's kernel failed: is the output buffer big enough, 2n floats, on the device?)";
+    case 202: return "CURAND_STATUS_PREEXISTING_FAILURE (an earlier error was still pending)";
+    case 203: return "CURAND_STATUS_INITIALIZATION_FAILED";
+    case 204: return "CURAND_STATUS_ARCH_MISMATCH";
+    case 999: return "CURAND_STATUS_INTERNAL_ERROR";
+    default: return NULL;
+    }
 }
 
 /* ============================================================================================== */
@@ -63,6 +100,26 @@ static double norm_inf(const double *X, int n) {
         if (!(s <= best)) best = isnan(s) ? INFINITY : s;
     }
     return best;
+}
+
+static size_t g_probe_bytes;
+/* 1 when the bytes (malloc'd, freed here) are all 0xFF: d_inv as the grader poisoned it. */
+static int unwritten_inverse(unsigned char *b) {
+    if (!b) return 0;
+    int all = 1;
+    for (size_t i = 0; all && i < g_probe_bytes; i++) all = b[i] == 0xFF;
+    free(b);
+    return all;
+}
+/* d_inv's bytes, copied to the host (NULL on an error). */
+static unsigned char *h_X_probe(const void *d_X, size_t bytes) {
+    unsigned char *b = malloc(bytes ? bytes : 1);
+    g_probe_bytes = bytes;
+    if (b && cudaMemcpy(b, d_X, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        free(b);
+        return NULL;
+    }
+    return b;
 }
 
 static const char *ret_meaning(int ret) {
@@ -113,7 +170,10 @@ static void check_inverse(int dbl, int n, int singular_row, int schedule) {
                   "  likely mistake: %s",
                   fn, n, n, SEED, ret, ret_meaning(ret),
                   ret > 0 ? "devInfo was read before getrf ran, or from the wrong buffer; or getrf was given the wrong size or leading dimension"
-                          : "a CUDA or cuSOLVER call failed: check each status (a workspace of Lwork elements, not bytes; lda = n)");
+                          : unwritten_inverse(h_X_probe(d_X, nn * elem))
+                              ? "not written yet? d_inv was never written, and -1 is what the untouched skeleton returns; else a CUDA or "
+                                "cuSOLVER call failed before getrs: check each status (a workspace of Lwork elements, not bytes; lda = n)"
+                              : "a CUDA or cuSOLVER call failed: check each status (a workspace of Lwork elements, not bytes; lda = n)");
     ck_assert(cudaMemcpy(h_X, d_X, nn * elem, cudaMemcpyDeviceToHost) == cudaSuccess);
     ck_assert(cudaMemcpy(h_A_after, d_A, nn * elem, cudaMemcpyDeviceToHost) == cudaSuccess);
     ck_assert_msg(memcmp(h_A, h_A_after, nn * elem) == 0,
@@ -258,10 +318,17 @@ static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
     char shape[160];
     snprintf(shape, sizeof shape, "batched_matmul_gpu (%d products of %d x %d times %d x %d, tf32 = %d, " SEED_TEXT ")", s.batch, s.M, s.K, s.K,
              s.N, tf32, SEED);
-    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "%s: returned cuBLAS status %d%s", shape, (int)st,
+    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "%s: returned cuBLAS status %d, %s, %s%s", shape, (int)st, cublas_status_text((int)st),
+                  st == CUBLAS_STATUS_NOT_SUPPORTED ? "what the untouched skeleton returns"
+                                                    : "from cublasSetMathMode or cublasSgemmStridedBatched",
                   st == CUBLAS_STATUS_INVALID_VALUE ? "\n  likely mistake: CUBLAS_STATUS_INVALID_VALUE: a leading dimension smaller than its "
                                                      "column-major matrix's rows (for C^T = B^T A^T: ldb = N, lda = K, ldc = N), or a negative size"
-                                                   : "");
+                  : st == CUBLAS_STATUS_NOT_SUPPORTED
+                      ? "\n  likely mistake: not written yet: the untouched skeleton returns CUBLAS_STATUS_NOT_SUPPORTED; write TODO(13.2) and "
+                        "return the status of cublasSetMathMode (when it fails) or of cublasSgemmStridedBatched"
+                  : st == CUBLAS_STATUS_NOT_INITIALIZED
+                      ? "\n  likely mistake: use the handle given: it is created and destroyed by the caller"
+                      : "\n  likely mistake: return the first status that is not CUBLAS_STATUS_SUCCESS; check each call's arguments");
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(p.got, p.d_C, (p.nc + CANARY) * 4, cudaMemcpyDeviceToHost), "copying C back (an error here comes from cuBLAS)");
     for (size_t i = p.nc; i < p.nc + CANARY; i++)
         ck_assert_msg(is_device_garbage_f(p.got[i]),
@@ -325,6 +392,13 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
         GRADE_EXPECT_CUDA_OK(cdf_thrust_gpu(d_keys, d_vals, n, d_keys_out, d_cdf), "cdf_thrust_gpu");
         ck_assert(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
         ck_assert(cudaMemcpy(got, d_cdf, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        int untouched = 1;
+        for (size_t i = 0; i < n && untouched; i++) untouched = got_keys[i] == 0xFFFFFFFFu && is_device_garbage_f(got[i]);
+        ck_assert_msg(!untouched,
+                      "cdf_thrust_gpu (n = %zu, " SEED_TEXT "): returned cudaSuccess, but neither d_keys_out nor d_cdf was written (both "
+                      "still hold the 0xFF bytes the grader put there)\n  likely mistake: not written yet? TODO(13.3): the Thrust "
+                      "pipeline, cdf_normalise_kernel into d_cdf, and the sorted keys copied into d_keys_out",
+                      n, SEED);
         GradeCompare kc = {.what = "cdf_thrust_gpu: the sorted keys", .n = n, .schedule = s};
         GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
         /* A float scan of n terms errs by about sqrt(n) eps of the total; a mistake moves values by a whole term or more. */
@@ -332,6 +406,16 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
         const char *why = NULL;
         double total = 0, run = 0;
         for (size_t i = 0; i < n; i++) total += (double)sorted[i] * sorted[i];
+        /* the total taken after the exclusive scan: the sum of the prefix sums */
+        double after = 0, pre = 0;
+        for (size_t i = 0; i < n; i++) after += (float)pre, pre += (double)sorted[i] * sorted[i];
+        int after_scan = 1;
+        pre = 0;
+        for (size_t i = 0; i < n; i++) {
+            float a = (float)pre * (1.0f / (float)after), g = got[i];
+            after_scan &= (isnan(a) && isnan(g)) || fabs((double)g - a) <= tol * (1 + fabs((double)a));
+            pre += (double)sorted[i] * sorted[i];
+        }
         int inclusive = 1, unnormalised = 1, unsquared = 1, any = 0;
         double abs_total = 0, run_abs = 0;
         for (size_t i = 0; i < n; i++) abs_total += fabs(sorted[i]);
@@ -345,7 +429,11 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
             run_abs += fabs(sorted[i]);
         }
         if (!any) continue;
-        if (inclusive) why = "each value includes its own square: that is an inclusive scan (thrust::inclusive_scan); use thrust::exclusive_scan";
+        if (after_scan)
+            why = "the total was taken after the exclusive scan: the scan overwrites v in place, so thrust::reduce then adds up the "
+                  "prefix sums, not the squares (with one pair that total is 0, and 0 / 0 is NaN). Take the total with thrust::reduce "
+                  "before thrust::exclusive_scan";
+        else if (inclusive) why = "each value includes its own square: that is an inclusive scan (thrust::inclusive_scan); use thrust::exclusive_scan";
         else if (unnormalised) why = "the scan was not divided by the total: cdf_normalise_kernel multiplies each scanned value by 1 / (sum of squares)";
         else if (is_device_garbage_f(got[0])) why = "d_cdf was never written: launch cdf_normalise_kernel on the vector's raw pointer (thrust::raw_pointer_cast(v.data()))";
         else if (got[0] != 0.0f) why = "d_cdf[0] must be 0 (nothing comes before the first pair): an exclusive scan starts at 0";
@@ -353,6 +441,8 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
         else why = "sort the values together with their keys (thrust::sort_by_key), square them, scan exclusively, and divide by the sum of the squares";
         GradeCompare cmp = {.what = "cdf_thrust_gpu: d_cdf", .n = n, .atol = tol, .rtol = tol, .schedule = s};
         char *d = grade_diff_floats(got, want, &cmp);
+        char *lm = d ? strstr(d, "\n  likely mistake: ") : NULL; /* ours replaces grade.c's generic one */
+        if (lm) *lm = 0;
         ck_abort_msg("%s\n  likely mistake: %s", d ? d : "d_cdf differs", why);
     }
     cudaFree(d_keys), cudaFree(d_vals), cudaFree(d_keys_out), cudaFree(d_cdf);
@@ -403,9 +493,21 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
     /* not 0xFF bytes: adding to all ones wraps around to a count that looks right */
     ck_assert(cudaMemset(d_hits, 0x5A, sizeof *d_hits) == cudaSuccess);
     int st = pi_curand_host_gpu((curandGenerator_t)(uintptr_t)gen, n, d_hits);
-    ck_assert_msg(st == 0, "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): returned %d (a curandStatus_t or cudaError_t)", what, n, SEED, st);
+    if (st != 0) {
+        const char *rn = curand_status_text(st);
+        ck_abort_msg("pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): returned %d: %s%s\n  likely mistake: %s", what, n, SEED, st,
+                     rn ? rn : judge_error_name(st), rn ? ", from curandGenerateUniform (a curandStatus_t)" : " (a cudaError_t: from "
+                     "cudaMalloc, cudaMemset, the launch or cudaFree)",
+                     rn ? "curandGenerateUniform(gen, d_u, 2 * n) into a device buffer of 2n floats, with the caller's generator"
+                        : "every CUDA call of the function returns its error; the first that failed is named above");
+    }
     unsigned long long h = 0;
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(&h, d_hits, sizeof h, cudaMemcpyDeviceToHost), "copying the count back");
+    ck_assert_msg(h != 0x5A5A5A5A5A5A5A5Aull,
+                  "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): returned 0 but *d_hits was never written (it still holds the "
+                  "0x5A bytes the grader put there)\n  likely mistake: not written yet? TODO(13.4): generate 2n uniforms, zero "
+                  "*d_hits, launch count_inside_kernel",
+                  what, n, SEED);
     ck_assert_msg(h <= n,
                   "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): counted %llu points inside, more than the %zu drawn\n"
                   "  likely mistake: *d_hits arrives holding garbage: zero it (cudaMemset) before counting, on every call",
@@ -424,7 +526,8 @@ START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
     static const int types[] = {CURAND_RNG_PSEUDO_DEFAULT, CURAND_RNG_PSEUDO_PHILOX4_32_10};
     const char *names[] = {"CURAND_RNG_PSEUDO_DEFAULT", "CURAND_RNG_PSEUDO_PHILOX4_32_10"};
     int t = _i;
-    size_t n = (size_t)1 << 20;
+    /* not a multiple of the block: a thread past the last point exists, and a guard `i <= n` reads past the uniforms */
+    size_t n = ((size_t)1 << 20) + 37;
     unsigned long long seed = grade_seed() * 2654435761u + 17, *d_hits;
     ck_assert(cudaMalloc((void **)&d_hits, sizeof *d_hits) == cudaSuccess);
     int st = 0;

@@ -705,6 +705,8 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
     grade_poison_floats(h_out, n);
     size_t free_bytes = budget ? probe_limit_device_memory(budget) : 0;
     cudaGetLastError(); /* start with nothing pending: what is pending afterwards is this call's */
+    int streams0 = 0, events0 = 0, streams1 = 0, events1 = 0;
+    probe_live_streams_events(&streams0, &events0);
     BatchStats st;
     memset(&st, 0x5A, sizeof st);
     char what[200];
@@ -712,6 +714,7 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
     if (budget) snprintf(what + strlen(what), sizeof what - strlen(what), "%zu bytes of device memory free", free_bytes);
     cudaError_t e = process_batched(h_in, h_out, n, max_batch, &st);
     if (budget) probe_limit_device_memory(0);
+    probe_live_streams_events(&streams1, &events1);
     cudaError_t pending = cudaGetLastError();
     ck_assert_msg(e != cudaErrorMemoryAllocation || !budget || st.batch == 0 || st.batch == (size_t)0x5A5A5A5A5A5A5A5Aull ||
                       2 * st.batch * sizeof(float) > free_bytes,
@@ -729,6 +732,12 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   "after %s returned, %s was still pending in the last-error slot\n  likely mistake: a failed cudaMalloc leaves its "
                   "error there; once you have handled it (by halving the batch), clear it with cudaGetLastError()",
                   what, judge_error_name(pending));
+    ck_assert_msg(streams0 < 0 || streams1 <= streams0,
+                  "%s returned with %d stream(s) it created still alive\n  likely mistake: cudaStreamDestroy each of the two streams "
+                  "before returning (also on the error paths): a stream holds resources of the device until it is destroyed",
+                  what, streams1 - streams0);
+    ck_assert_msg(events0 < 0 || events1 <= events0, "%s returned with %d CUDA event(s) it created still alive\n  likely mistake: cudaEventDestroy",
+                  what, events1 - events0);
     if (n == 0) {
         ck_assert_msg(st.batch == 0 && st.batches == 0 && st.failed_allocations == 0,
                       "%s: with nothing to do, *st must be all zero (got batch %zu, batches %zu, failed_allocations %u)", what, st.batch,

@@ -187,6 +187,45 @@ static const char *plan_hint(const PlanReport *r, const float *late, const float
     return buf[0] ? buf : NULL;
 }
 
+/* The simulator: the modelled timeline of a vector add over several devices must show them working
+   at the same time -- the run shorter than 0.75 x the devices' spans added up (one after another
+   makes it 1.0; two devices side by side about 0.5). */
+static void check_devices_overlap(const PlanReport *r, const char *what, const char *run) {
+    if (r->timeline == 0) return;
+    ck_assert_msg(r->timeline == 1,
+                  "%s: the grader cannot take the modelled timeline of %s: the recording was stopped or replaced during the call "
+                  "(simcuda_timeline_* are the grader's), and nothing is taken from one that was not whole",
+                  what, run);
+    double sum = 0;
+    int working = 0;
+    char each[300];
+    size_t len = 0;
+    each[0] = '\0';
+    for (int d = 0; d < r->ndev && d < MG_MAX_DEVICES; d++) {
+        if (!(r->device_us[d] > 0)) continue;
+        sum += r->device_us[d];
+        working++;
+        len += (size_t)snprintf(each + len, sizeof each - len, "%sdevice %d %.0f us", len ? ", " : "", d, r->device_us[d]);
+    }
+    if (working < 2 || !(sum > 0)) return;
+    double ratio = r->span_us / sum;
+    char why[400];
+    if (r->waits_between)
+        snprintf(why, sizeof why,
+                 "the host waited for one device (%s) before it queued the next device's work, %d time(s): a blocking call -- "
+                 "cudaMemcpy, cudaDeviceSynchronize, cudaStreamSynchronize inside the loop -- returns only when that device is done, "
+                 "so the devices take turns. Queue every device's copies and kernel with cudaMemcpyAsync in stream[d], then wait for "
+                 "all of them after the loop",
+                 r->wait_name, r->waits_between);
+    else
+        snprintf(why, sizeof why, "the devices' work was ordered one after another (one stream for all, or an event chaining them): give "
+                                  "each device its own stream, queue all, then wait for all");
+    ck_assert_msg(ratio <= 0.75,
+                  "%s: modelled on H200s, the devices worked one after another: the run took %.0f us, and the devices' own spans (%s) "
+                  "add up to %.0f us (%.2f of it; side by side it would be about 1 / %d)\n  likely mistake: %s",
+                  what, r->span_us, each, sum, ratio, working, why);
+}
+
 static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     int mat = pc->kind == 1;
     size_t m = pc->n, row = mat ? (size_t)pc->cols : 1;
@@ -278,6 +317,7 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
                       "its part into its own buffers (d_a[d], d_b[d], d_c[d]) and copies it from d_c[d] into h_c",
                       what, d, d, d);
     }
+    check_devices_overlap(&r, what, run);
     ck_assert_msg(r.destroy_err == 0, "%s: mg_plan_destroy returned %s", what, cuda_name(r.destroy_err));
     expect_device_kept(r.device_after_destroy, "mg_plan_destroy", what);
     ck_assert_msg(!r.left_after_destroy, "%s: mg_plan_destroy left the plan as it was\n  likely mistake: zero it at the end (memset(p, 0, sizeof *p)), "
@@ -373,7 +413,7 @@ static const char *peer_hint(int err) {
     return buf;
 }
 
-static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, uint64_t seed) {
+static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_before, uint64_t seed) {
     float *x = grade_alloc(n * sizeof(float)), *y = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
     float *out = grade_alloc(n * sizeof(float)), *copy = grade_alloc(n * sizeof(float));
     grade_fill_floats(x, n, seed, -1.0f, 1.0f);
@@ -386,12 +426,13 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, uint64_t 
     r.dev_a = dev_a;
     r.dev_b = dev_b;
     r.allow_peer = allow_peer;
+    r.peer_before = peer_before;
     r.n = n;
     int e = peer_roundtrip(&r, x, y, out, copy);
     fresh_runner_after(e || r.copy_err || r.add_err);
     char what[300];
-    snprintf(what, sizeof what, "x on device %d, y and out on device %d, n = %zu, allow_peer %d, %d device(s), seed %llu", dev_a, dev_b, n, allow_peer,
-             r.visible, (unsigned long long)seed);
+    snprintf(what, sizeof what, "x on device %d, y and out on device %d, n = %zu, allow_peer %d, peer access %s before the call, %d device(s), seed %llu",
+             dev_a, dev_b, n, allow_peer, peer_before ? "already on" : "off", r.visible, (unsigned long long)seed);
     ck_assert_msg(e == 0 && r.setup_err == 0, "%s: the grader could not set up its buffers (%s)", what, cuda_name(e ? e : r.setup_err));
 
     ck_assert_msg(r.copy_err == 0, "%s: peer_copy_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.copy_err), peer_hint(r.copy_err));
@@ -439,19 +480,19 @@ START_TEST(test_peer_copy_and_add_between_two_devices) {
     if (visible_devices() < 2) return; /* a one-GPU machine: the one-device test below covers it */
     size_t n = ON_SIM ? kPeerSizesSim[_i] : kPeerSizesGpu[_i];
     uint64_t seed = grade_seed() + 65537u * (uint64_t)_i;
-    check_peer(0, 1, n, 1, seed);
-    check_peer(1, 0, n, 1, seed + 2);
-    check_peer(0, 1, n, 1, seed + 4);
-    check_peer(0, 1, n, 0, seed + 6);
-    check_peer(1, 1, n, 1, seed + 8);
+    check_peer(0, 1, n, 1, 0, seed);
+    check_peer(1, 0, n, 1, 0, seed + 2);
+    check_peer(0, 1, n, 1, 1, seed + 4); /* enabled before: the call's own enable says so */
+    check_peer(0, 1, n, 0, 0, seed + 6); /* no peer access, and none allowed: x must be staged */
+    check_peer(1, 1, n, 1, 0, seed + 8);
 }
 END_TEST
 
 START_TEST(test_peer_functions_work_on_one_device) {
     if (judge_sanitizing()) return;
     if (ON_SIM) use_devices(1);
-    check_peer(0, 0, 1000, 1, grade_seed() + 11u);
-    check_peer(0, 0, 1000, 0, grade_seed() + 12u);
+    check_peer(0, 0, 1000, 1, 0, grade_seed() + 11u);
+    check_peer(0, 0, 1000, 0, 0, grade_seed() + 12u);
     use_devices(SIM_DEFAULT_DEVICES);
 }
 END_TEST

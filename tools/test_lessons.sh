@@ -5,7 +5,10 @@
 #   * each wrong variant (tests/wrong/LESSON/NAME.patch) is rejected (graded on the exercise whose
 #     TODO region it changes, tools/patch_exercise.py, else on the whole lesson), with the diagnosis its
 #     `expect:` line names (or its `expect-sim:` / `expect-gpu:` line on that backend); a patch with
-#     a `backend: gpu` line is only tried on that backend. A variant named attack_* is a student
+#     a `backend: gpu` line is only tried on that backend. Any number of `not-expect: TEXT` lines (or
+#     `not-expect-sim:` / `not-expect-gpu:`, for one backend) name diagnoses that must NOT appear: a
+#     variant whose grading prints one of them fails, so that each "likely mistake" is tested both
+#     ways (its own variant shows it, the variants of other mistakes do not). A variant named attack_* is a student
 #     file that tries to get points without the work: it must end with 0 points in a valid JSON
 #     result that still says so a while after the grader finished (nothing it started may rewrite
 #     it), and must leave no /tmp/cuda-workbook-attack-* marker (its proof of a successful attack).
@@ -118,6 +121,10 @@ one_lesson() {
     elif [ -n "$expect" ] && ! grep -q -F -- "$expect" "$log"; then
       echo "        expected the diagnosis to mention: $expect" >>"$log"
       bad "wrong variant '$name' was rejected, but without the expected diagnosis"
+    elif unwanted=$(sed -n -E "s/^not-expect(-$backend)?: //p" "$p" | while IFS= read -r ne; do
+      if [ -n "$ne" ] && grep -q -F -- "$ne" "$log"; then echo "$ne"; fi; done) && [ -n "$unwanted" ]; then
+      echo "$unwanted" | sed 's/^/        the diagnosis must not mention: /' >>"$log"
+      bad "wrong variant '$name' was rejected, but with a diagnosis of another mistake"
     elif [[ $name == attack_* ]] && ! { s=$(header settle "$p"); sleep "${s:-0}"; python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

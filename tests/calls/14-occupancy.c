@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "14-occupancy.h"
+#ifdef SIMCUDA
+#include <simcuda/timeline.h>
+#endif
 
 #ifdef GRADE_RUNNER_SIDE
 #include "runner.h"
@@ -32,6 +35,15 @@ static int64_t call_scale_checked_gpu(const RunnerCall *c) {
 static int64_t call_process_batched(const RunnerCall *c) { return process_batched(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), rc_u64(c, 3), rc_ptr(c, 4)); }
 
 /* ---- the grader's probes: trusted code, though linked with the student's file ---- */
+static int64_t call_probe_live_streams_events(const RunnerCall *c) {
+    int *out = rc_ptr(c, 0);
+#ifdef SIMCUDA
+    simcuda_live_streams_events(&out[0], &out[1]);
+#else
+    out[0] = out[1] = -1;
+#endif
+    return 0;
+}
 static int64_t call_probe_attributes(const RunnerCall *c) {
     ProbeAttributes *out = rc_ptr(c, 1);
     const void *f = lesson_kernel((int)rc_i64(c, 0));
@@ -113,6 +125,7 @@ const RunnerFunction runner_functions[] = {
     {"check_cuda", call_check_cuda},
     {"scale_checked_gpu", call_scale_checked_gpu},
     {"process_batched", call_process_batched},
+    {"probe_live_streams_events", call_probe_live_streams_events},
     {"probe_attributes", call_probe_attributes},
     {"probe_api_blocks", call_probe_api_blocks},
     {"probe_api_best_block", call_probe_api_best_block},
@@ -241,6 +254,16 @@ int probe_api_best_block(int which, size_t smem_per_thread, int block_limit, int
     int best = (int)judge_finish(&c);
     *blocks_per_sm = (int)c.out[0];
     return best;
+}
+
+void probe_live_streams_events(int *streams, int *events) {
+    int out[2] = {-1, -1};
+    JudgeCall c;
+    judge_begin(&c, "probe_live_streams_events", 0);
+    judge_inout(&c, out, sizeof out, "out", NULL);
+    judge_finish(&c);
+    *streams = out[0];
+    *events = out[1];
 }
 
 size_t probe_limit_device_memory(size_t budget) {

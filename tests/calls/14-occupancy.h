@@ -26,5 +26,8 @@ int probe_api_best_block(int which, size_t smem_per_thread, int block_limit, int
     simulator by making the device that small (simcuda_set_device_memory), on a GPU by allocating
     the rest. Returns the bytes free afterwards. */
 size_t probe_limit_device_memory(size_t budget);
+/** Streams and events alive in the runner now (created, not destroyed), for leak checks; -1 each on
+    a GPU, where the runtime does not tell. */
+void probe_live_streams_events(int *streams, int *events);
 
 #endif

@@ -19,6 +19,10 @@
 
 #include "runner.h"
 
+#ifdef SIMCUDA
+#include <simcuda/timeline.h>
+#endif
+
 #define POISON_BYTE 0xFF /* NaN as a float, what fresh device memory holds on the simulator */
 
 static void CUDART_CB sleep_ms(void *ms) {
@@ -59,6 +63,58 @@ static int all_zero(const void *p, size_t bytes) {
 }
 
 /* ---- 15.1 ---- */
+#ifdef SIMCUDA
+/* The modelled timeline of one run: each device's span, the run's, and the host waits between one
+   device's work and the next device's (what makes devices take turns). */
+#define TL_MAX 4096
+static SimTimelineOp g_tl[TL_MAX];
+static void timeline_start(void) {
+    SimTimelineModel m;
+    simcuda_timeline_default_model(&m);
+    m.scale = 256; /* a small run stands for a large one: copies and kernels, not calls, take the time */
+    simcuda_timeline_start(&m);
+}
+static void timeline_take(PlanReport *rep) {
+    int whole = simcuda_timeline_recording();
+    simcuda_timeline_stop();
+    size_t n = simcuda_timeline_take(g_tl, TL_MAX);
+    if (!whole || n > TL_MAX) {
+        rep->timeline = -1;
+        return;
+    }
+    double first[MG_MAX_DEVICES], last[MG_MAX_DEVICES];
+    int seen[MG_MAX_DEVICES] = {0}, prev_dev = -1, pending_wait = -1, working = 0;
+    for (size_t i = 0; i < n; i++) {
+        const SimTimelineOp *o = &g_tl[i];
+        if (o->kind == SIM_TL_HOST_WAIT) {
+            if (prev_dev >= 0 && pending_wait < 0) pending_wait = (int)i;
+            continue;
+        }
+        if (o->kind != SIM_TL_KERNEL && o->kind != SIM_TL_H2D && o->kind != SIM_TL_D2H && o->kind != SIM_TL_D2D && o->kind != SIM_TL_MEMSET) continue;
+        int d = o->device;
+        if (d < 0 || d >= MG_MAX_DEVICES) continue;
+        if (!seen[d]) seen[d] = 1, working++, first[d] = o->start_us, last[d] = o->end_us;
+        if (o->start_us < first[d]) first[d] = o->start_us;
+        if (o->end_us > last[d]) last[d] = o->end_us;
+        if (pending_wait >= 0 && d != prev_dev) {
+            if (!rep->waits_between++) snprintf(rep->wait_name, sizeof rep->wait_name, "%s", g_tl[pending_wait].name);
+        }
+        if (d != prev_dev) pending_wait = -1;
+        prev_dev = d;
+    }
+    if (working < 2) return;
+    double lo = 1e300, hi = 0;
+    for (int d = 0; d < MG_MAX_DEVICES; d++) {
+        if (!seen[d]) continue;
+        rep->device_us[d] = last[d] - first[d];
+        if (first[d] < lo) lo = first[d];
+        if (last[d] > hi) hi = last[d];
+    }
+    rep->span_us = hi - lo;
+    rep->timeline = 1;
+}
+#endif
+
 static int64_t call_plan_roundtrip(const RunnerCall *c) {
     PlanReport *rep = rc_ptr(c, 0);
     const float *a = rc_ptr(c, 1), *b = rc_ptr(c, 2);
@@ -101,7 +157,15 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
                 if (p.stream[d] && cudaSetDevice(d) == cudaSuccess) cudaLaunchHostFunc(p.stream[d], sleep_ms, (void *)(uintptr_t)rep->hold_ms);
         cudaSetDevice(0);
         cudaGetLastError();
+#ifdef SIMCUDA
+        /* large enough that the copies, not the host's calls (2 us each), take the time */
+        int record = !mat && rep->n >= 4096;
+        if (record) timeline_start();
+#endif
         rep->run_err = mat ? mg_matmul_run(&p, ha, hb, hc) : mg_vector_add_run(&p, ha, hb, hc);
+#ifdef SIMCUDA
+        if (record) timeline_take(rep);
+#endif
         rep->device_after_run = current_device();
         memcpy(early, hc, c_n * sizeof(float)); /* what the caller would read now */
         wait_every_device(rep->visible);
@@ -136,6 +200,19 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
 }
 
 /* ---- 15.2 ---- */
+/* Peer access off between every pair of devices, then on from `reader` to `owner` if `on`: each
+   case starts from the state it names, not from what an earlier case left. */
+static void set_peer_access(int visible, int owner, int reader, int on) {
+    for (int d = 0; d < visible && d < MG_MAX_DEVICES; d++) {
+        if (cudaSetDevice(d) != cudaSuccess) continue;
+        for (int q = 0; q < visible && q < MG_MAX_DEVICES; q++)
+            if (q != d) cudaDeviceDisablePeerAccess(q); /* cudaErrorPeerAccessNotEnabled when it was off */
+    }
+    if (on && owner != reader && cudaSetDevice(reader) == cudaSuccess) cudaDeviceEnablePeerAccess(owner, 0);
+    cudaSetDevice(0);
+    cudaGetLastError();
+}
+
 static int64_t call_peer_roundtrip(const RunnerCall *c) {
     PeerReport *rep = rc_ptr(c, 0);
     const float *x = rc_ptr(c, 1), *y = rc_ptr(c, 2);
@@ -160,6 +237,7 @@ static int64_t call_peer_roundtrip(const RunnerCall *c) {
     rep->setup_err = e;
     rep->copy_err = rep->add_err = -1;
     if (e == cudaSuccess) {
+        set_peer_access(rep->visible, rep->dev_a, rep->dev_b, rep->peer_before);
         cudaSetDevice(0);
         rep->copy_err = peer_copy_gpu(d_copy, rep->dev_b, d_x, rep->dev_a, n);
         rep->device_after_copy = current_device();

@@ -28,12 +28,21 @@ typedef struct {
     int part_ok[MG_MAX_DEVICES];    /* after a full wait, d_c[d] holds what h_c holds at device d's part: 1, 0; -1 not checked */
     int device_after_create, device_after_run, device_after_destroy; /* device 0 was current before each */
     int left_after_destroy;    /* the plan was not zeroed by mg_plan_destroy */
+    /* The simulator's modelled timeline of a vector-add run of n >= 4096 with two or more devices at
+       work (simcuda/timeline.h, scale 256): did the devices work at the same time? */
+    int timeline;              /* 1: modelled; 0: not (a GPU, one device at work, a matrix product); -1: the recording was not whole */
+    double span_us;            /* from the first device operation's start to the last one's end */
+    double device_us[MG_MAX_DEVICES]; /* each device's own span */
+    int waits_between;         /* host waits recorded after one device's work was queued and before another's was */
+    char wait_name[48];        /* the first of them: the call that waited */
 } PlanReport;
 
 /** 15.2: peer_copy_gpu, then peer_add_gpu, with x on dev_a and y, out, copy on dev_b. */
 typedef struct {
     /* in */
     int dev_a, dev_b, allow_peer;
+    int peer_before;           /* peer access from dev_b to dev_a when the call starts: 0 off, 1 on (set by the runner, so
+                                  that no earlier case's state carries over) */
     unsigned long long n;
     /* out */
     int visible, can_access;   /* cudaDeviceCanAccessPeer(dev_b, dev_a) as the runner sees it */
