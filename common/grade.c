@@ -75,7 +75,17 @@ void grade_use_schedule(int i) {
     judge_in(&c, name, strlen(name) + 1);
     judge_finish(&c);
 }
+int grade_use_racecheck(int on) {
+    JudgeCall c;
+    judge_begin(&c, "sim.Racecheck", 0);
+    judge_u64(&c, (uint64_t)(on != 0));
+    return (int)judge_finish(&c);
+}
 #else
+int grade_use_racecheck(int on) {
+    (void)on;
+    return 0;
+}
 int grade_schedule_count(void) { return 1; }
 const char *grade_schedule_name(int i) {
     (void)i;

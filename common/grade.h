@@ -81,6 +81,11 @@ int grade_schedule_count(void);
 const char *grade_schedule_name(int i);
 /** Selects schedule i for the following kernel launches. */
 void grade_use_schedule(int i);
+/** Simulator: switches the race check (sim/README.md) on or off for the following launches; a race
+    then stops the runner with the simulator's diagnosis, which fails the test. Returns 1 when the
+    runner was built with `simcc --profile` (PROFILED_RUNNER_<lesson> := 1) and checks, else 0 (and
+    always 0 on a GPU). Meant for small cases: a checked launch is some 50x slower. */
+int grade_use_racecheck(int on);
 
 /* ---- comparisons ---- */
 

@@ -181,6 +181,16 @@ static int64_t b_schedule(const RunnerCall *c) {
     return 0;
 #endif
 }
+/* The race check (simulator builds made with `simcc --profile`): on/off for the launches that
+   follow. Returns 1 when this runner can check, 0 when it cannot. */
+static int64_t b_racecheck(const RunnerCall *c) {
+#ifdef SIMCUDA
+    return simcuda_racecheck((int)A(0));
+#else
+    (void)c;
+    return 0;
+#endif
+}
 /* The profiler (simulator builds made with `simcc --profile`): on/off, and one kernel's figures.
    Returns 1 with the figures, 0 when this runner cannot count, -1 when the kernel never ran.
    Switching off also says (out[0]) how many launches the runner saw since it was switched on. */
@@ -242,7 +252,8 @@ static const RunnerFunction kBuiltins[] = {
     {"cuda.GetDeviceProperties", b_properties}, {"cuda.Versions", b_versions},
     {"cuda.MallocHost", b_malloc_host},  {"cuda.FreeHost", b_free_host},
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
-    {"sim.Schedule", b_schedule},        {"profile.Control", b_profile_control},
+    {"sim.Schedule", b_schedule},        {"sim.Racecheck", b_racecheck},
+    {"profile.Control", b_profile_control},
     {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
     {NULL, NULL},
 };

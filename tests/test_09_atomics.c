@@ -4,7 +4,8 @@
  *        against histogram_cpu, and the atomicCAS float maximum against max_float_cpu, on seeded
  *        inputs of awkward sizes (0, 1, 15, 16, 17, 255, 4099, 100003 bytes), uniform random bytes,
  *        one colour (every thread hits one bin), only the end bins 0 and 255, several block sizes
- *        and grid sizes, under every simulator schedule.
+ *        and grid sizes, under every simulator schedule; and, on the simulator, small cases under
+ *        its race check (a plain += into a bin is right there, and only the check sees the race).
  *
  * Counts must be exact. Outputs start as 0xFF bytes (fresh device memory may hold anything), so a
  * histogram that is not zeroed shows, and 64 extra bytes after the 256 bins must stay untouched.
@@ -208,6 +209,34 @@ static void check_hist(int ex, size_t n, const unsigned *blocks, const unsigned 
     free(got);
 }
 
+/* The race check (simulator only): a thread runs from one scheduling point to the next without a
+   switch there, so a plain += into a bin gives the right counts on the simulator and loses counts
+   on a GPU. On small inputs the grader lets the simulator watch every access instead: two threads
+   that touch one bin without an atomic (or, within a block, without a barrier between them) stop
+   the runner with the simulator's diagnosis, naming both threads and both lines. One colour puts
+   every thread on one bin; the grids give several blocks. */
+static void check_hist_race_free(int ex, const unsigned *blocks, const unsigned *grids, int nconf) {
+    if (!grade_use_racecheck(1)) return; /* a GPU (the counts show the race there), or a runner that cannot check */
+    static const size_t n = 4099;
+    unsigned char *h_in = grade_alloc(n), *d_in = NULL;
+    unsigned *got = grade_alloc(HIST_BINS * sizeof(unsigned) + CANARY), *d_hist = NULL;
+    ck_assert(cudaMalloc((void **)&d_in, n) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_hist, HIST_BINS * sizeof(unsigned) + CANARY) == cudaSuccess);
+    make_input(h_in, n, IN_ONE_COLOUR, grade_seed());
+    ck_assert(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int c = 0; c < nconf; c++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s under the simulator's race check, %zu bytes (%s), block %u", ex == 1 ? "histogram_global_gpu" : "histogram_shared_gpu",
+                 n, kKindName[IN_ONE_COLOUR], blocks[c]);
+        run_hist(ex, d_in, n, d_hist, blocks[c], grids ? grids[c] : 0, 0, got, what);
+    }
+    grade_use_racecheck(0);
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    free(h_in);
+    free(got);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 09.1                                                                                            */
 
@@ -222,6 +251,9 @@ START_TEST(test_global_histogram_is_exact_on_a_large_input) {
     static const unsigned b = 256;
     check_hist(1, BIG_N + 5, &b, NULL, 1, 1);
 }
+END_TEST
+
+START_TEST(test_global_histogram_has_no_race_between_threads) { check_hist_race_free(1, kBlocks1, NULL, 2); }
 END_TEST
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -241,6 +273,12 @@ END_TEST
 START_TEST(test_shared_histogram_is_exact_on_a_large_input) {
     static const unsigned b[] = {256, 128}, g[] = {0, 37};
     check_hist(2, BIG_N + 5, b, g, 2, 1);
+}
+END_TEST
+
+START_TEST(test_shared_histogram_has_no_race_between_threads) {
+    static const unsigned b[] = {64, 96}, g[] = {3, 2};
+    check_hist_race_free(2, b, g, 2);
 }
 END_TEST
 
@@ -349,6 +387,30 @@ static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched)
 
 static const unsigned kBlocks3[] = {32, 256};
 
+/* The race check on the maximum: a compare and a plain store (`if (val > *out) *out = val;`) is a
+   read and a write that another thread can come between, as much as a +=. Ascending values: every
+   thread raises the maximum. */
+static void check_max_race_free(void) {
+    if (!grade_use_racecheck(1)) return;
+    static const size_t n = 1000;
+    float *h = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_max = NULL;
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_max, sizeof(float)) == cudaSuccess);
+    make_floats(h, n, F_ASCENDING, grade_seed());
+    ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int b = 0; b < 2; b++) {
+        char what[256];
+        snprintf(what, sizeof what, "max_float_atomic_gpu under the simulator's race check, n = %zu, %s, block %u", n, kFKindName[F_ASCENDING], kBlocks3[b]);
+        grade_use_schedule(0);
+        GRADE_EXPECT_CUDA_OK(max_float_atomic_gpu(d_in, n, d_max, kBlocks3[b]), what);
+        GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the maximum (an error here comes from the kernel)");
+    }
+    grade_use_racecheck(0);
+    cudaFree(d_in);
+    cudaFree(d_max);
+    free(h);
+}
+
 START_TEST(test_float_max_is_exact_at_every_size_and_input) { check_max(kSizes[_i], kBlocks3, 2, grade_schedule_count()); }
 END_TEST
 
@@ -358,17 +420,23 @@ START_TEST(test_float_max_is_exact_on_a_large_input) {
 }
 END_TEST
 
+START_TEST(test_float_max_has_no_race_between_threads) { check_max_race_free(); }
+END_TEST
+
 static Suite *build_suite(void) {
     Suite *s = suite_create("09-atomics");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "09.1");
     tcase_add_loop_test(tc, test_global_histogram_is_exact_at_every_size_and_input, 0, N_SIZES);
     tcase_add_test(tc, test_global_histogram_is_exact_on_a_large_input);
+    tcase_add_test(tc, test_global_histogram_has_no_race_between_threads);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "09.2");
     tcase_add_loop_test(tc, test_shared_histogram_is_exact_at_every_size_input_block_and_grid, 0, N_SIZES);
     tcase_add_test(tc, test_shared_histogram_is_exact_on_a_large_input);
+    tcase_add_test(tc, test_shared_histogram_has_no_race_between_threads);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "09.3");
     tcase_add_loop_test(tc, test_float_max_is_exact_at_every_size_and_input, 0, N_SIZES);
     tcase_add_test(tc, test_float_max_is_exact_on_a_large_input);
+    tcase_add_test(tc, test_float_max_has_no_race_between_threads);
     return s;
 }
 

@@ -34,6 +34,8 @@ CONTROLS = {
     "simcuda_profile_kernel": "the profiler's figures, which the grader reads",
     "simcuda_profile_hooks_linked": "the profiler's start-up hook",
     "simcuda_set_schedule": "the thread schedule, which the grader sets",
+    "simcuda_racecheck": "the simulator's race check, which the grader switches on",
+    "simcuda_racecheck_hooks_linked": "the race check's start-up hook",
     "simcuda_on_launch": "the hook through which the runner counts your launches",
     "simcuda_on_fatal": "the hook through which the runner reports the simulator's diagnoses",
     "simcuda_set_device_memory": "the simulated device's size, which the grader sets",

@@ -454,6 +454,11 @@ int simcuda_profile_control(int on);
 /** The figures of the kernels whose name contains `kernel` since simcuda_profile_control(1):
     1, or -1 when no such kernel was launched, or 0 when the program cannot count. */
 int simcuda_profile_kernel(const char *kernel, struct simcuda_kernel_profile *out);
+/** The race check (sim/README.md, "The race check"): on = 1 reports, for the kernels launched from
+    now on, two threads that touch the same bytes without an atomic or a barrier between them (the
+    program stops with one message); 0 stops checking. Returns 1 when the program was built with
+    `simcc --profile`, else 0 (nothing can be checked). SIM_RACECHECK=1 switches it on at start. */
+int simcuda_racecheck(int on);
 
 #ifdef __cplusplus
 }

@@ -102,6 +102,11 @@ static unsigned g_atomic_hidden = 0; /* accesses and blocks the current atomic h
 
 static bool atomic_hides() { return g_atomic_depth > 0 && g_atomic_hidden++ < kAtomicHidesAtMost; }
 
+/* For the race check (racecheck.cpp), which hides an atomic's body the same way: the number of the
+   atomic whose body runs now (they are counted from 1), or 0 outside atomics. */
+static unsigned long long g_atomic_serial = 0;
+unsigned long long atomic_in_progress() { return g_atomic_depth > 0 ? g_atomic_serial : 0; }
+
 void profile_block_entered(const void *ret) {
     unsigned seg;
     if (atomic_hides() || !g_cur_launch) return;
@@ -128,7 +133,7 @@ extern "C" void simcuda_profile_atomic(const void *address, unsigned size, int b
         if (g_atomic_depth > 0) g_atomic_depth--; /* an end without its begin hides nothing */
         return;
     }
-    if (!g_atomic_depth) g_atomic_hidden = 0;
+    if (!g_atomic_depth) g_atomic_hidden = 0, g_atomic_serial++;
     if (g_atomic_depth++ || !g_profiling || !g_cur_launch) return;
     unsigned seg;
     if (profile_current_thread(&seg) < 0) return;

@@ -18,6 +18,7 @@
  * random scheduling point after its first poll, so that other blocks see it half done. */
 #include "internal.h"
 #include "fiber.h"
+#include "racecheck.h"
 
 #include <algorithm>
 #include <cstdarg>
@@ -75,6 +76,8 @@ struct Block {
     std::vector<unsigned> warp_done;    /* per warp: lanes that exited */
     std::vector<unsigned> warp_waiting; /* per warp: lanes waiting in a warp operation */
     std::vector<unsigned> warp_coal;    /* per warp: lanes waiting in coalesced_threads() */
+    unsigned bar_gen = 0;               /* barriers completed (the race check's intervals) */
+    std::vector<unsigned> warp_masks;   /* per warp: the masks of its last kWarpHistory operations */
     ScheduleMode mode = SCHED_FORWARD;  /* this launch's schedule */
     unsigned coal_lanes = 0;            /* lanes of the block waiting in coalesced_threads() */
     /* waiting for other blocks */
@@ -100,6 +103,8 @@ static unsigned long long g_progress = 0;
 static constexpr unsigned kResidentBlocks = 4;
 /* A thread gives way after this many atomics in a row on one unchanged word, fences, or sleeps. */
 static constexpr unsigned kSpinAtomics = 16, kSpinFences = 64, kSpinSleeps = 4;
+/* Warp operations per warp whose masks the race check can look back on. */
+static constexpr unsigned kWarpHistory = 64;
 static Fiber *g_free_fibers = nullptr;
 static unsigned long long g_rng = 1;
 
@@ -132,6 +137,25 @@ int profile_current_thread(unsigned *seg) {
     if (!g_in_kernel || !g_cur) return -1;
     *seg = g_cur->seg;
     return (int)g_cur->tid;
+}
+
+bool race_current_thread(RaceThread *out) {
+    if (!g_in_kernel || !g_cur) return false;
+    out->block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    out->tid = g_cur->tid;
+    out->barriers = g_bp->bar_gen;
+    out->warp_ops = g_bp->warp_gen[g_cur->tid / 32];
+    return true;
+}
+
+bool race_warp_ordered(unsigned earlier, unsigned ops_then, unsigned later) {
+    const Block &B = *g_bp;
+    unsigned w = later / 32, now = B.warp_gen[w];
+    if (now - ops_then > kWarpHistory) return true; /* older than what is kept */
+    unsigned both = 1u << (earlier & 31) | 1u << (later & 31);
+    for (unsigned g = ops_then + 1; g != now + 1; g++)
+        if ((B.warp_masks[w * kWarpHistory + g % kWarpHistory] & both) == both) return true;
+    return false;
 }
 
 static std::string fmt(const char *f, ...) {
@@ -378,6 +402,7 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
             make_ready(u);
         }
         if (B.mode == SCHED_RANDOM) shuffle(B.ready, B.ready_head);
+        B.bar_gen++;
         B.bar_arrived = 0;
         B.bar_count = 0;
         B.bar_and = 1;
@@ -488,6 +513,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     }
     B.warp_waiting[w] &= ~mask;
     unsigned gen = ++B.warp_gen[t.tid / 32];
+    B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = mask;
     unsigned votes = 0;
     for (unsigned m = mask; m; m &= m - 1)
         if (lanes[__builtin_ctz(m)].wval) votes |= 1u << __builtin_ctz(m);
@@ -517,6 +543,23 @@ static uint64_t word_hash(const void *p, size_t size) {
     return lo ^ (hi * 0x9E3779B97F4A7C15ull) ^ size;
 }
 
+/* Random schedule: a thread about to do an atomic nearly always (kYieldBeforeAtomic in 8) lets
+   another thread of its block run first, so that what it read before the atomic may be stale by the time
+   the atomic runs, as on a GPU, where the lanes of a warp read together and then take turns at the
+   atomic: a compare-and-swap tried once then loses the update, a loop that retries does not. A
+   thread not started yet goes first (it too reads before anyone's atomic lands), else the ready
+   list's head; it runs to its own next scheduling point, and this thread carries on from the end
+   of the ready list. */
+static constexpr unsigned kYieldBeforeAtomic = 7;
+static void maybe_yield_before_atomic(Block &B, SimThread &t) {
+    bool others_ready = B.ready_head < B.ready.size(), not_started = B.next_start < B.n;
+    if (!others_ready && !not_started) return;
+    if (next_random() % 8 >= kYieldBeforeAtomic) return;
+    make_ready(t);
+    if (not_started) fiber_switch(t.fiber, get_fiber()); /* a fresh fiber starts the next thread */
+    else run_next(t.fiber);                              /* the ready list's head comes before t */
+}
+
 /* Every atomic (the word it works on), fence and __nanosleep calls this first (the hooks in
    kernel_language.h). A thread that polls the same unchanged word kSpinAtomics times in a row, or
    fences or sleeps often, is waiting for someone else: it gives way. The other threads of its block
@@ -528,6 +571,8 @@ void poll_point(int kind, const void *address, size_t size) {
     SIMCUDA_MAYBE_PREEMPT(B, t);
     /* Only blocks that poll (they may talk to other blocks) are preempted: the others cannot tell. */
     if (__builtin_expect(B.preempt_at != 0 && !B.armed, 0)) B.armed = true;
+    if (__builtin_expect(g_racecheck, 0)) race_poll(kind, address);
+    if (kind == POLL_ATOMIC && B.mode == SCHED_RANDOM) maybe_yield_before_atomic(B, t);
     bool give_way;
     if (kind == POLL_ATOMIC) {
         uint64_t h = word_hash(address, size);
@@ -647,6 +692,8 @@ static void start_block(Block &B, const LaunchRecord &L, unsigned bx, unsigned b
     B.warp_done.assign((B.n + 31) / 32, 0);
     B.warp_waiting.assign((B.n + 31) / 32, 0);
     B.warp_coal.assign((B.n + 31) / 32, 0);
+    B.warp_masks.assign((B.n + 31) / 32 * kWarpHistory, 0);
+    B.bar_gen = 0;
     B.coal_lanes = 0;
     B.yielded.clear();
     B.preempted = -1;
@@ -729,6 +776,7 @@ void run_kernel(const LaunchRecord &L) {
     g_in_kernel = true;
     printf_kernel_start();
     if (__builtin_expect(g_profiling, 0)) profile_launch_begin(L);
+    if (__builtin_expect(g_racecheck, 0)) race_launch_begin(L, nblocks);
     enter_device_mode(L.device);
     std::deque<Block *> waiting; /* suspended blocks, in the order they are resumed */
     unsigned resident = 0;
@@ -779,6 +827,7 @@ void run_kernel(const LaunchRecord &L) {
             report_block_deadlock(waiting, nblocks - k);
         }
     }
+    if (__builtin_expect(g_racecheck, 0)) race_launch_end();
     leave_device_mode();
     if (__builtin_expect(g_profiling, 0)) profile_launch_end();
     printf_kernel_end();

@@ -1,7 +1,8 @@
 /* test_simulator.c -- the CPU simulator's Check suite: builds nothing itself, but runs the programs
  * under $SIMTEST_DIR (built by `make test-sim` with tools/simcc) and checks their exit status and
  * output. "Core" cases are correct programs that must pass quietly; "Checks" cases plant one bug
- * each and expect the simulator's diagnosis; "Schedules" cases show a race under some order. */
+ * each and expect the simulator's diagnosis; "Schedules" cases show a race under some order;
+ * "Racecheck" cases run tests/sim/race/racecheck.cu under the race check (SIM_RACECHECK=1). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,6 +523,112 @@ START_TEST(test_profile_is_silent_without_sim_profile) {
 }
 END_TEST
 
+/* ---- Racecheck: two threads touching one location without an atomic or a barrier are reported ---- */
+
+/* tests/sim/race/racecheck.cu, built with `simcc --profile` once before the case runs. */
+static int g_race_built = -1;
+
+static void build_racecheck(void) {
+    const char *dir = getenv("SIMTEST_DIR") ? getenv("SIMTEST_DIR") : "build/simtest";
+    const char *simcc = getenv("SIMCC_PATH") ? getenv("SIMCC_PATH") : "./tools/simcc";
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/race && %s --profile -O1 -g -o %s/race/racecheck tests/sim/race/racecheck.cu", dir, simcc, dir);
+    g_race_built = system(cmd);
+}
+
+/* "racecheck.cu:N" for the line of racecheck.cu that holds `marker` (a comment there). */
+static void marker_line(const char *marker, char *out, size_t size) {
+    FILE *f = fopen("tests/sim/race/racecheck.cu", "r");
+    ck_assert_msg(f != NULL, "cannot read tests/sim/race/racecheck.cu");
+    char line[512];
+    int n = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        n++;
+        char *m = strstr(line, marker);
+        found = m && (m[strlen(marker)] == '\n' || m[strlen(marker)] == ' ' || m[strlen(marker)] == '\0');
+    }
+    fclose(f);
+    ck_assert_msg(found, "no line holds %s", marker);
+    snprintf(out, size, "racecheck.cu:%d", n);
+}
+
+typedef struct {
+    const char *mode, *kernel, *first, *second; /* the markers of the two lines the message must name */
+    const char *advice;
+} RaceCase;
+
+static const RaceCase kRaces[] = {
+    {"shared-increment", "shared_increment", "RACE-SHARED", "RACE-SHARED", "atomicAdd(&x, v)"},
+    {"global-increment", "global_increment", "RACE-GLOBAL", "RACE-GLOBAL", "orders only the threads of one block"},
+    {"no-barrier", "no_barrier", "RACE-NEIGHBOUR-READ", "RACE-NEIGHBOUR-WRITE", "__syncthreads() between them"},
+    {"warp-lockstep", "warp_lockstep", "RACE-WARP-READ", "RACE-WARP-WRITE", "__syncwarp() between them"},
+};
+
+START_TEST(test_racy_kernels_are_reported_with_both_lines) {
+    ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
+    const RaceCase *c = &kRaces[_i];
+    RunResult r;
+    run_program_env("race/racecheck", c->mode, NULL, "SIM_RACECHECK=1", &r);
+    ck_assert_msg(r.status != 0, "mode %s: the race went unreported:\n%s", c->mode, r.out);
+    char head[128], a[64], b[64];
+    snprintf(head, sizeof head, "data race in kernel '%s'", c->kernel);
+    expect_output(&r, c->mode, head);
+    marker_line(c->first, a, sizeof a);
+    marker_line(c->second, b, sizeof b);
+    expect_output(&r, c->mode, a);
+    expect_output(&r, c->mode, b);
+    expect_output(&r, c->mode, c->advice);
+    expect_output(&r, c->mode, "neither access atomic");
+    /* without the check the same program says nothing: the simulator's threads never meet */
+    run_program_env("race/racecheck", c->mode, NULL, "SIM_RACECHECK=0", &r);
+    ck_assert_msg(strstr(r.out, "data race") == NULL, "mode %s reported a race with the check off:\n%s", c->mode, r.out);
+}
+END_TEST
+
+static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "last-block-sums"};
+
+START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
+    ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
+    for (int s = 0; s < 3; s++) {
+        const char *sched[] = {NULL, "reverse", "random:3"};
+        RunResult r;
+        run_program_env("race/racecheck", kRaceFree[_i], sched[s], "SIM_RACECHECK=1", &r);
+        ck_assert_msg(r.status == 0 && strstr(r.out, "data race") == NULL, "mode %s (schedule %s) was reported:\n%s", kRaceFree[_i],
+                      sched[s] ? sched[s] : "forward", r.out);
+        expect_output(&r, kRaceFree[_i], "PASS");
+    }
+}
+END_TEST
+
+START_TEST(test_same_value_writes_are_noted_not_reported) {
+    ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
+    RunResult r;
+    run_program_env("race/racecheck", "same-value-flag", NULL, "SIM_RACECHECK=1", &r);
+    expect_output(&r, "same-value-flag", "wrote the value a location already held");
+}
+END_TEST
+
+/* A CAS tried once loses updates under the random schedule (a thread may be switched out just
+   before its atomic); a CAS loop never does, under any schedule. */
+START_TEST(test_random_schedule_switches_before_atomics) {
+    ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
+    int lost = 0;
+    for (int seed = 1; seed <= 4; seed++) {
+        char sched[32];
+        snprintf(sched, sizeof sched, "random:%d", seed);
+        RunResult r;
+        run_program_env("race/racecheck", "cas-once", sched, NULL, &r);
+        if (strstr(r.out, "an update was lost")) lost++;
+        run_program_env("race/racecheck", "cas-loop", sched, NULL, &r);
+        ck_assert_msg(r.status == 0, "the CAS loop lost an update under %s:\n%s", sched, r.out);
+    }
+    ck_assert_msg(lost > 0, "a CAS tried once never lost an update under random:1..4: the random schedule does not switch before atomics");
+    RunResult r;
+    run_program_env("race/racecheck", "cas-once", NULL, NULL, &r);
+    ck_assert_msg(r.status == 0, "the forward schedule should run each thread from its read to its CAS unbroken:\n%s", r.out);
+}
+END_TEST
+
 static Suite *simulator_suite(void) {
     Suite *s = suite_create("simulator");
     TCase *core = tcase_create("Core");
@@ -564,6 +671,14 @@ static Suite *simulator_suite(void) {
     tcase_add_loop_test(prof, test_profile_matches_nsight_compute_kernel_by_kernel, 0, 2);
     tcase_add_test(prof, test_profile_is_silent_without_sim_profile);
     suite_add_tcase(s, prof);
+    TCase *race = tcase_create("Racecheck");
+    tcase_set_timeout(race, 60);
+    tcase_add_unchecked_fixture(race, build_racecheck, NULL);
+    tcase_add_loop_test(race, test_racy_kernels_are_reported_with_both_lines, 0, (int)(sizeof kRaces / sizeof kRaces[0]));
+    tcase_add_loop_test(race, test_ordered_or_atomic_accesses_are_not_races, 0, (int)(sizeof kRaceFree / sizeof kRaceFree[0]));
+    tcase_add_test(race, test_same_value_writes_are_noted_not_reported);
+    tcase_add_test(race, test_random_schedule_switches_before_atomics);
+    suite_add_tcase(s, race);
     return s;
 }
 

@@ -2,8 +2,8 @@
  * with `--param asan-instrumentation-with-call-threshold=0`: every load and store then calls
  * __asan_loadN / __asan_storeN. These definitions take precedence over AddressSanitizer's (the
  * program's own symbols come first); each hands the access to the profiler (profile.cpp) while a
- * kernel runs and SIM_PROFILE=1, then jumps to AddressSanitizer's own check, found with
- * dlsym(RTLD_NEXT), so out-of-bounds accesses are still caught. The jump is a tail call, so
+ * kernel runs and SIM_PROFILE=1, and to the race check (racecheck.cpp) while it is on, then
+ * jumps to AddressSanitizer's own check, found with dlsym(RTLD_NEXT), so out-of-bounds accesses are still caught. The jump is a tail call, so
  * AddressSanitizer still sees the kernel's instruction as its caller. */
 #include <cstddef>
 #include <cstdint>
@@ -15,8 +15,11 @@ namespace simcuda {
 extern bool g_profiling;
 void profile_record(const void *ret, uintptr_t addr, size_t size, bool store);
 void profile_block_entered(const void *ret);
+extern bool g_racecheck;
+void race_record(const void *ret, uintptr_t addr, size_t size, bool store);
 } // namespace simcuda
 extern "C" void simcuda_profile_hooks_linked();
+extern "C" void simcuda_racecheck_hooks_linked();
 
 typedef void (*check_fn)(uintptr_t);
 typedef void (*check_n_fn)(uintptr_t, uintptr_t);
@@ -35,6 +38,8 @@ static void *real(const char *name) {
         static check_fn next = nullptr;                                                            \
         if (__builtin_expect(simcuda::g_profiling, 0))                                             \
             simcuda::profile_record(__builtin_return_address(0), addr, N, STORE);                  \
+        if (__builtin_expect(simcuda::g_racecheck, 0))                                             \
+            simcuda::race_record(__builtin_return_address(0), addr, N, STORE);                     \
         if (__builtin_expect(!next, 0)) next = (check_fn)real(#NAME);                              \
         next(addr);                                                                                \
     }
@@ -54,6 +59,8 @@ SIMCUDA_HOOK(16, true, __asan_store16)
         static check_n_fn next = nullptr;                                                          \
         if (__builtin_expect(simcuda::g_profiling, 0))                                             \
             simcuda::profile_record(__builtin_return_address(0), addr, size, STORE);               \
+        if (__builtin_expect(simcuda::g_racecheck, 0))                                             \
+            simcuda::race_record(__builtin_return_address(0), addr, size, STORE);                  \
         if (__builtin_expect(!next, 0)) next = (check_n_fn)real(#NAME);                            \
         next(addr, size);                                                                          \
     }
@@ -66,4 +73,7 @@ extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc(
     if (__builtin_expect(simcuda::g_profiling, 0)) simcuda::profile_block_entered(__builtin_return_address(0));
 }
 
-__attribute__((constructor)) static void simcuda_profile_hooks_init() { simcuda_profile_hooks_linked(); }
+__attribute__((constructor)) static void simcuda_profile_hooks_init() {
+    simcuda_profile_hooks_linked();
+    simcuda_racecheck_hooks_linked();
+}

@@ -1,0 +1,209 @@
+/* racecheck.cu -- the race check's test program (tests/sim/test_simulator.c, case "Racecheck"),
+ * built with `simcc --profile` and run with SIM_RACECHECK=1. Each mode launches one small kernel:
+ * the racy ones must stop with a "data race" message naming both lines, the others must print
+ * PASS. Run: racecheck MODE (see kModes). */
+#include <cstdio>
+#include <cstring>
+
+#include "../programs/expect.h"
+
+// Racy: every thread adds to one of 4 shared counters with a plain +=.
+__global__ void shared_increment(unsigned *out) {
+    __shared__ unsigned s_count[4];
+    if (threadIdx.x < 4) s_count[threadIdx.x] = 0;
+    __syncthreads();
+    s_count[threadIdx.x % 4] += 1; // RACE-SHARED
+    __syncthreads();
+    if (threadIdx.x < 4) out[threadIdx.x] = s_count[threadIdx.x];
+}
+
+// Right: the same with atomicAdd.
+__global__ void shared_atomic(unsigned *out) {
+    __shared__ unsigned s_count[4];
+    if (threadIdx.x < 4) s_count[threadIdx.x] = 0;
+    __syncthreads();
+    atomicAdd(&s_count[threadIdx.x % 4], 1u);
+    __syncthreads();
+    if (threadIdx.x < 4) out[blockIdx.x * 4 + threadIdx.x] = s_count[threadIdx.x];
+}
+
+// Racy: one thread per block adds to one global word with a plain +=; the blocks race.
+__global__ void global_increment(unsigned *total) {
+    if (threadIdx.x == 0) *total += 1; // RACE-GLOBAL
+}
+
+// Right: the same with atomicAdd.
+__global__ void global_atomic(unsigned *total) {
+    if (threadIdx.x == 0) atomicAdd(total, 1u);
+}
+
+// Right: each thread writes its word, a barrier, then reads its neighbour's.
+__global__ void barrier_between(unsigned *out) {
+    __shared__ unsigned s[128];
+    s[threadIdx.x] = threadIdx.x * 3;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
+}
+
+// Racy: the same without the barrier (the neighbour may not have written yet).
+__global__ void no_barrier(unsigned *out) {
+    __shared__ unsigned s[128];
+    s[threadIdx.x] = threadIdx.x * 3; // RACE-NEIGHBOUR-WRITE
+    out[threadIdx.x] = s[(threadIdx.x + 33) % blockDim.x]; // RACE-NEIGHBOUR-READ
+}
+
+// Right (benign): every thread that finds a match sets one flag to 1, then after a barrier one
+// thread reads it. (The flag is indexed by an argument: a scalar or constant-index __shared__
+// access is not instrumented, so the check would not see it at all.)
+__global__ void same_value_flag(const unsigned *in, unsigned *out, unsigned slot) {
+    __shared__ unsigned found[2];
+    if (threadIdx.x == 0) found[slot] = 0;
+    __syncthreads();
+    if (in[threadIdx.x] % 2 == 0) found[slot] = 1;
+    __syncthreads();
+    if (threadIdx.x == 0) *out = found[slot];
+}
+
+// Racy: warp-synchronous code that counts on lockstep: lane i reads what lane i + 1 wrote, with no
+// __syncwarp() in between.
+__global__ void warp_lockstep(unsigned *out) {
+    __shared__ unsigned s[32];
+    s[threadIdx.x] = threadIdx.x; // RACE-WARP-WRITE
+    unsigned v = s[(threadIdx.x + 1) % 32]; // RACE-WARP-READ
+    out[threadIdx.x] = v;
+}
+
+// Right: the same with __syncwarp() between.
+__global__ void warp_synced(unsigned *out) {
+    __shared__ unsigned s[32];
+    s[threadIdx.x] = threadIdx.x;
+    __syncwarp();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 32];
+}
+
+// Right: a grid-wide sum the fence-and-ticket way: each block writes its partial sum, fences,
+// takes a ticket; the last block adds the partial sums.
+__global__ void last_block_sums(unsigned *partial, unsigned *ticket, unsigned *total) {
+    if (threadIdx.x != 0) return;
+    partial[blockIdx.x] = blockIdx.x + 1;
+    __threadfence();
+    if (atomicAdd(ticket, 1u) == gridDim.x - 1) {
+        unsigned sum = 0;
+        for (unsigned b = 0; b < gridDim.x; b++) sum += partial[b];
+        *total = sum;
+    }
+}
+
+// A maximum by compare-and-swap, tried once (wrong: another thread may write between the read and
+// the CAS) or retried until it holds (right). Not a data race: the random schedule's switches
+// before atomics show the lost update (SIM_SCHEDULE=random:N).
+__global__ void max_cas(const unsigned *in, unsigned n, unsigned *out, int retry) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned v = in[i], old = *out;
+    while (v > old) {
+        unsigned assumed = old;
+        old = atomicCAS(out, assumed, v);
+        if (old == assumed || !retry) break;
+    }
+}
+
+static unsigned *g_buf;
+
+static int run_shared_increment() {
+    shared_increment<<<1, 64>>>(g_buf);
+    return cudaDeviceSynchronize() == cudaSuccess;
+}
+static int run_shared_atomic() {
+    shared_atomic<<<2, 64>>>(g_buf);
+    unsigned h[4];
+    cudaMemcpy(h, g_buf, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[0] == 16 && h[3] == 16, "counts %u %u", h[0], h[3]);
+    return 1;
+}
+static int run_global_increment() {
+    cudaMemset(g_buf, 0, 4);
+    global_increment<<<4, 32>>>(g_buf);
+    return cudaDeviceSynchronize() == cudaSuccess;
+}
+static int run_global_atomic() {
+    cudaMemset(g_buf, 0, 4);
+    global_atomic<<<4, 32>>>(g_buf);
+    unsigned h = 0;
+    cudaMemcpy(&h, g_buf, 4, cudaMemcpyDeviceToHost);
+    EXPECT(h == 4, "total %u", h);
+    return 1;
+}
+static int run_barrier_between() {
+    barrier_between<<<2, 128>>>(g_buf);
+    unsigned h[128];
+    cudaMemcpy(h, g_buf, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[5] == 18 && h[127] == 0, "%u %u", h[5], h[127]);
+    return 1;
+}
+static int run_no_barrier() {
+    no_barrier<<<1, 128>>>(g_buf);
+    return cudaDeviceSynchronize() == cudaSuccess;
+}
+static int run_same_value_flag() {
+    unsigned *in;
+    cudaMalloc(&in, 64 * 4);
+    cudaMemset(in, 0, 64 * 4); // every value even: every thread sets the flag
+    same_value_flag<<<1, 64>>>(in, g_buf, 0);
+    unsigned h = 0;
+    cudaMemcpy(&h, g_buf, 4, cudaMemcpyDeviceToHost);
+    EXPECT(h == 1, "flag %u", h);
+    cudaFree(in);
+    return 1;
+}
+static int run_warp_lockstep() {
+    warp_lockstep<<<1, 32>>>(g_buf);
+    return cudaDeviceSynchronize() == cudaSuccess;
+}
+static int run_warp_synced() {
+    warp_synced<<<1, 32>>>(g_buf);
+    unsigned h[32];
+    cudaMemcpy(h, g_buf, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[0] == 1 && h[31] == 0, "%u %u", h[0], h[31]);
+    return 1;
+}
+static int run_last_block_sums() {
+    unsigned *ticket = g_buf + 64, *total = g_buf + 65;
+    cudaMemset(g_buf, 0, 66 * 4);
+    last_block_sums<<<8, 32>>>(g_buf, ticket, total);
+    unsigned h = 0;
+    cudaMemcpy(&h, total, 4, cudaMemcpyDeviceToHost);
+    EXPECT(h == 36, "total %u", h);
+    return 1;
+}
+
+static int run_max_cas(int retry) {
+    const unsigned n = 4096;
+    unsigned *h = new unsigned[n], *in;
+    for (unsigned i = 0; i < n; i++) h[i] = i + 1; // ascending: every thread raises the maximum
+    cudaMalloc(&in, n * 4);
+    cudaMemcpy(in, h, n * 4, cudaMemcpyHostToDevice);
+    cudaMemset(g_buf, 0, 4);
+    max_cas<<<n / 256, 256>>>(in, n, g_buf, retry);
+    unsigned got = 0;
+    cudaMemcpy(&got, g_buf, 4, cudaMemcpyDeviceToHost);
+    EXPECT(got == n, "maximum %u, want %u: an update was lost", got, n);
+    cudaFree(in);
+    delete[] h;
+    return 1;
+}
+static int run_cas_once() { return run_max_cas(0); }
+static int run_cas_loop() { return run_max_cas(1); }
+
+static const TestMode kModes[] = {
+    {"cas-once", run_cas_once}, {"cas-loop", run_cas_loop},
+    {"shared-increment", run_shared_increment}, {"shared-atomic", run_shared_atomic},   {"global-increment", run_global_increment},
+    {"global-atomic", run_global_atomic},       {"barrier-between", run_barrier_between}, {"no-barrier", run_no_barrier},
+    {"same-value-flag", run_same_value_flag},   {"warp-lockstep", run_warp_lockstep}, {"warp-synced", run_warp_synced},
+    {"last-block-sums", run_last_block_sums},
+};
+
+int main(int argc, char **argv) {
+    cudaMalloc(&g_buf, 256 * 4);
+    return run_mode(argc, argv, kModes);
+}
