@@ -319,6 +319,10 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     }
     check_devices_overlap(&r, what, run);
     ck_assert_msg(r.destroy_err == 0, "%s: mg_plan_destroy returned %s", what, cuda_name(r.destroy_err));
+    ck_assert_msg(r.streams_left <= 0, "%s: after mg_plan_destroy, %d stream(s) made for the plan still exist\n  likely mistake: "
+                                       "cudaStreamDestroy(p->stream[d]) for every device, with device d current", what, r.streams_left);
+    ck_assert_msg(r.events_left <= 0, "%s: after mg_plan_destroy, %d CUDA event(s) made for the plan still exist\n  likely mistake: "
+                                      "cudaEventDestroy for each one", what, r.events_left);
     expect_device_kept(r.device_after_destroy, "mg_plan_destroy", what);
     ck_assert_msg(!r.left_after_destroy, "%s: mg_plan_destroy left the plan as it was\n  likely mistake: zero it at the end (memset(p, 0, sizeof *p)), "
                                          "so that a second destroy does nothing",
@@ -603,6 +607,8 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                   "before returning",
                   what);
     ck_assert_msg(r.destroy_err == 0, "%s: mg_nccl_destroy returned %s (%d)", what, nccl_name(r.destroy_err), r.destroy_err);
+    ck_assert_msg(r.streams_left <= 0, "%s: after mg_nccl_destroy, %d stream(s) made by mg_nccl_create still exist\n  likely mistake: "
+                                       "cudaStreamDestroy(g->stream[r]) for every rank, with its device current", what, r.streams_left);
     ck_assert_msg(!r.left_after_destroy, "%s: mg_nccl_destroy left g as it was\n  likely mistake: zero it at the end (memset(g, 0, sizeof *g))", what);
     expect_device_kept(r.device_after, "an NCCL function of 15.3", what);
     free(in);

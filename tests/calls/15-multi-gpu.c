@@ -55,6 +55,21 @@ static int device_of(const void *p) {
     return a.type == cudaMemoryTypeDevice ? a.device : -2;
 }
 
+/* Streams and events alive in this process (the simulator counts them; a GPU does not say). */
+static void live_streams_events(int *streams, int *events) {
+#ifdef SIMCUDA
+    simcuda_live_streams_events(streams, events);
+#else
+    *streams = *events = 0;
+#endif
+}
+static void leaks_since(int s0, int e0, int *streams_left, int *events_left) {
+    int s1 = 0, e1 = 0;
+    live_streams_events(&s1, &e1);
+    *streams_left = ON_SIM ? s1 - s0 : -1;
+    *events_left = ON_SIM ? e1 - e0 : -1;
+}
+
 static int all_zero(const void *p, size_t bytes) {
     const unsigned char *b = p;
     for (size_t i = 0; i < bytes; i++)
@@ -136,6 +151,8 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
     memset(hc, POISON_BYTE, c_n * sizeof(float));
     for (int d = 0; d < MG_MAX_DEVICES; d++) rep->buf_device[d] = -1, rep->part_ok[d] = -1;
 
+    int s0 = 0, e0 = 0;
+    live_streams_events(&s0, &e0);
     MgPlan p;
     memset(&p, 0x5A, sizeof p); /* garbage, as an uninitialised local of the caller would be */
     rep->create_err = mat ? mg_matmul_create(&p, (int)rep->n, rep->cols, rep->inner, rep->max_devices)
@@ -192,6 +209,7 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
         rep->device_after_destroy = current_device();
         rep->left_after_destroy = !all_zero(&p, sizeof p);
         cudaSetDevice(0);
+        leaks_since(s0, e0, &rep->streams_left, &rep->events_left);
     }
     cudaFreeHost(ha);
     cudaFreeHost(hb);
@@ -316,6 +334,8 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
     cudaGetDeviceCount(&rep->visible);
     cudaSetDevice(0);
     rep->avg_err = rep->bcast_err = rep->gather_err = rep->destroy_err = -1;
+    int s0 = 0, e0 = 0;
+    live_streams_events(&s0, &e0);
     MgNccl g;
     memset(&g, 0x5A, sizeof g);
     rep->create_err = mg_nccl_create(&g, rep->max_devices);
@@ -384,6 +404,7 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
     rep->destroy_err = mg_nccl_destroy(&g);
     note_device(rep);
     rep->left_after_destroy = !all_zero(&g, sizeof g);
+    leaks_since(s0, e0, &rep->streams_left, &rep->events_left);
     return 0;
 }
 

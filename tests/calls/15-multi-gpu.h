@@ -28,6 +28,7 @@ typedef struct {
     int part_ok[MG_MAX_DEVICES];    /* after a full wait, d_c[d] holds what h_c holds at device d's part: 1, 0; -1 not checked */
     int device_after_create, device_after_run, device_after_destroy; /* device 0 was current before each */
     int left_after_destroy;    /* the plan was not zeroed by mg_plan_destroy */
+    int streams_left, events_left; /* created by create/run and alive after destroy (the simulator; -1 on a GPU) */
     /* The simulator's modelled timeline of a vector-add run of n >= 4096 with two or more devices at
        work (simcuda/timeline.h, scale 256): did the devices work at the same time? */
     int timeline;              /* 1: modelled; 0: not (a GPU, one device at work, a matrix product); -1: the recording was not whole */
@@ -65,6 +66,7 @@ typedef struct {
     int device_after;          /* after each call (the first that differed from device 0) */
     int left_after_destroy;
     int setup_err;
+    int streams_left, events_left; /* created by create and alive after destroy (the simulator; -1 on a GPU) */
 } NcclReport;
 
 /* The judge's entry points into the runner (tests/calls/15-multi-gpu.c).
