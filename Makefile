@@ -440,9 +440,11 @@ $(B)/tests/test_grade: tests/common/test_grade.c $(JUDGE_OBJ) | need-check
 	$(call say,CC,$<)
 	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 .PHONY: test-common
-test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/)
+test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/) and of the student tools (hints, progress)
 	@echo "== common: the grader's toolkit"
 	$(Q)$<
+	@echo "== tools: hints climb, make hint and make progress never trust a stale result"
+	$(Q)python3 tools/test_hints.py
 
 .PHONY: test-grade
 test-grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## make grade on generated submissions (solved, half done, broken, malicious) and the student release

@@ -5,6 +5,9 @@
 
 Adds to the judge's JSON: the graded files with their sha256, the grader's git commit and the time.
 A missing or unreadable result (the judge never got to write it) is an error: exit 1.
+
+The same sha256s let `make progress` and `make hint` tell whether a result still describes the
+student's file: freshness() compares an exercise's file now with the file that was graded.
 """
 import datetime
 import hashlib
@@ -24,6 +27,81 @@ def grader_commit():
         return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "HEAD"], stderr=subprocess.DEVNULL, universal_newlines=True).strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def load(path):
+    """The result at path, or None when it is missing or not JSON (never an exception)."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def file_sha256(path):
+    """The file's sha256, or None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def stamped_files(result):
+    """{relative path: sha256} of the files graded for this result; {} if it has none."""
+    files = result.get("files") if isinstance(result, dict) else None
+    if not isinstance(files, list):
+        return {}
+    return {f["path"]: f.get("sha256") for f in files if isinstance(f, dict) and isinstance(f.get("path"), str)}
+
+
+def exercise_files(result, ex_id, root="."):
+    """The graded files that hold exercise ex_id's TODO regions. A lesson may have several files
+    (lesson 12); when no file has the exercise's marker (a student deleted it), all of them."""
+    paths = sorted(stamped_files(result))
+    marker = "TODO(%s) begin" % ex_id
+    mine = []
+    for rel in paths:
+        try:
+            with open(os.path.join(root, rel), errors="replace") as f:
+                if marker in f.read():
+                    mine.append(rel)
+        except OSError:
+            pass
+    return mine or paths
+
+
+def freshness(result, ex_id, root="."):
+    """'same' when the exercise's files are what was graded, 'changed' when one differs, and
+    'unknown' when that cannot be told (no hashes in the result, or a file that cannot be read)."""
+    stamped = stamped_files(result)
+    files = exercise_files(result, ex_id, root)
+    if not files:
+        return "unknown"
+    state = "same"
+    for rel in files:
+        now, then = file_sha256(os.path.join(root, rel)), stamped.get(rel)
+        if now is None or not then:
+            state = "unknown"
+        elif now != then:
+            return "changed"
+    return state
+
+
+def lesson_freshness(result, ex_ids, root="."):
+    """The worst freshness over the exercises: one changed file makes the lesson's result stale."""
+    states = {freshness(result, e, root) for e in ex_ids} or {"unknown"}
+    for state in ("changed", "unknown"):
+        if state in states:
+            return state
+    return "same"
+
+
+def stale_message(state, lesson_short):
+    """What a student reads in place of 'done' or 'passed' when the result may be out of date."""
+    mark = "?" if state == "unknown" else ""
+    return "changed since your last check%s — run `make check LESSON=%s`" % (mark, lesson_short)
 
 
 def stamp(path, files):

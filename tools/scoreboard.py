@@ -4,59 +4,92 @@
 Reads the JSON summaries the graders wrote (one per lesson) and prints, per lesson, the exercises
 and points passed, the status, and what to do next. Exits 1 if any exercise failed.
     scoreboard.py [--progress] build/sim/results/02-vector-add.json ...
+
+A result is only as good as the file it graded: when a lesson's file changed after its last
+`make check` (its sha256 differs from the one stamped in the result), the status says so instead
+of "done". Paths in the results are relative to the workbook's root, the current directory.
 """
-import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results  # noqa: E402  (the sibling module, found through the line above)
 
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+
+def ids(exercises):
+    return ", ".join(e["id"] for e in exercises)
+
+
+def partial_step(lesson, done, unchecked):
+    """A run of some exercises (EX=NN.k) that passed: name them and what is left, never 'well done'."""
+    verb = "passes" if len(done) == 1 else "pass"
+    passed = "%s %s; " % (ids(done), verb) if done else ""
+    return "%sstill to check in lesson %s: %s — run `make check LESSON=%s` to grade the whole lesson" % (
+        passed, lesson[:2], ids(unchecked), lesson[:2])
+
+
+def graded_row(lesson, data):
+    """(row, next step or None, failed) for a lesson the grader ran."""
+    ex = data["exercises"]
+    short = lesson[:2]
+    ran = [e for e in ex if e.get("status") != "not-run"]
+    done = [e for e in ex if e.get("status") == "passed"]
+    todo = [e for e in ex if e.get("status") == "failed"]
+    waiting = [e for e in ex if e.get("status") == "needs-gpu"]
+    unchecked = [e for e in ex if e.get("status") == "not-run"]
+    state = results.lesson_freshness(data, [e["id"] for e in ran], ".")
+    step = None
+    if todo:
+        status = "TODO %s" % todo[0]["id"]
+        e = todo[0]
+        step = "exercise %s in lessons/%s (the TODO(%s) regions): %s -- stuck? `make hint LESSON=%s`" % (
+            e["id"], lesson, e["id"], e["title"], short)
+    elif unchecked:
+        status = "graded only %s" % ids(ran)
+        step = partial_step(lesson, done, unchecked)
+    elif waiting:
+        status = "done (%d waiting for a GPU)" % len(waiting)
+    else:
+        status = "done"
+    if state != "same":
+        # The verdicts above describe a file that is no longer there: grading again comes first.
+        stale = results.stale_message(state, short)
+        status = "%s; %s" % (status, stale) if todo else stale
+        step = "lessons/%s %s" % (lesson, stale)
+    row = (lesson, "%d/%d" % (len(done), len(ex)), "%d/%d" % (data.get("points", 0), data.get("total_points", 0)), status)
+    return row, step, bool(todo)
+
+
+def lesson_row(path, progress):
+    """(row, next step or None, failed, missing) for one lesson's result file."""
+    lesson = os.path.splitext(os.path.basename(path))[0]
+    data = results.load(path)
+    if data is None or not isinstance(data.get("exercises"), list):
+        why = "not graded yet" if progress else "no result (the grader stopped early: see above)"
+        return (lesson, "-", "-", why), "run `make check LESSON=%s`" % lesson[:2], False, True
+    if data.get("status") == "compile-error":
+        row = (lesson, "0/%d" % len(data["exercises"]), "0/%d" % data.get("total_points", 0), "does not compile")
+        step = "fix the compile error in lessons/%s (the first error printed above)" % lesson
+        state = results.lesson_freshness(data, [e["id"] for e in data["exercises"]], ".")
+        if state != "same":
+            row = row[:3] + ("does not compile; " + results.stale_message(state, lesson[:2]),)
+            step = "lessons/%s %s" % (lesson, results.stale_message(state, lesson[:2]))
+        return row, step, True, False
+    row, step, failed = graded_row(lesson, data)
+    return row, step, failed, False
 
 
 def main(argv):
     progress = "--progress" in argv
     paths = [a for a in argv if not a.startswith("--")]
-    rows, next_step, failed, missing = [], None, False, []
+    rows, next_step, failed, missing = [], None, False, False
     for path in paths:
-        lesson = os.path.splitext(os.path.basename(path))[0]
-        data = load(path)
-        if data is None or not isinstance(data.get("exercises"), list):
-            missing.append(lesson)
-            rows.append((lesson, "-", "-", "not graded yet" if progress else "no result (the grader stopped early: see above)"))
-            if next_step is None:
-                next_step = "run `make check LESSON=%s`" % lesson[:2]
-            continue
-        ex = data["exercises"]
-        if data.get("status") == "compile-error":
-            failed = True
-            rows.append((lesson, "0/%d" % len(ex), "0/%d" % data.get("total_points", 0), "does not compile"))
-            if next_step is None:
-                next_step = "fix the compile error in lessons/%s (the first error printed above)" % lesson
-            continue
-        ran = [e for e in ex if e["status"] != "not-run"]
-        done = [e for e in ex if e["status"] == "passed"]
-        todo = [e for e in ex if e["status"] == "failed"]
-        waiting = [e for e in ex if e["status"] == "needs-gpu"]
-        if todo:
-            status = "TODO %s" % todo[0]["id"]
-        elif len(ran) < len(ex):
-            status = "graded only %s" % ", ".join(e["id"] for e in ran)
-        elif waiting:
-            status = "done (%d waiting for a GPU)" % len(waiting)
-        else:
-            status = "done"
-        rows.append((lesson, "%d/%d" % (len(done), len(ex)), "%d/%d" % (data["points"], data["total_points"]), status))
-        if todo:
-            failed = True
-            if next_step is None:
-                e = todo[0]
-                next_step = "exercise %s in lessons/%s (the TODO(%s) regions): %s -- stuck? `make hint LESSON=%s`" % (
-                    e["id"], lesson, e["id"], e["title"], lesson[:2])
+        row, step, bad, absent = lesson_row(path, progress)
+        rows.append(row)
+        failed |= bad
+        missing |= absent
+        if next_step is None:
+            next_step = step
     width = max([len(r[0]) for r in rows] + [6])
     print()
     print("%-*s  %-9s  %-7s  %s" % (width, "lesson", "exercises", "points", "status"))
