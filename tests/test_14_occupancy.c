@@ -795,6 +795,19 @@ START_TEST(test_batches_fit_the_budget_and_cover_every_element) {
 }
 END_TEST
 
+/* The simulator: the case with the most batches again under the other schedules, which also run the
+   two streams' work late, in reverse or in random order (sim/README.md, "Streams and their
+   schedules"); a GPU has one schedule. */
+START_TEST(test_batches_are_right_under_every_stream_schedule) {
+    if (judge_sanitizing()) return;
+    for (int s = 1; s < grade_schedule_count(); s++) {
+        grade_use_schedule(s);
+        check_batched(BUDGET + 3, BUDGET / 16 - 5, BUDGET);
+    }
+    grade_use_schedule(0);
+}
+END_TEST
+
 START_TEST(test_batches_without_a_budget_are_one_batch) {
     check_batched(0, 16, 0);
     check_batched(4099, 100000, 0);
@@ -853,6 +866,7 @@ static Suite *build_suite(void) {
     tc = grade_tcase(s, kExercises, N_EXERCISES, "14.4");
     tcase_add_test(tc, test_batches_without_a_budget_are_one_batch);
     tcase_add_loop_test(tc, test_batches_fit_the_budget_and_cover_every_element, 0, N_BATCH_CASES);
+    tcase_add_test(tc, test_batches_are_right_under_every_stream_schedule);
 #if ON_SIM
     tcase_add_test(tc, test_no_room_at_all_returns_out_of_memory_and_leaks_nothing);
 #endif

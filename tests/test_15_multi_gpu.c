@@ -363,6 +363,22 @@ START_TEST(test_matrix_product_is_split_in_rows_over_every_device) {
 }
 END_TEST
 
+/* The simulator: a vector add and a product again under the other schedules, which also run the
+   devices' work late, in reverse or in random order (sim/README.md, "Streams and their
+   schedules"); a GPU has one schedule. */
+START_TEST(test_plans_are_right_under_every_stream_schedule) {
+    if (!ON_SIM || judge_sanitizing()) return;
+    use_devices(SIM_DEFAULT_DEVICES);
+    for (int s = 1; s < grade_schedule_count(); s++) {
+        grade_use_schedule(s);
+        PlanCase c = {0, 4099, 0, 0};
+        check_plan(&c, 0, grade_seed() + 15485863u + (uint64_t)s);
+        check_plan(&kMatSim[3], 0, grade_seed() + 15485867u + (uint64_t)s);
+    }
+    grade_use_schedule(0);
+}
+END_TEST
+
 /* Three devices (the simulator): shares of different sizes, and a device with nothing to do. */
 START_TEST(test_plans_work_on_three_devices) {
     if (!ON_SIM || judge_sanitizing()) return;
@@ -648,6 +664,7 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_vector_add_is_split_over_every_device, 0, N_VEC);
     tcase_add_loop_test(tc, test_matrix_product_is_split_in_rows_over_every_device, 0, N_MAT);
     tcase_add_test(tc, test_plans_work_on_three_devices);
+    tcase_add_test(tc, test_plans_are_right_under_every_stream_schedule);
     tcase_add_test(tc, test_plans_work_on_one_device);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "15.2");
     tcase_add_loop_test(tc, test_peer_copy_and_add_between_two_devices, 0, N_PEER);

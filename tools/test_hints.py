@@ -19,8 +19,19 @@ Three groups of tests, none of which grades anything:
    - it gives the code away if it equals a solution statement, or equals one once every name of
      one or two letters is read as "some variable" (`d < extra` in the hint for `ud < extra` in
      the solution is still the solution's line).
+   A second rule needs no solution: hint 1 may not show a statement at all, even one the solution
+   writes differently. A code span of hint 1 reads as a statement when it has
+   - a `;`, or an `=` that is not part of `==`, `<=`, `>=` or `!=` (an assignment or declaration);
+   - a call with arguments, `name(...)` or `name<...>(...)` with something between the brackets;
+   - an array declaration or a 2D index, `type name[...]` or `name[...][...]`;
+   - the global index formula, two of `threadIdx`/`blockIdx`/`blockDim`/`gridDim` joined by
+     arithmetic (`blockIdx.x * blockDim.x + threadIdx.x`).
+   Bare names stay allowed (`cudaMemcpyAsync`, `__shfl_down_sync`, `float4`, `cuda.grid`, a call
+   without arguments such as `__syncthreads()`), and so do conditions (`i < n`, `a == b`), formulas
+   without an assignment (`1000 * X + 10 * Y`) and `make` command lines (`make check LESSON=11`).
    The later hints may get as concrete as they like. KNOWN_GIVEAWAYS lists first hints not yet
-   rewritten; the test fails when one of them no longer gives code away, so the list only shrinks.
+   rewritten (exempt from the second rule); the test fails when one of them no longer gives
+   solution code away, so the list only shrinks.
 
 2. `make progress` and `make hint` trust the last `make check` only while the graded file is
    the one that was graded: the sha256 stamped in the result (tools/results.py) must match the
@@ -52,12 +63,20 @@ CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+)?(?:size_t|unsigned|int|flo
 SHORT_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w?\b")
 BARE_NAME = re.compile(r"^[\w:.]+(\(\))?$")
 
+# The second rule (see the header): what makes a code span read as a statement.
+BUILTIN = r"\b(?:threadIdx|blockIdx|blockDim|gridDim)\.[xyz]\b"
+STATEMENT_SIGNS = [
+    ("';'", re.compile(r";")),
+    ("an assignment", re.compile(r"(?<![=<>!])=(?!=)")),
+    ("a call with arguments", re.compile(r"[A-Za-z_]\w*\s*(?:<[^<>()]*>)?\s*\(\s*[^)\s]")),
+    ("an array declaration", re.compile(r"\b[A-Za-z_]\w*(?:\s+\*?|\*\s+)[A-Za-z_]\w*\s*\[")),
+    ("a 2D index", re.compile(r"[A-Za-z_]\w*\s*\[[^\]]*\]\s*\[")),
+    ("the global index formula", re.compile(BUILTIN + r".*?[-+*/%].*?" + BUILTIN)),
+]
+SHELL_LINE = re.compile(r"^\s*make\s")
+
 # First hints that still show solution code (issue #25), to be rewritten like 06.3, 07.1, 09.1, 15.1.
-KNOWN_GIVEAWAYS = {
-    "00.1", "01.3", "02.4", "05.1", "06.2", "07.2", "07.4", "08.1", "08.2", "09.2", "09.3", "10.1",
-    "10.2", "10.3", "10.4", "12.1", "12.2", "12.3", "12.5", "13.1", "13.3", "14.1", "14.4",
-    "15.2", "15.3",
-}
+KNOWN_GIVEAWAYS = set()
 
 
 def solution_regions(path):
@@ -104,6 +123,25 @@ def giveaways(first_hint, solution_lines):
     return found
 
 
+def statement_spans(first_hint):
+    """The code spans of first_hint that read as a statement, each with the sign that shows it."""
+    found = []
+    for span in re.findall(r"`([^`]+)`", first_hint):
+        if SHELL_LINE.match(span):
+            continue
+        signs = [why for why, sign in STATEMENT_SIGNS if sign.search(span)]
+        if signs:
+            found.append("%s (%s)" % (span, ", ".join(signs)))
+    return found
+
+
+def lesson_hints():
+    """(exercise id, hint 1) for every exercise of every lesson with hints; needs no solutions/."""
+    for hints_md in sorted(glob.glob(os.path.join(ROOT, "lessons", "*", "hints.md"))):
+        for ex, items in sorted(hint.parse(hints_md).items()):
+            yield ex, items[0] if items else ""
+
+
 def lesson_pairs():
     """(exercise id, hint 1, solution lines) for every exercise of every lesson with hints."""
     for hints_md in sorted(glob.glob(os.path.join(ROOT, "lessons", "*", "hints.md"))):
@@ -127,6 +165,36 @@ class HintsClimb(unittest.TestCase):
 
     def test_rule_spares_names(self):
         self.assertFalse(giveaways("a barrier, `__syncthreads()`, and the guard `i < n`", ["__syncthreads();\n", "if (i < n) x[i] = 0;\n"]))
+
+    def test_statement_rule_flags_code(self):
+        # The second rule must be able to fail: first hints as they were before the second pass.
+        for old in ["Copy your 07.2 kernel and change one line: `__shared__ float tile[TILE_DIM][TILE_DIM + 1];`.",
+                    "`__global__ void __launch_bounds__(HEAVY_BOUNDED_THREADS, HEAVY_BOUNDED_MIN_BLOCKS) heavy_bounded_kernel(...)`",
+                    "its block's offset plus its place inside the block: `blockIdx.x * blockDim.x + threadIdx.x`.",
+                    "the column `x = blockIdx.x * blockDim.x + threadIdx.x`",
+                    "`load_module`: `return cp.RawModule(code=open(cu_path).read())`.",
+                    "Device memory is a separate address space: `cudaMalloc(&d_a, n * sizeof(float))`, one per array.",
+                    "the row pass adds `c_row_taps[i] * in[(size_t)y * width + clamp_to(x + r - i, width)]`",
+                    "Sizes first: `T = blockDim.x`, `r = fw / 2`.",
+                    "an array `unsigned w[4 * C]` of words"]:
+            with self.subTest(hint=old):
+                self.assertTrue(statement_spans(old))
+
+    def test_statement_rule_spares_names(self):
+        self.assertFalse(statement_spans(
+            "`cudaMemcpyAsync`, `__shfl_down_sync`, `float4`, `cuda.grid`, `__syncthreads()`, `cudaGetLastError()`, "
+            "`struct cudaDeviceProp`, `i < n`, `i <= n`, `a == b`, `x != y`, `1000 * X + 10 * Y`, `<<<A, B>>>`, "
+            "`threadIdx.x`, `blockIdx.x`, `__cuda_array_interface__`, `make check LESSON=11 EX=11.2`"))
+
+    def test_no_first_hint_shows_a_statement(self):
+        hints = list(lesson_hints())
+        self.assertGreater(len(hints), 40, "found too few exercises: is the test looking in the workbook?")
+        for ex, first in hints:
+            if ex in KNOWN_GIVEAWAYS:
+                continue
+            with self.subTest(exercise=ex):
+                found = statement_spans(first)
+                self.assertFalse(found, "hint %s.1 shows code, not the idea: %s" % (ex, found))
 
     def test_every_first_hint_points_at_the_idea(self):
         if not os.path.isdir(os.path.join(ROOT, "solutions")):

@@ -513,7 +513,7 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     }
     B.warp_waiting[w] &= ~mask;
     unsigned gen = ++B.warp_gen[t.tid / 32];
-    B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = mask;
+    if (__builtin_expect(g_racecheck, 0)) B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = mask;
     unsigned votes = 0;
     for (unsigned m = mask; m; m &= m - 1)
         if (lanes[__builtin_ctz(m)].wval) votes |= 1u << __builtin_ctz(m);
@@ -692,7 +692,8 @@ static void start_block(Block &B, const LaunchRecord &L, unsigned bx, unsigned b
     B.warp_done.assign((B.n + 31) / 32, 0);
     B.warp_waiting.assign((B.n + 31) / 32, 0);
     B.warp_coal.assign((B.n + 31) / 32, 0);
-    B.warp_masks.assign((B.n + 31) / 32 * kWarpHistory, 0);
+    /* only the race check looks back on warp operations: a block start stays cheap without it */
+    if (__builtin_expect(g_racecheck, 0)) B.warp_masks.assign((B.n + 31) / 32 * kWarpHistory, 0);
     B.bar_gen = 0;
     B.coal_lanes = 0;
     B.yielded.clear();
