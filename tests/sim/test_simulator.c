@@ -65,6 +65,7 @@ static const char *const kSamples[] = {
     "samples/shuffle_scan", "samples/cooperative_groups", "samples/half_precision", "samples/dynamic_shared",
     "samples/constant_memory", "samples/device_query", "samples/error_handling", "samples/managed_memory",
     "samples/memcpy2d", "samples/printf_kernel", "samples/occupancy", "samples/multi_file", "samples/helper_style_sample",
+    "samples/arch_intrinsics",
 };
 #define N_SAMPLES (int)(sizeof kSamples / sizeof kSamples[0])
 
