@@ -445,6 +445,8 @@ test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common
 	$(Q)$<
 	@echo "== tools: hints climb, make hint and make progress never trust a stale result"
 	$(Q)python3 tools/test_hints.py
+	@echo "== diagnoses: the graders' 'likely mistake' texts that a wrong variant shows"
+	$(Q)python3 tools/count_diagnoses.py --summary
 
 .PHONY: test-grade
 test-grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## make grade on generated submissions (solved, half done, broken, malicious) and the student release
