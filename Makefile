@@ -352,6 +352,10 @@ check: need-check $(CC_DEPS) ## grade your work in lessons/ (all, or LESSON=NN; 
 	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \
 	exit $$status
 
+.PHONY: bench-grading
+bench-grading: need-check $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/$(if $(STUDENT),student,solution)/$(l)/runner) ## how long grading takes per lesson, on the reference solutions (STUDENT=1: on your files), with where the time went
+	$(Q)$(LOCK); bash tools/bench_grading.sh $(B) $(if $(STUDENT),student,solution) $(SELECTED)
+
 .PHONY: grade
 GRADEBOOK ?= $(BUILD)/gradebook
 grade: need-check $(SANDBOX) $(if $(filter sim,$(BACKEND)),simlib) ## grade a class: make grade SUBMISSIONS=dir [LESSON=NN] [GRADEBOOK=out] (one folder or archive per student)

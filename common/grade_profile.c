@@ -94,6 +94,16 @@ static uint64_t csv_number(const char *s) {
 
 /* Reads ncu's CSV: a header row ("ID", ..., "Kernel Name", ..., metrics), a units row, one row per launch. */
 static int g_from_ncu; /* the figures come from Nsight Compute's report (g_ncu_kernels) */
+double g_ncu_seconds;   /* the Nsight Compute passes' time, for $GRADE_TIMES */
+#ifndef SIMCUDA
+static double g_ncu_started;
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#endif
 
 static void read_ncu_csv(const char *path) {
     g_ncu_count = 0;
@@ -242,6 +252,7 @@ void grade_profile_begin(void) {
     if (!g_profile_available) return;
     char metrics[2048] = "";
     for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
+    g_ncu_started = now_seconds();
     judge_ncu_begin(ncu, metrics);
 #endif
 }
@@ -259,7 +270,9 @@ void grade_profile_end(void) {
 #else
     if (g_profile_available != 1) return;
     char csv[4200];
-    if (judge_ncu_end(csv, sizeof csv, g_why, sizeof g_why)) {
+    int measured = judge_ncu_end(csv, sizeof csv, g_why, sizeof g_why);
+    g_ncu_seconds += now_seconds() - g_ncu_started;
+    if (measured) {
         snprintf(g_why, sizeof g_why, "Nsight Compute measured no kernel");
         read_ncu_csv(csv);
         unlink(csv); /* the judge's own copy of the report (judge_passes.c) */

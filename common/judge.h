@@ -84,6 +84,10 @@ void judge_ncu_begin(const char *ncu, const char *metrics);
     starts), 0 when there is none, with the reason in `why` (e.g. no permission to read the GPU's
     counters). */
 int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size);
+/** Where a grading's time went ($GRADE_TIMES, grade.c): the runner starts so far and the seconds
+    they took (until each said "ready"), and the seconds of the Nsight Compute passes. */
+extern double g_runner_start_seconds, g_ncu_seconds;
+extern int g_runner_starts;
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);
 /** Pinned host memory the judge made with cudaMallocHost: refreshed from the runner (after a

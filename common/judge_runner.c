@@ -376,7 +376,11 @@ static int start_runner_once(void);
 
 /* Starts the runner. Under Nsight Compute, a start that fails is ncu's failure, never the student's:
    the runner is started again without it, and the profile pass reports nothing measured. */
+double g_runner_start_seconds;
+int g_runner_starts;
+
 int start_runner(void) {
+    double t0 = now_s();
     int r = start_runner_once();
     if (r < 0 && g_tool_argv[0] && strstr(g_tool_argv[0], "ncu")) {
         snprintf(g_ncu_failure, sizeof g_ncu_failure, "%s", g_start_failure);
@@ -384,6 +388,8 @@ int start_runner(void) {
         g_start_failure[0] = '\0';
         r = start_runner_once();
     }
+    g_runner_start_seconds += now_s() - t0;
+    g_runner_starts++;
     return r;
 }
 
