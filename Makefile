@@ -64,13 +64,14 @@ $(SIMLIB_DIR)/libsimcuda-asan.a: $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/asan/%.o
 simlib: $(SIMLIB) ## build the CPU simulator's runtime library
 
 # ---------------------------------------------------------------------------------------------
-# Check, the unit-test library.
+# Check, the unit-test library. Without it, the error names the whole first install line of the README
+# (everything make check needs), so that the next run does not stop at the next missing package.
 # (Both can be given on the command line where Check is installed somewhere pkg-config does not look.)
 CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null)
 .PHONY: need-check
 need-check:
-	@[ -n "$(strip $(CHECK_LIBS))" ] || { echo "error: the Check unit-test library is missing: run 'sudo apt-get install check pkg-config'" >&2; exit 1; }
+	@[ -n "$(strip $(CHECK_LIBS))" ] || { echo "error: the Check unit-test library is missing: run the README's first line, 'sudo apt-get install check pkg-config patch bubblewrap libthrust-dev libopenblas-dev liblapacke-dev python3-numpy python3-numba'" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------------------------
 # Simulator tests: its Check suite drives small CUDA programs (planted bugs, launch errors, warp
@@ -444,11 +445,15 @@ $(B)/tests/test_grade: tests/common/test_grade.c $(JUDGE_OBJ) | need-check
 	$(call say,CC,$<)
 	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 .PHONY: test-common
-test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/) and of the student tools (hints, progress)
+test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/) and of the student tools (hints, progress, scoreboard, install line)
 	@echo "== common: the grader's toolkit"
 	$(Q)$<
 	@echo "== tools: hints climb, make hint and make progress never trust a stale result"
 	$(Q)python3 tools/test_hints.py
+	@echo "== tools: the scoreboard says done only when every exercise passed"
+	$(Q)python3 tools/test_scoreboard.py
+	@echo "== setup: one install line for students, the same in the README, the docs, make doctor and CI"
+	$(Q)python3 tools/test_install_line.py
 	@echo "== diagnoses: the graders' 'likely mistake' texts that a wrong variant shows"
 	$(Q)python3 tools/count_diagnoses.py --summary
 

@@ -316,6 +316,7 @@ static void json_string(FILE *f, const char *s) {
 typedef struct {
     const char *status; /* passed, failed, needs-gpu, unchecked, not-run */
     char *message;
+    char *needs_package, *needs_install; /* unchecked for want of a package: which, and its install command */
 } Outcome;
 
 /* A property (grade_profile.c) this machine could not measure in the current exercise. */
@@ -323,6 +324,18 @@ static char g_unchecked[1024];
 
 void grade_note_unchecked(const char *property) {
     if (!g_unchecked[0]) snprintf(g_unchecked, sizeof g_unchecked, "%s", property);
+}
+
+/* The package the current exercise waits for (grade_note_missing_package), for the result's JSON. */
+static char g_needs_package[64], g_needs_install[256];
+
+void grade_note_missing_package(const char *package, const char *install, const char *why) {
+    if (g_unchecked[0]) return; /* the first reason stands, and its package with it */
+    snprintf(g_needs_package, sizeof g_needs_package, "%s", package);
+    snprintf(g_needs_install, sizeof g_needs_install, "%s", install);
+    char text[sizeof g_unchecked];
+    snprintf(text, sizeof text, "waiting: %s", why);
+    grade_note_unchecked(text);
 }
 
 /* Reads the compiler's complaint when the runner (the student's code) could not be built. */
@@ -416,8 +429,8 @@ static void sanitize_exercise(SRunner *sr, const GradeExercise *e, Outcome *o) {
 
 /* Runs one exercise's test case in this process and returns its outcome. */
 static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
-    Outcome o = {"passed", NULL};
-    g_unchecked[0] = '\0';
+    Outcome o = {"passed", NULL, NULL, NULL};
+    g_unchecked[0] = g_needs_package[0] = g_needs_install[0] = '\0';
     judge_exercise_begin(e->id);
     g_sr = sr;
     g_current = e->id;
@@ -494,6 +507,10 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
             bprintf(&b, "the values are right; property not checked on this machine: %s. The simulator's profiler measures it too: "
                         "`make check BACKEND=sim`", g_unchecked);
         o.message = b.s;
+        if (g_needs_package[0]) {
+            o.needs_package = strdup(g_needs_package);
+            o.needs_install = strdup(g_needs_install);
+        }
     }
     return o;
 }
@@ -544,6 +561,13 @@ static void write_results(const char *lesson, const GradeExercise *ex, const Out
             fprintf(json, ", \"points\": %d, \"status\": \"%s\", \"passed\": %s, \"message\": ", ex[i].points, out[i].status,
                     !strcmp(out[i].status, "passed") ? "true" : "false");
             json_string(json, out[i].message ? out[i].message : "");
+            if (out[i].needs_package) { /* added later: readers of older results find no "needs" */
+                fprintf(json, ", \"needs\": {\"package\": ");
+                json_string(json, out[i].needs_package);
+                fprintf(json, ", \"install\": ");
+                json_string(json, out[i].needs_install);
+                fprintf(json, "}");
+            }
             fprintf(json, "}");
         }
         fprintf(json, "], \"points\": %d, \"total_points\": %d}\n", points, total);

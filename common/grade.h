@@ -165,6 +165,11 @@ int grade_profile_load_ncu_csv(const char *path);
     call it where nothing was measured); a text starting "waiting: " is shown as it is (a package
     this machine lacks). The exercise earns no points and is never shown as passed. */
 void grade_note_unchecked(const char *property);
+/** Marks the current exercise as waiting for a package this machine lacks (lesson 12's NumPy or
+    Numba): UNCHECKED with `why` as its message, no points, never failed. The result's JSON names
+    the package and the command that installs it ("needs": {"package", "install"}), so that the
+    scoreboard can say what to install instead of "done". The first call of an exercise wins. */
+void grade_note_missing_package(const char *package, const char *install, const char *why);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,33 @@ static const char *printed(void) {
 /* Runs one request; returns 1 when the reply is there to check, 0 when the exercise waits for a
    package this machine lacks (noted: no points, not a failure). Fails the test when Python could
    not be started or ended during the call. */
+/* The packages an exercise may wait for, by the key the runner's Python names (its reply's info
+   "needs=KEY"). The names and commands are the judge's own: the runner only picks a row. */
+static const struct {
+    const char *key, *package, *install;
+} kPackages[] = {
+    {"numpy", "NumPy", "sudo apt-get install python3-numpy"},
+    {"numba", "Numba", "sudo apt-get install python3-numba"},
+    {"numpy-venv", "NumPy in build/venv", "make python-env"},
+    {"numba-venv", "Numba in build/venv", "make python-env"},
+    {"numba-broken", "a Numba that runs kernels with this NumPy", "make python-env"},
+};
+
+/* Notes the current exercise as waiting: for a package of the table when the reply names one. */
+static void note_missing(const Reply *r) {
+    char why[1200];
+    snprintf(why, sizeof why, "%s", r->message);
+    const char *key = !strncmp(r->info, "needs=", 6) ? r->info + 6 : "";
+    for (size_t k = 0; k < sizeof kPackages / sizeof kPackages[0]; k++)
+        if (!strcmp(key, kPackages[k].key)) {
+            grade_note_missing_package(kPackages[k].package, kPackages[k].install, why);
+            return;
+        }
+    char text[1300];
+    snprintf(text, sizeof text, "waiting: %s", why);
+    grade_note_unchecked(text);
+}
+
 static int ask_optional(const char *what, const char *request, void *blob, size_t bytes, Reply *r, int optional) {
     char raw[PY12_REPLY_BYTES];
     memset(raw, 0, sizeof raw);
@@ -80,11 +107,7 @@ static int ask_optional(const char *what, const char *request, void *blob, size_
                      what, r->message, printed());
     if (!strcmp(r->status, "missing")) {
         /* an optional library (PyTorch, Numba in 12.5) missing does not hold the exercise back */
-        if (!optional) {
-            char why[1200];
-            snprintf(why, sizeof why, "waiting: %s", r->message);
-            grade_note_unchecked(why);
-        }
+        if (!optional) note_missing(r);
         return 0;
     }
     return 1;

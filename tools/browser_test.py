@@ -11,6 +11,8 @@ the pages' text leads to (the lessons, hints, exercises, results, the simulator)
 - the lessons, taken from the lessons/NN-topic/ folders, appear on the main page in order, and each
   lesson page links to the previous and the next one and to its student file, solution, CPU
   reference and grader as annotated source pages;
+- the main page's side navigation (Doxygen's tree view, built by its script after the page has
+  loaded) lists every lesson folder's page, shown and in order, right under the main page;
 - the theme (doxygen-awesome-css) is in use, the page background turns dark when the reader's
   system asks for dark, and kernel comments keep a readable contrast (>= 4.5:1) in both;
 - at phone width (390 px) the main page, a lesson, the results and the lesson's annotated kernel
@@ -191,6 +193,22 @@ COLOUR_JS = r"""
 })()
 """
 
+# The side navigation: the entries right under the main page, once navtree.js has built them (it
+# does so after the load event, and loads its index files one by one: wait until nothing changes).
+NAV_JS = r"""
+(async () => {
+  const entries = () => [...document.querySelectorAll('#nav-tree-contents > ul > li > ul > li > div.item .label a[href]')];
+  let last = -1, same = 0;
+  for (let i = 0; i < 100 && same < 4; i++) {
+    await new Promise(r => setTimeout(r, 50));
+    const n = entries().length;
+    same = n && n === last ? same + 1 : 0;
+    last = n;
+  }
+  return entries().map(a => ({href: a.href, text: a.textContent.trim(), shown: a.getClientRects().length > 0}));
+})()
+"""
+
 # At the current width: does the page scroll sideways, and does any code or diagram line wrap?
 LAYOUT_JS = r"""
 (() => {
@@ -238,7 +256,10 @@ def lesson_pages():
     out = []
     for d in sorted(glob.glob("lessons/[0-9][0-9]-*")):
         readme = os.path.join(d, "README.md")
+        if not os.path.isdir(d):
+            continue
         if not os.path.isfile(readme):
+            fail("%s: a lesson folder without README.md: it has no page" % d)
             continue
         with open(readme, encoding="utf-8") as f:
             m = re.search(r"\{#([A-Za-z0-9_]+)\}", f.readline())
@@ -320,6 +341,24 @@ def main(root, shots):
                     fail("%s: no link to its file %s" % (pg, f))
             if not any(re.match(r"test_\d\d_.*\.c$", l["text"]) for l in p["files"]):
                 fail("%s: no link to its grader (tests/test_%s_*.c)" % (pg, folder[:2]))
+        # The main page's side navigation: every lesson, shown, in order.
+        b.viewport(DESKTOP)
+        b.open("file://" + index)
+        nav = b.js(NAV_JS)
+        in_nav = [os.path.basename(local_path(e["href"], root) or "") for e in nav]
+        if not nav:
+            fail("index.html: the side navigation (tree view) is empty: GENERATE_TREEVIEW in docs/Doxyfile, or navtree.js failed")
+        else:
+            absent = [folder for folder, pg in lessons if pg not in in_nav]
+            if absent:
+                fail("index.html: the side navigation does not list lesson(s) %s; under the main page it has: %s"
+                     % (", ".join(absent), " | ".join(e["text"][:14] for e in nav)))
+            for folder, pg in lessons:
+                if pg in in_nav and not nav[in_nav.index(pg)]["shown"]:
+                    fail("index.html: the side navigation lists lesson %s but does not show it" % folder)
+            at = [in_nav.index(pg) for _, pg in lessons if pg in in_nav]
+            if at != sorted(at):
+                fail("index.html: the side navigation lists the lessons out of order: %s" % [nav[i]["text"][:2] for i in at])
         # The theme, light and dark, and readable comments in a kernel's source.
         lesson_page = os.path.join(root, lessons[min(2, len(lessons) - 1)][1]) if lessons else index
         results = os.path.join(root, "results.html")
@@ -365,7 +404,8 @@ def main(root, shots):
     if failures:
         print("browser test: %d problems (above); screenshots in %s" % (len(failures), shots))
         return 1
-    print("browser test: %d pages opened in Chromium in %.1f s, every link and image fine, %d lessons in order; screenshots in %s"
+    print("browser test: %d pages opened in Chromium in %.1f s, every link and image fine, %d lessons in order (main page and its "
+          "side navigation); screenshots in %s"
           % (len(info), time.time() - t0, len(lesson_pages()), shots))
     return 0
 

@@ -80,6 +80,10 @@ PROBE
   rm -rf "$probe_dir"
 fi
 
+# The README's first install line: everything make check needs, as one command to copy.
+while IFS=$'\t' read -r kind text; do
+  case "$kind" in ok) ok "$text" ;; fix) fix "$text" ;; *) note "$text" ;; esac
+done < <(bash tools/doctor_packages.sh)
 for tool in g++ gcc python3 patch pkg-config; do
   if command -v $tool >/dev/null 2>&1; then ok "$tool"; else fix "$tool is missing: sudo apt-get install ${tool/g++/g++} "; fi
 done

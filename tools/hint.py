@@ -42,11 +42,12 @@ def last_result(lesson_dir):
 
 
 def first_unfinished(data, ids):
-    """The exercise to hint at: the first that failed, then one not checked yet, then one waiting
-    for a GPU; None when all passed. Without a usable result, the lesson's first exercise."""
+    """The exercise to hint at: the first that failed, then one not checked yet (not run, or
+    UNCHECKED here: a package missing), then one waiting for a GPU; None when all passed. Without a
+    usable result, the lesson's first exercise."""
     if data is None or data.get("status") == "compile-error" or not data.get("exercises"):
         return ids[0] if ids else None
-    for status in ("failed", "not-run", "needs-gpu"):
+    for status in ("failed", "not-run", "unchecked", "needs-gpu"):
         for e in data["exercises"]:
             if e.get("status") == status:
                 return e["id"]

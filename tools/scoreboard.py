@@ -2,8 +2,14 @@
 """scoreboard.py -- the table `make check` ends with, and `make progress`.
 
 Reads the JSON summaries the graders wrote (one per lesson) and prints, per lesson, the exercises
-and points passed, the status, and what to do next. Exits 1 if any exercise failed.
+and points passed, the status, and what to do next. Exits 1 if any exercise failed or waits for a
+package this machine lacks.
     scoreboard.py [--progress] build/sim/results/02-vector-add.json ...
+
+"done" means every exercise passed (those that truly need a GPU may wait for one: "done (N waiting
+for a GPU)"). An exercise the grader could not run for want of a package (UNCHECKED, with the
+package and its install command in its "needs", e.g. lesson 12's NumPy) makes the status name what
+to install; one UNCHECKED for another reason (a measurement this machine cannot make) says so too.
 
 A result is only as good as the file it graded: when a lesson's file changed after its last
 `make check` (its sha256 differs from the one stamped in the result), the status says so instead
@@ -28,6 +34,21 @@ def partial_step(lesson, done, unchecked):
         passed, lesson[:2], ids(unchecked), lesson[:2])
 
 
+def needs_of(e):
+    """(package, install command) an UNCHECKED exercise waits for, or None (older results have no
+    "needs"; other exercises wait for nothing)."""
+    n = e.get("needs")
+    if e.get("status") != "unchecked" or not isinstance(n, dict):
+        return None
+    package, install = n.get("package"), n.get("install")
+    return (package, install) if isinstance(package, str) and isinstance(install, str) and package and install else None
+
+
+def needs_status(missing):
+    """'needs NumPy: `sudo apt-get install python3-numpy`', one entry per package, in order."""
+    return "; ".join("needs %s: `%s`" % pair for pair in dict.fromkeys(missing))
+
+
 def graded_row(lesson, data):
     """(row, next step or None, failed) for a lesson the grader ran."""
     ex = data["exercises"]
@@ -37,6 +58,8 @@ def graded_row(lesson, data):
     todo = [e for e in ex if e.get("status") == "failed"]
     waiting = [e for e in ex if e.get("status") == "needs-gpu"]
     unchecked = [e for e in ex if e.get("status") == "not-run"]
+    waits = [e for e in ex if needs_of(e)]
+    unmeasured = [e for e in ex if e.get("status") == "unchecked" and not needs_of(e)]
     state = results.lesson_freshness(data, [e["id"] for e in ran], ".")
     step = None
     if todo:
@@ -44,6 +67,15 @@ def graded_row(lesson, data):
         e = todo[0]
         step = "exercise %s in lessons/%s (the TODO(%s) regions): %s -- stuck? `make hint LESSON=%s`" % (
             e["id"], lesson, e["id"], e["title"], short)
+    elif waits:
+        # Not done: these exercises never ran. Installing is the next step, then grading again.
+        status = needs_status([needs_of(e) for e in waits])
+        step = "%s could not be graded here: install what they need (%s), then `make check LESSON=%s`" % (
+            ids(waits), ", ".join("`%s`" % i for i in dict.fromkeys(needs_of(e)[1] for e in waits)), short)
+    elif unmeasured:
+        status = "not checked here: %s" % ids(unmeasured)
+        step = "%s could not be checked on this machine (`make check LESSON=%s` says why under each): no points there" % (
+            ids(unmeasured), short)
     elif unchecked:
         status = "graded only %s" % ids(ran)
         step = partial_step(lesson, done, unchecked)
@@ -57,7 +89,7 @@ def graded_row(lesson, data):
         status = "%s; %s" % (status, stale) if todo else stale
         step = "lessons/%s %s" % (lesson, stale)
     row = (lesson, "%d/%d" % (len(done), len(ex)), "%d/%d" % (data.get("points", 0), data.get("total_points", 0)), status)
-    return row, step, bool(todo)
+    return row, step, bool(todo or waits)
 
 
 def lesson_row(path, progress):

@@ -9,7 +9,9 @@ writes the result back into the output area. Replies go to fd 3, one line each:
     status <TAB> launches <TAB> leaked <TAB> info <TAB> message
 
 status: ok (the function returned; info says what), raise (it raised; message is "Type: text"),
-missing (a package this exercise needs is not installed or does not work here: message says what).
+missing (a package this exercise needs is not installed or does not work here: message says what;
+info is "needs=KEY" when the judge knows how to install it: numpy, numba, numpy-venv, numba-venv,
+numba-broken, or "-").
 launches: "kernel:count,..." made during the call. leaked: device allocations left behind (-1:
 unknown). Everything here runs inside the grader's sandbox and is treated as untrusted by the judge,
 which compares the values itself. The student's print() goes to standard error (the runner's output).
@@ -31,7 +33,17 @@ _modules = {}
 
 
 class Missing(Exception):
-    """A package this exercise needs is not usable here: the exercise waits, it does not fail."""
+    """A package this exercise needs is not usable here: the exercise waits, it does not fail.
+    needs: the judge's key for the package (its name and install command are the judge's), or None."""
+
+    def __init__(self, text, needs=None):
+        super().__init__(text)
+        self.needs = needs
+
+
+def in_venv():
+    """True in a virtual environment (build/venv): there pip installs, not apt-get."""
+    return sys.prefix != getattr(sys, "base_prefix", sys.prefix)
 
 
 def clean(text):
@@ -45,7 +57,7 @@ def need_numpy():
             import numpy
         except Exception as e:  # noqa: BLE001 -- whatever stops the import
             raise Missing("NumPy is not installed for %s (%s): `sudo apt-get install python3-numpy`, or `make python-env`"
-                          % (sys.executable, clean(e)))
+                          % (sys.executable, clean(e)), "numpy-venv" if in_venv() else "numpy")
         np = numpy
     return np
 
@@ -201,12 +213,26 @@ def op_matmul(args, blob, cnt):
 
 
 _numba_ok = None
+_numba_needs = None  # the judge's key for what to install when _numba_ok says Numba cannot run
+
+
+def numba_needs():
+    """The judge's key for what makes Numba usable here: installing it, or a pair of versions that fit
+    (a Numba that imports but cannot compile for this NumPy is installed already)."""
+    try:
+        import numba  # noqa: F401
+    except ModuleNotFoundError as e:
+        if e.name == "numba":
+            return "numba-venv" if in_venv() else "numba"
+    except Exception:  # noqa: BLE001 -- an import that fails inside Numba (a NumPy it does not support)
+        pass
+    return "numba-broken"
 
 
 def need_numba():
     """Numba, checked once by compiling and running a one-line kernel (a Numba that cannot compile
     here -- e.g. one older than the NumPy beside it -- makes the exercise wait, not fail)."""
-    global _numba_ok
+    global _numba_ok, _numba_needs
     if _numba_ok is None:
         try:
             import numba
@@ -226,8 +252,9 @@ def need_numba():
             _numba_ok = ("Numba (%s, with NumPy %s) cannot run a kernel here: %s: %s. Install the versions of "
                          "requirements.txt (`make python-env`), or `sudo apt-get install python3-numba`"
                          % (ver, np.__version__, type(e).__name__, clean(e)))
+            _numba_needs = numba_needs()
     if _numba_ok:
-        raise Missing(_numba_ok)
+        raise Missing(_numba_ok, _numba_needs)
 
 
 def counted(mod, name, cnt):
@@ -453,7 +480,7 @@ def handle(line):
             leaked = harness_lib().pykernels_live_allocations() - live
         blob.save()
     except Missing as e:
-        status, info, message = "missing", "-", clean(e)
+        status, info, message = "missing", "needs=" + e.needs if e.needs else "-", clean(e)
     return "%s\t%s\t%d\t%s\t%s\n" % (status, cnt.text(), leaked, info, message.replace("\t", " "))
 
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grade.h"
 
@@ -173,18 +174,28 @@ END_TEST
 /* ---- verdicts: a small lesson graded by grade_main itself (this program, run with --lesson) ---- */
 
 /* 1.1 passes; 1.2 has no kernel list and cannot run here (a package it needs is missing): it must be
-   "not checked", never passed (a grader bug once let such an exercise pass untested on a GPU). */
+   "not checked", never passed (a grader bug once let such an exercise pass untested on a GPU). 1.3
+   waits for a package the grader can name: the result's JSON carries it for the scoreboard. */
 START_TEST(fake_passes) { ck_assert(1); }
 END_TEST
 START_TEST(fake_waits_for_a_package) { grade_note_unchecked("waiting: the package it needs is not installed"); }
 END_TEST
-static const GradeExercise kFake[] = {{"1.1", 1, "passes", 0, NULL}, {"1.2", 1, "needs a missing package", 0, NULL}};
+START_TEST(fake_waits_for_numpy) {
+    grade_note_missing_package("NumPy", "sudo apt-get install python3-numpy", "NumPy is not installed for /usr/bin/python3");
+    grade_note_missing_package("Numba", "sudo apt-get install python3-numba", "the second reason, which must not replace the first");
+}
+END_TEST
+static const GradeExercise kFake[] = {
+    {"1.1", 1, "passes", 0, NULL}, {"1.2", 1, "needs a missing package", 0, NULL}, {"1.3", 1, "needs NumPy", 0, NULL}};
+#define N_FAKE (int)(sizeof kFake / sizeof kFake[0])
 static Suite *fake_suite(void) {
     Suite *s = suite_create("fake");
-    TCase *a = grade_tcase(s, kFake, 2, "1.1");
+    TCase *a = grade_tcase(s, kFake, N_FAKE, "1.1");
     tcase_add_test(a, fake_passes);
-    TCase *b = grade_tcase(s, kFake, 2, "1.2");
+    TCase *b = grade_tcase(s, kFake, N_FAKE, "1.2");
     tcase_add_test(b, fake_waits_for_a_package);
+    TCase *c = grade_tcase(s, kFake, N_FAKE, "1.3");
+    tcase_add_test(c, fake_waits_for_numpy);
     return s;
 }
 
@@ -203,6 +214,32 @@ START_TEST(test_an_exercise_nothing_could_check_is_never_passed) {
     ck_assert_msg(line && !strncmp(strchr(line, ' ') + strspn(strchr(line, ' '), " "), "UNCHECKED", 9),
                   "an exercise that noted a missing package was not UNCHECKED:\n%s", out);
     ck_assert_msg(strstr(out, "not checked on this machine: the package it needs is not installed"), "the reason is missing:\n%s", out);
+}
+END_TEST
+
+/* The scoreboard says "needs NumPy: `sudo apt-get install python3-numpy`" from the result's JSON:
+   the exercise that named its package carries it there, the one that did not has no "needs". */
+START_TEST(test_a_missing_package_is_named_in_the_result) {
+    char json_path[] = "/tmp/test-grade-json-XXXXXX", cmd[4300], json[8192] = "";
+    int fd = mkstemp(json_path);
+    ck_assert(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "GRADE_RUNNER=/nonexistent GRADE_JSON='%s' GRADE_EXERCISE= '%s' --lesson >/dev/null 2>&1", json_path, g_self);
+    ck_assert(system(cmd) != -1);
+    FILE *f = fopen(json_path, "r");
+    ck_assert(f != NULL);
+    size_t n = fread(json, 1, sizeof json - 1, f);
+    json[n] = '\0';
+    fclose(f);
+    unlink(json_path);
+    const char *ex13 = strstr(json, "{\"id\": \"1.3\"");
+    ck_assert_msg(ex13, "no exercise 1.3 in the result:\n%s", json);
+    ck_assert_msg(strstr(ex13, "\"status\": \"unchecked\""), "1.3 is not unchecked:\n%s", json);
+    ck_assert_msg(strstr(ex13, "\"needs\": {\"package\": \"NumPy\", \"install\": \"sudo apt-get install python3-numpy\"}"),
+                  "1.3's package is not in the result (or the second call replaced it):\n%s", json);
+    const char *needs = strstr(json, "\"needs\"");
+    ck_assert_msg(needs == strstr(ex13, "\"needs\"") && !strstr(needs + 1, "\"needs\""), "only 1.3 may name a package:\n%s", json);
+    ck_assert_msg(strstr(ex13, "NumPy is not installed for /usr/bin/python3"), "1.3's reason is missing:\n%s", json);
 }
 END_TEST
 
@@ -230,13 +267,14 @@ static Suite *grade_suite(void) {
     suite_add_tcase(s, diag);
     TCase *verdicts = tcase_create("Verdicts");
     tcase_add_test(verdicts, test_an_exercise_nothing_could_check_is_never_passed);
+    tcase_add_test(verdicts, test_a_missing_package_is_named_in_the_result);
     suite_add_tcase(s, verdicts);
     return s;
 }
 
 int main(int argc, char **argv) {
     g_self = argv[0];
-    if (argc > 1 && !strcmp(argv[1], "--lesson")) return grade_main("fake", kFake, 2, fake_suite);
+    if (argc > 1 && !strcmp(argv[1], "--lesson")) return grade_main("fake", kFake, N_FAKE, fake_suite);
     SRunner *sr = srunner_create(grade_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
