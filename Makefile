@@ -186,7 +186,7 @@ JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
 # the judge reads the simulator's (or CUDA's) runtime header for types and error codes
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \
-  $(B)/judge/common/judge_runner.o $(B)/judge/common/judge_passes.o $(B)/judge/common/sandbox.o \
+  $(B)/judge/common/judge_runner.o $(B)/judge/common/judge_passes.o $(B)/judge/common/judge_gpu_lock.o $(B)/judge/common/sandbox.o \
   $(B)/judge/common/grade_profile.o
 $(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 	@mkdir -p $(@D)
@@ -445,9 +445,10 @@ $(B)/tests/test_grade: tests/common/test_grade.c $(JUDGE_OBJ) | need-check
 	$(call say,CC,$<)
 	$(Q)$(JUDGE_CC) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 .PHONY: test-common
-test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common/) and of the student tools (hints, progress, scoreboard, install line)
+# (lesson 02's reference runner: the GPU tools' stand-ins run around a real one)
+test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit tests of the grader's toolkit (common/) and of the student tools (hints, progress, scoreboard, install line)
 	@echo "== common: the grader's toolkit"
-	$(Q)$<
+	$(Q)GRADE_TEST_RUNNER=$(abspath $(B)/solution/02-vector-add/runner) $<
 	@echo "== tools: hints climb, make hint and make progress never trust a stale result"
 	$(Q)python3 tools/test_hints.py
 	@echo "== tools: the scoreboard says done only when every exercise passed"
@@ -461,6 +462,12 @@ test-common: $(B)/tests/test_grade ## unit tests of the grader's toolkit (common
 test-grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## make grade on generated submissions (solved, half done, broken, malicious) and the student release
 	@echo "== batch grading and the student release"
 	$(Q)bash tests/grade/test_batch_grading.sh $(BACKEND)
+
+.PHONY: test-shared-gpu
+# (not part of make test: it grades a small class four times, about 100 s on the simulator)
+test-shared-gpu: need-check $(SANDBOX) $(if $(filter sim,$(BACKEND)),simlib) ## gradings sharing one GPU: make grade JOBS=4 gives JOBS=1's gradebook, profiler passes take turns [SHARED_GPU_LOGS=dir]
+	@echo "== gradings at once on one GPU"
+	$(Q)bash tests/grade/test_shared_gpu.sh $(BACKEND) $(SHARED_GPU_LOGS)
 
 .PHONY: test-parity
 test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator test programs built with nvcc give the GPU's results

@@ -393,27 +393,50 @@ static int current_exercise_failed(void) {
     return failed;
 }
 
+/* Marks an outcome UNCHECKED: right values, but something nobody could check here. */
+static void set_unchecked(Outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_unchecked(Outcome *o, const char *fmt, ...) {
+    va_list ap;
+    Buf b = {0};
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    b.s = malloc((size_t)n + 1);
+    if (!b.s) abort();
+    va_start(ap, fmt);
+    vsnprintf(b.s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    o->status = "unchecked";
+    o->message = b.s;
+}
+
 /* On a GPU, races and barrier misuse can hide behind right values: where the toolkit's
    compute-sanitizer exists ($GRADE_SANITIZER, set by make), an exercise that passed runs its
-   smallest cases again under memcheck, racecheck and synccheck, and any report fails it. */
+   smallest cases again under memcheck, racecheck and synccheck, and any report fails it. A
+   sanitizer that failed on its own, or could not run (another grading held the GPU's profiler
+   too long), leaves the exercise UNCHECKED: nothing passes unchecked. (On the simulator its own
+   checks and schedules do this job; the pass runs there only when GRADE_SANITIZER is given
+   explicitly -- the grader's own tests, with a stand-in -- which make never does.) */
 static void sanitize_exercise(SRunner *sr, const GradeExercise *e, Outcome *o) {
-#ifdef SIMCUDA
-    (void)sr, (void)e, (void)o; /* the simulator's own checks and schedules do this job */
-#else
     const char *sanitizer = getenv("GRADE_SANITIZER");
     if (!sanitizer || !*sanitizer || !e->kernels) return;
     static const char *tools[] = {"memcheck", "racecheck", "synccheck"};
     for (int t = 0; t < 3; t++) {
+        char report[3000];
         double t0 = clock_s();
-        judge_sanitize_begin(sanitizer, tools[t], 3);
+        if (judge_sanitize_begin(sanitizer, tools[t], 3, report, sizeof report)) {
+            set_unchecked(o, "the values are right, but compute-sanitizer --tool %s could not run: %s. Races, barrier misuse and bad "
+                             "accesses are not checked, so the exercise earns no points (not your code's doing: grade again)",
+                          tools[t], report);
+            return;
+        }
         judge_set_failure_probe(NULL);
         srunner_run(sr, NULL, e->id, CK_SILENT);
-        char report[3000];
-        int found = judge_sanitize_end(report, sizeof report);
+        int verdict = judge_sanitize_end(report, sizeof report);
         char phase[32];
         snprintf(phase, sizeof phase, "sanitizer-%s", tools[t]);
         note_time(e->id, phase, clock_s() - t0);
-        if (found) {
+        if (verdict > 0) {
             Buf b = {0};
             bprintf(&b, "the results are right, but compute-sanitizer --tool %s found a problem in the smallest cases%s\n  %s", tools[t], report,
                     t == 1 ? "a race: threads read shared memory that others write without a __syncthreads() between them"
@@ -423,8 +446,13 @@ static void sanitize_exercise(SRunner *sr, const GradeExercise *e, Outcome *o) {
             o->message = b.s;
             return;
         }
+        if (verdict < 0) {
+            set_unchecked(o, "the values are right, but compute-sanitizer --tool %s could not check them: %s. That is the grader's tool "
+                             "failing, not your code; the exercise earns no points until it is checked (grade again)",
+                          tools[t], report);
+            return;
+        }
     }
-#endif
 }
 
 /* Runs one exercise's test case in this process and returns its outcome. */
@@ -445,6 +473,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
         srunner_set_xml(sr, xml);
     }
     srunner_run(sr, NULL, e->id, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
+    judge_pass_close(); /* a test that failed inside a profiler pass left it open */
     note_time(e->id, "tests", clock_s() - t0);
     if (g_ncu_seconds > ncu0) note_time(e->id, "ncu", g_ncu_seconds - ncu0);
     TestResult **results = srunner_results(sr);
@@ -460,6 +489,16 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
         }
     }
     free(results);
+    const char *tool = judge_exercise_tool_failure();
+    if (!strcmp(o.status, "failed") && tool) {
+        /* the exercise stops at its first failure: this one, the profiler's own */
+        free(o.message);
+        set_unchecked(&o, "the values are right so far, but the grader's profiler could not finish measuring this exercise: %s. "
+                          "The properties it measures are not checked and the exercise earns no points; that is not your code's doing "
+                          "(another grading's profiler on the same GPU, say): grade again. `make check BACKEND=sim` measures them with "
+                          "the simulator's profiler", tool);
+        return o;
+    }
     if (!ran) {
         o.status = "failed";
         Buf b = {0};
@@ -478,14 +517,18 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     for (char *k = strtok(names, " "); k; k = strtok(NULL, " ")) {
         long launches = judge_exercise_launches(k);
         if (launches < 0) {
-            /* right values, but nobody saw which kernel made them (no CUPTI here, or the student's
-               code took its place): never "passed" */
-            o.status = "unchecked";
-            Buf b = {0};
-            bprintf(&b, "the values are right, but which kernels ran could not be observed (CUPTI's callbacks were not available to the "
-                        "grader: not installed, or taken by other code in the program), so `%s` doing the work is not checked and the "
-                        "exercise earns no points; the simulator observes launches itself: `make check BACKEND=sim`", k);
-            o.message = b.s;
+            /* right values, but nobody saw which kernel made them: never "passed" */
+            const char *refused = judge_launch_observer_refused();
+            if (refused) /* CUPTI is here, but something in the program took its one subscriber first */
+                set_unchecked(&o, "the values are right, but %s, so `%s` doing the work is not checked and the exercise earns no points. "
+                                  "CUPTI allows one subscriber per program, and something took it before the grader (code in the program "
+                                  "itself, or a profiler around it); the simulator observes launches itself: `make check BACKEND=sim`",
+                              refused, k);
+            else
+                set_unchecked(&o, "the values are right, but which kernels ran could not be observed (CUPTI, through which the grader "
+                                  "observes launches on a GPU, is not installed on this machine), so `%s` doing the work is not checked "
+                                  "and the exercise earns no points; the simulator observes launches itself: `make check BACKEND=sim`",
+                              k);
             return o;
         }
         if (launches == 0) {
@@ -629,6 +672,7 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
         }
     }
     /* Nothing the student's code started may outlive the verdict, let alone rewrite it. */
+    judge_pass_close();
     judge_shutdown();
     for (int i = 0; i < count; i++) {
         print_outcome(&ex[i], &out[i]);

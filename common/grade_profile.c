@@ -253,7 +253,8 @@ void grade_profile_begin(void) {
     char metrics[2048] = "";
     for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
     g_ncu_started = now_seconds();
-    judge_ncu_begin(ncu, metrics);
+    /* the pass waits for its GPU's lock; one that cannot get it measures nothing (and says why) */
+    if (judge_ncu_begin(ncu, metrics, g_why, sizeof g_why)) g_profile_available = 0;
 #endif
 }
 

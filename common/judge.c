@@ -22,7 +22,11 @@ typedef struct {
     long launches;
 } LaunchCount;
 static LaunchCount g_launches[64];
-static int g_nlaunch_kinds, g_tracking = 1;
+static int g_nlaunch_kinds;
+/* What the runners of the current exercise said of their launch observer (rpc.h, RpcTracking):
+   one said CUPTI is not installed; one said CUPTI refused it (the first refusal's call and result). */
+static int g_observer_absent, g_observer_refused;
+static int32_t g_refused_call, g_refused_result;
 
 /* ---- failures ---- */
 static char g_message[8192];
@@ -101,10 +105,20 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
         describe_end(st, how, sizeof how);
         output_tail(tail, sizeof tail);
     }
+    char tool_why[1200];
+    if (g_runner.tool && pass_ended_by_tool(tool_why, sizeof tool_why)) {
+        /* the profiler around the runner ended it on its own: never the student's exit() or crash */
+        snprintf(g_broken, sizeof g_broken,
+                 "%s could not finish: %s. That is the grader's profiler failing (another grading's profiler on the same GPU, "
+                 "say), not your code", call, tool_why);
+        fail_now("%s", g_broken);
+    }
+    const char *under = g_runner.tool == TOOL_NCU ? " (it ran under Nsight Compute, the grader's profiler)"
+                        : g_runner.tool ? " (it ran under compute-sanitizer)" : "";
     if (sim_fatal)
         snprintf(g_broken, sizeof g_broken, "%s: %s", call, sim_message);
     else
-        snprintf(g_broken, sizeof g_broken, "%s %s%s", call, how, tail);
+        snprintf(g_broken, sizeof g_broken, "%s %s%s%s", call, how, under, tail);
     fail_now("%s", g_broken);
 }
 
@@ -227,8 +241,23 @@ void judge_refresh_pinned(void) {
     }
 }
 
+/* A runner's word on its observer. Under Nsight Compute or compute-sanitizer CUPTI's one
+   subscriber is the tool's (CUPTI refuses the runner by design): such a runner's refusal is
+   expected, and what it did observe still counts. */
+static void note_observer(const RpcReply *r) {
+    if (g_runner.tool || r->tracking == RPC_TRACKING_ON) return;
+    if (r->tracking == RPC_TRACKING_ABSENT) {
+        g_observer_absent = 1;
+    } else if (!g_observer_refused) {
+        /* RPC_TRACKING_REFUSED, or any other value: the runner's word, never taken for "observed" */
+        g_observer_refused = 1;
+        g_refused_call = r->tracking == RPC_TRACKING_REFUSED ? r->tracking_call : RPC_TRACKING_CALL_NONE;
+        g_refused_result = r->tracking == RPC_TRACKING_REFUSED ? r->tracking_result : 0;
+    }
+}
+
 static void count_launches(const RpcReply *r) {
-    if (!r->tracking) g_tracking = 0;
+    note_observer(r);
     uint32_t n = r->nlaunches < RPC_MAX_LAUNCHES ? r->nlaunches : RPC_MAX_LAUNCHES;
     for (uint32_t i = 0; i < n; i++) {
         char k[96];
@@ -310,7 +339,7 @@ int64_t judge_finish(JudgeCall *c) {
                              (unsigned long long)a->bytes, c->arg_name[i] ? c->arg_name[i] : "an argument", (unsigned long long)a->bytes + k,
                              c->overflow_hint[i] ? "\n  likely mistake: " : "", c->overflow_hint[i] ? c->overflow_hint[i] : "");
         }
-        if (rep.tracking && rep.allocs_after > rep.allocs_before)
+        if (rep.tracking == RPC_TRACKING_ON && rep.allocs_after > rep.allocs_before)
             fail_now("%s returned with %llu more device allocation(s) than before the call (%llu bytes still allocated)\n"
                      "  likely mistake: every cudaMalloc needs its cudaFree before the function returns, on the error paths too",
                      call, (unsigned long long)(rep.allocs_after - rep.allocs_before),
@@ -324,7 +353,8 @@ void judge_exercise_begin(const char *id) {
     snprintf(g_exercise, sizeof g_exercise, "%s", id);
     g_broken[0] = '\0';
     g_nlaunch_kinds = 0;
-    g_tracking = 1;
+    g_observer_absent = g_observer_refused = 0;
+    passes_exercise_begin();
 }
 
 /* Matches a kernel's name as the simulator reports it ("ns::k<float>") or as CUPTI does (the
@@ -342,8 +372,48 @@ long judge_exercise_launches(const char *kernel) {
     long total = 0;
     for (int i = 0; i < g_nlaunch_kinds; i++)
         if (kernel_matches(g_launches[i].kernel, kernel)) total += g_launches[i].launches;
-    if (!total && !g_tracking) return -1;
+    if (g_observer_refused || (!total && g_observer_absent)) return -1;
     return total;
+}
+
+/* CUPTI's results (cupti_result.h) that a refused subscriber meets, by name. */
+static const char *cupti_result_name(int32_t r) {
+    switch (r) {
+    case 1: return "CUPTI_ERROR_INVALID_PARAMETER";
+    case 7: return "CUPTI_ERROR_INVALID_OPERATION";
+    case 8: return "CUPTI_ERROR_OUT_OF_MEMORY";
+    case 14: return "CUPTI_ERROR_NOT_COMPATIBLE";
+    case 15: return "CUPTI_ERROR_NOT_INITIALIZED";
+    case 23: return "CUPTI_ERROR_DISABLED";
+    case 26: return "CUPTI_ERROR_HARDWARE_BUSY";
+    case 27: return "CUPTI_ERROR_NOT_SUPPORTED";
+    case 33: return "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED";
+    case 35: return "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+    case 39: return "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+    case 40: return "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES";
+    case 41: return "CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED";
+    case 999: return "CUPTI_ERROR_UNKNOWN";
+    default: return NULL;
+    }
+}
+
+const char *judge_launch_observer_refused(void) {
+    static char why[400];
+    if (!g_observer_refused) return NULL;
+    const char *name = cupti_result_name(g_refused_result);
+    char result[64];
+    if (name) snprintf(result, sizeof result, "%s", name);
+    else snprintf(result, sizeof result, "CUPTI error %d", (int)g_refused_result);
+    if (g_refused_call == RPC_TRACKING_CALL_SUBSCRIBE && g_refused_result == 39)
+        snprintf(why, sizeof why, "launches could not be observed: another CUPTI subscriber was active (cuptiSubscribe returned %s)", result);
+    else if (g_refused_call == RPC_TRACKING_CALL_SUBSCRIBE || g_refused_call == RPC_TRACKING_CALL_ENABLE)
+        snprintf(why, sizeof why, "launches could not be observed: CUPTI would not take the grader's observer (%s returned %s)",
+                 g_refused_call == RPC_TRACKING_CALL_SUBSCRIBE ? "cuptiSubscribe" : "cuptiEnableDomain", result);
+    else if (g_refused_call == RPC_TRACKING_CALL_LOOKUP)
+        snprintf(why, sizeof why, "launches could not be observed: the CUPTI library found lacks cuptiSubscribe or cuptiEnableDomain");
+    else
+        snprintf(why, sizeof why, "launches could not be observed: the runner did not say its observer was working");
+    return why;
 }
 
 const char *judge_exercise_broken(void) { return g_broken[0] ? g_broken : NULL; }

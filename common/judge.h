@@ -63,31 +63,75 @@ const char *judge_runner_path(void);
 /** Starts a new exercise: clears its launch counts and its "broken" mark. */
 void judge_exercise_begin(const char *id);
 /** How many launches of a kernel whose name contains `kernel` the current exercise made; -1 when
-    launches cannot be observed on this machine. */
+    they could not be observed: CUPTI is not installed here and none was seen, or CUPTI refused the
+    runner's observer (then always, whatever was counted: judge_launch_observer_refused() says why). */
 long judge_exercise_launches(const char *kernel);
+/** Non-NULL when CUPTI is installed but refused the observer of a runner of the current exercise
+    (a runner not under a profiler, which takes CUPTI's one subscriber by design): "launches could
+    not be observed: another CUPTI subscriber was active (cuptiSubscribe returned ...)". */
+const char *judge_launch_observer_refused(void);
 /** Non-NULL when a runner failure (crash, timeout, ...) stopped the current exercise. */
 const char *judge_exercise_broken(void);
 /** A function that says whether the current exercise has already failed: then every later call
     in it fails at once without running (an exercise stops at its first failure). */
 void judge_set_failure_probe(int (*probe)(void));
+/* A pass of a GPU's tools (compute-sanitizer, Nsight Compute) holds that GPU's lock
+   (judge_gpu_lock) from its begin to its end: the passes of gradings that run at once take turns,
+   and the wait counts against no time limit. A tool that fails on its own (its own error lines,
+   a start it could not make) is never the student's failure: the property the pass measures is
+   UNCHECKED with the tool's reason. */
 /** Starts a compute-sanitizer pass: the next runner runs under `sanitizer --tool tool`, and only the
-    first `calls` student calls whose numbers are all small run (the others fail at once). */
-void judge_sanitize_begin(const char *sanitizer, const char *tool, int calls);
-/** Ends the pass: 1 when the sanitizer reported an error; `report` gets its lines. */
+    first `calls` student calls whose numbers are all small run (the others fail at once). 0, or -1
+    with the reason in `why` when the pass cannot run (its GPU's lock was held too long). */
+int judge_sanitize_begin(const char *sanitizer, const char *tool, int calls, char *why, size_t why_size);
+/** Ends the pass: 1 when the sanitizer reported an error (`report` gets its lines), 0 when it
+    checked everything and found none, -1 when it failed on its own or did not finish its check
+    (`report` gets why). */
 int judge_sanitize_end(char *report, size_t size);
 /** 1 during a compute-sanitizer pass. */
 int judge_sanitizing(void);
 /** Starts a profiler pass: the next runner runs under Nsight Compute (`ncu`), collecting `metrics`
-    (comma-separated) for every kernel. Device buffers of the runner before it are gone. */
-void judge_ncu_begin(const char *ncu, const char *metrics);
+    (comma-separated) for every kernel. Device buffers of the runner before it are gone. 0, or -1
+    with the reason in `why` when the pass cannot run (its GPU's lock was held too long). */
+int judge_ncu_begin(const char *ncu, const char *metrics, char *why, size_t why_size);
 /** Ends the pass: waits for ncu's report; 1 with its CSV's path (valid until the next runner
-    starts), 0 when there is none, with the reason in `why` (e.g. no permission to read the GPU's
-    counters). */
+    starts), 0 when there is none, with the reason in `why` (no permission to read the GPU's
+    counters; Nsight Compute failing on its own: then no figure of its report is believed). */
 int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size);
 /** Where a grading's time went ($GRADE_TIMES, grade.c): the runner starts so far and the seconds
     they took (until each said "ready"), and the seconds of the Nsight Compute passes. */
 extern double g_runner_start_seconds, g_ncu_seconds;
 extern int g_runner_starts;
+/** Ends a pass that a failed test left open (between its begin and its end): stops its runner and
+    releases its GPU's lock; a tool that failed on its own there is noted for the exercise. */
+void judge_pass_close(void);
+/** Non-NULL when a test of the current exercise was cut short by a tool failing on its own
+    (Nsight Compute shutting the program down, ...): the words for the exercise's UNCHECKED. */
+const char *judge_exercise_tool_failure(void);
+/** Nsight Compute's own failure in the lines it printed (its log and the program's output): 1 with
+    its words in `why` when it failed on its own -- an ==ERROR== line other than the program's own
+    exit status, its shutting the program down, no permission to read the counters; 0 when nothing
+    there is ncu's (how the program ended is then the program's). */
+int judge_ncu_failed(const char *lines, char *why, size_t why_size);
+/** compute-sanitizer's verdict from the lines it printed and its exit status (-1: it did not exit):
+    1 when it reported an error (its lines in `text`); -1 when it failed on its own (an internal
+    error, a device or launch it could not handle) or ended without its summary, so its check did
+    not complete (why in `text`); 0 when it checked and found nothing. */
+int judge_sanitizer_verdict(const char *lines, int exit_status, char *text, size_t size);
+
+/* ---- the GPU's lock (judge_gpu_lock.c) ---- */
+#define JUDGE_GPU_LOCK_BUSY (-1) /**< another grading held it past the timeout */
+#define JUDGE_GPU_LOCK_NONE (-2) /**< no private place for it here: the pass runs unserialised */
+/** The GPU the passes run on: CUDA_VISIBLE_DEVICES' first entry, else "0", made safe as a file name. */
+const char *judge_gpu_name(void);
+/** Where that GPU's lock file is: $GRADE_GPU_LOCK_DIR, as root /run/cuda-workbook-gpu, else under
+    $XDG_RUNTIME_DIR or /tmp/cuda-workbook-gpu-UID -- a folder of this user's only it may write.
+    0, or -1 with the reason. */
+int judge_gpu_lock_path(char *path, size_t size, char *why, size_t why_size);
+/** Takes the GPU's exclusive lock, waiting at most `timeout_s` seconds (one line on stdout when it
+    waits long): a close-on-exec descriptor, JUDGE_GPU_LOCK_BUSY or JUDGE_GPU_LOCK_NONE with why. */
+int judge_gpu_lock(double timeout_s, char *why, size_t why_size);
+void judge_gpu_unlock(int fd);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);
 /** Pinned host memory the judge made with cudaMallocHost: refreshed from the runner (after a

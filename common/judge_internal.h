@@ -1,7 +1,8 @@
 /* judge_internal.h -- what the judge's files share (not part of judge.h's contract):
-     judge_runner.c  the trust boundary: the runner's sandbox, its life and death, what it printed;
-     judge.c         calls into the runner, the exercise's bookkeeping, CUDA's error texts;
-     judge_passes.c  the compute-sanitizer and Nsight Compute passes (a GPU's tools around the runner). */
+     judge_runner.c   the trust boundary: the runner's sandbox, its life and death, what it printed;
+     judge.c          calls into the runner, the exercise's bookkeeping, CUDA's error texts;
+     judge_passes.c   the compute-sanitizer and Nsight Compute passes (a GPU's tools around the runner);
+     judge_gpu_lock.c one such pass at a time per GPU, across every grading on the machine. */
 #ifndef COMMON_JUDGE_INTERNAL_H
 #define COMMON_JUDGE_INTERNAL_H
 
@@ -20,6 +21,15 @@
 /* Forgets that a runner failure stopped the current exercise (a new pass starts). */
 void judge_forget_failure(void);
 
+/* ---- judge_passes.c ---- */
+/* A start of the runner under the pass's tool failed: the tool's failure, noted for the pass. */
+void pass_start_failed(void);
+/* The runner of a pass has just ended in the middle of a call: 1 (with the tool's words) when the
+   tool ended it on its own, which is then noted for the pass and the exercise. */
+int pass_ended_by_tool(char *why, size_t size);
+/* A new exercise: no tool failure noted yet, no pass open. */
+void passes_exercise_begin(void);
+
 /* ---- judge_runner.c ---- */
 typedef struct {
     pid_t pid;          /* the process we started (bubblewrap, or the runner itself without it) */
@@ -30,15 +40,21 @@ typedef struct {
     uint64_t seq;
     long uid;           /* the identity its code runs as */
     char dir[PATH_MAX]; /* a host folder for the tools' reports (ncu.csv), given to `uid`; "" when none */
+    int tool;           /* the tool (TOOL_*) the current or last runner was started under */
+    int last_status;    /* the wait status of the last runner that ended (-1: none, or unknown) */
 } Runner;
+
+/* The GPU's tools a runner can run under (g_tool_argv). */
+enum { TOOL_NONE = 0, TOOL_SANITIZER = 1, TOOL_NCU = 2 };
 
 extern Runner g_runner;
 extern RpcPage *g_page;
 extern unsigned char *g_base;
 extern char g_start_failure[4096]; /* set once the runner cannot even start: every call fails with it */
-/* A tool that runs the runner (compute-sanitizer, ncu): its argument vector before the runner's path. */
+/* A tool that runs the runner (compute-sanitizer, ncu): its argument vector before the runner's path,
+   and which of the two it is. */
 extern char *g_tool_argv[24];
-extern char g_ncu_failure[4096]; /* why Nsight Compute could not run the runner (the profile pass only) */
+extern int g_tool;
 
 double now_s(void);
 long env_long(const char *name, long dflt);

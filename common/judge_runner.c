@@ -37,12 +37,12 @@
 #define RUNNER_CPU_LIMIT_S 900
 #define RUNNER_PIDS 512
 
-Runner g_runner = {.req_fd = -1, .rep_fd = -1, .out_fd = -1};
+Runner g_runner = {.req_fd = -1, .rep_fd = -1, .out_fd = -1, .last_status = -1};
 RpcPage *g_page;
 unsigned char *g_base;
 char g_start_failure[4096];
 char *g_tool_argv[24];
-char g_ncu_failure[4096];
+int g_tool;
 static int g_shm_fd = -1;
 static SandboxSpec g_spec; /* what the runner's box may see and use: made once per start */
 static SandboxCgroup g_cgroup;
@@ -257,7 +257,7 @@ static void become_runner(int req_read, int rep_write, const char *exe, int boxe
     static char log[PATH_MAX + 16];
     int n = 0;
     for (int i = 0; g_tool_argv[i] && n < 30; i++) argv[n++] = g_tool_argv[i];
-    if (g_tool_argv[0] && g_runner.dir[0] && strstr(g_tool_argv[0], "ncu")) {
+    if (g_tool_argv[0] && g_runner.dir[0] && g_tool == TOOL_NCU) {
         snprintf(log, sizeof log, "%.4000s/ncu.csv", g_runner.dir);
         argv[n++] = "--log-file";
         argv[n++] = log;
@@ -330,6 +330,7 @@ int end_runner(double grace_s) {
     close_runner_fds();
     g_runner.pid = 0;
     g_runner.alive = 0;
+    g_runner.last_status = status;
     return status;
 }
 
@@ -374,17 +375,20 @@ void describe_end(int status, char *buf, size_t size) {
 
 static int start_runner_once(void);
 
-/* Starts the runner. Under Nsight Compute, a start that fails is ncu's failure, never the student's:
-   the runner is started again without it, and the profile pass reports nothing measured. */
-double g_runner_start_seconds;
+double g_runner_start_seconds; /* for $GRADE_TIMES (grade.c) */
 int g_runner_starts;
 
+/* Starts the runner. Under a tool (Nsight Compute, compute-sanitizer) a start that fails is the
+   tool's failure, never the student's: the plain runner has already started for this exercise
+   before the pass. The pass notes it (what it measures is not checked), and the runner starts
+   again without the tool, so that the exercise's values are still checked. */
 int start_runner(void) {
     double t0 = now_s();
     int r = start_runner_once();
-    if (r < 0 && g_tool_argv[0] && strstr(g_tool_argv[0], "ncu")) {
-        snprintf(g_ncu_failure, sizeof g_ncu_failure, "%s", g_start_failure);
+    if (r < 0 && g_tool_argv[0]) {
+        pass_start_failed();
         g_tool_argv[0] = NULL;
+        g_tool = TOOL_NONE;
         g_start_failure[0] = '\0';
         r = start_runner_once();
     }
@@ -424,8 +428,9 @@ static int start_runner_once(void) {
         snprintf(g_start_failure, sizeof g_start_failure, "grader: cannot copy the runner into /tmp: %s", strerror(errno));
         return -1;
     }
+    g_runner.tool = g_tool_argv[0] ? g_tool : TOOL_NONE;
     /* A folder for a tool's report (Nsight Compute's CSV), given to the runner's uid. */
-    if (g_tool_argv[0] && strstr(g_tool_argv[0], "ncu")) {
+    if (g_tool_argv[0] && g_tool == TOOL_NCU) {
         snprintf(g_runner.dir, sizeof g_runner.dir, "/tmp/grade-report-XXXXXX");
         if (!mkdtemp(g_runner.dir) || (geteuid() == 0 && chown(g_runner.dir, (uid_t)g_runner.uid, (gid_t)g_runner.uid))) {
             snprintf(g_start_failure, sizeof g_start_failure, "grader: cannot make a report folder in /tmp: %s", strerror(errno));

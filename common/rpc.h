@@ -69,6 +69,22 @@ enum RpcStatus {
     RPC_BAD_REQUEST = 2       /**< arguments the runner could not decode (a grader bug) */
 };
 
+/** The runner's launch observer (RpcReply.tracking). The judge tells the two failures apart: a
+    machine without CUPTI is said to be one, while an observer that CUPTI refused -- another
+    subscriber came first, a profiler or the student's own code -- leaves every exercise that checks
+    its launches UNCHECKED, never passed. */
+enum RpcTracking {
+    RPC_TRACKING_ABSENT = 0,  /**< no observer could be loaded: CUPTI is not installed */
+    RPC_TRACKING_ON = 1,      /**< launches and allocations are observed */
+    RPC_TRACKING_REFUSED = 2  /**< CUPTI is installed but would not take the observer */
+};
+enum RpcTrackingCall {
+    RPC_TRACKING_CALL_NONE = 0,
+    RPC_TRACKING_CALL_SUBSCRIBE = 1, /**< cuptiSubscribe */
+    RPC_TRACKING_CALL_ENABLE = 2,    /**< cuptiEnableDomain */
+    RPC_TRACKING_CALL_LOOKUP = 3     /**< the library was found without those functions */
+};
+
 typedef struct {
     uint64_t seq;
     int32_t status;
@@ -77,7 +93,9 @@ typedef struct {
     uint64_t out[4];     /**< extra results of built-ins (a pointer from cudaMalloc, a count) */
     uint64_t allocs_before, allocs_after; /**< live device allocations around a student call */
     uint64_t bytes_before, bytes_after;
-    int32_t tracking;    /**< 1: launches and allocations were observed (simulator hooks or CUPTI) */
+    int32_t tracking;    /**< RpcTracking: whether launches and allocations were observed (simulator hooks or CUPTI) */
+    int32_t tracking_result; /**< RPC_TRACKING_REFUSED: what CUPTI's call returned (a CUptiResult) */
+    int32_t tracking_call;   /**< RPC_TRACKING_REFUSED: which call that was (RpcTrackingCall) */
     uint32_t nlaunches;
     RpcLaunch launches[RPC_MAX_LAUNCHES];
     uint32_t guard_broken;  /**< argument index + 1 of an INOUT buffer written past its end */

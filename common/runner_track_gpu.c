@@ -1,7 +1,8 @@
 /* runner_track_gpu.c -- on a GPU, which kernels the student's code launched and which device
    allocations it left behind, seen through CUPTI's callback API (part of the CUDA Toolkit).
    CUPTI is loaded at run time: where it is missing the runner still works, and the judge reports
-   launches and leaks as "not checked on this machine" instead of guessing. */
+   launches and leaks as "not checked on this machine" instead of guessing; where it refuses the
+   subscriber, the runner says which call returned what (rpc.h, RpcTracking). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 
 #include <cupti.h>
+
+#include "rpc.h"
 
 void track_launch(const char *kernel, uint64_t threads);
 
@@ -64,19 +67,40 @@ static void CUPTIAPI on_runtime_call(void *user, CUpti_CallbackDomain domain, CU
     }
 }
 
-int tracking_start_gpu(void) {
+/* Subscribes to CUPTI's runtime callbacks. RPC_TRACKING_ABSENT where no CUPTI can be loaded (the
+   judge says launches are not checked on this machine); RPC_TRACKING_REFUSED, with the call and
+   what it returned, where CUPTI is there but would not take the subscriber -- it allows one per
+   process, and a profiler around the program (ncu, compute-sanitizer) or code of the student's
+   own in a global constructor may have taken it first: the judge then never passes an exercise
+   whose launches it checks. */
+int tracking_start_gpu(int32_t *result, int32_t *call) {
     static const char *names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12", "/usr/local/cuda/lib64/libcupti.so",
                                   "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"};
+    *result = 0;
+    *call = RPC_TRACKING_CALL_NONE;
     void *lib = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return 0;
+    if (!lib) return RPC_TRACKING_ABSENT;
     CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *) = (CUptiResult(*)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *))dlsym(lib, "cuptiSubscribe");
     CUptiResult (*enable)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = (CUptiResult(*)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain))dlsym(lib, "cuptiEnableDomain");
-    if (!subscribe || !enable) return 0;
+    if (!subscribe || !enable) {
+        *call = RPC_TRACKING_CALL_LOOKUP;
+        return RPC_TRACKING_REFUSED;
+    }
     CUpti_SubscriberHandle h;
-    if (subscribe(&h, on_runtime_call, NULL) != CUPTI_SUCCESS) return 0;
-    if (enable(1, h, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS) return 0;
-    return 1;
+    CUptiResult r = subscribe(&h, on_runtime_call, NULL);
+    if (r != CUPTI_SUCCESS) {
+        *result = (int32_t)r;
+        *call = RPC_TRACKING_CALL_SUBSCRIBE;
+        return RPC_TRACKING_REFUSED;
+    }
+    r = enable(1, h, CUPTI_CB_DOMAIN_RUNTIME_API);
+    if (r != CUPTI_SUCCESS) {
+        *result = (int32_t)r;
+        *call = RPC_TRACKING_CALL_ENABLE;
+        return RPC_TRACKING_REFUSED;
+    }
+    return RPC_TRACKING_ON;
 }
 
 void live_allocations_gpu(uint64_t *count, uint64_t *bytes) {

@@ -2,16 +2,28 @@
  * @file test_grade.c
  * @brief Unit tests of the grader's toolkit (common/grade.c): comparisons must fail on every kind
  *        of wrong result, never on a right one, and name the likely mistake they are built to
- *        recognise. Inputs are made here, so each diagnosis is checked on a known cause.
+ *        recognise. Inputs are made here, so each diagnosis is checked on a known cause. Then the
+ *        GPU's tools around the runner (common/judge_passes.c, common/judge_gpu_lock.c): a
+ *        profiler's own failure is told from the program's end, passes of gradings that run at
+ *        once take turns, and a pass whose tool failed is UNCHECKED -- with stand-ins for the tools
+ *        (tests/common/fake_profiler.sh) around a real runner ($GRADE_TEST_RUNNER, lesson 02's).
  */
+#define _GNU_SOURCE
 #include <check.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
 #include "grade.h"
+#include "judge.h"
+#include "sandbox.h"
 
 #define N 1000
 #define BLOCK 256
@@ -199,7 +211,348 @@ static Suite *fake_suite(void) {
     return s;
 }
 
+
+/* ---- the GPU's tools: what their lines say ---- */
+
+START_TEST(test_the_gpu_is_the_first_visible_device) {
+    setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
+    ck_assert_str_eq(judge_gpu_name(), "3");
+    setenv("CUDA_VISIBLE_DEVICES", " GPU-ab12/x ,0", 1);
+    ck_assert_str_eq(judge_gpu_name(), "GPU-ab12_x");
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    ck_assert_str_eq(judge_gpu_name(), "0");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    ck_assert_str_eq(judge_gpu_name(), "0");
+}
+END_TEST
+
+/* ncu's lines as it printed them: when it failed to profile and shut the program down (seen on an
+   H100, intel/llvm#17007), when another profiler held the counters, when the program itself ended
+   with a status, and a normal run. */
+START_TEST(test_ncu_failing_on_its_own_is_told_from_the_programs_end) {
+    char why[1024];
+    ck_assert(judge_ncu_failed("==PROF== Connected to process 41 (/tmp/grade-exe-x/runner)\n==ERROR== Failed to prepare kernel for profiling\n"
+                               "==ERROR== Unknown Error on device 0.\n==PROF== Trying to shutdown target application\n"
+                               "==ERROR== The application returned an error code (9).\n==ERROR== An error occurred while trying to profile.\n",
+                               why, sizeof why) == 1);
+    ck_assert_msg(strstr(why, "Nsight Compute failed on its own: ==ERROR== Failed to prepare kernel for profiling"), "%s", why);
+    ck_assert(judge_ncu_failed("==ERROR== Profiling failed because a driver resource was unavailable. Ensure that no other tool (like DCGM) "
+                               "is concurrently collecting profiling data.\n", why, sizeof why) == 1);
+    ck_assert(judge_ncu_failed("==PROF== Connected to process 7\n==PROF== Trying to shutdown target application\n", why, sizeof why) == 1);
+    ck_assert_msg(strstr(why, "shut the program down"), "%s", why);
+    ck_assert(judge_ncu_failed("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters\n", why,
+                               sizeof why) == 1);
+    ck_assert_msg(strstr(why, "administrators"), "%s", why);
+    /* the program's own end: its status is the program's, not ncu's */
+    ck_assert(judge_ncu_failed("==PROF== Connected to process 41 (/tmp/runner)\n==ERROR== The application returned an error code (3).\n"
+                               "==PROF== Disconnected from process 41\n", why, sizeof why) == 0);
+    ck_assert(judge_ncu_failed("==PROF== Connected to process 41 (/tmp/runner)\n==PROF== Profiling \"copy_strided_kernel\" - 0: 0%....100% - 1 pass\n"
+                               "==PROF== Disconnected from process 41\n", why, sizeof why) == 0);
+    ck_assert(judge_ncu_failed("", why, sizeof why) == 0);
+}
+END_TEST
+
+START_TEST(test_sanitizer_verdicts_tell_a_report_a_clean_check_and_its_own_failure) {
+    char text[2048];
+    ck_assert_int_eq(judge_sanitizer_verdict("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", 0, text, sizeof text), 0);
+    ck_assert_int_eq(judge_sanitizer_verdict("========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", 0,
+                                             text, sizeof text), 0);
+    ck_assert_int_eq(judge_sanitizer_verdict("========= Invalid __global__ write of size 4 bytes\n=========     at k+0x70 in a.cu:12\n"
+                                             "========= ERROR SUMMARY: 1 error\n", 86, text, sizeof text), 1);
+    ck_assert_msg(strstr(text, "Invalid __global__ write"), "%s", text);
+    ck_assert_int_eq(judge_sanitizer_verdict("========= Error: Race reported between Write access at k+0x10 in a.cu:3\n=========     and Read access at "
+                                             "k+0x20 in a.cu:5 [32 hazards]\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n",
+                                             86, text, sizeof text), 1);
+    /* the program's own end, with the sanitizer's summary: its check is complete, and clean */
+    ck_assert_int_eq(judge_sanitizer_verdict("========= Error: process didn't terminate successfully\n========= ERROR SUMMARY: 0 errors\n", 1, text,
+                                             sizeof text), 0);
+    /* its own failures */
+    ck_assert_int_eq(judge_sanitizer_verdict("========= COMPUTE-SANITIZER\n========= Internal Sanitizer Error: The Sanitizer encountered an error "
+                                             "while launching the application\n", 1, text, sizeof text), -1);
+    ck_assert_msg(strstr(text, "failed on its own: Internal Sanitizer Error"), "%s", text);
+    ck_assert_int_eq(judge_sanitizer_verdict("========= Error: Device not supported\n========= ERROR SUMMARY: 0 errors\n", 0, text, sizeof text), -1);
+    ck_assert_int_eq(judge_sanitizer_verdict("========= COMPUTE-SANITIZER\n", -1, text, sizeof text), -1);
+    ck_assert_msg(strstr(text, "did not complete"), "%s", text);
+    ck_assert_int_eq(judge_sanitizer_verdict("", 0, text, sizeof text), -1);
+}
+END_TEST
+
+/* A fresh private folder for the locks (made 0700 by mkdtemp). */
+static void lock_folder(char *dir, size_t size) {
+    snprintf(dir, size, "/tmp/grade-test-locks-XXXXXX");
+    ck_assert(mkdtemp(dir) != NULL);
+    setenv("GRADE_GPU_LOCK_DIR", dir, 1);
+}
+
+/* In a child process: judge_gpu_lock with `timeout_s`; its exit status 0 when it got the lock,
+   1 when it found it busy with the expected words, 2 otherwise. */
+static int lock_in_child(double timeout_s) {
+    pid_t p = fork();
+    if (p == 0) {
+        char why[512];
+        int fd = judge_gpu_lock(timeout_s, why, sizeof why);
+        _exit(fd >= 0 ? 0 : fd == JUDGE_GPU_LOCK_BUSY && strstr(why, "another grading's profiler pass held GPU 7") ? 1 : 2);
+    }
+    int st = 0;
+    waitpid(p, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+}
+
+START_TEST(test_gpu_lock_is_exclusive_across_processes_and_never_inherited) {
+    char dir[64], path[4096], why[512];
+    lock_folder(dir, sizeof dir);
+    setenv("CUDA_VISIBLE_DEVICES", "7,2", 1);
+    ck_assert_int_eq(judge_gpu_lock_path(path, sizeof path, why, sizeof why), 0);
+    ck_assert_msg(strlen(path) > strlen(dir) && !strncmp(path, dir, strlen(dir)) && !strcmp(path + strlen(dir), "/gpu-7.lock"), "%s", path);
+    int fd = judge_gpu_lock(1, why, sizeof why);
+    ck_assert_msg(fd >= 0, "%s", why);
+    ck_assert_msg(fcntl(fd, F_GETFD) & FD_CLOEXEC, "the lock's descriptor would be inherited by the runner");
+    ck_assert_int_eq(lock_in_child(0.3), 1);
+    judge_gpu_unlock(fd);
+    ck_assert_int_eq(lock_in_child(0.3), 0);
+    /* four processes at once: each holds it alone (GRADE_GPU_LOCK_LOG: when each held it) */
+    char log[128];
+    snprintf(log, sizeof log, "%s/held.log", dir);
+    setenv("GRADE_GPU_LOCK_LOG", log, 1);
+    pid_t kids[4];
+    for (int k = 0; k < 4; k++)
+        if ((kids[k] = fork()) == 0) {
+            int f = judge_gpu_lock(30, why, sizeof why);
+            usleep(100000);
+            judge_gpu_unlock(f);
+            _exit(f >= 0 ? 0 : 1);
+        }
+    for (int k = 0; k < 4; k++) {
+        int st = 1;
+        waitpid(kids[k], &st, 0);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    unsetenv("GRADE_GPU_LOCK_LOG");
+    double from[8], until[8];
+    int n = 0;
+    FILE *f = fopen(log, "r");
+    ck_assert(f != NULL);
+    while (n < 8 && fscanf(f, "%lf %lf %*d %*s", &from[n], &until[n]) == 2) n++;
+    fclose(f);
+    ck_assert_int_eq(n, 4);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            ck_assert_msg(i == j || until[i] <= from[j] || until[j] <= from[i], "two holders at once: [%f, %f] and [%f, %f]", from[i], until[i],
+                          from[j], until[j]);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    unsetenv("GRADE_GPU_LOCK_DIR");
+    sandbox_remove_tree(dir);
+}
+END_TEST
+
+START_TEST(test_gpu_lock_refuses_a_folder_others_may_write) {
+    char dir[64], why[512];
+    lock_folder(dir, sizeof dir);
+    ck_assert(chmod(dir, 0777) == 0);
+    ck_assert_int_eq(judge_gpu_lock(1, why, sizeof why), JUDGE_GPU_LOCK_NONE);
+    ck_assert_msg(strstr(why, "only it may write"), "%s", why);
+    unsetenv("GRADE_GPU_LOCK_DIR");
+    sandbox_remove_tree(dir);
+}
+END_TEST
+
+/* ---- the GPU's tools around a real runner: a small lesson graded by grade_main (--lesson-tools) ---- */
+
+/* c = a + b through lesson 02's vector_add_gpu, in the runner; fails the test when it is wrong. */
+static void add_once(void) {
+    enum { n = 1000 };
+    static float a[n], b[n], c[n];
+    for (int i = 0; i < n; i++) a[i] = (float)i, b[i] = 2.0f * (float)i;
+    float *d[3];
+    for (int k = 0; k < 3; k++) ck_assert(cudaMalloc((void **)&d[k], n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d[0], a, sizeof a, cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(d[1], b, sizeof b, cudaMemcpyHostToDevice) == cudaSuccess);
+    JudgeCall call;
+    judge_begin(&call, "vector_add_gpu", 1);
+    for (int k = 0; k < 3; k++) judge_ptr(&call, d[k]);
+    judge_u64(&call, n);
+    judge_u64(&call, 256);
+    ck_assert(judge_finish(&call) == cudaSuccess);
+    ck_assert(cudaMemcpy(c, d[2], sizeof c, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int i = 0; i < n; i++) ck_assert_msg(c[i] == 3.0f * (float)i, "c[%d] = %g", i, c[i]);
+    for (int k = 0; k < 3; k++) cudaFree(d[k]);
+}
+
+static char g_tools[64]; /* the stand-ins, each a copy of fake_profiler.sh under its behaviour's name */
+
+static const char *tool(const char *name) {
+    static char path[4][128];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", g_tools, name);
+    return p;
+}
+
+/* T.1: Nsight Compute shuts the program down in the middle of a call (the "exit status 9"). */
+START_TEST(tools_ncu_shuts_the_program_down) {
+    add_once();
+    char why[512];
+    ck_assert_msg(judge_ncu_begin(tool("ncu-dies"), "smsp__inst_executed.sum", why, sizeof why) == 0, "%s", why);
+    add_once();
+    grade_hold_default_stream(12000); /* a long call, in which ncu-dies ends the program (after 3 s) */
+    cudaDeviceSynchronize();
+    ck_abort_msg("the runner under ncu-dies was not shut down");
+}
+END_TEST
+
+/* T.2: Nsight Compute lets the program end but says it could not profile: nothing is believed. */
+START_TEST(tools_ncu_log_says_it_failed) {
+    char why[512], csv[4200];
+    ck_assert_msg(judge_ncu_begin(tool("ncu-errs"), "smsp__inst_executed.sum", why, sizeof why) == 0, "%s", why);
+    add_once();
+    int measured = judge_ncu_end(csv, sizeof csv, why, sizeof why);
+    ck_assert_msg(!measured && strstr(why, "Nsight Compute failed on its own") && strstr(why, "driver resource was unavailable"), "%d: %s",
+                  measured, why);
+    grade_note_unchecked(why);
+}
+END_TEST
+
+/* T.3: a plain exercise, for the sanitizer passes ($GRADE_SANITIZER) */
+START_TEST(tools_plain) { add_once(); }
+END_TEST
+
+static const GradeExercise kTools[] = {{"T.1", 1, "ncu shuts the program down mid-call", 0, "vector_add_kernel"},
+                                       {"T.2", 1, "ncu's log says it failed", 0, "vector_add_kernel"},
+                                       {"T.3", 1, "plain, for the sanitizer passes", 0, "vector_add_kernel"}};
+static Suite *tools_suite(void) {
+    Suite *s = suite_create("tools");
+    tcase_add_test(grade_tcase(s, kTools, 3, "T.1"), tools_ncu_shuts_the_program_down);
+    tcase_add_test(grade_tcase(s, kTools, 3, "T.2"), tools_ncu_log_says_it_failed);
+    tcase_add_test(grade_tcase(s, kTools, 3, "T.3"), tools_plain);
+    return s;
+}
+
 static const char *g_self;
+static char g_locks[64];
+
+static void tools_setup(void) {
+    snprintf(g_tools, sizeof g_tools, "/tmp/grade-test-tools-XXXXXX");
+    ck_assert(mkdtemp(g_tools) != NULL);
+    ck_assert(chmod(g_tools, 0755) == 0); /* the runner's uid runs them, inside its box */
+    static const char *names[] = {"ncu-dies", "ncu-errs", "compute-sanitizer-clean", "compute-sanitizer-slow", "compute-sanitizer-finds",
+                                  "compute-sanitizer-broken"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        ck_assert_msg(!sandbox_copy_file("tests/common/fake_profiler.sh", tool(names[i]), 0755), "cannot copy tests/common/fake_profiler.sh");
+    snprintf(g_locks, sizeof g_locks, "/tmp/grade-test-locks-XXXXXX");
+    ck_assert(mkdtemp(g_locks) != NULL);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+static void tools_teardown(void) {
+    sandbox_remove_tree(g_tools);
+    sandbox_remove_tree(g_locks);
+}
+
+/* Starts the tools lesson on exercise `ex` with $GRADE_SANITIZER `sanitizer` ("" none) and more
+   settings `extra` ("NAME=value ..."): its output comes from the returned pipe. */
+static FILE *start_tools_lesson(const char *ex, const char *sanitizer, const char *extra) {
+    const char *runner = getenv("GRADE_TEST_RUNNER");
+    ck_assert_msg(runner && *runner && !access(runner, X_OK),
+                  "GRADE_TEST_RUNNER must name lesson 02's runner (make test-common does: build/<backend>/solution/02-vector-add/runner)");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "GRADE_RUNNER='%s' GRADE_JSON= GRADE_EXERCISE=%s GRADE_SANITIZER='%s' GRADE_SANDBOX_RO='%s' GRADE_GPU_LOCK_DIR='%s' %s '%s' "
+             "--lesson-tools 2>&1",
+             runner, ex, sanitizer, g_tools, g_locks, extra, g_self);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p != NULL);
+    return p;
+}
+
+static void finish_tools_lesson(FILE *p, char *out, size_t size) {
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+static void run_tools_lesson(const char *ex, const char *sanitizer, const char *extra, char *out, size_t size) {
+    finish_tools_lesson(start_tools_lesson(ex, sanitizer, extra), out, size);
+}
+
+/* The verdict word on exercise `ex`'s line of the lesson's output ("" when there is none). */
+static const char *verdict(const char *out, const char *ex) {
+    static char word[16];
+    word[0] = '\0';
+    for (const char *line = out; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (!strncmp(line, ex, strlen(ex)) && line[strlen(ex)] == ' ') {
+            sscanf(line + strlen(ex), "%15s", word);
+            break;
+        }
+    return word;
+}
+
+START_TEST(test_a_profiler_that_shuts_the_program_down_leaves_the_exercise_unchecked) {
+    char out[16384];
+    run_tools_lesson("T.1", "", "", out, sizeof out);
+    ck_assert_msg(!strcmp(verdict(out, "T.1"), "UNCHECKED"), "not UNCHECKED:\n%s", out);
+    ck_assert_msg(strstr(out, "could not finish measuring") && strstr(out, "failed on its own") && strstr(out, "Failed to profile"), "the profiler's words are missing:\n%s", out);
+    ck_assert_msg(!strstr(out, "called exit()"), "the profiler's end was blamed on the student's code:\n%s", out);
+}
+END_TEST
+
+START_TEST(test_a_profiler_whose_log_says_it_failed_measures_nothing) {
+    char out[16384];
+    run_tools_lesson("T.2", "", "", out, sizeof out);
+    ck_assert_msg(!strcmp(verdict(out, "T.2"), "UNCHECKED") && strstr(out, "driver resource was unavailable"), "not UNCHECKED with ncu's words:\n%s",
+                  out);
+}
+END_TEST
+
+START_TEST(test_sanitizer_passes_pass_fail_or_leave_unchecked) {
+    char out[16384];
+    run_tools_lesson("T.3", tool("compute-sanitizer-clean"), "", out, sizeof out);
+    ck_assert_msg(!strcmp(verdict(out, "T.3"), "PASS"), "a clean sanitizer did not pass:\n%s", out);
+    run_tools_lesson("T.3", tool("compute-sanitizer-finds"), "", out, sizeof out);
+    ck_assert_msg(!strcmp(verdict(out, "T.3"), "FAIL") && strstr(out, "Invalid __global__ write"), "a report did not fail:\n%s", out);
+    run_tools_lesson("T.3", tool("compute-sanitizer-broken"), "", out, sizeof out);
+    ck_assert_msg(!strcmp(verdict(out, "T.3"), "UNCHECKED") && strstr(out, "compute-sanitizer could not start the program") &&
+                      strstr(out, "Internal Sanitizer Error"),
+                  "a sanitizer that failed on its own did not leave the exercise UNCHECKED:\n%s", out);
+    ck_assert_msg(!strcmp(verdict(out, "T.3"), "UNCHECKED") && !strstr(out, "called exit()") && !strstr(out, "never started answering"),
+                  "blamed on the student:\n%s", out);
+}
+END_TEST
+
+START_TEST(test_a_pass_that_cannot_get_its_gpu_is_unchecked) {
+    char out[16384], why[512];
+    setenv("GRADE_GPU_LOCK_DIR", g_locks, 1);
+    int held = judge_gpu_lock(1, why, sizeof why); /* another grading's pass, holding GPU 0 */
+    ck_assert_msg(held >= 0, "%s", why);
+    run_tools_lesson("T.3", tool("compute-sanitizer-clean"), "GRADE_GPU_LOCK_TIMEOUT=1", out, sizeof out);
+    judge_gpu_unlock(held);
+    unsetenv("GRADE_GPU_LOCK_DIR");
+    ck_assert_msg(!strcmp(verdict(out, "T.3"), "UNCHECKED") && strstr(out, "another grading's profiler pass held GPU 0 for more than 1 s"),
+                  "not UNCHECKED with the lock's reason:\n%s", out);
+    ck_assert_msg(!strstr(out, "waiting for another grading"), "a short wait was announced:\n%s", out);
+}
+END_TEST
+
+/* Four gradings at once, each with three sanitizer passes: every pass holds the GPU alone. */
+START_TEST(test_passes_of_gradings_at_once_take_turns) {
+    char log[128], extra[200], out[4][16384];
+    snprintf(log, sizeof log, "%s/held.log", g_tools);
+    snprintf(extra, sizeof extra, "GRADE_GPU_LOCK_LOG='%s'", log);
+    FILE *p[4];
+    for (int k = 0; k < 4; k++) p[k] = start_tools_lesson("T.3", tool("compute-sanitizer-slow"), extra);
+    for (int k = 0; k < 4; k++) finish_tools_lesson(p[k], out[k], sizeof out[k]);
+    for (int k = 0; k < 4; k++) ck_assert_msg(!strcmp(verdict(out[k], "T.3"), "PASS"), "grading %d:\n%s", k, out[k]);
+    double from[32], until[32];
+    int pid[32], n = 0;
+    FILE *f = fopen(log, "r");
+    ck_assert_msg(f != NULL, "no pass took the GPU's lock");
+    while (n < 32 && fscanf(f, "%lf %lf %d %*s", &from[n], &until[n], &pid[n]) == 3) n++;
+    fclose(f);
+    ck_assert_int_eq(n, 12);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            ck_assert_msg(i == j || until[i] <= from[j] || until[j] <= from[i], "passes of pids %d and %d held the GPU at once", pid[i], pid[j]);
+}
+END_TEST
 
 START_TEST(test_an_exercise_nothing_could_check_is_never_passed) {
     char cmd[4200], out[8192] = "";
@@ -269,12 +622,33 @@ static Suite *grade_suite(void) {
     tcase_add_test(verdicts, test_an_exercise_nothing_could_check_is_never_passed);
     tcase_add_test(verdicts, test_a_missing_package_is_named_in_the_result);
     suite_add_tcase(s, verdicts);
+    TCase *tools = tcase_create("Tools");
+    tcase_add_test(tools, test_the_gpu_is_the_first_visible_device);
+    tcase_add_test(tools, test_ncu_failing_on_its_own_is_told_from_the_programs_end);
+    tcase_add_test(tools, test_sanitizer_verdicts_tell_a_report_a_clean_check_and_its_own_failure);
+    tcase_add_test(tools, test_gpu_lock_is_exclusive_across_processes_and_never_inherited);
+    tcase_add_test(tools, test_gpu_lock_refuses_a_folder_others_may_write);
+    suite_add_tcase(s, tools);
+    TCase *passes = tcase_create("Passes");
+    tcase_add_checked_fixture(passes, tools_setup, tools_teardown);
+    tcase_set_timeout(passes, 120);
+    tcase_add_test(passes, test_a_profiler_that_shuts_the_program_down_leaves_the_exercise_unchecked);
+    tcase_add_test(passes, test_a_profiler_whose_log_says_it_failed_measures_nothing);
+    tcase_add_test(passes, test_sanitizer_passes_pass_fail_or_leave_unchecked);
+    tcase_add_test(passes, test_a_pass_that_cannot_get_its_gpu_is_unchecked);
+    tcase_add_test(passes, test_passes_of_gradings_at_once_take_turns);
+    suite_add_tcase(s, passes);
     return s;
 }
 
 int main(int argc, char **argv) {
     g_self = argv[0];
     if (argc > 1 && !strcmp(argv[1], "--lesson")) return grade_main("fake", kFake, N_FAKE, fake_suite);
+    if (argc > 1 && !strcmp(argv[1], "--lesson-tools")) {
+        /* the stand-ins' folder is the one the runner's box is given */
+        snprintf(g_tools, sizeof g_tools, "%s", getenv("GRADE_SANDBOX_RO") ? getenv("GRADE_SANDBOX_RO") : "");
+        return grade_main("tools", kTools, 3, tools_suite);
+    }
     SRunner *sr = srunner_create(grade_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
