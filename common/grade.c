@@ -54,6 +54,7 @@ void grade_poison_device(void *d, size_t bytes) {
 }
 
 void *grade_alloc(size_t bytes) {
+    judge_sanitize_skip_large(bytes); /* a large case's inputs: not made for a sanitizer pass */
     void *p = malloc(bytes ? bytes : 1);
     ck_assert_msg(p != NULL, "grader: out of host memory allocating %zu bytes", bytes);
     return p;
@@ -411,48 +412,100 @@ static void set_unchecked(Outcome *o, const char *fmt, ...) {
 }
 
 /* On a GPU, races and barrier misuse can hide behind right values: where the toolkit's
-   compute-sanitizer exists ($GRADE_SANITIZER, set by make), an exercise that passed runs its
-   smallest cases again under memcheck, racecheck and synccheck, and any report fails it. A
-   sanitizer that failed on its own, or could not run (another grading held the GPU's profiler
-   too long), leaves the exercise UNCHECKED: nothing passes unchecked. (On the simulator its own
-   checks and schedules do this job; the pass runs there only when GRADE_SANITIZER is given
-   explicitly -- the grader's own tests, with a stand-in -- which make never does.) */
-static void sanitize_exercise(SRunner *sr, const GradeExercise *e, Outcome *o) {
+   compute-sanitizer exists ($GRADE_SANITIZER, set by make), the exercises that passed run their
+   small cases again (judge_sanitize_skip_large) under memcheck, racecheck and synccheck, and any
+   report fails the exercise it came from. A sanitizer that failed on its own, or could not run
+   (another grading held the GPU's profiler too long), leaves the exercise UNCHECKED: nothing passes
+   unchecked. (On the simulator its own checks and schedules do this job; the pass runs there only
+   when GRADE_SANITIZER is given explicitly -- the grader's own tests, with a stand-in -- which make
+   never does.)
+
+   Each tool runs once for all of them: one sanitizer start (its CUDA context and instrumentation,
+   most of a pass's cost) instead of one per exercise. Only a pass that was not clean is run again,
+   an exercise at a time, to say which exercise the report belongs to. */
+static const char *kSanitizerTools[] = {"memcheck", "racecheck", "synccheck"};
+#define SANITIZE_BEGIN_FAILED 2
+
+/* Runs the tests of list[0..n) under one sanitizer tool, in one pass: SANITIZE_BEGIN_FAILED (the
+   pass could not start: why in report), or the sanitizer's verdict (1 reported, -1 failed on its
+   own, 0 clean). A pass whose runner had to start more than once (one was killed on the way)
+   shows only the last one's report: it is not taken as clean. */
+static int sanitize_pass(SRunner *sr, const GradeExercise *const *list, int n, int t, char *report, size_t size) {
     const char *sanitizer = getenv("GRADE_SANITIZER");
-    if (!sanitizer || !*sanitizer || !e->kernels) return;
-    static const char *tools[] = {"memcheck", "racecheck", "synccheck"};
-    for (int t = 0; t < 3; t++) {
-        char report[3000];
-        double t0 = clock_s();
-        if (judge_sanitize_begin(sanitizer, tools[t], 3, report, sizeof report)) {
-            set_unchecked(o, "the values are right, but compute-sanitizer --tool %s could not run: %s. Races, barrier misuse and bad "
-                             "accesses are not checked, so the exercise earns no points (not your code's doing: grade again)",
-                          tools[t], report);
-            return;
-        }
-        judge_set_failure_probe(NULL);
-        srunner_run(sr, NULL, e->id, CK_SILENT);
-        int verdict = judge_sanitize_end(report, sizeof report);
-        char phase[32];
-        snprintf(phase, sizeof phase, "sanitizer-%s", tools[t]);
-        note_time(e->id, phase, clock_s() - t0);
-        if (verdict > 0) {
-            Buf b = {0};
-            bprintf(&b, "the results are right, but compute-sanitizer --tool %s found a problem in the smallest cases%s\n  %s", tools[t], report,
-                    t == 1 ? "a race: threads read shared memory that others write without a __syncthreads() between them"
-                    : t == 2 ? "a barrier misuse: a __syncthreads() that not every thread of the block reaches"
-                             : "an invalid memory access (out of bounds, or a misaligned or host address)");
-            o->status = "failed";
-            o->message = b.s;
-            return;
-        }
-        if (verdict < 0) {
-            set_unchecked(o, "the values are right, but compute-sanitizer --tool %s could not check them: %s. That is the grader's tool "
-                             "failing, not your code; the exercise earns no points until it is checked (grade again)",
-                          tools[t], report);
-            return;
-        }
+    if (judge_sanitize_begin(sanitizer, kSanitizerTools[t], 3, report, size)) return SANITIZE_BEGIN_FAILED;
+    judge_set_failure_probe(NULL);
+    int starts = g_runner_starts;
+    for (int i = 0; i < n; i++) {
+        judge_forget_failure(); /* one exercise's broken runner does not stop the next one's cases */
+        srunner_run(sr, NULL, list[i]->id, CK_SILENT);
     }
+    int verdict = judge_sanitize_end(report, size);
+    if (verdict == 0 && n > 1 && g_runner_starts - starts > 1) verdict = 1;
+    return verdict;
+}
+
+/* What a pass over one exercise means for it. */
+static void sanitize_verdict(int t, int verdict, const char *report, Outcome *o) {
+    const char *tool = kSanitizerTools[t];
+    if (verdict == SANITIZE_BEGIN_FAILED) {
+        set_unchecked(o, "the values are right, but compute-sanitizer --tool %s could not run: %s. Races, barrier misuse and bad "
+                         "accesses are not checked, so the exercise earns no points (not your code's doing: grade again)",
+                      tool, report);
+    } else if (verdict > 0) {
+        Buf b = {0};
+        bprintf(&b, "the results are right, but compute-sanitizer --tool %s found a problem in the smallest cases%s\n  %s", tool, report,
+                t == 1 ? "a race: threads read shared memory that others write without a __syncthreads() between them"
+                : t == 2 ? "a barrier misuse: a __syncthreads() that not every thread of the block reaches"
+                         : "an invalid memory access (out of bounds, or a misaligned or host address)");
+        o->status = "failed";
+        o->message = b.s;
+    } else if (verdict < 0) {
+        set_unchecked(o, "the values are right, but compute-sanitizer --tool %s could not check them: %s. That is the grader's tool "
+                         "failing, not your code; the exercise earns no points until it is checked (grade again)",
+                      tool, report);
+    }
+}
+
+static void sanitize_lesson(SRunner *sr, const GradeExercise *ex, Outcome *out, int count) {
+    const char *sanitizer = getenv("GRADE_SANITIZER");
+    if (!sanitizer || !*sanitizer) return;
+    const GradeExercise **list = calloc((size_t)count + 1, sizeof *list);
+    int *index = calloc((size_t)count + 1, sizeof *index);
+    char report[3000];
+    for (int t = 0; t < 3; t++) {
+        int n = 0;
+        for (int i = 0; i < count; i++)
+            if (!strcmp(out[i].status, "passed") && ex[i].kernels) {
+                index[n] = i;
+                list[n++] = &ex[i];
+            }
+        if (!n) break;
+        double t0 = clock_s();
+        int verdict = sanitize_pass(sr, list, n, t, report, sizeof report);
+        char phase[32];
+        snprintf(phase, sizeof phase, "sanitizer-%s", kSanitizerTools[t]);
+        note_time("all", phase, clock_s() - t0);
+        if (verdict == 0) continue;
+        if (n == 1 || verdict == SANITIZE_BEGIN_FAILED) {
+            for (int k = 0; k < n; k++) sanitize_verdict(t, verdict, report, &out[index[k]]);
+            continue;
+        }
+        /* which exercise: each alone */
+        int blamed = 0;
+        for (int k = 0; k < n; k++) {
+            char alone[3000];
+            int v = sanitize_pass(sr, &list[k], 1, t, alone, sizeof alone);
+            sanitize_verdict(t, v, alone, &out[index[k]]);
+            blamed += v != 0;
+        }
+        if (!blamed) /* a report of them together that none shows alone: nobody passes unchecked */
+            for (int k = 0; k < n; k++)
+                set_unchecked(&out[index[k]], "the values are right, but compute-sanitizer --tool %s reported a problem when this lesson's "
+                              "exercises ran one after another, and none when each ran alone (state one exercise left behind?)%s. The "
+                              "exercise earns no points until that is settled (grade again)", kSanitizerTools[t], report);
+    }
+    free(list);
+    free(index);
 }
 
 /* Runs one exercise's test case in this process and returns its outcome. */
@@ -506,7 +559,6 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
         o.message = b.s;
         return o;
     }
-    if (!o.message) sanitize_exercise(sr, e, &o);
     char phase[32];
     snprintf(phase, sizeof phase, "starts-%d", g_runner_starts - nstarts0);
     note_time(e->id, phase, g_runner_start_seconds - starts0);
@@ -671,6 +723,7 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
             out[i] = run_exercise(sr, &ex[i]);
         }
     }
+    if (!compile_error) sanitize_lesson(sr, ex, out, count);
     /* Nothing the student's code started may outlive the verdict, let alone rewrite it. */
     judge_pass_close();
     judge_shutdown();

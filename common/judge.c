@@ -123,6 +123,14 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
 }
 
 /* ---- calls ---- */
+void judge_sanitize_skip_large(size_t bytes) {
+    if (!judge_sanitizing()) return;
+    long limit = env_long("GRADE_SANITIZE_MAX_BYTES", 4l << 20);
+    if ((unsigned long long)bytes > (unsigned long long)limit)
+        fail_now("not run under compute-sanitizer: a large case (a buffer of %zu bytes; the sanitizer checks the cases with buffers of at "
+                 "most %ld bytes)", bytes, limit);
+}
+
 void judge_begin(JudgeCall *c, const char *name, int student) {
     shm_setup();
     memset(c, 0, sizeof *c);
@@ -295,6 +303,10 @@ int64_t judge_finish(JudgeCall *c) {
         describe_call(c, call, sizeof call);
         fail_now("%s was not run: an earlier case of this exercise already failed this way: %s", call, g_broken);
     }
+    if (c->req.student)
+        for (uint32_t i = 0; i < c->req.nargs; i++)
+            if (c->req.args[i].kind == RPC_ARG_IN || c->req.args[i].kind == RPC_ARG_INOUT || c->req.args[i].kind == RPC_ARG_PINNED)
+                judge_sanitize_skip_large(c->req.args[i].bytes);
     if (!g_runner.alive && start_runner()) fail_now("%s", g_start_failure);
     g_call_output_start = output_size();
     RpcPage *pg = g_page;

@@ -72,6 +72,9 @@ long judge_exercise_launches(const char *kernel);
 const char *judge_launch_observer_refused(void);
 /** Non-NULL when a runner failure (crash, timeout, ...) stopped the current exercise. */
 const char *judge_exercise_broken(void);
+/** Forgets that a runner failure stopped the current exercise (a new pass starts, or the next
+    exercise of a sanitizer pass). */
+void judge_forget_failure(void);
 /** A function that says whether the current exercise has already failed: then every later call
     in it fails at once without running (an exercise stops at its first failure). */
 void judge_set_failure_probe(int (*probe)(void));
@@ -90,6 +93,11 @@ int judge_sanitize_begin(const char *sanitizer, const char *tool, int calls, cha
 int judge_sanitize_end(char *report, size_t size);
 /** 1 during a compute-sanitizer pass. */
 int judge_sanitizing(void);
+/** In a compute-sanitizer pass, a case that needs a buffer of more than GRADE_SANITIZE_MAX_BYTES
+    (4 MiB unless given) ends here, without running: the sanitizer checks the small cases only (a
+    large case under it costs minutes, and shows no race or bad access that a small one hides).
+    Outside a pass it does nothing. The judge's allocations and the student calls' buffers ask. */
+void judge_sanitize_skip_large(size_t bytes);
 /** Starts a profiler pass: the next runner runs under Nsight Compute (`ncu`), collecting `metrics`
     (comma-separated) for every kernel. Device buffers of the runner before it are gone. 0, or -1
     with the reason in `why` when the pass cannot run (its GPU's lock was held too long). */

@@ -18,6 +18,7 @@ static cudaError_t builtin0(const char *name) {
 }
 
 cudaError_t cudaMalloc(void **p, size_t bytes) {
+    judge_sanitize_skip_large(bytes);
     JudgeCall c;
     judge_begin(&c, "cuda.Malloc", 0);
     judge_u64(&c, bytes);
@@ -103,6 +104,7 @@ cudaError_t cudaRuntimeGetVersion(int *v) { return versions(v, NULL); }
 cudaError_t cudaDriverGetVersion(int *v) { return versions(NULL, v); }
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
+    judge_sanitize_skip_large(bytes);
     JudgeCall c;
     judge_begin(&c, "cuda.MallocHost", 0);
     judge_u64(&c, bytes);

@@ -18,9 +18,6 @@
 #define DEFAULT_MEMORY_MB 4096
 
 /* ---- judge.c ---- */
-/* Forgets that a runner failure stopped the current exercise (a new pass starts). */
-void judge_forget_failure(void);
-
 /* ---- judge_passes.c ---- */
 /* A start of the runner under the pass's tool failed: the tool's failure, noted for the pass. */
 void pass_start_failed(void);
