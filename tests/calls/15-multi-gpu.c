@@ -5,6 +5,7 @@
    back at two moments (right when the function returned, and after the runner waited for every
    device: a difference is work the function did not wait for) and reports what it saw. Nothing
    here judges: the judge compares with the CPU reference. */
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
