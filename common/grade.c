@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 
@@ -366,12 +365,6 @@ static char *build_error(void) {
    ("07.1 tests 2.31" ...; make bench-grading reads them). The phases: its tests (including any
    Nsight Compute pass, also shown alone as "ncu"), each compute-sanitizer tool, and the runner
    starts of all of them ("starts", with their number). */
-static double clock_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void note_time(const char *exercise, const char *phase, double seconds) {
     const char *path = getenv("GRADE_TIMES");
     if (!path || !*path) return;
@@ -432,7 +425,7 @@ static const char *kSanitizerTools[] = {"memcheck", "racecheck", "synccheck"};
    shows only the last one's report: it is not taken as clean. */
 static int sanitize_pass(SRunner *sr, const GradeExercise *const *list, int n, int t, char *report, size_t size) {
     const char *sanitizer = getenv("GRADE_SANITIZER");
-    if (judge_sanitize_begin(sanitizer, kSanitizerTools[t], 3, report, size)) return SANITIZE_BEGIN_FAILED;
+    if (judge_sanitize_begin(sanitizer, kSanitizerTools[t], report, size)) return SANITIZE_BEGIN_FAILED;
     judge_set_failure_probe(NULL);
     int starts = g_runner_starts;
     for (int i = 0; i < n; i++) {
@@ -480,11 +473,11 @@ static void sanitize_lesson(SRunner *sr, const GradeExercise *ex, Outcome *out, 
                 list[n++] = &ex[i];
             }
         if (!n) break;
-        double t0 = clock_s();
+        double t0 = judge_now_s();
         int verdict = sanitize_pass(sr, list, n, t, report, sizeof report);
         char phase[32];
         snprintf(phase, sizeof phase, "sanitizer-%s", kSanitizerTools[t]);
-        note_time("all", phase, clock_s() - t0);
+        note_time("all", phase, judge_now_s() - t0);
         if (verdict == 0) continue;
         if (n == 1 || verdict == SANITIZE_BEGIN_FAILED) {
             for (int k = 0; k < n; k++) sanitize_verdict(t, verdict, report, &out[index[k]]);
@@ -516,7 +509,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     g_sr = sr;
     g_current = e->id;
     judge_set_failure_probe(current_exercise_failed);
-    double t0 = clock_s(), starts0 = g_runner_start_seconds, ncu0 = g_ncu_seconds;
+    double t0 = judge_now_s(), starts0 = g_runner_start_seconds, ncu0 = g_ncu_seconds;
     int nstarts0 = g_runner_starts;
     /* ... and with it, Check's XML log of this exercise: every test's duration */
     static char xml[4096];
@@ -527,7 +520,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     }
     srunner_run(sr, NULL, e->id, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
     judge_pass_close(); /* a test that failed inside a profiler pass left it open */
-    note_time(e->id, "tests", clock_s() - t0);
+    note_time(e->id, "tests", judge_now_s() - t0);
     if (g_ncu_seconds > ncu0) note_time(e->id, "ncu", g_ncu_seconds - ncu0);
     TestResult **results = srunner_results(sr);
     int n = srunner_ntests_run(sr), ran = 0;

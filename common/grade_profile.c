@@ -97,12 +97,6 @@ static int g_from_ncu; /* the figures come from Nsight Compute's report (g_ncu_k
 double g_ncu_seconds;   /* the Nsight Compute passes' time, for $GRADE_TIMES */
 #ifndef SIMCUDA
 static double g_ncu_started;
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 #endif
 
 static void read_ncu_csv(const char *path) {
@@ -252,7 +246,7 @@ void grade_profile_begin(void) {
     if (!g_profile_available) return;
     char metrics[2048] = "";
     for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
-    g_ncu_started = now_seconds();
+    g_ncu_started = judge_now_s();
     /* the pass waits for its GPU's lock; one that cannot get it measures nothing (and says why) */
     if (judge_ncu_begin(ncu, metrics, g_why, sizeof g_why)) g_profile_available = 0;
 #endif
@@ -272,7 +266,7 @@ void grade_profile_end(void) {
     if (g_profile_available != 1) return;
     char csv[4200];
     int measured = judge_ncu_end(csv, sizeof csv, g_why, sizeof g_why);
-    g_ncu_seconds += now_seconds() - g_ncu_started;
+    g_ncu_seconds += judge_now_s() - g_ncu_started;
     if (measured) {
         snprintf(g_why, sizeof g_why, "Nsight Compute measured no kernel");
         read_ncu_csv(csv);

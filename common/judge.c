@@ -317,7 +317,7 @@ int64_t judge_finish(JudgeCall *c) {
     uint64_t seq = pg->req.seq;
     if (write(g_runner.req_fd, &seq, sizeof seq) != (ssize_t)sizeof seq) runner_failed(c, 0, 0);
     int over = 0;
-    int r = wait_readable(g_runner.rep_fd, now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S) * (g_tool_argv[0] ? 20 : 1),
+    int r = wait_readable(g_runner.rep_fd, judge_now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S) * (g_tool_argv[0] ? 20 : 1),
                           env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB), &over);
     uint64_t back = 0;
     if (r != 1) runner_failed(c, r == 0, over);

@@ -83,10 +83,10 @@ void judge_set_failure_probe(int (*probe)(void));
    and the wait counts against no time limit. A tool that fails on its own (its own error lines,
    a start it could not make) is never the student's failure: the property the pass measures is
    UNCHECKED with the tool's reason. */
-/** Starts a compute-sanitizer pass: the next runner runs under `sanitizer --tool tool`, and only the
-    first `calls` student calls whose numbers are all small run (the others fail at once). 0, or -1
-    with the reason in `why` when the pass cannot run (its GPU's lock was held too long). */
-int judge_sanitize_begin(const char *sanitizer, const char *tool, int calls, char *why, size_t why_size);
+/** Starts a compute-sanitizer pass: the next runner runs under `sanitizer --tool tool`, on the small
+    cases only (judge_sanitize_skip_large). 0, or -1 with the reason in `why` when the pass cannot
+    run (its GPU's lock was held too long). */
+int judge_sanitize_begin(const char *sanitizer, const char *tool, char *why, size_t why_size);
 /** Ends the pass: 1 when the sanitizer reported an error (`report` gets its lines), 0 when it
     checked everything and found none, -1 when it failed on its own or did not finish its check
     (`report` gets why). */
@@ -110,6 +110,8 @@ int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size);
     they took (until each said "ready"), and the seconds of the Nsight Compute passes. */
 extern double g_runner_start_seconds, g_ncu_seconds;
 extern int g_runner_starts;
+/** The judge's clock: monotonic seconds. */
+double judge_now_s(void);
 /** Ends a pass that a failed test left open (between its begin and its end): stops its runner and
     releases its GPU's lock; a tool that failed on its own there is noted for the exercise. */
 void judge_pass_close(void);

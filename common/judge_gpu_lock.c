@@ -94,12 +94,12 @@ int judge_gpu_lock(double timeout_s, char *why, size_t why_size) {
     if (judge_gpu_lock_path(path, sizeof path, why, why_size)) return JUDGE_GPU_LOCK_NONE;
     int fd = open_lock(path, why, why_size);
     if (fd < 0) return JUDGE_GPU_LOCK_NONE;
-    double start = now_s();
+    double start = judge_now_s();
     int said = 0;
     useconds_t pause = 20000;
     for (;;) {
         if (!flock(fd, LOCK_EX | LOCK_NB)) {
-            g_held_since = now_s();
+            g_held_since = judge_now_s();
             return fd;
         }
         if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -107,7 +107,7 @@ int judge_gpu_lock(double timeout_s, char *why, size_t why_size) {
             close(fd);
             return JUDGE_GPU_LOCK_NONE;
         }
-        double waited = now_s() - start;
+        double waited = judge_now_s() - start;
         if (waited >= timeout_s) {
             snprintf(why, why_size, "another grading's profiler pass held GPU %s for more than %.0f s (GRADE_GPU_LOCK_TIMEOUT)", judge_gpu_name(),
                      timeout_s);
@@ -132,7 +132,7 @@ static void log_held(void) {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return;
     char line[256];
-    int n = snprintf(line, sizeof line, "%.6f %.6f %d %s\n", g_held_since, now_s(), (int)getpid(), judge_gpu_name());
+    int n = snprintf(line, sizeof line, "%.6f %.6f %d %s\n", g_held_since, judge_now_s(), (int)getpid(), judge_gpu_name());
     if (write(fd, line, (size_t)n) != n) { /* a test's log only */
     }
     close(fd);

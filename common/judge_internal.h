@@ -17,7 +17,6 @@
 #define DEFAULT_START_TIMEOUT_S 30
 #define DEFAULT_MEMORY_MB 4096
 
-/* ---- judge.c ---- */
 /* ---- judge_passes.c ---- */
 /* A start of the runner under the pass's tool failed: the tool's failure, noted for the pass. */
 void pass_start_failed(void);
@@ -53,7 +52,6 @@ extern char g_start_failure[4096]; /* set once the runner cannot even start: eve
 extern char *g_tool_argv[24];
 extern int g_tool;
 
-double now_s(void);
 long env_long(const char *name, long dflt);
 void shm_setup(void);
 /* Starts the runner (again, under the tool of g_tool_argv when set); 0 when it said "ready". */

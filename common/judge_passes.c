@@ -275,8 +275,7 @@ void passes_exercise_begin(void) {
 }
 
 /* ---- compute-sanitizer ---- */
-int judge_sanitize_begin(const char *sanitizer, const char *tool, int calls, char *why, size_t why_size) {
-    (void)calls;
+int judge_sanitize_begin(const char *sanitizer, const char *tool, char *why, size_t why_size) {
     judge_shutdown();
     judge_forget_failure();
     if (pass_open(TOOL_SANITIZER, why, why_size)) return -1;

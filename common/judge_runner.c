@@ -49,7 +49,7 @@ static SandboxCgroup g_cgroup;
 static int g_have_cgroup;
 static char g_exe_dir[PATH_MAX]; /* as root: a root-owned copy of the runner lives here */
 
-double now_s(void) {
+double judge_now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
@@ -315,12 +315,12 @@ int end_runner(double grace_s) {
     int status = -1;
     if (g_runner.pid > 0) {
         int st;
-        for (double until = now_s() + grace_s;;) {
+        for (double until = judge_now_s() + grace_s;;) {
             if (waitpid(g_runner.pid, &st, WNOHANG) == g_runner.pid) {
                 status = st;
                 break;
             }
-            if (now_s() >= until) break;
+            if (judge_now_s() >= until) break;
             usleep(2000);
         }
         kill_everything();
@@ -383,7 +383,7 @@ int g_runner_starts;
    before the pass. The pass notes it (what it measures is not checked), and the runner starts
    again without the tool, so that the exercise's values are still checked. */
 int start_runner(void) {
-    double t0 = now_s();
+    double t0 = judge_now_s();
     int r = start_runner_once();
     if (r < 0 && g_tool_argv[0]) {
         pass_start_failed();
@@ -392,7 +392,7 @@ int start_runner(void) {
         g_start_failure[0] = '\0';
         r = start_runner_once();
     }
-    g_runner_start_seconds += now_s() - t0;
+    g_runner_start_seconds += judge_now_s() - t0;
     g_runner_starts++;
     return r;
 }
@@ -470,7 +470,7 @@ static int start_runner_once(void) {
     g_runner.seq = 0;
     /* The runner says "ready" (sequence 0) once the student's global constructors have run. */
     int over = 0;
-    double deadline = now_s() + env_long("GRADE_START_TIMEOUT", DEFAULT_START_TIMEOUT_S) * (g_tool_argv[0] ? 4 : 1);
+    double deadline = judge_now_s() + env_long("GRADE_START_TIMEOUT", DEFAULT_START_TIMEOUT_S) * (g_tool_argv[0] ? 4 : 1);
     uint64_t hello = 1;
     int r = wait_readable(g_runner.rep_fd, deadline, env_long("GRADE_MEMORY_MB", DEFAULT_MEMORY_MB), &over);
     if (r == 1 && read(g_runner.rep_fd, &hello, sizeof hello) == (ssize_t)sizeof hello && hello == 0) {
@@ -527,7 +527,7 @@ static long tree_rss_mb(pid_t pid, int depth) {
 
 int wait_readable(int fd, double deadline, long memory_mb, int *over_memory) {
     for (;;) {
-        double left = deadline - now_s();
+        double left = deadline - judge_now_s();
         if (left <= 0) return 0;
         struct pollfd p = {fd, POLLIN, 0};
         int ms = left > 0.1 ? 100 : (int)(left * 1000) + 1;
