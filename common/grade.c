@@ -363,8 +363,9 @@ static char *build_error(void) {
 
 /* $GRADE_TIMES=FILE: where each exercise's grading time went, a line per phase appended to FILE
    ("07.1 tests 2.31" ...; make bench-grading reads them). The phases: its tests (including any
-   Nsight Compute pass, also shown alone as "ncu"), each compute-sanitizer tool, and the runner
-   starts of all of them ("starts", with their number). */
+   Nsight Compute pass, also shown alone as "ncu"; of their time, the waits for the runner's
+   replies, "runner-calls": the student's functions, kernels and copies), each
+   compute-sanitizer tool, and the runner starts of all of them ("starts", with their number). */
 static void note_time(const char *exercise, const char *phase, double seconds) {
     const char *path = getenv("GRADE_TIMES");
     if (!path || !*path) return;
@@ -510,6 +511,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     g_current = e->id;
     judge_set_failure_probe(current_exercise_failed);
     double t0 = judge_now_s(), starts0 = g_runner_start_seconds, ncu0 = g_ncu_seconds;
+    double calls0 = g_runner_call_seconds;
     int nstarts0 = g_runner_starts;
     /* ... and with it, Check's XML log of this exercise: every test's duration */
     static char xml[4096];
@@ -522,6 +524,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     judge_pass_close(); /* a test that failed inside a profiler pass left it open */
     note_time(e->id, "tests", judge_now_s() - t0);
     if (g_ncu_seconds > ncu0) note_time(e->id, "ncu", g_ncu_seconds - ncu0);
+    note_time(e->id, "runner-calls", g_runner_call_seconds - calls0);
     TestResult **results = srunner_results(sr);
     int n = srunner_ntests_run(sr), ran = 0;
     for (int k = 0; k < n; k++) {

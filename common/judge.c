@@ -123,6 +123,8 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
 }
 
 /* ---- calls ---- */
+double g_runner_call_seconds;
+
 void judge_sanitize_skip_large(size_t bytes) {
     if (!judge_sanitizing()) return;
     long limit = env_long("GRADE_SANITIZE_MAX_BYTES", 4l << 20);
@@ -315,6 +317,7 @@ int64_t judge_finish(JudgeCall *c) {
     pg->rep.fatal = 0;
     pg->rep.nlaunches = 0;
     uint64_t seq = pg->req.seq;
+    double sent = judge_now_s();
     if (write(g_runner.req_fd, &seq, sizeof seq) != (ssize_t)sizeof seq) runner_failed(c, 0, 0);
     int over = 0;
     int r = wait_readable(g_runner.rep_fd, judge_now_s() + env_long("GRADE_TIMEOUT", DEFAULT_CALL_TIMEOUT_S) * (g_tool_argv[0] ? 20 : 1),
@@ -322,6 +325,7 @@ int64_t judge_finish(JudgeCall *c) {
     uint64_t back = 0;
     if (r != 1) runner_failed(c, r == 0, over);
     if (read(g_runner.rep_fd, &back, sizeof back) != (ssize_t)sizeof back || back != seq) runner_failed(c, 0, 0);
+    g_runner_call_seconds += judge_now_s() - sent;
     /* From here on, the reply is the runner's word: bounded, copied, never trusted further. */
     RpcReply rep = pg->rep;
     if (rep.seq != seq) runner_failed(c, 0, 0);

@@ -109,6 +109,10 @@ int judge_ncu_end(char *csv_path, size_t size, char *why, size_t why_size);
 /** Where a grading's time went ($GRADE_TIMES, grade.c): the runner starts so far and the seconds
     they took (until each said "ready"), and the seconds of the Nsight Compute passes. */
 extern double g_runner_start_seconds, g_ncu_seconds;
+/** ... and the seconds the judge waited for the runner's replies: the student's functions, their
+    kernels, and the copies, allocations and fills the tests ask for (a launch returns at once; its
+    kernel's time shows in the copy that waits for it). The rest of a test's time is the judge's. */
+extern double g_runner_call_seconds;
 extern int g_runner_starts;
 /** The judge's clock: monotonic seconds. */
 double judge_now_s(void);

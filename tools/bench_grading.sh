@@ -37,9 +37,12 @@ for l in "$@"; do
   wall=$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(((runs + 1) / 2))p")
   points=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%s/%s" % (d.get("points"), d.get("total_points")))' "$tmp/result.json" 2>/dev/null || echo "no result")
   [ "$(cat "$tmp/rc")" = 0 ] || { status=1; points="$points (failed: see make check LESSON=${l%%-*})"; }
-  # the last run's phases, added up over the exercises: "tests 3.1, ncu 1.2, sanitizer 20.4, 9 starts 4.0"
+  # the last run's phases, added up over the exercises: "tests 3.1 (in the runner 2.2, the judge 0.9;
+  # ncu passes 1.2), sanitizer 20.4; 9 runner starts 4.0": the runner's part is the student's
+  # functions, kernels and copies; the judge's, making inputs and references and comparing
   where=$(awk '{ if ($2 ~ /^starts-/) { n += substr($2, 8); st += $3 } else if ($2 ~ /^sanitizer-/) san += $3; else t[$2] += $3 }
-    END { printf "tests %.1f", t["tests"]; if (t["ncu"] > 0) printf ", of them ncu %.1f", t["ncu"]; if (san > 0) printf ", sanitizer %.1f", san;
+    END { printf "tests %.1f (in the runner %.1f, the judge %.1f", t["tests"], t["runner-calls"], t["tests"] - t["runner-calls"];
+          if (t["ncu"] > 0) printf "; ncu passes %.1f", t["ncu"]; printf ")"; if (san > 0) printf ", sanitizer %.1f", san;
           printf "; %d runner starts %.1f", n, st }' "$tmp/times" 2>/dev/null)
   printf '| %s | %.1f | %s | %s |\n' "$l" "$wall" "$points" "$where"
   total=$(awk "BEGIN { print $total + $wall }")
