@@ -1,4 +1,5 @@
 /* grade.c -- the grader's toolkit: inputs, poison, schedules, diagnoses and the scoreboard line. */
+#define _GNU_SOURCE /* memfd_create */
 #include "grade.h"
 #include "judge.h"
 
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 
@@ -460,44 +463,111 @@ static void sanitize_verdict(int t, int verdict, const char *report, Outcome *o)
     }
 }
 
+/* A tool's word on one exercise, as its pass's child hands it to the judge. */
+#define SANITIZE_TOGETHER_ONLY 3 /* a report of the exercises together that none shows alone */
+#define SANITIZE_NO_WORD 4       /* the child ended without saying */
+typedef struct {
+    int verdict; /* 0 clean, 1 reported, -1 the tool failed, SANITIZE_BEGIN_FAILED, SANITIZE_TOGETHER_ONLY */
+    char report[3000];
+} ToolWord;
+
+/* One tool over the exercises of list[0..n): one pass over all of them, and only when that one was
+   not clean, one pass per exercise to tell which (n ToolWords into `word`). */
+static void sanitize_tool(SRunner *sr, const GradeExercise *const *list, int n, int t, ToolWord *word) {
+    char report[3000];
+    double t0 = judge_now_s();
+    int verdict = sanitize_pass(sr, list, n, t, report, sizeof report);
+    char phase[32];
+    snprintf(phase, sizeof phase, "sanitizer-%s", kSanitizerTools[t]);
+    note_time("all", phase, judge_now_s() - t0);
+    for (int k = 0; k < n; k++) {
+        word[k].verdict = verdict;
+        snprintf(word[k].report, sizeof word[k].report, "%s", report);
+    }
+    if (verdict == 0 || n == 1 || verdict == SANITIZE_BEGIN_FAILED) return;
+    int blamed = 0;
+    for (int k = 0; k < n; k++) {
+        word[k].verdict = sanitize_pass(sr, &list[k], 1, t, word[k].report, sizeof word[k].report);
+        blamed += word[k].verdict != 0;
+    }
+    if (!blamed) /* nobody passes unchecked */
+        for (int k = 0; k < n; k++) {
+            word[k].verdict = SANITIZE_TOGETHER_ONLY;
+            snprintf(word[k].report, sizeof word[k].report, "%s", report);
+        }
+}
+
+/* The compute-sanitizer passes of a lesson: memcheck, racecheck and synccheck over the exercises
+   that passed, the three tools at once, each in a child of this process (judge_detach: a runner and
+   shared memory of its own; the passes share the GPU, judge_gpu_lock.c). Their words are applied
+   in the tools' order, as if they had run one after another: an exercise that one tool failed is
+   not judged by the next. A child that ends without a word leaves its exercises UNCHECKED. */
 static void sanitize_lesson(SRunner *sr, const GradeExercise *ex, Outcome *out, int count) {
     const char *sanitizer = getenv("GRADE_SANITIZER");
     if (!sanitizer || !*sanitizer) return;
     const GradeExercise **list = calloc((size_t)count + 1, sizeof *list);
     int *index = calloc((size_t)count + 1, sizeof *index);
-    char report[3000];
-    for (int t = 0; t < 3; t++) {
-        int n = 0;
-        for (int i = 0; i < count; i++)
-            if (!strcmp(out[i].status, "passed") && ex[i].kernels) {
-                index[n] = i;
-                list[n++] = &ex[i];
-            }
-        if (!n) break;
-        double t0 = judge_now_s();
-        int verdict = sanitize_pass(sr, list, n, t, report, sizeof report);
-        char phase[32];
-        snprintf(phase, sizeof phase, "sanitizer-%s", kSanitizerTools[t]);
-        note_time("all", phase, judge_now_s() - t0);
-        if (verdict == 0) continue;
-        if (n == 1 || verdict == SANITIZE_BEGIN_FAILED) {
-            for (int k = 0; k < n; k++) sanitize_verdict(t, verdict, report, &out[index[k]]);
-            continue;
+    int n = 0;
+    for (int i = 0; i < count; i++)
+        if (!strcmp(out[i].status, "passed") && ex[i].kernels) {
+            index[n] = i;
+            list[n++] = &ex[i];
         }
-        /* which exercise: each alone */
-        int blamed = 0;
-        for (int k = 0; k < n; k++) {
-            char alone[3000];
-            int v = sanitize_pass(sr, &list[k], 1, t, alone, sizeof alone);
-            sanitize_verdict(t, v, alone, &out[index[k]]);
-            blamed += v != 0;
-        }
-        if (!blamed) /* a report of them together that none shows alone: nobody passes unchecked */
-            for (int k = 0; k < n; k++)
-                set_unchecked(&out[index[k]], "the values are right, but compute-sanitizer --tool %s reported a problem when this lesson's "
-                              "exercises ran one after another, and none when each ran alone (state one exercise left behind?)%s. The "
-                              "exercise earns no points until that is settled (grade again)", kSanitizerTools[t], report);
+    if (!n) {
+        free(list);
+        free(index);
+        return;
     }
+    enum { TOOLS = 3 };
+    ToolWord *words = calloc((size_t)TOOLS * (size_t)n, sizeof *words);
+    int fd[TOOLS];
+    pid_t pid[TOOLS];
+    judge_shutdown(); /* no runner alive while the children are made */
+    fflush(stdout);
+    fflush(stderr);
+    for (int t = 0; t < TOOLS; t++) {
+        /* the child's words go into a memory file of this process's (never a runner's: close-on-exec) */
+        fd[t] = memfd_create("sanitizer-words", MFD_CLOEXEC);
+        pid[t] = fd[t] < 0 ? -1 : fork();
+        if (pid[t] == 0) {
+            judge_detach();
+            ToolWord *mine = calloc((size_t)n, sizeof *mine);
+            sanitize_tool(sr, list, n, t, mine);
+            judge_shutdown();
+            size_t bytes = (size_t)n * sizeof *mine;
+            int ok = mine && write(fd[t], mine, bytes) == (ssize_t)bytes;
+            fflush(stdout);
+            _exit(ok ? 0 : 1);
+        }
+    }
+    for (int t = 0; t < TOOLS; t++) {
+        int status = -1;
+        if (pid[t] > 0) while (waitpid(pid[t], &status, 0) < 0 && errno == EINTR) {}
+        ToolWord *w = &words[(size_t)t * (size_t)n];
+        size_t bytes = (size_t)n * sizeof *w;
+        int told = pid[t] > 0 && status == 0 && pread(fd[t], w, bytes, 0) == (ssize_t)bytes;
+        if (fd[t] >= 0) close(fd[t]);
+        for (int k = 0; k < n && !told; k++) {
+            w[k].verdict = SANITIZE_NO_WORD;
+            snprintf(w[k].report, sizeof w[k].report, "%s", pid[t] < 0 ? strerror(errno) : "its pass ended without a word");
+        }
+    }
+    for (int t = 0; t < TOOLS; t++)
+        for (int k = 0; k < n; k++) {
+            Outcome *o = &out[index[k]];
+            const ToolWord *w = &words[(size_t)t * (size_t)n + (size_t)k];
+            if (strcmp(o->status, "passed")) continue; /* an earlier tool's failure stands */
+            if (w->verdict == SANITIZE_TOGETHER_ONLY)
+                set_unchecked(o, "the values are right, but compute-sanitizer --tool %s reported a problem when this lesson's "
+                                 "exercises ran one after another, and none when each ran alone (state one exercise left behind?)%s. The "
+                                 "exercise earns no points until that is settled (grade again)", kSanitizerTools[t], w->report);
+            else if (w->verdict == SANITIZE_NO_WORD)
+                set_unchecked(o, "the values are right, but the grader's compute-sanitizer --tool %s pass could not report (%s): the "
+                                 "exercise earns no points until it is checked (grade again)", kSanitizerTools[t], w->report);
+            else
+                sanitize_verdict(t, w->verdict, w->report, o);
+        }
+    free(words);
     free(list);
     free(index);
 }

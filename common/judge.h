@@ -114,6 +114,11 @@ extern double g_runner_start_seconds, g_ncu_seconds;
     kernel's time shows in the copy that waits for it). The rest of a test's time is the judge's. */
 extern double g_runner_call_seconds;
 extern int g_runner_starts;
+/** In a child of the judge, forked with no runner alive (judge_shutdown first), to run passes of its
+    own at the same time as its siblings (grade.c: one compute-sanitizer tool each): it forgets the
+    parent's shared memory and runner state, so that its next call makes its own. The child ends
+    with _exit, never exit: the parent's copy of the runner is the parent's to remove. */
+void judge_detach(void);
 /** The judge's clock: monotonic seconds. */
 double judge_now_s(void);
 /** Ends a pass that a failed test left open (between its begin and its end): stops its runner and
@@ -145,6 +150,9 @@ int judge_gpu_lock_path(char *path, size_t size, char *why, size_t why_size);
 /** Takes the GPU's exclusive lock, waiting at most `timeout_s` seconds (one line on stdout when it
     waits long): a close-on-exec descriptor, JUDGE_GPU_LOCK_BUSY or JUDGE_GPU_LOCK_NONE with why. */
 int judge_gpu_lock(double timeout_s, char *why, size_t why_size);
+/** The same, shared: held by any number of compute-sanitizer passes at once, never with an
+    exclusive holder (Nsight Compute). */
+int judge_gpu_lock_shared(double timeout_s, char *why, size_t why_size);
 void judge_gpu_unlock(int fd);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);

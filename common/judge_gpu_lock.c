@@ -3,9 +3,11 @@
    Gradings that run at once on one GPU (`make grade JOBS=4`, several `make check`) each run
    Nsight Compute and compute-sanitizer passes (judge_passes.c). Those collide: the GPU's
    performance counters serve one profiler at a time, and a profiler that loses the race shuts the
-   program it runs down with a status of its own. So a pass takes an exclusive flock on a file of
-   its GPU before its runner starts and holds it until the pass ends; the passes of other gradings
-   wait for it, their plain calls do not.
+   program it runs down with a status of its own. So a pass takes a flock on a file of its GPU
+   before its runner starts and holds it until the pass ends: Nsight Compute's exclusively (it
+   reads the counters, and its figures would count other programs' kernels), compute-sanitizer's
+   shared (it instruments its own process only: the three tools of a lesson run at once, grade.c,
+   and so may those of other gradings). The passes that cannot share wait; plain calls never do.
 
    The lock file lives where no runner can reach or hold it. As root: a root-only folder under
    /run. As a user: a 0700 folder of the user's under $XDG_RUNTIME_DIR, else in /tmp. A runner's
@@ -88,7 +90,9 @@ static int open_lock(const char *path, char *why, size_t why_size) {
     return -1;
 }
 
-int judge_gpu_lock(double timeout_s, char *why, size_t why_size) {
+static int g_held_shared; /* ... and how (for the log) */
+
+static int take_lock(int how, double timeout_s, char *why, size_t why_size) {
     char path[PATH_MAX];
     why[0] = '\0';
     if (judge_gpu_lock_path(path, sizeof path, why, why_size)) return JUDGE_GPU_LOCK_NONE;
@@ -98,8 +102,9 @@ int judge_gpu_lock(double timeout_s, char *why, size_t why_size) {
     int said = 0;
     useconds_t pause = 20000;
     for (;;) {
-        if (!flock(fd, LOCK_EX | LOCK_NB)) {
+        if (!flock(fd, how | LOCK_NB)) {
             g_held_since = judge_now_s();
+            g_held_shared = how == LOCK_SH;
             return fd;
         }
         if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -124,7 +129,10 @@ int judge_gpu_lock(double timeout_s, char *why, size_t why_size) {
     }
 }
 
-/* GRADE_GPU_LOCK_LOG (the grader's own tests): one line per lock held, "from until pid gpu" in
+int judge_gpu_lock(double timeout_s, char *why, size_t why_size) { return take_lock(LOCK_EX, timeout_s, why, why_size); }
+int judge_gpu_lock_shared(double timeout_s, char *why, size_t why_size) { return take_lock(LOCK_SH, timeout_s, why, why_size); }
+
+/* GRADE_GPU_LOCK_LOG (the grader's own tests): one line per lock held, "from until pid gpu how" in
    seconds of the machine's monotonic clock, so that a test can see that no two overlapped. */
 static void log_held(void) {
     const char *path = getenv("GRADE_GPU_LOCK_LOG");
@@ -132,7 +140,8 @@ static void log_held(void) {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return;
     char line[256];
-    int n = snprintf(line, sizeof line, "%.6f %.6f %d %s\n", g_held_since, judge_now_s(), (int)getpid(), judge_gpu_name());
+    int n = snprintf(line, sizeof line, "%.6f %.6f %d %s %s\n", g_held_since, judge_now_s(), (int)getpid(), judge_gpu_name(),
+                     g_held_shared ? "shared" : "exclusive");
     if (write(fd, line, (size_t)n) != n) { /* a test's log only */
     }
     close(fd);

@@ -5,8 +5,9 @@
    runner's sealed output) or, for ncu's CSV, from a folder the judge made, never through a link.
 
    A pass holds its GPU's lock (judge_gpu_lock.c) from its begin to its end, taken before its
-   runner exists: passes of gradings that run at once take turns, and the wait counts against no
-   time limit. A tool that fails on its own is the tool's failure, never the student's: a start it
+   runner exists: Nsight Compute's alone on the GPU, compute-sanitizer's beside each other (a
+   lesson's three tools run at once, grade.c) but never beside Nsight Compute; the wait counts
+   against no time limit. A tool that fails on its own is the tool's failure, never the student's: a start it
    could not make, its own error lines (ncu's ==ERROR==, its shutting the program down; the
    sanitizer's internal errors, a check it ended without its summary). The property the pass
    measures is then UNCHECKED with the tool's words: the exercise earns nothing, and is not failed.
@@ -178,7 +179,8 @@ static int pass_open(int tool, char *why, size_t why_size) {
     judge_pass_close();
     g_pass_failure[0] = '\0';
     why[0] = '\0';
-    g_lock = judge_gpu_lock((double)env_long("GRADE_GPU_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S), why, why_size);
+    double timeout_s = (double)env_long("GRADE_GPU_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S);
+    g_lock = tool == TOOL_SANITIZER ? judge_gpu_lock_shared(timeout_s, why, why_size) : judge_gpu_lock(timeout_s, why, why_size);
     if (g_lock == JUDGE_GPU_LOCK_BUSY) {
         g_lock = -1;
         return -1;

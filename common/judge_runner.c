@@ -161,6 +161,18 @@ void shm_setup(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
+void judge_detach(void) {
+    if (g_page) munmap(g_base, RPC_SHM_BYTES);
+    g_page = NULL;
+    g_base = NULL;
+    if (g_shm_fd >= 0) close(g_shm_fd);
+    g_shm_fd = -1;
+    if (g_runner.out_fd >= 0) close(g_runner.out_fd);
+    g_runner = (Runner){.req_fd = -1, .rep_fd = -1, .out_fd = -1, .last_status = -1};
+    g_have_cgroup = 0;
+    sandbox_forget_uid(); /* a uid of its own: a sibling's sweep of its uid must not reach this one's runner */
+}
+
 /* ---- the sandbox ---- */
 /* The runner's environment: an allow-list, never the grader's own variables, tokens or HOME. */
 static int allowed_variable(const char *kv) {

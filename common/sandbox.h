@@ -68,6 +68,9 @@ int sandbox_available(char *why, size_t size);
 /** The uid untrusted steps of this process run as: as root, one of the pool, held until exit
     (leftover processes of it are killed first); otherwise getuid(). -1 when the pool is exhausted. */
 long sandbox_claim_uid(void);
+/** In a forked child that runs boxes of its own beside its parent's: the next claim takes another
+   uid (the parent's stays the parent's, held by the descriptor both share). */
+void sandbox_forget_uid(void);
 /** Makes a cgroup with the spec's memory and pids limits (root only; 0 on success). */
 int sandbox_cgroup_make(SandboxCgroup *cg, const SandboxSpec *s);
 /** Memory the group uses now, in MiB (-1 when unknown). */

@@ -371,11 +371,12 @@ START_TEST(test_multi_kernel_scan_of_floats_is_within_rounding) {
     check_scan(K_MULTI, 1, kSizes2[_i], 1, b, 2, 1);
 }
 END_TEST
+/* One large case per exercise (the smaller ones cover inclusive, exclusive and floats): blocks of
+   32 at 2^26 + 7 take the recursion through six levels of block sums. */
 START_TEST(test_multi_kernel_scan_is_exact_on_a_large_input) {
-    static const unsigned b[] = {32, 1024};
+    static const unsigned b[] = {32};
     size_t n = on_gpu() ? ((size_t)1 << 26) + 7 : 300007;
-    check_scan(K_MULTI, 0, n, 0, b, 2, 1);
-    check_scan(K_MULTI, 1, n, 1, b + 1, 1, 1);
+    check_scan(K_MULTI, 0, n, 0, b, 1, 1);
 }
 END_TEST
 
@@ -561,8 +562,7 @@ START_TEST(test_single_pass_scan_of_floats_is_within_rounding) { check_scan(K_SI
 END_TEST
 START_TEST(test_single_pass_scan_is_exact_on_a_large_input) {
     size_t n = on_gpu() ? ((size_t)1 << 26) + 3 : ((size_t)1 << 20) + 3;
-    check_scan(K_SINGLE, 0, n, 0, NULL, 1, 1);
-    check_scan(K_SINGLE, 1, n, 0, NULL, 1, 1);
+    check_scan(K_SINGLE, 0, n, 0, NULL, 1, 1); /* exact: any look-back error shows */
 }
 END_TEST
 

@@ -332,7 +332,7 @@ START_TEST(test_gpu_lock_is_exclusive_across_processes_and_never_inherited) {
     int n = 0;
     FILE *f = fopen(log, "r");
     ck_assert(f != NULL);
-    while (n < 8 && fscanf(f, "%lf %lf %*d %*s", &from[n], &until[n]) == 2) n++;
+    while (n < 8 && fscanf(f, "%lf %lf %*d %*s %*s", &from[n], &until[n]) == 2) n++;
     fclose(f);
     ck_assert_int_eq(n, 4);
     for (int i = 0; i < n; i++)
@@ -532,25 +532,39 @@ START_TEST(test_a_pass_that_cannot_get_its_gpu_is_unchecked) {
 }
 END_TEST
 
-/* Four gradings at once, each with three sanitizer passes: every pass holds the GPU alone. */
+/* Four gradings at once, each with three sanitizer passes, while an Nsight Compute pass (this test,
+   holding the exclusive lock) has the GPU: no sanitizer pass starts before it ends; then they share
+   it, and each grading's three tools run at once. */
 START_TEST(test_passes_of_gradings_at_once_take_turns) {
-    char log[128], extra[200], out[4][16384];
+    char log[128], extra[300], out[4][16384], why[512];
     snprintf(log, sizeof log, "%s/held.log", g_tools);
     snprintf(extra, sizeof extra, "GRADE_GPU_LOCK_LOG='%s'", log);
+    setenv("GRADE_GPU_LOCK_DIR", g_locks, 1);
+    int ncu = judge_gpu_lock(1, why, sizeof why);
+    unsetenv("GRADE_GPU_LOCK_DIR");
+    ck_assert_msg(ncu >= 0, "%s", why);
     FILE *p[4];
     for (int k = 0; k < 4; k++) p[k] = start_tools_lesson("T.3", tool("compute-sanitizer-slow"), extra);
+    usleep(800 * 1000);
+    double ncu_until = judge_now_s();
+    judge_gpu_unlock(ncu);
     for (int k = 0; k < 4; k++) finish_tools_lesson(p[k], out[k], sizeof out[k]);
     for (int k = 0; k < 4; k++) ck_assert_msg(!strcmp(verdict(out[k], "T.3"), "PASS"), "grading %d:\n%s", k, out[k]);
     double from[32], until[32];
     int pid[32], n = 0;
+    char how[32][16];
     FILE *f = fopen(log, "r");
     ck_assert_msg(f != NULL, "no pass took the GPU's lock");
-    while (n < 32 && fscanf(f, "%lf %lf %d %*s", &from[n], &until[n], &pid[n]) == 3) n++;
+    while (n < 32 && fscanf(f, "%lf %lf %d %*s %15s", &from[n], &until[n], &pid[n], how[n]) == 4) n++;
     fclose(f);
     ck_assert_int_eq(n, 12);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            ck_assert_msg(i == j || until[i] <= from[j] || until[j] <= from[i], "passes of pids %d and %d held the GPU at once", pid[i], pid[j]);
+    int overlapping = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(!strcmp(how[i], "shared"), "a sanitizer pass held the GPU %s", how[i]);
+        ck_assert_msg(from[i] >= ncu_until, "a sanitizer pass (pid %d) held the GPU while Nsight Compute's pass did", pid[i]);
+        for (int j = 0; j < n; j++) overlapping += i != j && from[i] < until[j] && from[j] < until[i];
+    }
+    ck_assert_msg(overlapping > 0, "no two sanitizer passes ran at once: the shared lock serialised them");
 }
 END_TEST
 
