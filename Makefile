@@ -473,6 +473,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)GRADE_TEST_RUNNER=$(abspath $(B)/solution/02-vector-add/runner) $<
 	@echo "== tools: hints climb, make hint and make progress never trust a stale result"
 	$(Q)python3 tools/test_hints.py
+	@echo "== tools: make check's build shows one progress line"
+	$(Q)python3 tools/test_build_progress.py
 	@echo "== tools: the scoreboard says done only when every exercise passed"
 	$(Q)python3 tools/test_scoreboard.py
 	@echo "== setup: one install line for students, the same in the README, the docs, make doctor and CI"

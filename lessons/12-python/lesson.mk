@@ -96,8 +96,12 @@ $(B)/%/12-python/libpykernels.so: $(B)/%/12-python/py/stamp $(B)/%/12-python/ker
 	  cat $(@D)/shared.log | tee -a $(@D)/compile-error.log; : >$@; \
 	else cat $(@D)/shared.log; fi
 
-# The interpreter the runner tries first: the virtual environment's, else python3 on make's PATH.
-PY12_PYTHON = $(firstword $(wildcard $(abspath $(BUILD)/venv/bin/python)) $(shell command -v python3 2>/dev/null))
+# The interpreter the runner tries first: the virtual environment's, else the first python3 on
+# make's PATH that has NumPy (a machine's system python3 often has none, while another one, say a
+# machine image's /opt/.../python3 with CuPy and PyTorch, has everything), else the first python3.
+PY12_PYTHON = $(firstword $(wildcard $(abspath $(BUILD)/venv/bin/python)) \
+  $(shell for p in $$(type -ap python3); do "$$p" -c 'import numpy' 2>/dev/null && { echo "$$p"; break; }; done) \
+  $(shell command -v python3 2>/dev/null))
 
 # Everything the runner's Python needs, inside the runner (a section of read-only data per file).
 $(B)/%/12-python/pyfiles.o: $(B)/%/12-python/py/stamp $(B)/%/12-python/libpykernels.so tests/calls/12-python.py
