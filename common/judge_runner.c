@@ -206,7 +206,7 @@ static void fill_spec(SandboxSpec *s, const char *exe) {
     /* A runner that starts an interpreter (lesson 12's Python: python.txt beside it, written by
        make) gets that interpreter's installation, read-only, wherever it lies (/opt/conda, a
        virtual environment); /usr is there anyway */
-    static char python[PATH_MAX], prefix[PATH_MAX];
+    static char python[PATH_MAX], prefix[2][PATH_MAX];
     char note[PATH_MAX + 16];
     snprintf(note, sizeof note, "%s", judge_runner_path());
     char *slash = strrchr(note, '/');
@@ -215,12 +215,19 @@ static void fill_spec(SandboxSpec *s, const char *exe) {
         FILE *f = fopen(note, "r");
         if (f && fgets(python, sizeof python, f)) {
             python[strcspn(python, "\n")] = '\0';
-            if (python[0] == '/' && realpath(python, prefix)) {
-                for (int up = 0; up < 2; up++) {
-                    char *cut = strrchr(prefix, '/');
-                    if (cut && cut != prefix) *cut = '\0';
+            /* both the folder above its bin/ as named (a virtual environment: /opt/x/.venv/bin/python3
+               is a link to /usr/bin/python3.12, and the environment's packages are beside the link)
+               and the one the link leads to (an installation of its own: /opt/conda) */
+            if (python[0] == '/' && strlen(python) < sizeof prefix[0] && realpath(python, prefix[1])) {
+                snprintf(prefix[0], sizeof prefix[0], "%s", python);
+                for (int k = 0; k < 2; k++) {
+                    for (int up = 0; up < 2; up++) {
+                        char *cut = strrchr(prefix[k], '/');
+                        if (cut && cut != prefix[k]) *cut = '\0';
+                    }
+                    if (k == 1 && !strcmp(prefix[1], prefix[0])) continue;
+                    if (strncmp(prefix[k], "/usr", 4) && strcmp(prefix[k], "/") && s->nro < SANDBOX_MAX_PATHS) s->ro[s->nro++] = prefix[k];
                 }
-                if (strncmp(prefix, "/usr", 4) && strcmp(prefix, "/") && s->nro < SANDBOX_MAX_PATHS) s->ro[s->nro++] = prefix;
             }
         }
         if (f) fclose(f);

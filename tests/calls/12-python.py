@@ -229,11 +229,39 @@ def numba_needs():
     return "numba-broken"
 
 
+def package_version(name):
+    try:
+        from importlib import metadata
+        return metadata.version(name)
+    except Exception:  # noqa: BLE001 -- not installed, or no metadata
+        return None
+
+
+def numba_versions():
+    """"Numba 0.68.0, numba-cuda 0.22.0, with NumPy 2.5.2": what the message about them names."""
+    cuda_pkg = package_version("numba-cuda")
+    return "Numba %s%s, with NumPy %s" % (getattr(sys.modules.get("numba"), "__version__", None) or package_version("numba") or "none",
+                                          ", numba-cuda %s" % cuda_pkg if cuda_pkg else "", np.__version__)
+
+
+def numpy_removed_alias():
+    """NumPy 2.5 removed np.row_stack, an alias of np.vstack since NumPy 2.0, that Numba's CUDA
+    target (numba-cuda up to 0.2x) still registers at import: on such a pair (the H200 image's) no
+    kernel compiles at all. The alias is put back, the same function under its old name, so that
+    12.3 runs on the GPU; nothing of the student's depends on it. Returns the names put back."""
+    back = []
+    if not hasattr(np, "row_stack") and hasattr(np, "vstack"):
+        np.row_stack = np.vstack
+        back.append("np.row_stack")
+    return back
+
+
 def need_numba():
     """Numba, checked once by compiling and running a one-line kernel (a Numba that cannot compile
     here -- e.g. one older than the NumPy beside it -- makes the exercise wait, not fail)."""
     global _numba_ok, _numba_needs
     if _numba_ok is None:
+        numpy_removed_alias()
         try:
             import numba
             from numba import cuda
@@ -248,10 +276,12 @@ def need_numba():
                 raise RuntimeError("a one-thread kernel did not write its result")
             _numba_ok = ""
         except Exception as e:  # noqa: BLE001
-            ver = getattr(sys.modules.get("numba"), "__version__", "none")
-            _numba_ok = ("Numba (%s, with NumPy %s) cannot run a kernel here: %s: %s. Install the versions of "
-                         "requirements.txt (`make python-env`), or `sudo apt-get install python3-numba`"
-                         % (ver, np.__version__, type(e).__name__, clean(e)))
+            missing = str(e).split("has no attribute ")[-1].strip("'\"") if isinstance(e, AttributeError) and "numpy" in str(e) else ""
+            why = ("this NumPy no longer has np.%s, which this Numba still uses: Numba needs an older NumPy, or a Numba "
+                   "released after this NumPy" % missing) if missing else "%s: %s" % (type(e).__name__, clean(e))
+            _numba_ok = ("%s cannot run a kernel here: %s. The pair pinned in requirements.txt works together "
+                         "(`make python-env`; on a GPU add its numba-cuda line), or `sudo apt-get install python3-numba`"
+                         % (numba_versions(), why))
             _numba_needs = numba_needs()
     if _numba_ok:
         raise Missing(_numba_ok, _numba_needs)
