@@ -4,6 +4,7 @@
 #include "judge.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -751,6 +752,12 @@ static void write_results(const char *lesson, const GradeExercise *ex, const Out
 int grade_main(const char *lesson_short, const GradeExercise *ex, int count, GradeSuiteBuilder build) {
     const char *lesson = getenv("GRADE_LESSON") && *getenv("GRADE_LESSON") ? getenv("GRADE_LESSON") : lesson_short;
     (void)grade_seed(); /* a GRADE_SEED that is not a number stops here, before anything runs */
+    /* A large case's host buffers (hundreds of MiB: inputs, references, results) come and go in
+       every test. From the heap, and kept there once freed, the next test's reuse pages that are
+       already mapped; from mmap (glibc's way above 32 MiB), every buffer is new memory, a page
+       fault per 4 KiB, which on a virtual machine costs more than the copies themselves. */
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     const char *only = getenv("GRADE_EXERCISE");
     if (only && *only) {
         int known = 0;

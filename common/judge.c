@@ -194,6 +194,14 @@ void judge_inout(JudgeCall *c, void *host, size_t bytes, const char *name, const
     memset(g_base + a->offset + bytes, RPC_GUARD_BYTE, RPC_GUARD_BYTES);
 }
 
+void judge_out(JudgeCall *c, void *host, size_t bytes, const char *name) {
+    int i = (int)c->req.nargs;
+    judge_inout(c, NULL, bytes, name, NULL); /* the same argument, with nothing copied in */
+    c->req.args[i].value = host != NULL;
+    c->host[i] = host;
+    c->out_only[i] = 1;
+}
+
 /* ---- pinned host memory (cudaMallocHost): a local copy here, the real buffer in the runner ---- */
 typedef struct {
     void *local;
@@ -341,7 +349,8 @@ int64_t judge_finish(JudgeCall *c) {
     memcpy(c->out, rep.out, sizeof c->out);
     for (uint32_t i = 0; i < c->req.nargs; i++) {
         const RpcArg *a = &c->req.args[i];
-        if ((a->kind == RPC_ARG_INOUT || a->kind == RPC_ARG_PINNED) && c->host[i] && a->bytes) memcpy(c->host[i], g_base + a->offset, a->bytes);
+        if ((a->kind == RPC_ARG_INOUT || a->kind == RPC_ARG_PINNED) && c->host[i] && a->bytes && !(c->out_only[i] && rep.ret != 0))
+            memcpy(c->host[i], g_base + a->offset, a->bytes);
     }
     if (c->req.student) {
         count_launches(&rep);

@@ -38,6 +38,7 @@ typedef struct {
     void *host[RPC_MAX_ARGS];
     const char *arg_name[RPC_MAX_ARGS];
     const char *overflow_hint[RPC_MAX_ARGS];
+    unsigned char out_only[RPC_MAX_ARGS]; /**< judge_out's: copied back only when the call returns 0 */
     uint64_t out[4]; /**< the built-ins' extra results, after judge_finish */
 } JudgeCall;
 
@@ -53,6 +54,10 @@ void judge_in(JudgeCall *c, const void *host, size_t bytes);
 /** Host bytes the function may write: copied in, copied back, and the RPC_GUARD_BYTES after them
     must stay untouched ("wrote past the end of `name`", plus `overflow_hint` when given). */
 void judge_inout(JudgeCall *c, void *host, size_t bytes, const char *name, const char *overflow_hint);
+/** Host bytes the call only writes (a copy from the device): nothing is copied in, and they are
+    copied back only when it returns 0 (on an error the buffer keeps what it held). The copy-in of a
+    large judge_inout is a quarter of the judge's memory traffic in a large case. */
+void judge_out(JudgeCall *c, void *host, size_t bytes, const char *name);
 /** Makes the call; returns the function's return value. Fails the current test on any runner failure. */
 int64_t judge_finish(JudgeCall *c);
 

@@ -38,7 +38,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
     JudgeCall c;
     judge_begin(&c, "cuda.Memcpy", 0);
     /* The host side of a copy is a buffer of the judge's; the device side is the runner's address. */
-    if (kind == cudaMemcpyDeviceToHost) judge_inout(&c, dst, bytes, "dst", NULL);
+    if (kind == cudaMemcpyDeviceToHost) judge_out(&c, dst, bytes, "dst");
     else judge_u64(&c, (uintptr_t)dst);
     if (kind == cudaMemcpyHostToDevice) judge_in(&c, src, bytes);
     else judge_u64(&c, (uintptr_t)src);

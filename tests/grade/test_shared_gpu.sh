@@ -9,7 +9,8 @@
 #   * both gradebooks hold the same points and statuses per student, and every result.json the same
 #     status per exercise (times and paths aside);
 #   * the profiler passes took turns: the GPU's lock (GRADE_GPU_LOCK_LOG, common/judge_gpu_lock.c)
-#     was never held by two gradings at once. On a GPU every passed exercise runs compute-sanitizer
+#     was never held by an Nsight Compute pass (exclusive) beside any other pass (sanitizer passes
+#     share it). On a GPU every passed exercise runs compute-sanitizer
 #     and lesson 07 Nsight Compute, in four gradings at once on one GPU; on the simulator, which
 #     needs neither, the lock is idle and the rest still holds.
 # LOG_DIR (optional) receives the gradebooks, a check.log of each grading and the lock's log.
@@ -92,16 +93,17 @@ if not ok:
         if ea[s] != eb.get(s): print('    %s: %s / %s' % (s, ea[s], eb.get(s)))
 sys.exit(0 if ok else 1)
 PY"
-  check "lesson $l: no two profiler passes held the GPU at once ($(cat "$tmp"/lock-$l-jobs*.log 2>/dev/null | wc -l) passes)" "python3 - '$tmp/lock-$l-jobs4.log' '$backend' <<'PY'
+  check "lesson $l: no Nsight Compute pass held the GPU beside another pass ($(cat "$tmp"/lock-$l-jobs*.log 2>/dev/null | wc -l) passes)" "python3 - '$tmp/lock-$l-jobs4.log' '$backend' <<'PY'
 import os, sys
 path, backend = sys.argv[1:3]
 held = [tuple(l.split()) for l in open(path)] if os.path.exists(path) else []
-held = [(float(a), float(b), pid) for a, b, pid, _gpu in held]
+held = [(float(a), float(b), pid, how) for a, b, pid, _gpu, how in held]
 if backend == 'gpu' and not held:
     print('    no pass took the GPU lock: were compute-sanitizer and ncu found?'); sys.exit(1)
-held.sort()
-bad = [(x, y) for x, y in zip(held, held[1:]) if y[0] < x[1]]
-for x, y in bad[:5]: print('    pids %s and %s held GPU at once: %s / %s' % (x[2], y[2], x[:2], y[:2]))
+# sanitizer passes share the GPU (shared); an ncu pass (exclusive) overlaps nothing
+bad = [(x, y) for i, x in enumerate(held) for y in held[i + 1:]
+       if 'exclusive' in (x[3], y[3]) and x[0] < y[1] and y[0] < x[1]]
+for x, y in bad[:5]: print('    pids %s (%s) and %s (%s) held GPU at once: %s / %s' % (x[2], x[3], y[2], y[3], x[:2], y[:2]))
 sys.exit(1 if bad else 0)
 PY"
 done
