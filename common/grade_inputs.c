@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define DEFAULT_SEED 20261129ull
 
@@ -44,8 +45,12 @@ void grade_fill_ints(int *a, size_t n, uint64_t seed, int lo, int hi) {
     for (size_t i = 0; i < n; i++) a[i] = (int)(lo + (int64_t)(next_u64(&s) % span));
 }
 
+/* eight bytes per draw: a large case's 256 MiB of words took the judge 0.4 s one byte at a time */
 void grade_fill_bytes(unsigned char *a, size_t n, uint64_t seed) {
     uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) a[i] = (unsigned char)(next_u64(&s) >> 56);
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t r = next_u64(&s);
+        memcpy(a + i, &r, n - i < 8 ? n - i : 8);
+    }
 }
 
