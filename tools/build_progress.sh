@@ -22,7 +22,8 @@ if [ -t 1 ]; then
     printf '\r  building%s: %d/%d ' "$first" "$done_steps" "$total"
     sleep 0.5
   done
-  printf '\n'
+  # the count once more: the last steps may have ended since the last look
+  printf '\r  building%s: %d/%d \n' "$first" "$(grep -c '^  [A-Z][A-Z]* ' "$log" 2>/dev/null)" "$total"
 else
   echo "  building $total steps$first"
 fi
