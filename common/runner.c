@@ -105,7 +105,7 @@ static void on_where(int sig, siginfo_t *si, void *ctx) {
 }
 
 /* ---- built-ins: the CUDA calls the judge makes to prepare and read device buffers ---- */
-static void CUDART_CB sleep_ms(void *ms) {
+void CUDART_CB runner_sleep_ms(void *ms) {
     struct timespec t = {(time_t)((uintptr_t)ms / 1000), (long)((uintptr_t)ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
 }
@@ -176,7 +176,7 @@ static int64_t b_pinned_read(const RunnerCall *c) {
     memcpy(P(1), P(0), c->req->args[1].bytes);
     return 0;
 }
-static int64_t b_hold_stream(const RunnerCall *c) { return cudaLaunchHostFunc(0, sleep_ms, (void *)(uintptr_t)A(0)); }
+static int64_t b_hold_stream(const RunnerCall *c) { return cudaLaunchHostFunc(0, runner_sleep_ms, (void *)(uintptr_t)A(0)); }
 static int64_t b_schedule(const RunnerCall *c) {
 #ifdef SIMCUDA
     return simcuda_set_schedule((const char *)P(0));

@@ -51,6 +51,10 @@ static inline uint64_t rc_u64(const RunnerCall *c, int i) { return c->req->args[
 static inline int64_t rc_i64(const RunnerCall *c, int i) { return (int64_t)c->req->args[i].value; }
 /** Argument i as a double. */
 double rc_double(const RunnerCall *c, int i);
+/** A host function (cudaLaunchHostFunc) that sleeps `ms` milliseconds, given as the pointer's
+    value: on a GPU it holds its stream, so that the work queued behind it is late (the built-in
+    grade.HoldStream, and lessons 11 and 15's pipelines). */
+void runner_sleep_ms(void *ms);
 
 #ifdef __cplusplus
 }

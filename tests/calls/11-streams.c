@@ -256,12 +256,6 @@ static void measure_stages(Pipeline *p, PipeReport *rep) {
     cudaFreeHost(pin);
 }
 
-/* A host function that sleeps: on a GPU it holds a stream, so that its work is late. */
-static void CUDART_CB hold_stream(void *ms) {
-    struct timespec t = {(time_t)((uintptr_t)ms / 1000), (long)((uintptr_t)ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
-
 /* pipe_roundtrip(const PipeConfig *, const float *in, float *out, PipeReport *, TimelineOp *ops, max):
    create, fill h_in (and h_out with the judge's poison), run under a recording, read h_out at once
    (a run that returns early shows), then on a GPU time it, and destroy. */
@@ -300,7 +294,7 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     size_t chunks = (n + cfg->chunk - 1) / cfg->chunk;
     if (!ON_SIM && !cfg->measure && !rep->under_tool && cfg->nstreams > 1 && cfg->nstreams <= PIPE_MAX_STREAMS)
         for (int s = 0; s < cfg->nstreams; s++)
-            if (s != (int)((chunks - 1) % (size_t)cfg->nstreams) && p.streams[s]) cudaLaunchHostFunc(p.streams[s], hold_stream, (void *)(uintptr_t)30);
+            if (s != (int)((chunks - 1) % (size_t)cfg->nstreams) && p.streams[s]) cudaLaunchHostFunc(p.streams[s], runner_sleep_ms, (void *)(uintptr_t)30);
     cudaGetLastError();
     record_start(cfg->kernel_ns, cfg->scale, &mk);
     long long l0 = launches_so_far(c);

@@ -26,11 +26,6 @@
 
 #define POISON_BYTE 0xFF /* NaN as a float, what fresh device memory holds on the simulator */
 
-static void CUDART_CB sleep_ms(void *ms) {
-    struct timespec t = {(time_t)((uintptr_t)ms / 1000), (long)((uintptr_t)ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
-
 static int current_device(void) {
     int d = -1;
     if (cudaGetDevice(&d) != cudaSuccess) cudaGetLastError();
@@ -172,7 +167,7 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
            nobody waits for, hold or not). */
         if (rep->hold_ms > 0)
             for (int d = 0; d + 1 < p.ndev && d < rep->visible; d++)
-                if (p.stream[d] && cudaSetDevice(d) == cudaSuccess) cudaLaunchHostFunc(p.stream[d], sleep_ms, (void *)(uintptr_t)rep->hold_ms);
+                if (p.stream[d] && cudaSetDevice(d) == cudaSuccess) cudaLaunchHostFunc(p.stream[d], runner_sleep_ms, (void *)(uintptr_t)rep->hold_ms);
         cudaSetDevice(0);
         cudaGetLastError();
 #ifdef SIMCUDA
@@ -316,7 +311,7 @@ static void read_ranks(float *const *buf, const Bufs *b, int ndev, size_t elems,
 static void hold(const MgNccl *g, int ms) {
     if (ms <= 0) return;
     for (int r = 0; r + 1 < g->ndev; r++)
-        if (g->stream[r] && cudaSetDevice(r) == cudaSuccess) cudaLaunchHostFunc(g->stream[r], sleep_ms, (void *)(uintptr_t)ms);
+        if (g->stream[r] && cudaSetDevice(r) == cudaSuccess) cudaLaunchHostFunc(g->stream[r], runner_sleep_ms, (void *)(uintptr_t)ms);
     cudaSetDevice(0);
     cudaGetLastError();
 }
