@@ -521,7 +521,7 @@ static void sanitize_lesson(SRunner *sr, const GradeExercise *ex, Outcome *out, 
     }
     enum { TOOLS = 3 };
     ToolWord *words = calloc((size_t)TOOLS * (size_t)n, sizeof *words);
-    int fd[TOOLS];
+    int fd[TOOLS], start_errno[TOOLS];
     pid_t pid[TOOLS];
     judge_shutdown(); /* no runner alive while the children are made */
     fflush(stdout);
@@ -530,13 +530,15 @@ static void sanitize_lesson(SRunner *sr, const GradeExercise *ex, Outcome *out, 
         /* the child's words go into a memory file of this process's (never a runner's: close-on-exec) */
         fd[t] = memfd_create("sanitizer-words", MFD_CLOEXEC);
         pid[t] = fd[t] < 0 ? -1 : fork();
+        start_errno[t] = errno;
         if (pid[t] == 0) {
             judge_detach();
             ToolWord *mine = calloc((size_t)n, sizeof *mine);
+            if (!mine) _exit(1);
             sanitize_tool(sr, list, n, t, mine);
             judge_shutdown();
             size_t bytes = (size_t)n * sizeof *mine;
-            int ok = mine && write(fd[t], mine, bytes) == (ssize_t)bytes;
+            int ok = write(fd[t], mine, bytes) == (ssize_t)bytes;
             fflush(stdout);
             _exit(ok ? 0 : 1);
         }
@@ -550,7 +552,7 @@ static void sanitize_lesson(SRunner *sr, const GradeExercise *ex, Outcome *out, 
         if (fd[t] >= 0) close(fd[t]);
         for (int k = 0; k < n && !told; k++) {
             w[k].verdict = SANITIZE_NO_WORD;
-            snprintf(w[k].report, sizeof w[k].report, "%s", pid[t] < 0 ? strerror(errno) : "its pass ended without a word");
+            snprintf(w[k].report, sizeof w[k].report, "%s", pid[t] < 0 ? strerror(start_errno[t]) : "its pass ended without a word");
         }
     }
     for (int t = 0; t < TOOLS; t++)

@@ -13,17 +13,17 @@ if [ "$total" -eq 0 ]; then
   exit
 fi
 first=$([ -e "${SIMCC_LIBDIR:-/nonexistent}/libsimcuda-asan.a" ] || echo " (the simulator and every lesson: about a minute the first time; then only what changed)")
+steps_done() { grep -c '^  [A-Z][A-Z]* ' "$log" 2>/dev/null; }
 start=$(date +%s)
 "$@" >"$log" 2>&1 &
 pid=$!
 if [ -t 1 ]; then
   while kill -0 "$pid" 2>/dev/null; do
-    done_steps=$(grep -c '^  [A-Z][A-Z]* ' "$log" 2>/dev/null)
-    printf '\r  building%s: %d/%d ' "$first" "$done_steps" "$total"
+    printf '\r  building%s: %d/%d ' "$first" "$(steps_done)" "$total"
     sleep 0.5
   done
   # the count once more: the last steps may have ended since the last look
-  printf '\r  building%s: %d/%d \n' "$first" "$(grep -c '^  [A-Z][A-Z]* ' "$log" 2>/dev/null)" "$total"
+  printf '\r  building%s: %d/%d \n' "$first" "$(steps_done)" "$total"
 else
   echo "  building $total steps$first"
 fi

@@ -99,9 +99,12 @@ $(B)/%/12-python/libpykernels.so: $(B)/%/12-python/py/stamp $(B)/%/12-python/ker
 # The interpreter the runner tries first: the virtual environment's, else the first python3 on
 # make's PATH that has NumPy (a machine's system python3 often has none, while another one, say a
 # machine image's /opt/.../python3 with CuPy and PyTorch, has everything), else the first python3.
-PY12_PYTHON = $(firstword $(wildcard $(abspath $(BUILD)/venv/bin/python)) \
+# Looked for once per make, at its first use (every variant's pyfiles.o uses it; a parse of the
+# Makefile that builds none of them starts no Python).
+PY12_PYTHON_FOUND = $(firstword $(wildcard $(abspath $(BUILD)/venv/bin/python)) \
   $(shell for p in $$(type -ap python3); do "$$p" -c 'import numpy' 2>/dev/null && { echo "$$p"; break; }; done) \
   $(shell command -v python3 2>/dev/null))
+PY12_PYTHON = $(eval PY12_PYTHON := $(PY12_PYTHON_FOUND))$(PY12_PYTHON)
 
 # Everything the runner's Python needs, inside the runner (a section of read-only data per file).
 $(B)/%/12-python/pyfiles.o: $(B)/%/12-python/py/stamp $(B)/%/12-python/libpykernels.so tests/calls/12-python.py

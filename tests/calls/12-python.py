@@ -248,12 +248,9 @@ def numpy_removed_alias():
     """NumPy 2.5 removed np.row_stack, an alias of np.vstack since NumPy 2.0, that Numba's CUDA
     target (numba-cuda up to 0.2x) still registers at import: on such a pair (the H200 image's) no
     kernel compiles at all. The alias is put back, the same function under its old name, so that
-    12.3 runs on the GPU; nothing of the student's depends on it. Returns the names put back."""
-    back = []
+    12.3 runs on the GPU; nothing of the student's depends on it."""
     if not hasattr(np, "row_stack") and hasattr(np, "vstack"):
         np.row_stack = np.vstack
-        back.append("np.row_stack")
-    return back
 
 
 def need_numba():
