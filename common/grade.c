@@ -1,6 +1,7 @@
 /* grade.c -- the grader's toolkit: inputs, poison, schedules, diagnoses and the scoreboard line. */
 #define _GNU_SOURCE /* memfd_create */
 #include "grade.h"
+#include "grade_measure.h"
 #include "judge.h"
 
 #include <errno.h>
@@ -298,6 +299,7 @@ TCase *grade_tcase(Suite *suite, const GradeExercise *ex, int count, const char 
 #endif
             TCase *tc = tcase_create(id);
             suite_add_tcase(suite, tc);
+            grade_measure_note_tcase(tc, ex[i].id);
             return tc;
         }
     fprintf(stderr, "grader bug: exercise %s is not in the lesson's list\n", id);
@@ -370,7 +372,7 @@ static char *build_error(void) {
    Nsight Compute pass, also shown alone as "ncu"; of their time, the waits for the runner's
    replies, "runner-calls": the student's functions, kernels and copies), each
    compute-sanitizer tool, and the runner starts of all of them ("starts", with their number). */
-static void note_time(const char *exercise, const char *phase, double seconds) {
+void grade_note_time(const char *exercise, const char *phase, double seconds) {
     const char *path = getenv("GRADE_TIMES");
     if (!path || !*path) return;
     FILE *f = fopen(path, "a");
@@ -480,7 +482,7 @@ static void sanitize_tool(SRunner *sr, const GradeExercise *const *list, int n, 
     int verdict = sanitize_pass(sr, list, n, t, report, sizeof report);
     char phase[32];
     snprintf(phase, sizeof phase, "sanitizer-%s", kSanitizerTools[t]);
-    note_time("all", phase, judge_now_s() - t0);
+    grade_note_time("all", phase, judge_now_s() - t0);
     for (int k = 0; k < n; k++) {
         word[k].verdict = verdict;
         snprintf(word[k].report, sizeof word[k].report, "%s", report);
@@ -595,9 +597,9 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     }
     srunner_run(sr, NULL, e->id, getenv("GRADE_VERBOSE") ? CK_VERBOSE : CK_SILENT);
     judge_pass_close(); /* a test that failed inside a profiler pass left it open */
-    note_time(e->id, "tests", judge_now_s() - t0);
-    if (g_ncu_seconds > ncu0) note_time(e->id, "ncu", g_ncu_seconds - ncu0);
-    note_time(e->id, "runner-calls", g_runner_call_seconds - calls0);
+    grade_note_time(e->id, "tests", judge_now_s() - t0);
+    if (g_ncu_seconds > ncu0) grade_note_time(e->id, "ncu", g_ncu_seconds - ncu0);
+    grade_note_time(e->id, "runner-calls", g_runner_call_seconds - calls0);
     TestResult **results = srunner_results(sr);
     int n = srunner_ntests_run(sr), ran = 0;
     for (int k = 0; k < n; k++) {
@@ -630,7 +632,7 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
     }
     char phase[32];
     snprintf(phase, sizeof phase, "starts-%d", g_runner_starts - nstarts0);
-    note_time(e->id, phase, g_runner_start_seconds - starts0);
+    grade_note_time(e->id, phase, g_runner_start_seconds - starts0);
     if (o.message) return o;
     /* Right values are not enough: the work must have been done by the exercise's kernel(s). */
     char names[256];
@@ -780,6 +782,7 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
         /* The judge's own code is trusted; the student's runs in the runner, which the judge bounds. */
         srunner_set_fork_status(sr, CK_NOFORK);
     }
+    if (!compile_error) grade_measure_lesson(only); /* the lesson's Nsight Compute windows, meanwhile */
     for (int i = 0; i < count; i++) {
         out[i].status = "not-run";
         if (only && *only && strcmp(only, ex[i].id)) continue;
@@ -798,6 +801,7 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
             out[i] = run_exercise(sr, &ex[i]);
         }
     }
+    grade_measure_end();
     if (!compile_error) sanitize_lesson(sr, ex, out, count);
     /* Nothing the student's code started may outlive the verdict, let alone rewrite it. */
     judge_pass_close();

@@ -50,6 +50,13 @@ int grade_main(const char *lesson, const GradeExercise *exercises, int count, Gr
 /** A test case for exercise `id`, added to `suite`, with the standard timeout. Returns NULL for an
     exercise that needs a GPU when running on the simulator (add no tests to it then). */
 TCase *grade_tcase(Suite *suite, const GradeExercise *exercises, int count, const char *id);
+/** Adds a property test (one that measures with grade_profile_begin() and grade_profile_end()) to
+    a test case made by grade_tcase(). On a GPU, every such test of the exercises being graded also
+    runs once more, before them, in one runner under one Nsight Compute start (grade_measure.c):
+    the test then takes its window's figures from there instead of starting ncu itself. A test
+    added with tcase_add_test still works; it pays for an ncu start of its own. */
+#define grade_add_profiled_test(tc, test) grade_add_profiled_test_((tc), (test))
+void grade_add_profiled_test_(TCase *tc, const TTest *test);
 
 /* ---- inputs ---- */
 

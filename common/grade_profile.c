@@ -17,6 +17,7 @@
    figure of that window is believed: grade_profile_get() fails the test (tampering, or a broken
    runner); a runner without the canary kernel counts as one that cannot count. */
 #include "grade.h"
+#include "grade_measure.h"
 #include "judge.h"
 
 #include <stdio.h>
@@ -46,10 +47,7 @@ static const char *kMetrics[] = {
     "smsp__sass_branch_targets.sum",                   "smsp__sass_branch_targets_threads_divergent.sum",
 };
 #define NMETRICS (sizeof kMetrics / sizeof kMetrics[0])
-typedef struct {
-    char name[256];
-    uint64_t v[NMETRICS];
-} NcuKernel;
+_Static_assert(NMETRICS == NCU_FIGURES, "grade_measure.h's NcuKernel holds one figure per metric");
 static NcuKernel g_ncu_kernels[64];
 static int g_ncu_count;
 
@@ -97,12 +95,32 @@ static int g_from_ncu; /* the figures come from Nsight Compute's report (g_ncu_k
 double g_ncu_seconds;   /* the Nsight Compute passes' time, for $GRADE_TIMES */
 #ifndef SIMCUDA
 static double g_ncu_started;
+static const MeasuredWindow *g_measured; /* this window's figures, from the lesson's shared pass */
 #endif
 
-static void read_ncu_csv(const char *path) {
-    g_ncu_count = 0;
+/* Adds one launch's figures to the kernel of its name in k[0..*count) (a new one while fewer than
+   `max`); -1 when there was no room. */
+static int add_launch(NcuKernel *k, int *count, int max, const char *name, const uint64_t *v) {
+    NcuKernel *to = NULL;
+    for (int i = 0; i < *count && !to; i++)
+        if (!strcmp(k[i].name, name)) to = &k[i];
+    if (!to && *count < max) {
+        to = &k[(*count)++];
+        memset(to, 0, sizeof *to);
+        snprintf(to->name, sizeof to->name, "%s", name);
+    }
+    if (!to) return -1;
+    for (size_t m = 0; m < NMETRICS; m++) to->v[m] += v[m];
+    return 0;
+}
+
+/* Calls row(name, figures, ctx) for every launch of ncu's CSV report, in the report's order (its
+   launch IDs'); the figures are in kMetrics' order, v[0] = 1. 0, or -1 when the report has no
+   header or lacks a metric's column (a metric read as 0 would pass "no bank conflicts"). */
+typedef void (*NcuRow)(const char *name, const uint64_t *v, void *ctx);
+static int ncu_rows(const char *path, NcuRow row, void *ctx) {
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f) return -1;
     /* the raw page has a column for every device attribute before the metrics: hundreds */
     static char line[1 << 20];
     static char *fields[4096];
@@ -118,31 +136,84 @@ static void read_ncu_csv(const char *path) {
                     if (!strcmp(fields[i], kMetrics[m])) col[m] = i;
             }
             header = 1;
-            /* a metric without its column would read as 0, which passes "no bank conflicts": then nothing counts */
             for (size_t m = 1; m < NMETRICS; m++)
                 if (col[m] < 0) {
                     snprintf(g_why, sizeof g_why, "Nsight Compute's report has no column %s", kMetrics[m]);
                     fclose(f);
-                    return;
+                    return -1;
                 }
             continue;
         }
         int n = csv_fields(line, fields, 4096);
         if (name_col < 0 || n <= name_col || !fields[0][0] || fields[0][0] < '0' || fields[0][0] > '9') continue; /* the units row */
-        NcuKernel *k = NULL;
-        for (int i = 0; i < g_ncu_count && !k; i++)
-            if (!strcmp(g_ncu_kernels[i].name, fields[name_col])) k = &g_ncu_kernels[i];
-        if (!k && g_ncu_count < 64) {
-            k = &g_ncu_kernels[g_ncu_count++];
-            memset(k, 0, sizeof *k);
-            snprintf(k->name, sizeof k->name, "%s", fields[name_col]);
-        }
-        if (!k) continue;
-        k->v[0]++;
+        uint64_t v[NMETRICS] = {1};
         for (size_t m = 1; m < NMETRICS; m++)
-            if (col[m] >= 0 && col[m] < n) k->v[m] += csv_number(fields[col[m]]);
+            if (col[m] < n) v[m] = csv_number(fields[col[m]]);
+        row(fields[name_col], v, ctx);
     }
     fclose(f);
+    return header ? 0 : -1;
+}
+
+static void aggregate_row(const char *name, const uint64_t *v, void *ctx) {
+    (void)ctx;
+    (void)add_launch(g_ncu_kernels, &g_ncu_count, 64, name, v);
+}
+
+static void read_ncu_csv(const char *path) {
+    g_ncu_count = 0;
+    if (ncu_rows(path, aggregate_row, NULL)) g_ncu_count = 0;
+}
+
+/* ---- a lesson's windows in one report (grade_measure.c) ---- */
+typedef struct {
+    const WindowMarker *markers;
+    int nmarkers, next, current, trusted;
+    MeasuredWindow *windows;
+    int nwindows;
+    int overflow[MEASURE_MAX_WINDOWS];
+} Split;
+
+/* The grader's canary kernel, as ncu names it: "grade_profile_canary_kernel(const float *, ...)". */
+static int is_canary(const char *name) {
+    static const char kName[] = "grade_profile_canary_kernel";
+    return !strncmp(name, kName, sizeof kName - 1) && (name[sizeof kName - 1] == '\0' || name[sizeof kName - 1] == '(');
+}
+
+static void split_row(const char *name, const uint64_t *v, void *ctx) {
+    Split *s = ctx;
+    if (is_canary(name)) {
+        if (s->next >= s->nmarkers) { /* a canary nobody here launched */
+            s->trusted = 0;
+            return;
+        }
+        const WindowMarker *m = &s->markers[s->next++];
+        if (m->window < 0 || m->window >= s->nwindows) {
+            s->trusted = 0;
+        } else if (m->begins) {
+            s->current = m->window;
+            s->windows[m->window].count = 0;
+            s->windows[m->window].valid = 0;
+        } else {
+            s->windows[m->window].valid = s->current == m->window && !s->overflow[m->window];
+            s->current = -1;
+        }
+        return;
+    }
+    if (s->current < 0) return; /* between windows: no property reads it */
+    MeasuredWindow *w = &s->windows[s->current];
+    if (add_launch(w->kernels, &w->count, MEASURE_MAX_KERNELS, name, v)) s->overflow[s->current] = 1;
+}
+
+int grade_ncu_split(const char *csv, const WindowMarker *markers, int nmarkers, MeasuredWindow *windows, int nwindows) {
+    Split s = {.markers = markers, .nmarkers = nmarkers, .current = -1, .trusted = 1, .windows = windows, .nwindows = nwindows};
+    for (int k = 0; k < nwindows; k++) windows[k].valid = 0;
+    int read = ncu_rows(csv, split_row, &s);
+    if (read || !s.trusted || s.next != nmarkers) {
+        for (int k = 0; k < nwindows; k++) windows[k].valid = 0;
+        return -1;
+    }
+    return 0;
 }
 
 /* During the compute-sanitizer pass (which reruns passed exercises) properties were already checked. */
@@ -242,14 +313,26 @@ void grade_profile_begin(void) {
     g_profile_available = ncu && *ncu;
     g_ncu_count = 0;
     g_from_ncu = 1;
+    g_measured = NULL;
     snprintf(g_why, sizeof g_why, "Nsight Compute (ncu) is not installed here");
     if (!g_profile_available) return;
-    char metrics[2048] = "";
-    for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
+    if (grade_measuring()) { /* the lesson's shared pass: this window's bounds, in its report */
+        grade_measure_mark(0);
+        return;
+    }
+    /* measured already, in the lesson's shared pass: the calls run as they are, without a tool */
+    if ((g_measured = grade_measured_window())) return;
     g_ncu_started = judge_now_s();
     /* the pass waits for its GPU's lock; one that cannot get it measures nothing (and says why) */
-    if (judge_ncu_begin(ncu, metrics, g_why, sizeof g_why)) g_profile_available = 0;
+    if (judge_ncu_begin(ncu, grade_ncu_metrics(), g_why, sizeof g_why)) g_profile_available = 0;
 #endif
+}
+
+const char *grade_ncu_metrics(void) {
+    static char metrics[2048];
+    if (!metrics[0])
+        for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
+    return metrics;
 }
 
 void grade_profile_end(void) {
@@ -264,6 +347,19 @@ void grade_profile_end(void) {
     g_window_checked = 1;
 #else
     if (g_profile_available != 1) return;
+    if (grade_measuring()) {
+        grade_measure_mark(1);
+        g_profile_available = 0; /* the judge reads the figures; this pass only takes them */
+        return;
+    }
+    if (g_measured) {
+        memcpy(g_ncu_kernels, g_measured->kernels, (size_t)g_measured->count * sizeof *g_ncu_kernels);
+        g_ncu_count = g_measured->count;
+        g_measured = NULL;
+        snprintf(g_why, sizeof g_why, "Nsight Compute measured no kernel");
+        if (!g_ncu_count) g_profile_available = 0;
+        return;
+    }
     char csv[4200];
     int measured = judge_ncu_end(csv, sizeof csv, g_why, sizeof g_why);
     g_ncu_seconds += judge_now_s() - g_ncu_started;
@@ -331,7 +427,7 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
 
 /* Where nothing was measured: remember which property went unchecked (grade.c shows it). */
 static int measured_or_note(const char *kernel, GradeProfile *p, const char *property) {
-    if (sanitizing()) return 0;
+    if (sanitizing() || grade_measuring()) return 0;
     if (grade_profile_get(kernel, p)) return 1;
     char what[1024];
     snprintf(what, sizeof what, "%s; %s", property, g_why[0] ? g_why : "this runner cannot count");

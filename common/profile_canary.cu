@@ -5,7 +5,11 @@
    could switch it off, reset it or stand in for its hooks. This kernel is built like the student's
    (`simcc --profile`, lesson.mk) and its figures are known exactly from its configuration, which
    the judge picks at random for each window: when they do not all come back, the profiler did not
-   count throughout, and no property measured in that window is taken. */
+   count throughout, and no property measured in that window is taken.
+
+   On a GPU, Nsight Compute's report lists every launch in order: there one launch of it before and
+   one after each window tell the windows of a lesson measured in one ncu start apart
+   (common/grade_measure.c). */
 #include <cuda_runtime.h>
 #include <stddef.h>
 

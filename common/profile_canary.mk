@@ -1,17 +1,18 @@
 # common/profile_canary.mk -- the profiler's canary (common/profile_canary.cu, checked by
-# common/grade_profile.c) in the runners of a lesson whose properties the simulator's profiler
-# grades. Such a lesson's lesson.mk includes this file and adds, for its folder NN-topic,
+# common/grade_profile.c) in the runners of a lesson whose properties a profiler grades. Such a
+# lesson's lesson.mk includes this file and adds, for its folder NN-topic,
 #     $(call profile_canary_runners,NN-topic): $(PROFILE_CANARY)
-# A runner built without it cannot show that its profiler counted: its properties go unchecked.
+# A simulator's runner built without it cannot show that its profiler counted: its properties go
+# unchecked; a GPU's is measured by a pass per window.
 ifndef PROFILE_CANARY_MK
 PROFILE_CANARY_MK := 1
-ifeq ($(BACKEND),sim)
+# On a GPU the same kernel marks the bounds of each window in Nsight Compute's report, when one ncu
+# start measures all of a lesson's windows (common/grade_measure.c).
 PROFILE_CANARY := $(B)/runner/common/profile_canary.o
 $(PROFILE_CANARY): common/profile_canary.cu $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$< [runner])
-	$(Q)$(CUDACC) --profile -c $< -o $@
-endif
+	$(Q)$(CUDACC) $(if $(filter sim,$(BACKEND)),--profile) -c $< -o $@
 # every runner of a lesson: the student's, the solution's and each wrong variant's
 profile_canary_runners = $(foreach v,student solution $(addprefix wrong-,$(basename $(notdir $(wildcard tests/wrong/$(1)/*.patch)))),$(B)/$(v)/$(1)/runner)
 endif

@@ -676,7 +676,7 @@ static Suite *build_suite(void) {
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "06.1");
     tcase_add_loop_test(tc, test_sequential_sum_is_right_at_every_size_and_block, 0, N_SIZES);
     tcase_add_test(tc, test_sequential_sum_is_right_on_a_large_input);
-    tcase_add_test(tc, test_sequential_tree_has_no_bank_conflicts);
+    grade_add_profiled_test(tc, test_sequential_tree_has_no_bank_conflicts);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "06.2");
     tcase_add_loop_test(tc, test_shuffle_sum_is_right_at_every_size_and_block, 0, N_SIZES);
     tcase_add_test(tc, test_shuffle_sum_is_right_on_a_large_input);
@@ -685,7 +685,7 @@ static Suite *build_suite(void) {
     tcase_add_test(tc, test_fast_sum_is_right_on_a_large_input);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "06.4");
     tcase_add_loop_test(tc, test_uniform_channels_match_the_cpu_at_every_size_and_block, 0, N_CHANNEL_SIZES);
-    tcase_add_test(tc, test_uniform_channels_do_not_diverge);
+    grade_add_profiled_test(tc, test_uniform_channels_do_not_diverge);
     return s;
 }
 

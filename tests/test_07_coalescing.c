@@ -679,20 +679,20 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_strided_copy_matches_cpu_for_every_size_stride_and_offset, 0, N_COPY_SIZES);
     tcase_add_test(tc, test_strided_copy_matches_cpu_on_a_large_input);
     tcase_add_test(tc, test_strided_copy_of_nothing_launches_nothing);
-    tcase_add_test(tc, test_strided_copy_is_coalesced_at_stride_one);
+    grade_add_profiled_test(tc, test_strided_copy_is_coalesced_at_stride_one);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "07.2");
     tcase_add_loop_test(tc, test_tiled_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
     tcase_add_test(tc, test_tiled_transpose_matches_cpu_on_a_large_matrix);
-    tcase_add_test(tc, test_tiled_transpose_reads_and_writes_are_coalesced);
+    grade_add_profiled_test(tc, test_tiled_transpose_reads_and_writes_are_coalesced);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "07.3");
     tcase_add_loop_test(tc, test_padded_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
     tcase_add_test(tc, test_padded_transpose_matches_cpu_on_a_large_matrix);
-    tcase_add_test(tc, test_padded_transpose_is_coalesced_without_bank_conflicts);
+    grade_add_profiled_test(tc, test_padded_transpose_is_coalesced_without_bank_conflicts);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "07.4");
     tcase_add_loop_test(tc, test_soa_update_matches_cpu_for_every_size, 0, N_PARTICLE_SIZES);
     tcase_add_loop_test(tc, test_aos_to_soa_matches_cpu_for_every_size, 0, N_PARTICLE_SIZES);
     tcase_add_test(tc, test_particles_on_a_large_input);
-    tcase_add_test(tc, test_soa_update_and_conversion_are_coalesced_without_bank_conflicts);
+    grade_add_profiled_test(tc, test_soa_update_and_conversion_are_coalesced_without_bank_conflicts);
     return s;
 }
 

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "grade.h"
+#include "judge.h"
 #include "streams.h"
 #include "calls/11-streams.h"
 
@@ -109,7 +110,7 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
     int e = bw_probe(bytes, reps, &r, g_ops, MAX_OPS);
     GRADE_EXPECT_CUDA_OK(e, "h2d_bandwidth");
     double lo = ON_SIM ? 0.5 : 0.33, hi = ON_SIM ? 2.0 : 3.0;
-    if (r.sim) {
+    if (ON_SIM) {
         int n = r.nops;
         check_recording("h2d_bandwidth", &mk, n, r.launches);
         ck_assert_msg(count_ops(n, OP_H2D, -1) > 0,
@@ -147,7 +148,7 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
                   "pageable: %.2f GB/s, but the grader measured %.2f GB/s the same way, in the same run (%zu bytes, %d copies)\n"
                   "  likely mistake: %s; pageable is the malloc'd buffer",
                   r.pageable_gbs, r.ref_pageable_gbs, bytes, reps, units);
-    if (r.sim) {
+    if (ON_SIM) {
         ck_assert_msg(r.pinned_left == 0,
                       "h2d_bandwidth returned with its pinned buffer still allocated\n"
                       "  likely mistake: every cudaMallocHost needs its cudaFreeHost (pinned memory is locked in RAM: the "
@@ -175,20 +176,27 @@ static int g_busy_tool;
 static void busy_setup(void) {
     g_busy_n = ON_SIM ? 2048 : (1u << 20);
     g_busy_work = ON_SIM ? 1000 : 4000;
-    double target = ON_SIM ? 3.0 : 1.0, out[2] = {0, 0};
+    /* under compute-sanitizer no time is judged -- the judge's own word, never the runner's (the
+       student's code runs there, and can set any variable a tool would) -- and busy_kernel's runs
+       only need to be there, not to last */
+    g_busy_tool = judge_sanitizing();
+    if (g_busy_tool) {
+        g_busy_n = 2048;
+        g_busy_work = 16;
+    }
+    double target = g_busy_tool ? 0.0 : ON_SIM ? 3.0 : 1.0, ms = 0;
     ck_assert(cudaMalloc((void **)&g_busy_x, g_busy_n * sizeof(float)) == cudaSuccess);
     float *h = grade_alloc(g_busy_n * sizeof(float));
     grade_fill_floats(h, g_busy_n, grade_seed() + 11, 0.5f, 1.5f);
     ck_assert(cudaMemcpy(g_busy_x, h, g_busy_n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     free(h);
     for (int k = 0; k < 8; k++) {
-        GRADE_EXPECT_CUDA_OK(busy_reference(g_busy_x, g_busy_n, g_busy_work, 3, out), "the grader's own timing of busy_kernel");
-        if (out[0] >= target) break;
-        double f = out[0] > 0 ? 1.3 * target / out[0] : 8;
+        GRADE_EXPECT_CUDA_OK(busy_reference(g_busy_x, g_busy_n, g_busy_work, 3, &ms), "the grader's own timing of busy_kernel");
+        if (ms >= target) break;
+        double f = ms > 0 ? 1.3 * target / ms : 8;
         g_busy_work = (int)(g_busy_work * (f < 2 ? 2 : f > 16 ? 16 : f));
     }
-    g_busy_ref_ms = out[0];
-    g_busy_tool = (int)out[1];
+    g_busy_ref_ms = ms;
 }
 
 static void check_timing(int reps) {
@@ -200,7 +208,7 @@ static void check_timing(int reps) {
     double hold = 60.0 * g_busy_ref_ms;
     if (hold < 200) hold = 200;
     /* Work queued before the call: a clock started without waiting for it counts it too. */
-    grade_hold_default_stream((unsigned)hold);
+    if (!g_busy_tool) grade_hold_default_stream((unsigned)hold);
     GRADE_EXPECT_CUDA_OK(time_kernel_ms(&w, reps, runs, &median), "time_kernel_ms");
     cudaDeviceSynchronize();
     for (int i = 0; i < reps; i++)
@@ -335,7 +343,9 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     memset(r, 0, sizeof *r);
     r->markers = new_markers();
     TimelineMarkers mk = r->markers;
-    int e = pipe_roundtrip(cfg, in, out, r, g_ops, MAX_OPS);
+    PipeConfig sent = *cfg;
+    sent.tool_pass = judge_sanitizing();
+    int e = pipe_roundtrip(&sent, in, out, r, g_ops, MAX_OPS);
     ck_assert_msg(r->create_err == cudaSuccess, "pipeline_create failed for %s: %s", what, cudaGetErrorName(r->create_err));
     ck_assert_msg(!r->missing_buffer,
                   "pipeline_create left h_in, h_out, d_in or d_out NULL for %s\n  likely mistake: not written yet? allocate all four, "
@@ -382,14 +392,14 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                   "of the nstreams streams",
                   r->streams_left);
     ck_assert_msg(r->events_left <= 0, "after pipeline_destroy, %d CUDA event(s) still exist\n  likely mistake: cudaEventDestroy", r->events_left);
-    if (r->sim) check_recording("pipeline_run", &mk, r->nops, r->launches);
+    if (ON_SIM) check_recording("pipeline_run", &mk, r->nops, r->launches);
 }
 
 /* Each case under every schedule: on the simulator a schedule also decides when work of different
    streams runs (late, early, in another order; sim/README.md, "Streams"). */
 START_TEST(test_pipeline_is_right_for_any_n_chunk_and_stream_count) {
     const PipeCase *c = &kCases[_i];
-    PipeConfig cfg = {c->n, c->chunk, c->nstreams, c->work, 0, 0, 0};
+    PipeConfig cfg = {c->n, c->chunk, c->nstreams, c->work, 0, 0, 0, 0};
     PipeReport r;
     for (g_schedule = 0; g_schedule < grade_schedule_count(); g_schedule++) {
         grade_use_schedule(g_schedule);
@@ -458,7 +468,7 @@ static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
 /* The simulator: the modelled H200 timeline must overlap. 2^18 elements stand for 2^24 (scale
    64): 16 chunks of 4 MiB, each kernel 1.3 x as long as its copy in. */
 START_TEST(test_pipeline_overlaps_copies_and_kernels) {
-    PipeConfig cfg = {1u << 18, 1u << 14, 4, 2, 1.3 * 4.0 / MODEL_PINNED_GBS, 64, 0};
+    PipeConfig cfg = {1u << 18, 1u << 14, 4, 2, 1.3 * 4.0 / MODEL_PINNED_GBS, 64, 0, 0};
     PipeReport r;
     if (!ON_SIM) {
         /* a GPU: measured. 2^24 elements in 16 chunks; the kernel's work is raised until it takes
@@ -467,9 +477,12 @@ START_TEST(test_pipeline_overlaps_copies_and_kernels) {
         cfg.chunk = 1u << 20;
         cfg.work = 64;
         cfg.measure = 1;
+        if (judge_sanitizing()) return; /* no times under compute-sanitizer (the other 11.3 tests run there) */
         for (int k = 0; k < 4; k++) {
             run_pipeline(&cfg, &r, 997);
-            if (r.under_tool || !(r.kernel_ms > 0)) return; /* under compute-sanitizer: no times */
+            ck_assert_msg(r.kernel_ms > 0 && r.h2d_ms > 0,
+                          "the grader's timing of the pipeline's stages came back empty (the kernel %.3f ms, copying in %.3f ms): "
+                          "nothing is taken from a measurement that did not happen", r.kernel_ms, r.h2d_ms);
             double ratio = r.kernel_ms / r.h2d_ms;
             if (ratio > 1.3 && ratio < 2.0) break;
             double f = 1.5 / ratio;

@@ -19,10 +19,6 @@
 #include <simcuda/timeline.h>
 #endif
 
-/* compute-sanitizer (and other CUDA tools) inject themselves through this variable: times measured
-   under them mean nothing. */
-static int under_tool(void) { return getenv("CUDA_INJECTION64_PATH") != NULL; }
-
 static int is_pinned(const void *p) {
     struct cudaPointerAttributes a;
     if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -146,7 +142,6 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     memset(rep, 0, sizeof *rep);
     rep->markers = mk;
     rep->sim = ON_SIM;
-    rep->under_tool = under_tool();
 #ifdef SIMCUDA
     int e0 = 0;
     simcuda_live_streams_events(NULL, &e0);
@@ -205,7 +200,6 @@ static int64_t call_busy_reference(const RunnerCall *c) {
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     out[0] = e == cudaSuccess ? median_of(runs, reps) : 0;
-    out[1] = under_tool();
     return e;
 }
 
@@ -268,7 +262,9 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     memset(rep, 0, sizeof *rep);
     rep->markers = mk;
     rep->sim = ON_SIM;
-    rep->under_tool = under_tool();
+    /* under compute-sanitizer (the judge says so: the student's code could set any variable a tool
+       sets) no stream is held and nothing is timed */
+    rep->under_tool = cfg->tool_pass;
     rep->nops = -1;
     size_t n = cfg->n, bytes = n * sizeof(float);
 #ifdef SIMCUDA
@@ -346,14 +342,14 @@ int bw_probe(size_t bytes, int reps, BwReport *rep, TimelineOp *ops, size_t max)
     return (int)judge_finish(&c);
 }
 
-int busy_reference(float *d_x, size_t n, int work, int reps, double *ms_and_tool) {
+int busy_reference(float *d_x, size_t n, int work, int reps, double *ms) {
     JudgeCall c;
     judge_begin(&c, "busy_reference", 0);
     judge_ptr(&c, d_x);
     judge_u64(&c, n);
     judge_u64(&c, (uint64_t)work);
     judge_u64(&c, (uint64_t)reps);
-    judge_inout(&c, ms_and_tool, 2 * sizeof(double), "ms", NULL);
+    judge_inout(&c, ms, sizeof(double), "ms", NULL);
     return (int)judge_finish(&c);
 }
 

@@ -28,7 +28,7 @@ typedef struct {
     int nops;                                /* operations recorded (simulator), -1 on a GPU */
     int pinned_left;                         /* pinned buffers copied from and still allocated (simulator), -1 on a GPU */
     int events_left;                         /* events created and not destroyed (simulator), -1 on a GPU */
-    int sim, under_tool;
+    int sim;
 } BwReport;
 
 /** 11.3: one pipeline to build, run and destroy. */
@@ -37,6 +37,7 @@ typedef struct {
     int nstreams, work;
     double kernel_ns, scale; /* the simulator's model: kernel cost per thread, size scale */
     int measure;             /* on a GPU: time the run and each stage alone */
+    int tool_pass;           /* set by the judge: this run is under compute-sanitizer (nothing held, nothing timed) */
 } PipeConfig;
 
 typedef struct {
@@ -54,7 +55,7 @@ typedef struct {
 
 /* The judge's entry points into the runner (tests/calls/11-streams.c). */
 int bw_probe(size_t bytes, int reps, BwReport *rep, TimelineOp *ops, size_t max);
-int busy_reference(float *d_x, size_t n, int work, int reps, double *ms_and_tool);
+int busy_reference(float *d_x, size_t n, int work, int reps, double *ms);
 int pipe_roundtrip(const PipeConfig *cfg, const float *in, float *out, PipeReport *rep, TimelineOp *ops, size_t max);
 
 #endif

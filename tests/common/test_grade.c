@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include "grade.h"
+#include "grade_measure.h"
 #include "judge.h"
 #include "sandbox.h"
 
@@ -62,6 +63,83 @@ START_TEST(test_nsight_compute_report_is_read_past_its_attribute_columns) {
     ck_assert(grade_profile_get("shared_conflicts", &p) == 1);
     ck_assert_uint_eq(p.shared_load_conflicts, 992);
     ck_assert_uint_eq(p.shared_store_conflicts, 992);
+}
+END_TEST
+
+/* A report of one ncu start over several windows (grade_measure.c), made from the sample's rows:
+   `names` lists each row's kernel, "C" for the grader's canary. Returns the file's path. */
+static const char *windows_report(const char *const *names, int n) {
+    static char path[] = "/tmp/test-grade-windows-XXXXXX";
+    static char line[3][1 << 17];
+    FILE *in = fopen("tests/common/ncu-raw-sample.csv", "r");
+    ck_assert(in != NULL);
+    int k = 0;
+    while (k < 3 && fgets(line[k], sizeof line[k], in)) /* the header, the units, the shared_conflicts row */
+        if (k || !strncmp(line[k], "\"ID\"", 4)) k++;
+    fclose(in);
+    ck_assert_int_eq(k, 3);
+    strcpy(path, "/tmp/test-grade-windows-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fputs(line[0], out);
+    fputs(line[1], out);
+    static const char kSample[] = "\"shared_conflicts(const float *, float *)\"";
+    char *at = strstr(line[2], kSample);
+    ck_assert(at != NULL);
+    for (int i = 0; i < n; i++) {
+        const char *name = !strcmp(names[i], "C") ? "grade_profile_canary_kernel(const float *, float *, unsigned int)" : names[i];
+        const char *after_id = strchr(line[2], ','); /* the row's own fields up to the kernel's name */
+        fprintf(out, "\"%d\"%.*s\"%s\"%s", i + 1, (int)(at - after_id), after_id, name, at + strlen(kSample));
+    }
+    fclose(out);
+    return path;
+}
+
+/* One ncu start measures every window of a lesson: the grader's canary launches bound them, and the
+   launches between a window's two canaries are that window's, per kernel; what lies between windows
+   belongs to none. A canary the grader did not launch, or one of its own missing from the report,
+   and no window is believed (each is then measured by a pass of its own); a window whose end was
+   never reached (its test failed inside it) is not believed either. */
+START_TEST(test_one_report_is_split_into_its_windows_by_the_canaries) {
+    static const char *const rows[] = {"C", "shared_conflicts(const float *, float *)", "C", "stray(int)", "C", "divergent(float *, int)",
+                                       "divergent(float *, int)", "C"};
+    WindowMarker m[] = {{0, 1}, {0, 0}, {1, 1}, {1, 0}};
+    MeasuredWindow w[2];
+    memset(w, 0, sizeof w);
+    const char *csv = windows_report(rows, 8);
+    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2), 0);
+    ck_assert(w[0].valid && w[1].valid);
+    ck_assert_int_eq(w[0].count, 1);
+    ck_assert_str_eq(w[0].kernels[0].name, "shared_conflicts(const float *, float *)");
+    ck_assert_uint_eq(w[0].kernels[0].v[0], 1);
+    ck_assert_int_eq(w[1].count, 1);
+    ck_assert_str_eq(w[1].kernels[0].name, "divergent(float *, int)");
+    ck_assert_uint_eq(w[1].kernels[0].v[0], 2);                         /* two launches ... */
+    ck_assert_uint_eq(w[1].kernels[0].v[6], 2 * w[0].kernels[0].v[6]); /* ... each with the sample row's figures */
+    ck_assert_uint_gt(w[0].kernels[0].v[6], 0);
+    unlink(csv);
+
+    /* the student's code launched a canary of its own (or one of the grader's did not show) */
+    static const char *const extra[] = {"C", "shared_conflicts(const float *, float *)", "C", "C", "C", "divergent(float *, int)", "C"};
+    csv = windows_report(extra, 7);
+    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2), -1);
+    ck_assert(!w[0].valid && !w[1].valid);
+    unlink(csv);
+    static const char *const missing[] = {"C", "shared_conflicts(const float *, float *)", "C", "C", "divergent(float *, int)"};
+    csv = windows_report(missing, 5);
+    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2), -1);
+    ck_assert(!w[0].valid && !w[1].valid);
+    unlink(csv);
+
+    /* window 0's test failed inside it: its end marker was never launched */
+    WindowMarker cut[] = {{0, 1}, {1, 1}, {1, 0}};
+    static const char *const rows_cut[] = {"C", "shared_conflicts(const float *, float *)", "C", "divergent(float *, int)", "C"};
+    csv = windows_report(rows_cut, 5);
+    ck_assert_int_eq(grade_ncu_split(csv, cut, 3, w, 2), 0);
+    ck_assert(!w[0].valid && w[1].valid);
+    ck_assert_int_eq(w[1].count, 1);
+    unlink(csv);
 }
 END_TEST
 
@@ -616,6 +694,7 @@ static Suite *grade_suite(void) {
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, test_identical_arrays_pass);
     tcase_add_test(core, test_nsight_compute_report_is_read_past_its_attribute_columns);
+    tcase_add_test(core, test_one_report_is_split_into_its_windows_by_the_canaries);
     tcase_add_test(core, test_differences_within_tolerance_pass_and_beyond_fail);
     tcase_add_test(core, test_nan_never_passes_even_against_nan);
     tcase_add_test(core, test_int_and_byte_comparisons_are_exact);

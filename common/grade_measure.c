@@ -1,0 +1,215 @@
+/* grade_measure.c -- one Nsight Compute start for all of a lesson's measured windows.
+
+   On a GPU, a property test (grade_profile_begin ... grade_profile_end, then grade_require_*)
+   restarts the runner under ncu, and nearly all of such a pass is the tool's own start: about 2 s,
+   whatever the window holds. So before a lesson's exercises run, the judge forks a child that runs
+   every property test of the exercises being graded (registered with grade_add_profiled_test) in
+   one runner under one ncu, with the grader's canary kernel launched at both ends of each window,
+   and hands back each window's figures. The child waits for the GPU's lock like any ncu pass; the
+   lesson's own tests run meanwhile.
+
+   When the judge reaches a window, it takes that window's figures from the child instead of
+   starting ncu itself, and runs the window's calls on its own runner as before (their values are
+   checked there, as always). Nothing the child says is believed unless it all adds up: one runner
+   start, the tool's own success, as many canary launches in the report as the child made, and the
+   window's end reached. Otherwise the window is measured the old way, by a pass of its own, so a
+   student's code that disturbs the shared pass (a canary of its own, a crash in another window)
+   costs time, never a property. On the simulator nothing changes: its profiler costs no start. */
+#define _GNU_SOURCE
+#include "grade.h"
+#include "grade_measure.h"
+#include "judge.h"
+
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- the property tests, as the lesson's suite registers them ---- */
+#define MAX_PROFILED_TESTS 32
+static struct {
+    TCase *tc;
+    const char *exercise;
+} g_tcases[64];
+static int g_ntcases;
+static struct {
+    const char *exercise;
+    const TTest *test;
+} g_profiled[MAX_PROFILED_TESTS];
+static int g_nprofiled;
+
+void grade_measure_note_tcase(TCase *tc, const char *exercise) {
+    if (g_ntcases < (int)(sizeof g_tcases / sizeof *g_tcases)) {
+        g_tcases[g_ntcases].tc = tc;
+        g_tcases[g_ntcases++].exercise = exercise;
+    }
+}
+
+void grade_add_profiled_test_(TCase *tc, const TTest *test) {
+    if (!tc) return; /* an exercise the simulator does not run */
+    tcase_add_test(tc, test);
+    const char *exercise = NULL;
+    for (int i = 0; i < g_ntcases && !exercise; i++)
+        if (g_tcases[i].tc == tc) exercise = g_tcases[i].exercise;
+    /* one the shared pass cannot hold is measured by its own pass, as before */
+    if (exercise && g_nprofiled < MAX_PROFILED_TESTS) {
+        g_profiled[g_nprofiled].exercise = exercise;
+        g_profiled[g_nprofiled++].test = test;
+    }
+}
+
+/* ---- the child: every window in one pass ---- */
+static int g_measuring;
+static MeasuredWindow *g_windows; /* shared with the judge (MAP_SHARED, made before the fork) */
+static int g_nwindows;
+static WindowMarker g_markers[2 * MEASURE_MAX_WINDOWS];
+static int g_nmarkers, g_marker_failed;
+static char g_mark_exercise[32];
+static int g_mark_ordinal, g_open = -1;
+
+int grade_measuring(void) { return g_measuring; }
+
+/* The window ordinal of `exercise`: 0 for its first window, counted in one process. */
+static int next_ordinal(char *last, size_t size, int *ordinal, const char *exercise) {
+    if (strcmp(last, exercise)) {
+        snprintf(last, size, "%s", exercise);
+        *ordinal = 0;
+    }
+    return (*ordinal)++;
+}
+
+/* The grader's canary kernel, once, on one warp: a marker in ncu's report. */
+static int launch_marker(void) {
+    JudgeCall c;
+    judge_begin(&c, "profile.Canary", 0);
+    judge_u64(&c, 1);
+    judge_u64(&c, 32);
+    judge_u64(&c, 1);
+    return judge_finish(&c) == 1;
+}
+
+void grade_measure_mark(int closes) {
+    if (!closes) {
+        int ordinal = next_ordinal(g_mark_exercise, sizeof g_mark_exercise, &g_mark_ordinal, tcase_name());
+        if (g_nwindows >= MEASURE_MAX_WINDOWS) {
+            g_open = -1;
+            return;
+        }
+        g_open = g_nwindows++;
+        snprintf(g_windows[g_open].exercise, sizeof g_windows[g_open].exercise, "%s", tcase_name());
+        g_windows[g_open].ordinal = ordinal;
+    }
+    if (g_open < 0) return;
+    /* the marker is noted first: a call that fails may still have launched it */
+    g_markers[g_nmarkers].window = g_open;
+    g_markers[g_nmarkers++].begins = !closes;
+    if (!launch_marker()) g_marker_failed = 1;
+    if (closes) g_open = -1;
+}
+
+static void measure_child(const char *only) {
+    judge_detach();
+    g_measuring = 1;
+    Suite *s = suite_create("measured windows");
+    TCase *made[MAX_PROFILED_TESTS];
+    const char *made_for[MAX_PROFILED_TESTS];
+    int nmade = 0;
+    for (int i = 0; i < g_nprofiled; i++) {
+        if (only && *only && strcmp(only, g_profiled[i].exercise)) continue;
+        TCase *tc = NULL;
+        for (int k = 0; k < nmade && !tc; k++)
+            if (!strcmp(made_for[k], g_profiled[i].exercise)) tc = made[k];
+        if (!tc) {
+            tc = tcase_create(g_profiled[i].exercise);
+            suite_add_tcase(s, tc);
+            made_for[nmade] = g_profiled[i].exercise;
+            made[nmade++] = tc;
+        }
+        tcase_add_test(tc, g_profiled[i].test);
+    }
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    char why[1200];
+    double t0 = judge_now_s();
+    if (judge_ncu_begin(getenv("GRADE_NCU"), grade_ncu_metrics(), why, sizeof why)) _exit(1);
+    int starts = g_runner_starts;
+    for (int k = 0; k < nmade; k++) {
+        judge_exercise_begin(made_for[k]);
+        judge_set_failure_probe(NULL);
+        srunner_run(sr, NULL, made_for[k], CK_SILENT);
+        judge_forget_failure(); /* one window's broken call does not stop the next one's */
+    }
+    int one_runner = g_runner_starts - starts == 1;
+    char csv[4200];
+    int measured = judge_ncu_end(csv, sizeof csv, why, sizeof why);
+    grade_note_time("all", "ncu", judge_now_s() - t0);
+    if (!measured || !one_runner || g_marker_failed || grade_ncu_split(csv, g_markers, g_nmarkers, g_windows, g_nwindows))
+        for (int k = 0; k < g_nwindows; k++) g_windows[k].valid = 0;
+    if (measured) unlink(csv);
+    judge_shutdown();
+    _exit(0);
+}
+
+/* ---- the judge: starts the child, then takes its windows ---- */
+static pid_t g_child = -1;
+static int g_collected;
+static MeasuredWindow *g_results; /* the judge's copy, once the child ended */
+static int g_nresults;
+static char g_use_exercise[32];
+static int g_use_ordinal;
+
+void grade_measure_lesson(const char *only) {
+#ifdef SIMCUDA
+    (void)only;
+    return;
+#else
+    const char *ncu = getenv("GRADE_NCU");
+    if (!ncu || !*ncu || getenv("GRADE_MEASURE_APART")) return; /* GRADE_MEASURE_APART=1: one ncu pass per window, as before */
+    int any = 0;
+    for (int i = 0; i < g_nprofiled; i++) any |= !only || !*only || !strcmp(only, g_profiled[i].exercise);
+    if (!any) return;
+    void *shared = mmap(NULL, MEASURE_MAX_WINDOWS * sizeof(MeasuredWindow), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) return;
+    g_windows = shared;
+    judge_shutdown(); /* no runner alive while the child is made */
+    fflush(stdout);
+    fflush(stderr);
+    g_child = fork();
+    if (g_child == 0) measure_child(only);
+    if (g_child < 0) g_collected = 1; /* every window is then measured by a pass of its own */
+#endif
+}
+
+/* Waits for the child and copies its valid windows out of the shared page. */
+static void collect(void) {
+    if (g_collected) return;
+    g_collected = 1;
+    int status = -1;
+    while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {}
+    g_child = -1;
+    if (status != 0) return; /* a child that did not end well said nothing */
+    static MeasuredWindow copy[MEASURE_MAX_WINDOWS];
+    for (int k = 0; k < MEASURE_MAX_WINDOWS; k++)
+        if (g_windows[k].valid) copy[g_nresults++] = g_windows[k];
+    g_results = copy;
+}
+
+const MeasuredWindow *grade_measured_window(void) {
+    if (!g_windows) return NULL;
+    int ordinal = next_ordinal(g_use_exercise, sizeof g_use_exercise, &g_use_ordinal, tcase_name());
+    double t0 = judge_now_s();
+    collect();
+    g_ncu_seconds += judge_now_s() - t0; /* the wait is the pass's cost to this grading */
+    for (int k = 0; k < g_nresults; k++)
+        if (!strcmp(g_results[k].exercise, tcase_name()) && g_results[k].ordinal == ordinal) return &g_results[k];
+    return NULL;
+}
+
+void grade_measure_end(void) {
+    if (g_child > 0) collect();
+}
