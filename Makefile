@@ -357,6 +357,10 @@ LOCK = exec 9>$(B)/.lock; flock -n 9 || { echo "error: another make check or mak
 # make check builds on every core, with one progress line (tools/build_progress.sh); a lesson that
 # fails to build is built again alone, in its turn, to show why.
 CHECK_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# ... and grades up to CHECK_GRADE_JOBS lessons at once (tools/grade_lessons.sh: each lesson's
+# output whole, in order; lessons 11 and 15, which time the GPU, alone): half the cores,
+# at most 4 (the H200's 16: 4; the 2-core machine: one lesson at a time).
+CHECK_GRADE_JOBS ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 2) / 2 )); [ $$n -lt 1 ] && n=1; [ $$n -gt 4 ] && n=4; echo $$n)
 .PHONY: check
 check: need-check ## grade your work in lessons/ (all, or LESSON=NN; EX=NN.k for one exercise)
 	@echo "Backend: $(BACKEND) ($(BACKEND_WHY))"
@@ -364,14 +368,9 @@ check: need-check ## grade your work in lessons/ (all, or LESSON=NN; EX=NN.k for
 	$(Q)$(LOCK); status=0; \
 	bash tools/build_progress.sh $(B)/check-build.log $(MAKE) --no-print-directory -k -j$(CHECK_BUILD_JOBS) \
 	  $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/student/$(l)/runner); built=$$?; \
-	for l in $(SELECTED); do \
-	  echo "== $$l"; rm -f $(RESULTS)/$$l.json $(RESULTS)/$$l.tap; \
-	  [ $$built = 0 ] || $(MAKE) --no-print-directory $(B)/judge/$$l/judge $(B)/student/$$l/runner || { status=1; continue; }; \
-	  GRADE_LESSON=$$l GRADE_JSON=$(RESULTS)/$$l.json GRADE_TAP=$(RESULTS)/$$l.tap GRADE_RUNNER=$(B)/student/$$l/runner GRADE_SANDBOX_RO=$(abspath $(BUILD)/venv) \
-	    $(if $(EX),GRADE_EXERCISE=$(EX)) $(B)/judge/$$l/judge; rc=$$?; \
-	  if [ $$rc -eq 2 ]; then exit 2; fi; [ $$rc -eq 0 ] || status=1; \
-	  python3 tools/results.py stamp $(RESULTS)/$$l.json lessons/$$l/*.cu $$(ls lessons/$$l/*.py 2>/dev/null) || status=1; \
-	done; \
+	GRADE_SANDBOX_RO=$(abspath $(BUILD)/venv) $(if $(EX),GRADE_EXERCISE=$(EX)) MAKE="$(MAKE)" \
+	  bash tools/grade_lessons.sh $(B) $(RESULTS) $(CHECK_GRADE_JOBS) $$built $(SELECTED); rc=$$?; \
+	if [ $$rc -eq 2 ]; then exit 2; fi; [ $$rc -eq 0 ] || status=1; \
 	python3 tools/scoreboard.py $(foreach l,$(SELECTED),$(RESULTS)/$(l).json) || status=1; \
 	exit $$status
 
@@ -475,6 +474,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_hints.py
 	@echo "== tools: make check's build shows one progress line"
 	$(Q)python3 tools/test_build_progress.py
+	@echo "== tools: make check grades lessons side by side, shown in order; lessons that time the GPU alone"
+	$(Q)python3 tools/test_grade_lessons.py
 	@echo "== tools: the scoreboard says done only when every exercise passed"
 	$(Q)python3 tools/test_scoreboard.py
 	@echo "== setup: one install line for students, the same in the README, the docs, make doctor and CI"
