@@ -358,7 +358,7 @@ LOCK = exec 9>$(B)/.lock; flock -n 9 || { echo "error: another make check or mak
 # fails to build is built again alone, in its turn, to show why.
 CHECK_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # ... and grades up to CHECK_GRADE_JOBS lessons at once (tools/grade_lessons.sh: each lesson's
-# output whole, in order; lessons 11 and 15, which time the GPU, alone): half the cores,
+# output whole, in order; lessons 11 and 14, which need the GPU to themselves, alone): half the cores,
 # at most 4 (the H200's 16: 4; the 2-core machine: one lesson at a time).
 CHECK_GRADE_JOBS ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 2) / 2 )); [ $$n -lt 1 ] && n=1; [ $$n -gt 4 ] && n=4; echo $$n)
 .PHONY: check

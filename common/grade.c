@@ -435,12 +435,18 @@ static int sanitize_pass(SRunner *sr, const GradeExercise *const *list, int n, i
     if (judge_sanitize_begin(sanitizer, kSanitizerTools[t], report, size)) return SANITIZE_BEGIN_FAILED;
     judge_set_failure_probe(NULL);
     int starts = g_runner_starts;
+    char broke[700] = "";
     for (int i = 0; i < n; i++) {
         judge_forget_failure(); /* one exercise's broken runner does not stop the next one's cases */
         srunner_run(sr, NULL, list[i]->id, CK_SILENT);
+        const char *why = judge_exercise_broken();
+        if (why && !broke[0]) snprintf(broke, sizeof broke, "in %s: %.600s", list[i]->id, why);
     }
     int verdict = judge_sanitize_end(report, size);
-    if (verdict == 0 && n > 1 && g_runner_starts - starts > 1) verdict = 1;
+    if (verdict == 0 && n > 1 && g_runner_starts - starts > 1) {
+        verdict = 1;
+        snprintf(report, size, "\n    | its runner did not last the pass (%s)", broke[0] ? broke : "no call said why");
+    }
     return verdict;
 }
 
@@ -753,6 +759,26 @@ static void write_results(const char *lesson, const GradeExercise *ex, const Out
     }
 }
 
+static const char *g_whole_gpu; /* why this lesson's grading needs the GPU to itself (NULL: it shares it) */
+void grade_lesson_needs_whole_gpu(const char *why) { g_whole_gpu = why; }
+
+/* The gradings' lock of the GPU (judge_gpu_lesson_lock), for this lesson: its descriptor, or -1;
+   `refused` gets why when another grading held it too long (then nothing may run). */
+static int lesson_lock(char *refused, size_t size) {
+    refused[0] = '\0';
+#ifdef SIMCUDA
+    (void)size;
+    return -1;
+#else
+    const char *t = getenv("GRADE_GPU_LOCK_TIMEOUT");
+    double timeout_s = t && *t ? atof(t) : 1800;
+    char why[600];
+    int fd = judge_gpu_lesson_lock(g_whole_gpu != NULL, timeout_s, why, sizeof why);
+    if (fd == JUDGE_GPU_LOCK_BUSY) snprintf(refused, size, "%s", why);
+    return fd < 0 ? -1 : fd;
+#endif
+}
+
 int grade_main(const char *lesson_short, const GradeExercise *ex, int count, GradeSuiteBuilder build) {
     const char *lesson = getenv("GRADE_LESSON") && *getenv("GRADE_LESSON") ? getenv("GRADE_LESSON") : lesson_short;
     (void)grade_seed(); /* a GRADE_SEED that is not a number stops here, before anything runs */
@@ -782,7 +808,9 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
         /* The judge's own code is trusted; the student's runs in the runner, which the judge bounds. */
         srunner_set_fork_status(sr, CK_NOFORK);
     }
-    if (!compile_error) grade_measure_lesson(only); /* the lesson's Nsight Compute windows, meanwhile */
+    char refused[700] = "";
+    int gpu_lock = compile_error ? -1 : lesson_lock(refused, sizeof refused);
+    if (!compile_error && !refused[0]) grade_measure_lesson(only); /* the lesson's Nsight Compute windows, meanwhile */
     for (int i = 0; i < count; i++) {
         out[i].status = "not-run";
         if (only && *only && strcmp(only, ex[i].id)) continue;
@@ -792,7 +820,11 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
             continue;
         }
 #endif
-        if (compile_error) {
+        if (refused[0]) {
+            Outcome o = {"passed", NULL, NULL, NULL};
+            set_unchecked(&o, "not graded: %s. Grade again when the GPU is free", refused);
+            out[i] = o;
+        } else if (compile_error) {
             /* the compiler's words once, under the first exercise graded */
             static int shown;
             out[i].status = "failed";
@@ -802,10 +834,11 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
         }
     }
     grade_measure_end();
-    if (!compile_error) sanitize_lesson(sr, ex, out, count);
+    if (!compile_error && !refused[0]) sanitize_lesson(sr, ex, out, count);
     /* Nothing the student's code started may outlive the verdict, let alone rewrite it. */
     judge_pass_close();
     judge_shutdown();
+    judge_gpu_lesson_unlock(gpu_lock);
     for (int i = 0; i < count; i++) {
         print_outcome(&ex[i], &out[i]);
         failed += !strcmp(out[i].status, "failed");

@@ -55,6 +55,11 @@ TCase *grade_tcase(Suite *suite, const GradeExercise *exercises, int count, cons
     runs once more, before them, in one runner under one Nsight Compute start (grade_measure.c):
     the test then takes its window's figures from there instead of starting ncu itself. A test
     added with tcase_add_test still works; it pays for an ncu start of its own. */
+/** For a lesson whose grading needs the GPU to itself (it takes the device's memory, or times the
+    GPU against the grader's own runs): called by its suite builder, it makes the grading wait for
+    every other grading on the GPU, and them for it (judge_gpu_lesson_lock). `why` is for the
+    reader of the test file. Nothing on the simulator. */
+void grade_lesson_needs_whole_gpu(const char *why);
 #define grade_add_profiled_test(tc, test) grade_add_profiled_test_((tc), (test))
 void grade_add_profiled_test_(TCase *tc, const TTest *test);
 

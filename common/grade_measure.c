@@ -112,6 +112,13 @@ void grade_measure_mark(int closes) {
     if (closes) g_open = -1;
 }
 
+/* Why the pass's windows were not taken (shared with the judge; "" when they were). */
+static char *g_refused;
+#define REFUSED_SIZE 600
+static void refuse(const char *fmt, const char *what) {
+    if (!g_refused[0]) snprintf(g_refused, REFUSED_SIZE, fmt, what);
+}
+
 static void measure_child(const char *only) {
     judge_detach();
     g_measuring = 1;
@@ -134,21 +141,37 @@ static void measure_child(const char *only) {
     }
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
-    char why[1200];
+    char why[1200], csv[4200];
     double t0 = judge_now_s();
-    if (judge_ncu_begin(getenv("GRADE_NCU"), grade_ncu_metrics(), why, sizeof why)) _exit(1);
-    int starts = g_runner_starts;
-    for (int k = 0; k < nmade; k++) {
-        judge_exercise_begin(made_for[k]);
-        judge_set_failure_probe(NULL);
-        srunner_run(sr, NULL, made_for[k], CK_SILENT);
-        judge_forget_failure(); /* one window's broken call does not stop the next one's */
+    int measured = 0, one_runner = 0;
+    /* Nsight Compute sometimes fails on its own beside other work on the GPU ("Failed to prepare
+       kernel for profiling"): then the pass is made once more before its windows go apart */
+    for (int attempt = 0; attempt < 2 && !measured; attempt++) {
+        g_nwindows = g_nmarkers = g_marker_failed = 0;
+        g_mark_exercise[0] = '\0';
+        g_open = -1;
+        if (judge_ncu_begin(getenv("GRADE_NCU"), grade_ncu_metrics(), why, sizeof why)) {
+            refuse("the pass could not begin: %s", why);
+            _exit(1);
+        }
+        int starts = g_runner_starts;
+        for (int k = 0; k < nmade; k++) {
+            judge_exercise_begin(made_for[k]);
+            judge_set_failure_probe(NULL);
+            srunner_run(sr, NULL, made_for[k], CK_SILENT);
+            judge_forget_failure(); /* one window's broken call does not stop the next one's */
+        }
+        one_runner = g_runner_starts - starts == 1;
+        measured = judge_ncu_end(csv, sizeof csv, why, sizeof why);
+        if (!measured && strncmp(why, "Nsight Compute failed on its own", 32)) break; /* not the tool's whim: no second try */
     }
-    int one_runner = g_runner_starts - starts == 1;
-    char csv[4200];
-    int measured = judge_ncu_end(csv, sizeof csv, why, sizeof why);
     grade_note_time("all", "ncu", judge_now_s() - t0);
-    if (!measured || !one_runner || g_marker_failed || grade_ncu_split(csv, g_markers, g_nmarkers, g_windows, g_nwindows))
+    char split_why[300] = "";
+    if (!measured) refuse("Nsight Compute measured nothing: %s", why);
+    else if (!one_runner) refuse("%s", "its runner had to start more than once");
+    else if (g_marker_failed) refuse("%s", "a canary launch failed");
+    else if (grade_ncu_split(csv, g_markers, g_nmarkers, g_windows, g_nwindows, split_why, sizeof split_why)) refuse("%s", split_why);
+    if (g_refused[0])
         for (int k = 0; k < g_nwindows; k++) g_windows[k].valid = 0;
     if (measured) unlink(csv);
     judge_shutdown();
@@ -173,14 +196,16 @@ void grade_measure_lesson(const char *only) {
     int any = 0;
     for (int i = 0; i < g_nprofiled; i++) any |= !only || !*only || !strcmp(only, g_profiled[i].exercise);
     if (!any) return;
-    void *shared = mmap(NULL, MEASURE_MAX_WINDOWS * sizeof(MeasuredWindow), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *shared = mmap(NULL, MEASURE_MAX_WINDOWS * sizeof(MeasuredWindow) + REFUSED_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) return;
     g_windows = shared;
+    g_refused = (char *)(g_windows + MEASURE_MAX_WINDOWS);
     judge_shutdown(); /* no runner alive while the child is made */
     fflush(stdout);
     fflush(stderr);
     g_child = fork();
     if (g_child == 0) measure_child(only);
+    if (g_child > 0) judge_spare_child(g_child, 1); /* the runner's sweeps leave it be */
     if (g_child < 0) g_collected = 1; /* every window is then measured by a pass of its own */
 #endif
 }
@@ -191,7 +216,11 @@ static void collect(void) {
     g_collected = 1;
     int status = -1;
     while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {}
+    judge_spare_child(g_child, 0);
     g_child = -1;
+    if (status != 0 && !g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "the pass ended with wait status %d", status);
+    /* GRADE_VERBOSE: why the windows were measured apart, when they were */
+    if (getenv("GRADE_VERBOSE") && g_refused[0]) printf("note: the lesson's windows were measured apart: %s\n", g_refused);
     if (status != 0) return; /* a child that did not end well said nothing */
     static MeasuredWindow copy[MEASURE_MAX_WINDOWS];
     for (int k = 0; k < MEASURE_MAX_WINDOWS; k++)

@@ -3,6 +3,7 @@
 #ifndef COMMON_GRADE_MEASURE_H
 #define COMMON_GRADE_MEASURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define NCU_FIGURES 13          /* RpcProfile's counters, in its order: launches first */
@@ -37,9 +38,9 @@ const char *grade_ncu_metrics(void);
 /* Splits Nsight Compute's report `csv` into the windows the pass opened: the launches between the
    begin and end markers of window k (markers[], the canary kernel's launches in order) are window
    k's, summed per kernel name. 0, or -1 when the report cannot be trusted to match the markers
-   (another count of canary launches, a missing metric column, too many kernels): then no window
-   is valid. A window whose end marker never came stays invalid. */
-int grade_ncu_split(const char *csv, const WindowMarker *markers, int nmarkers, MeasuredWindow *windows, int nwindows);
+   (another count of canary launches, a missing metric column): then no window is valid, and `why`
+   says which. A window whose end marker never came stays invalid. */
+int grade_ncu_split(const char *csv, const WindowMarker *markers, int nmarkers, MeasuredWindow *windows, int nwindows, char *why, size_t why_size);
 
 /* ---- grade_measure.c ---- */
 /* grade.c, before a lesson's exercises: forks the pass over the windows of the exercises graded

@@ -205,10 +205,13 @@ static void split_row(const char *name, const uint64_t *v, void *ctx) {
     if (add_launch(w->kernels, &w->count, MEASURE_MAX_KERNELS, name, v)) s->overflow[s->current] = 1;
 }
 
-int grade_ncu_split(const char *csv, const WindowMarker *markers, int nmarkers, MeasuredWindow *windows, int nwindows) {
+int grade_ncu_split(const char *csv, const WindowMarker *markers, int nmarkers, MeasuredWindow *windows, int nwindows, char *why, size_t why_size) {
     Split s = {.markers = markers, .nmarkers = nmarkers, .current = -1, .trusted = 1, .windows = windows, .nwindows = nwindows};
     for (int k = 0; k < nwindows; k++) windows[k].valid = 0;
     int read = ncu_rows(csv, split_row, &s);
+    if (read) snprintf(why, why_size, "its report could not be read: %s", g_why);
+    else if (!s.trusted || s.next != nmarkers)
+        snprintf(why, why_size, "its report holds %s canary launches than the %d the grader made", s.trusted ? "fewer" : "more", nmarkers);
     if (read || !s.trusted || s.next != nmarkers) {
         for (int k = 0; k < nwindows; k++) windows[k].valid = 0;
         return -1;

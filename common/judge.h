@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rpc.h"
 
@@ -124,6 +125,9 @@ extern int g_runner_starts;
     parent's shared memory and runner state, so that its next call makes its own. The child ends
     with _exit, never exit: the parent's copy of the runner is the parent's to remove. */
 void judge_detach(void);
+/** A child of the judge's own (spare = 1) that the sweeps for the runner's orphans must leave alone,
+    until it is forgotten (spare = 0, once it has been waited for). At most 8 at once. */
+void judge_spare_child(pid_t pid, int spare);
 /** The judge's clock: monotonic seconds. */
 double judge_now_s(void);
 /** Ends a pass that a failed test left open (between its begin and its end): stops its runner and
@@ -159,6 +163,11 @@ int judge_gpu_lock(double timeout_s, char *why, size_t why_size);
     exclusive holder (Nsight Compute). */
 int judge_gpu_lock_shared(double timeout_s, char *why, size_t why_size);
 void judge_gpu_unlock(int fd);
+/** The gradings' lock of the GPU (beside the passes' one): exclusive (`whole`) for a lesson whose
+    grading needs the GPU to itself, shared for the others; taken before the lesson's first call,
+    released after its verdicts. The same returns as judge_gpu_lock. */
+int judge_gpu_lesson_lock(int whole, double timeout_s, char *why, size_t why_size);
+void judge_gpu_lesson_unlock(int fd);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);
 /** Pinned host memory the judge made with cudaMallocHost: refreshed from the runner (after a

@@ -15,7 +15,12 @@
    cannot enter a root-only folder. (Only a runner without a box, as the same user, could hold it;
    the wait is bounded, and a pass that cannot get its lock in time is UNCHECKED, never passed.)
    The lock is the trusted judge's: taken before the pass's runner exists, on a close-on-exec
-   descriptor that no runner inherits. */
+   descriptor that no runner inherits.
+
+   Plain calls do collide with some lessons' gradings, though: 14.4 takes all of the GPU's memory
+   but a budget from its runner (any other program's cudaMalloc then fails), 11 and 15 time copies
+   and kernels against the grader's own runs. Those gradings hold a second lock of the GPU's
+   exclusively (judge_gpu_lesson_lock), the others shared. */
 #define _GNU_SOURCE
 #include "judge_internal.h"
 
@@ -73,12 +78,15 @@ static int lock_dir(char *dir, size_t size, char *why, size_t why_size) {
     return -1;
 }
 
-int judge_gpu_lock_path(char *path, size_t size, char *why, size_t why_size) {
+/* kind: "" for the passes' lock, ".lesson" for the gradings' (judge_gpu_lesson_lock) */
+static int lock_path(const char *kind, char *path, size_t size, char *why, size_t why_size) {
     char dir[PATH_MAX - 128];
     if (lock_dir(dir, sizeof dir, why, why_size)) return -1;
-    snprintf(path, size, "%s/gpu-%s.lock", dir, judge_gpu_name());
+    snprintf(path, size, "%s/gpu-%s%s.lock", dir, judge_gpu_name(), kind);
     return 0;
 }
+
+int judge_gpu_lock_path(char *path, size_t size, char *why, size_t why_size) { return lock_path("", path, size, why, why_size); }
 
 /* The lock file, opened without following a link: a regular file of this user's. */
 static int open_lock(const char *path, char *why, size_t why_size) {
@@ -92,10 +100,11 @@ static int open_lock(const char *path, char *why, size_t why_size) {
 
 static int g_held_shared; /* ... and how (for the log) */
 
-static int take_lock(int how, double timeout_s, char *why, size_t why_size) {
+static int take_lock(const char *kind, int how, double timeout_s, char *why, size_t why_size) {
     char path[PATH_MAX];
     why[0] = '\0';
-    if (judge_gpu_lock_path(path, sizeof path, why, why_size)) return JUDGE_GPU_LOCK_NONE;
+    int lesson = kind[0] != '\0';
+    if (lock_path(kind, path, sizeof path, why, why_size)) return JUDGE_GPU_LOCK_NONE;
     int fd = open_lock(path, why, why_size);
     if (fd < 0) return JUDGE_GPU_LOCK_NONE;
     double start = judge_now_s();
@@ -103,8 +112,10 @@ static int take_lock(int how, double timeout_s, char *why, size_t why_size) {
     useconds_t pause = 20000;
     for (;;) {
         if (!flock(fd, how | LOCK_NB)) {
-            g_held_since = judge_now_s();
-            g_held_shared = how == LOCK_SH;
+            if (!lesson) {
+                g_held_since = judge_now_s();
+                g_held_shared = how == LOCK_SH;
+            }
             return fd;
         }
         if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -114,13 +125,17 @@ static int take_lock(int how, double timeout_s, char *why, size_t why_size) {
         }
         double waited = judge_now_s() - start;
         if (waited >= timeout_s) {
-            snprintf(why, why_size, "another grading's profiler pass held GPU %s for more than %.0f s (GRADE_GPU_LOCK_TIMEOUT)", judge_gpu_name(),
-                     timeout_s);
+            snprintf(why, why_size, "another grading%s held GPU %s for more than %.0f s (GRADE_GPU_LOCK_TIMEOUT)",
+                     lesson ? "" : "'s profiler pass", judge_gpu_name(), timeout_s);
             close(fd);
             return JUDGE_GPU_LOCK_BUSY;
         }
         if (!said && waited >= QUIET_WAIT_S) {
-            printf("waiting for another grading's profiler pass on GPU %s\n", judge_gpu_name());
+            if (lesson)
+                printf("waiting for the other gradings on GPU %s: %s\n", judge_gpu_name(),
+                       how == LOCK_EX ? "this lesson needs the GPU to itself" : "a lesson that needs the GPU to itself is being graded");
+            else
+                printf("waiting for another grading's profiler pass on GPU %s\n", judge_gpu_name());
             fflush(stdout);
             said = 1;
         }
@@ -129,8 +144,21 @@ static int take_lock(int how, double timeout_s, char *why, size_t why_size) {
     }
 }
 
-int judge_gpu_lock(double timeout_s, char *why, size_t why_size) { return take_lock(LOCK_EX, timeout_s, why, why_size); }
-int judge_gpu_lock_shared(double timeout_s, char *why, size_t why_size) { return take_lock(LOCK_SH, timeout_s, why, why_size); }
+int judge_gpu_lock(double timeout_s, char *why, size_t why_size) { return take_lock("", LOCK_EX, timeout_s, why, why_size); }
+int judge_gpu_lock_shared(double timeout_s, char *why, size_t why_size) { return take_lock("", LOCK_SH, timeout_s, why, why_size); }
+
+/* A second lock, for whole gradings: a lesson whose grading takes the GPU's memory or times it
+   (grade_lesson_needs_whole_gpu) holds it exclusively, every other lesson's grading shared, each
+   from before its first call to after its verdicts. It is always taken before the passes' lock and
+   never while holding it, so the two cannot deadlock. */
+int judge_gpu_lesson_lock(int whole, double timeout_s, char *why, size_t why_size) {
+    return take_lock(".lesson", whole ? LOCK_EX : LOCK_SH, timeout_s, why, why_size);
+}
+void judge_gpu_lesson_unlock(int fd) {
+    if (fd < 0) return;
+    flock(fd, LOCK_UN);
+    close(fd);
+}
 
 /* GRADE_GPU_LOCK_LOG (the grader's own tests): one line per lock held, "from until pid gpu how" in
    seconds of the machine's monotonic clock, so that a test can see that no two overlapped. */

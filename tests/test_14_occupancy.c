@@ -844,6 +844,7 @@ END_TEST
 #endif
 
 static Suite *build_suite(void) {
+    grade_lesson_needs_whole_gpu("14.4 takes all of the GPU's memory but a budget from the runner: another program's cudaMalloc would fail meanwhile");
     Suite *s = suite_create("14-occupancy");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "14.1");
     tcase_add_test(tc, test_calculator_matches_the_reference_on_an_h200);

@@ -3,10 +3,11 @@
 # student's runner, up to JOBS lessons at once. A lesson's output is shown whole, in lesson order,
 # under its "== NN-topic" line, so that lessons graded side by side never mix their lines.
 #
-# The lessons that time the GPU against itself (GRADE_ALONE: 11's copies and kernels, 15's devices)
-# are graded with nothing else running: another lesson's copies would slow the student's measured
-# run and not the grader's reference, or the other way round. Profiler passes of lessons side by
-# side take turns on the GPU already (common/judge_gpu_lock.c).
+# The lessons whose grading needs the GPU to itself (GRADE_ALONE: 11 times copies and kernels
+# against the grader's own runs, 14.4 takes the device's memory) are graded with nothing else
+# running. Their judges would wait for the others anyway (grade_lesson_needs_whole_gpu, a lock of
+# the GPU's), but a slot would wait with them; profiler passes of lessons side by side take turns
+# on the GPU already (common/judge_gpu_lock.c).
 #
 # usage: grade_lessons.sh BUILD_DIR RESULTS JOBS BUILT LESSON...
 #   BUILT: the build's exit status; when it failed, each lesson is built again alone first, to show
@@ -17,7 +18,7 @@ set -u
 B=$1 RESULTS=$2 JOBS=$3 BUILT=$4
 shift 4
 LESSONS=("$@")
-ALONE=" ${GRADE_ALONE-11-streams 15-multi-gpu} "
+ALONE=" ${GRADE_ALONE-11-streams 14-occupancy} "
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/grade-lessons.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$OUT"' EXIT
 

@@ -106,9 +106,10 @@ START_TEST(test_one_report_is_split_into_its_windows_by_the_canaries) {
                                        "divergent(float *, int)", "C"};
     WindowMarker m[] = {{0, 1}, {0, 0}, {1, 1}, {1, 0}};
     MeasuredWindow w[2];
+    char why[300];
     memset(w, 0, sizeof w);
     const char *csv = windows_report(rows, 8);
-    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2), 0);
+    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2, why, sizeof why), 0);
     ck_assert(w[0].valid && w[1].valid);
     ck_assert_int_eq(w[0].count, 1);
     ck_assert_str_eq(w[0].kernels[0].name, "shared_conflicts(const float *, float *)");
@@ -123,20 +124,22 @@ START_TEST(test_one_report_is_split_into_its_windows_by_the_canaries) {
     /* the student's code launched a canary of its own (or one of the grader's did not show) */
     static const char *const extra[] = {"C", "shared_conflicts(const float *, float *)", "C", "C", "C", "divergent(float *, int)", "C"};
     csv = windows_report(extra, 7);
-    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2), -1);
+    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2, why, sizeof why), -1);
     ck_assert(!w[0].valid && !w[1].valid);
+    ck_assert_msg(strstr(why, "more canary launches than the 4"), "%s", why);
     unlink(csv);
     static const char *const missing[] = {"C", "shared_conflicts(const float *, float *)", "C", "C", "divergent(float *, int)"};
     csv = windows_report(missing, 5);
-    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2), -1);
+    ck_assert_int_eq(grade_ncu_split(csv, m, 4, w, 2, why, sizeof why), -1);
     ck_assert(!w[0].valid && !w[1].valid);
+    ck_assert_msg(strstr(why, "fewer canary launches"), "%s", why);
     unlink(csv);
 
     /* window 0's test failed inside it: its end marker was never launched */
     WindowMarker cut[] = {{0, 1}, {1, 1}, {1, 0}};
     static const char *const rows_cut[] = {"C", "shared_conflicts(const float *, float *)", "C", "divergent(float *, int)", "C"};
     csv = windows_report(rows_cut, 5);
-    ck_assert_int_eq(grade_ncu_split(csv, cut, 3, w, 2), 0);
+    ck_assert_int_eq(grade_ncu_split(csv, cut, 3, w, 2, why, sizeof why), 0);
     ck_assert(!w[0].valid && w[1].valid);
     ck_assert_int_eq(w[1].count, 1);
     unlink(csv);
@@ -418,6 +421,43 @@ START_TEST(test_gpu_lock_is_exclusive_across_processes_and_never_inherited) {
             ck_assert_msg(i == j || until[i] <= from[j] || until[j] <= from[i], "two holders at once: [%f, %f] and [%f, %f]", from[i], until[i],
                           from[j], until[j]);
     unsetenv("CUDA_VISIBLE_DEVICES");
+    unsetenv("GRADE_GPU_LOCK_DIR");
+    sandbox_remove_tree(dir);
+}
+END_TEST
+
+/* In a child: the gradings' lock (whole: exclusive), tried for `timeout_s`; 0 got it, 1 busy. */
+static int lesson_lock_in_child(int whole, double timeout_s) {
+    pid_t p = fork();
+    if (p == 0) {
+        char why[512];
+        int fd = judge_gpu_lesson_lock(whole, timeout_s, why, sizeof why);
+        _exit(fd >= 0 ? 0 : fd == JUDGE_GPU_LOCK_BUSY && strstr(why, "another grading held GPU 0") ? 1 : 2);
+    }
+    int st = 0;
+    waitpid(p, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+}
+
+/* A lesson that needs the GPU to itself (14.4 takes its memory, 11 times it) waits for every other
+   grading on it, and they for it; the others share it. The passes' lock is another one: holding
+   the gradings' lock never keeps a profiler pass waiting. */
+START_TEST(test_a_lesson_that_needs_the_gpu_to_itself_waits_for_every_other_grading) {
+    char dir[64], why[512];
+    lock_folder(dir, sizeof dir);
+    int shared = judge_gpu_lesson_lock(0, 1, why, sizeof why);
+    ck_assert_msg(shared >= 0, "%s", why);
+    ck_assert_msg(fcntl(shared, F_GETFD) & FD_CLOEXEC, "the lock's descriptor would be inherited by the runner");
+    ck_assert_int_eq(lesson_lock_in_child(0, 0.3), 0); /* two ordinary lessons at once */
+    ck_assert_int_eq(lesson_lock_in_child(1, 0.3), 1); /* the whole GPU waits for them */
+    ck_assert_int_eq(lock_in_child(0.3) == 1, 0);       /* ... but the passes' lock is free */
+    judge_gpu_lesson_unlock(shared);
+    int whole = judge_gpu_lesson_lock(1, 1, why, sizeof why);
+    ck_assert_msg(whole >= 0, "%s", why);
+    ck_assert_int_eq(lesson_lock_in_child(0, 0.3), 1); /* and the others wait for it */
+    ck_assert_int_eq(lesson_lock_in_child(1, 0.3), 1);
+    judge_gpu_lesson_unlock(whole);
+    ck_assert_int_eq(lesson_lock_in_child(1, 0.3), 0);
     unsetenv("GRADE_GPU_LOCK_DIR");
     sandbox_remove_tree(dir);
 }
@@ -721,6 +761,7 @@ static Suite *grade_suite(void) {
     tcase_add_test(tools, test_sanitizer_verdicts_tell_a_report_a_clean_check_and_its_own_failure);
     tcase_add_test(tools, test_gpu_lock_is_exclusive_across_processes_and_never_inherited);
     tcase_add_test(tools, test_gpu_lock_refuses_a_folder_others_may_write);
+    tcase_add_test(tools, test_a_lesson_that_needs_the_gpu_to_itself_waits_for_every_other_grading);
     suite_add_tcase(s, tools);
     TCase *passes = tcase_create("Passes");
     tcase_add_checked_fixture(passes, tools_setup, tools_teardown);
