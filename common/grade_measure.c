@@ -155,9 +155,9 @@ static void measure_child(const char *only) {
             _exit(1);
         }
         int starts = g_runner_starts;
+        judge_set_failure_probe(NULL);
+        /* (no judge_exercise_begin here: a new exercise closes the pass that is open) */
         for (int k = 0; k < nmade; k++) {
-            judge_exercise_begin(made_for[k]);
-            judge_set_failure_probe(NULL);
             srunner_run(sr, NULL, made_for[k], CK_SILENT);
             judge_forget_failure(); /* one window's broken call does not stop the next one's */
         }
