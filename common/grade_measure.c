@@ -71,6 +71,7 @@ static WindowMarker g_markers[2 * MEASURE_MAX_WINDOWS];
 static int g_nmarkers, g_marker_failed;
 static char g_mark_exercise[32];
 static int g_mark_ordinal, g_open = -1;
+static const char *g_child_exercise = ""; /* the exercise whose tests the pass runs now */
 
 int grade_measuring(void) { return g_measuring; }
 
@@ -95,13 +96,13 @@ static int launch_marker(void) {
 
 void grade_measure_mark(int closes) {
     if (!closes) {
-        int ordinal = next_ordinal(g_mark_exercise, sizeof g_mark_exercise, &g_mark_ordinal, tcase_name());
+        int ordinal = next_ordinal(g_mark_exercise, sizeof g_mark_exercise, &g_mark_ordinal, g_child_exercise);
         if (g_nwindows >= MEASURE_MAX_WINDOWS) {
             g_open = -1;
             return;
         }
         g_open = g_nwindows++;
-        snprintf(g_windows[g_open].exercise, sizeof g_windows[g_open].exercise, "%s", tcase_name());
+        snprintf(g_windows[g_open].exercise, sizeof g_windows[g_open].exercise, "%s", g_child_exercise);
         g_windows[g_open].ordinal = ordinal;
     }
     if (g_open < 0) return;
@@ -158,6 +159,7 @@ static void measure_child(const char *only) {
         judge_set_failure_probe(NULL);
         /* (no judge_exercise_begin here: a new exercise closes the pass that is open) */
         for (int k = 0; k < nmade; k++) {
+            g_child_exercise = made_for[k];
             srunner_run(sr, NULL, made_for[k], CK_SILENT);
             judge_forget_failure(); /* one window's broken call does not stop the next one's */
         }
@@ -230,12 +232,14 @@ static void collect(void) {
 
 const MeasuredWindow *grade_measured_window(void) {
     if (!g_windows) return NULL;
-    int ordinal = next_ordinal(g_use_exercise, sizeof g_use_exercise, &g_use_ordinal, tcase_name());
+    /* (Check's tcase_name() names the test, not its exercise: the exercise is the judge's) */
+    const char *exercise = grade_current_exercise();
+    int ordinal = next_ordinal(g_use_exercise, sizeof g_use_exercise, &g_use_ordinal, exercise);
     double t0 = judge_now_s();
     collect();
     g_ncu_seconds += judge_now_s() - t0; /* the wait is the pass's cost to this grading */
     for (int k = 0; k < g_nresults; k++)
-        if (!strcmp(g_results[k].exercise, tcase_name()) && g_results[k].ordinal == ordinal) return &g_results[k];
+        if (!strcmp(g_results[k].exercise, exercise) && g_results[k].ordinal == ordinal) return &g_results[k];
     return NULL;
 }
 

@@ -61,6 +61,8 @@ void grade_measure_mark(int closes);
 const MeasuredWindow *grade_measured_window(void);
 
 /* ---- grade.c ---- */
+/* The exercise being graded ("" outside one). */
+const char *grade_current_exercise(void);
 /* Appends "exercise phase seconds" to $GRADE_TIMES. */
 void grade_note_time(const char *exercise, const char *phase, double seconds);
 
