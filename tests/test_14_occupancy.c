@@ -466,6 +466,53 @@ static void check_heavy(size_t n, int block) {
     free(got);
 }
 
+/* heavy_bounded_kernel's values, at sizes that are not a multiple of its block: the output has a
+   poisoned tail of a whole block past out[n - 1], so that a missing or off-by-one bounds guard
+   shows as writes there on both backends (on a GPU they would land in the allocation's slack and
+   never fault). */
+#define BOUNDED_TAIL 1024
+static void check_heavy_bounded(size_t n, int block) {
+    size_t all = n + BOUNDED_TAIL;
+    float *h = grade_alloc(all * sizeof(float)), *want = grade_alloc(n * sizeof(float)), *got = grade_alloc(all * sizeof(float));
+    float *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(h, all, grade_seed() + 7 * n + (uint64_t)block, -1.0f, 1.0f);
+    heavy_cpu(h, want, n);
+    ck_assert(cudaMalloc((void **)&d_in, all * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, all * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, h, all * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    grade_poison_device(d_out, all * sizeof(float));
+    char what[160];
+    snprintf(what, sizeof what, "heavy_bounded_gpu(n = %zu, block %d)", n, block);
+    GRADE_EXPECT_CUDA_OK(heavy_bounded_gpu(d_in, d_out, n, block), what);
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for heavy_bounded_kernel");
+    ck_assert(cudaMemcpy(got, d_out, all * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    size_t past = 0;
+    for (size_t i = n; i < all; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        past += bits != GRADE_DEVICE_GARBAGE_BITS;
+    }
+    ck_assert_msg(past == 0,
+                  "%s wrote %zu element(s) past the end, out[%zu]%s (the grid has %zu threads for %zu elements)\n  likely mistake: %s", what, past,
+                  n, past > 1 ? " onwards" : "", (n + (size_t)block - 1) / (size_t)block * (size_t)block, n,
+                  past == 1 ? "the bounds guard lets one thread too many through: i < n, not i <= n (out[n] is past the end)"
+                            : "no bounds guard: the last block's threads past the end write too -- if (i < n) before touching in[i] and out[i]");
+    GradeCompare cmp = {.what = what, .n = n, .block = (unsigned)block, .atol = 1e-6, .rtol = 1e-5};
+    GRADE_EXPECT_FLOATS(got, want, &cmp);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+    free(want);
+    free(got);
+}
+
+START_TEST(test_heavy_bounded_kernel_computes_at_sizes_that_are_not_a_multiple_of_its_block) {
+    static const size_t sizes[] = {1, 1000, 70001};
+    static const int blocks[] = {256, 96};
+    check_heavy_bounded(sizes[_i / 2], blocks[_i % 2]);
+}
+END_TEST
+
 START_TEST(test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one) {
     static const size_t sizes[] = {1, 1000, 70001};
     static const int blocks[] = {0, 96, 256};
@@ -854,6 +901,7 @@ static Suite *build_suite(void) {
     tc = grade_tcase(s, kExercises, N_EXERCISES, "14.2");
     tcase_add_test(tc, test_best_block_size_matches_the_reference);
     tcase_add_test(tc, test_heavy_bounded_kernel_has_its_launch_bounds);
+    tcase_add_loop_test(tc, test_heavy_bounded_kernel_computes_at_sizes_that_are_not_a_multiple_of_its_block, 0, 6);
     tcase_add_test(tc, test_best_block_size_agrees_with_the_runtime_for_real_kernels);
     tcase_add_loop_test(tc, test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one, 0, 9);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "14.3");

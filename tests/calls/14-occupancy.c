@@ -25,6 +25,7 @@ static int64_t call_best_block_size(const RunnerCall *c) {
     return 0;
 }
 static int64_t call_heavy_gpu(const RunnerCall *c) { return heavy_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), (int)rc_i64(c, 3), rc_ptr(c, 4)); }
+static int64_t call_heavy_bounded_gpu(const RunnerCall *c) { return heavy_bounded_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), (int)rc_i64(c, 3)); }
 static int64_t call_cuda_error_is_sticky(const RunnerCall *c) { return cuda_error_is_sticky((cudaError_t)rc_i64(c, 0)); }
 static int64_t call_check_cuda(const RunnerCall *c) {
     return check_cuda((cudaError_t)rc_i64(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), (int)rc_i64(c, 3), rc_ptr(c, 4), rc_u64(c, 5));
@@ -121,6 +122,7 @@ const RunnerFunction runner_functions[] = {
     {"kernel_occupancy", call_kernel_occupancy},
     {"best_block_size", call_best_block_size},
     {"heavy_gpu", call_heavy_gpu},
+    {"heavy_bounded_gpu", call_heavy_bounded_gpu},
     {"cuda_error_is_sticky", call_cuda_error_is_sticky},
     {"check_cuda", call_check_cuda},
     {"scale_checked_gpu", call_scale_checked_gpu},
@@ -182,6 +184,16 @@ cudaError_t heavy_gpu(const float *d_in, float *d_out, size_t n, int block, int 
     judge_u64(&c, n);
     judge_u64(&c, (uint64_t)(int64_t)block);
     judge_inout(&c, used_block, sizeof *used_block, "used_block", NULL);
+    return (cudaError_t)judge_finish(&c);
+}
+
+cudaError_t heavy_bounded_gpu(const float *d_in, float *d_out, size_t n, int block) {
+    JudgeCall c;
+    judge_begin(&c, "heavy_bounded_gpu", 1);
+    judge_ptr(&c, d_in);
+    judge_ptr(&c, d_out);
+    judge_u64(&c, n);
+    judge_u64(&c, (uint64_t)(int64_t)block);
     return (cudaError_t)judge_finish(&c);
 }
 
