@@ -88,6 +88,8 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
             "reg_sub_partitions / registers per warp) x reg_sub_partitions, not regs_per_sm / registers per warp"},
         {5, "threads are resident in whole warps: a block of 33 threads takes 2 warps (round threads / warp_size UP)"},
         {6, "a block's shared memory is static_smem + dynamic_smem: count both"},
+        {7, "the SM's register file is regs_per_sm: divide that among the warps (regs_per_block is only the most one block may hold, "
+            "checked for the block alone)"},
     };
     OccResult right;
     occupancy_calc_cpu(k, d, &right);
@@ -106,6 +108,10 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
             if (kk.threads_per_block % dd.warp_size == 0 || kk.threads_per_block < dd.warp_size) continue;
             kk.threads_per_block = kk.threads_per_block / dd.warp_size * dd.warp_size;
             break;
+        case 7: /* the file shared out from the one block's limit */
+            if (dd.regs_per_block == dd.regs_per_sm) continue;
+            dd.regs_per_sm = dd.regs_per_block;
+            break;
         default:
             if (!kk.static_smem) continue;
             kk.static_smem = 0;
@@ -123,7 +129,9 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
         }
     }
     if (found) return found;
-    if (got->by_warps != right.by_warps || got->warps_per_sm != right.warps_per_sm)
+    /* warps_per_sm follows from blocks_per_sm: blamed only when it does not follow from the student's own */
+    int warps = d->warp_size > 0 ? (k->threads_per_block + d->warp_size - 1) / d->warp_size : 0;
+    if (got->by_warps != right.by_warps || got->warps_per_sm != got->blocks_per_sm * warps)
         return "by_warps: the block's warps are ceil(threads / warp_size); the SM holds max_threads_per_sm / warp_size warps; a block "
                "larger than max_threads_per_block cannot run (0); warps_per_sm = blocks_per_sm x the block's warps";
     if (got->by_registers != right.by_registers)
@@ -351,23 +359,48 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
     const char *hint = "try block_limit (or the device's maximum) first, then every multiple of warp_size below it, and keep a size only "
                        "when blocks_per_sm x block is strictly larger than the best so far";
     if (got.block && want.block && got.block < want.block) {
-        OccKernel t = *k;
-        t.threads_per_block = got.block;
-        t.dynamic_smem = k->dynamic_smem + per_thread * (size_t)got.block;
-        OccResult r;
-        occupancy_calc_cpu(&t, d, &r);
-        if ((long)r.blocks_per_sm * got.block == (long)want.blocks_per_sm * want.block)
+        /* Two searches give a smaller block: one that keeps the smallest of the blocks tied for the
+           most resident threads, and one that tries only powers of two. What each would pick: */
+        int g = d->warp_size, cap = limit > 0 && limit < d->max_threads_per_block ? limit : d->max_threads_per_block;
+        long most = 0, most_pow2 = 0;
+        int smallest_tie = 0, largest_pow2 = 0;
+        for (int aligned = (cap + g - 1) / g * g; aligned > 0; aligned -= g) {
+            int b = aligned > cap ? cap : aligned;
+            OccKernel t = *k;
+            t.threads_per_block = b;
+            t.dynamic_smem = k->dynamic_smem + per_thread * (size_t)b;
+            OccResult r;
+            occupancy_calc_cpu(&t, d, &r);
+            long threads = (long)r.blocks_per_sm * b;
+            if (threads > most || (threads == most && most > 0)) smallest_tie = b; /* (downwards: an equal one is smaller) */
+            if (threads > most) most = threads;
+            if ((b & (b - 1)) == 0 && threads > most_pow2) {
+                most_pow2 = threads;
+                largest_pow2 = b;
+            }
+        }
+        int tie = got.block == smallest_tie, pow2 = got.block == largest_pow2;
+        if (tie && pow2)
+            hint = "block %d ties with block %d for the most resident threads, and is a power of two: either a tie went to the smaller "
+                   "block (CUDA keeps the larger one: search from the largest down, replace only on strictly more), or only powers of "
+                   "two were tried (every multiple of warp_size counts)";
+        else if (tie)
             hint = "a tie went to the smaller block: CUDA keeps the larger one (search from the largest down, replace only on strictly more "
                    "resident threads)";
+        else if (pow2)
+            hint = "block %d is the best power of two, block %d the best multiple of warp_size: were only powers of two tried? Every "
+                   "multiple of warp_size up to the limit is a candidate";
     } else if (got.block == want.block && got.min_grid != want.min_grid) {
         hint = "min_grid is blocks_per_sm x multiprocessors";
     } else if (got.block > limit && limit > 0) {
         hint = "the block may not exceed block_limit";
     }
+    char said[600];
+    snprintf(said, sizeof said, hint, got.block, want.block); /* (a hint without %d ignores them) */
     ck_abort_msg("best_block_size(%zu bytes of dynamic shared memory per thread, block_limit %d) for %s (%s, GRADE_SEED=%llu):\n"
                  "  want block %d (%d blocks per SM, min_grid %d)\n  got  block %d (%d blocks per SM, min_grid %d)\n  likely mistake: %s",
                  per_thread, limit, c, where, (unsigned long long)grade_seed(), want.block, want.blocks_per_sm, want.min_grid, got.block,
-                 got.blocks_per_sm, got.min_grid, hint);
+                 got.blocks_per_sm, got.min_grid, said);
 }
 
 START_TEST(test_best_block_size_matches_the_reference) {
