@@ -129,6 +129,30 @@ static const char *nccl_name(int r) {
     return r >= 0 && r < 8 ? names[r] : "an unknown ncclResult_t";
 }
 
+/* What an NCCL status from `fn` (one of 15.3's functions) usually means here. */
+static const char *nccl_hint(const char *fn, int r) {
+    static char buf[700];
+    const char *meaning;
+    switch (r) {
+    case 1: meaning = "a CUDA call inside NCCL (or one of yours mapped to it) failed: a buffer or stream of another device than the rank's, "
+                      "or a device not made current before its rank's call"; break;
+    case 2: case 3: meaning = "NCCL failed on its own (its shared memory, its threads): not usually the code's doing -- grade again"; break;
+    case 4:
+        meaning = !strcmp(fn, "mg_broadcast")
+                      ? "NCCL refused an argument: a root outside 0 .. ndev - 1 (ranks count from 0; pass `root` as it is), a NULL or "
+                        "host buffer, or a communicator of another rank"
+                      : "NCCL refused an argument: a NULL or host buffer where a device buffer of that rank is due, a count of 0, a "
+                        "datatype or operation it does not know, or a communicator of another rank";
+        break;
+    case 5: meaning = "NCCL refused how it was called: the ranks' calls of one collective, made from one thread, must go between "
+                      "ncclGroupStart() and ncclGroupEnd(); or a communicator used after ncclCommDestroy"; break;
+    case 7: meaning = "the operation was still in progress: wait for it (cudaStreamSynchronize on every rank's stream) before returning"; break;
+    default: meaning = "see the NCCL documentation for this ncclResult_t"; break;
+    }
+    snprintf(buf, sizeof buf, "%s returned %s (%d)\n  likely mistake: %s", fn, nccl_name(r), r, meaning);
+    return buf;
+}
+
 /* The caller's device, kept: every function is called with device 0 current. */
 static void expect_device_kept(int after, const char *fn, const char *what) {
     ck_assert_msg(after == 0,
@@ -155,7 +179,26 @@ static const char *run_hint(int err) {
                "launch";
     if (err == cudaErrorInvalidConfiguration)
         return "a launch with 0 blocks: when n < ndev some devices have nothing to do (count[d] == 0); skip them";
+    if (err == cudaErrorInvalidValue)
+        return "a call was given an argument it refuses -- one of: a copy whose size or pointer is off (count[d] elements from "
+               "h + first[d] into device d's buffer; a NULL buffer of a device that has work), a stream or buffer index past ndev, or "
+               "a launch on a device with no work (count[d] == 0: skip it)";
     snprintf(buf, sizeof buf, "every CUDA call of the run is checked; this error came from one of them (%s)", cuda_name(err));
+    return buf;
+}
+
+/* What an error from mg_*_create usually means. */
+static const char *create_hint(int err) {
+    static char buf[600];
+    if (err == cudaErrorInvalidDevice)
+        return "cudaSetDevice(d) with a d that is not there: use devices_to_use(max_devices, &ndev) for the count, and devices 0 .. ndev - 1";
+    if (err == cudaErrorInvalidValue)
+        return "a call was given an argument it refuses -- one of: cudaMalloc into a NULL pointer slot, a size computed past the "
+               "device's share (count[d] elements), or an index past ndev in the plan's arrays";
+    if (err == cudaErrorMemoryAllocation)
+        return "a buffer larger than the device's share: device d needs count[d] elements (a slice), not n";
+    snprintf(buf, sizeof buf, "every CUDA call of mg_*_create is checked; this error came from one of them (%s): on failure, free what was "
+                              "made and return the first error", cuda_name(err));
     return buf;
 }
 
@@ -209,7 +252,7 @@ static void check_devices_overlap(const PlanReport *r, const char *what, const c
     }
     if (working < 2 || !(sum > 0)) return;
     double ratio = r->span_us / sum;
-    char why[400];
+    char why[600];
     if (r->waits_between)
         snprintf(why, sizeof why,
                  "the host waited for one device (%s) before it queued the next device's work, %d time(s): a blocking call -- "
@@ -258,7 +301,7 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
                  r.visible, (unsigned long long)seed);
     const char *create = mat ? "mg_matmul_create" : "mg_vector_add_create", *run = mat ? "mg_matmul_run" : "mg_vector_add_run";
 
-    ck_assert_msg(r.create_err == 0, "%s: %s returned %s", what, create, cuda_name(r.create_err));
+    ck_assert_msg(r.create_err == 0, "%s: %s returned %s\n  likely mistake: %s", what, create, cuda_name(r.create_err), create_hint(r.create_err));
     expect_device_kept(r.device_after_create, create, what);
     int want_dev = expected_devices(r.visible, max_devices);
     ck_assert_msg(r.ndev == want_dev,
@@ -540,7 +583,7 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     char what[300];
     snprintf(what, sizeof what, "%d rank(s), n = %zu floats per rank, max_devices %d, seed %llu", nd, n, max_devices, (unsigned long long)seed);
 
-    ck_assert_msg(r.create_err == 0, "%s: mg_nccl_create returned %s (%d)", what, nccl_name(r.create_err), r.create_err);
+    ck_assert_msg(r.create_err == 0, "%s: %s", what, nccl_hint("mg_nccl_create", r.create_err));
     ck_assert_msg(r.ndev == nd, "%s: mg_nccl_create made %d rank(s); want %d\n  likely mistake: one rank per visible device (devices_to_use), "
                                 "g->ndev set",
                   what, r.ndev, nd);
@@ -555,7 +598,7 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     float *early = out, *late = out + all, *want = grade_alloc(all * sizeof(float));
 
     /* the average */
-    ck_assert_msg(r.avg_err == 0, "%s: mg_allreduce_average returned %s (%d)", what, nccl_name(r.avg_err), r.avg_err);
+    ck_assert_msg(r.avg_err == 0, "%s: %s", what, nccl_hint("mg_allreduce_average", r.avg_err));
     float *mean = grade_alloc(n * sizeof(float)), *sum = grade_alloc(n * sizeof(float));
     average_cpu(in, nd, n, mean);
     for (size_t i = 0; i < n; i++) sum[i] = mean[i] * nd;
@@ -582,7 +625,7 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                   what);
 
     /* the broadcast */
-    ck_assert_msg(r.bcast_err == 0, "%s: mg_broadcast returned %s (%d)", what, nccl_name(r.bcast_err), r.bcast_err);
+    ck_assert_msg(r.bcast_err == 0, "%s: %s", what, nccl_hint("mg_broadcast", r.bcast_err));
     const float *bin = in + sec;
     for (int k = 0; k < nd; k++) memcpy(want + (size_t)k * n, bin + (size_t)root * n, n * sizeof(float));
     hint = NULL;
@@ -608,7 +651,7 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                   what);
 
     /* the all-gather */
-    ck_assert_msg(r.gather_err == 0, "%s: mg_allgather returned %s (%d)", what, nccl_name(r.gather_err), r.gather_err);
+    ck_assert_msg(r.gather_err == 0, "%s: %s", what, nccl_hint("mg_allgather", r.gather_err));
     const float *gin = in + 2 * sec;
     for (int k = 0; k < nd; k++) memcpy(want + (size_t)k * sec, gin, sec * sizeof(float));
     char gw[400];
@@ -622,7 +665,7 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                   "%s: when mg_allgather returned, the values had not all arrived yet\n  likely mistake: wait for every rank's stream "
                   "before returning",
                   what);
-    ck_assert_msg(r.destroy_err == 0, "%s: mg_nccl_destroy returned %s (%d)", what, nccl_name(r.destroy_err), r.destroy_err);
+    ck_assert_msg(r.destroy_err == 0, "%s: %s", what, nccl_hint("mg_nccl_destroy", r.destroy_err));
     ck_assert_msg(r.streams_left <= 0, "%s: after mg_nccl_destroy, %d stream(s) made by mg_nccl_create still exist\n  likely mistake: "
                                        "cudaStreamDestroy(g->stream[r]) for every rank, with its device current", what, r.streams_left);
     ck_assert_msg(!r.left_after_destroy, "%s: mg_nccl_destroy left g as it was\n  likely mistake: zero it at the end (memset(g, 0, sizeof *g))", what);
