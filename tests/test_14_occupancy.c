@@ -708,10 +708,16 @@ START_TEST(test_a_refused_launch_is_reported_at_its_check_and_not_left_pending) 
         snprintf(what, sizeof what, "scale_checked_gpu(n = %zu, block %u)", n, bad_blocks[i]);
         cudaGetLastError(); /* start with nothing pending */
         cudaError_t e = scale_checked_gpu(d, n, 3.0f, bad_blocks[i], report, sizeof report);
-        ck_assert_msg(e != cudaSuccess,
+        int reported = report[0] != REPORT_POISON && report[0];
+        ck_assert_msg(e != cudaSuccess || reported,
                       "%s returned cudaSuccess, but a block of %u threads is refused at the launch (nothing ran)\n  likely mistake: check "
                       "cudaGetLastError() right after the launch: cudaDeviceSynchronize does not report a launch that never started",
                       what, bad_blocks[i]);
+        ck_assert_msg(e != cudaSuccess,
+                      "%s wrote the report \"%.200s\" but returned cudaSuccess: the failure was found and then lost\n  likely mistake: "
+                      "CHECK(call) must return the error it found (if (err != cudaSuccess) return err;), and evaluate `call` once -- a "
+                      "second cudaGetLastError() finds the slot already cleared",
+                      what, report);
         ck_assert_msg(e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration,
                       "%s returned %s; a refused launch is cudaErrorInvalidValue or cudaErrorInvalidConfiguration", what, judge_error_name(e));
         expect_report(what, report, "LastError", "the refused launch is found by the check of cudaGetLastError() right after it", 0);
