@@ -476,6 +476,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_build_progress.py
 	@echo "== tools: make check grades lessons side by side, shown in order; lessons that time the GPU alone"
 	$(Q)python3 tools/test_grade_lessons.py
+	@echo "== tests/wrong: every variant applies to its solution where it says (no offset, no fuzz)"
+	$(Q)python3 tools/test_wrong_patches.py
 	@echo "== tools: the scoreboard says done only when every exercise passed"
 	$(Q)python3 tools/test_scoreboard.py
 	@echo "== setup: one install line for students, the same in the README, the docs, make doctor and CI"
