@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "grade.h"
+#include "judge.h"
 #include "hello.h"
 
 static const GradeExercise kExercises[] = {
@@ -199,13 +200,36 @@ START_TEST(test_launch_error_reports_and_clears_a_refused_launch) {
     unsigned threads = kBadThreads[_i];
     int *d_out = device_ints(MARK_SLOTS + CANARY);
     grade_poison_device(d_out, (MARK_SLOTS + CANARY) * sizeof(int));
+    long launches0 = judge_exercise_launches("mark_kernel");
     cudaError_t e = launch_error(d_out, threads);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        /* what happened instead tells the mistakes apart: a launch that ran, none at all, or one unchecked */
+        long launched = launches0 < 0 ? -1 : judge_exercise_launches("mark_kernel") - launches0;
+        int *seen = grade_alloc((MARK_SLOTS + CANARY) * sizeof(int)), ran = 0;
+        cudaDeviceSynchronize();
+        copy_back(seen, d_out, MARK_SLOTS + CANARY);
+        for (int i = 0; i < MARK_SLOTS + CANARY; i++) ran |= seen[i] != GARBAGE;
+        if (!ran && launched == 0) {
+            /* a refused launch is not counted: a valid one says whether the function launches at all */
+            grade_poison_device(d_out, (MARK_SLOTS + CANARY) * sizeof(int));
+            long before = judge_exercise_launches("mark_kernel");
+            cudaGetLastError();
+            (void)launch_error(d_out, 32);
+            cudaDeviceSynchronize();
+            cudaGetLastError();
+            if (judge_exercise_launches("mark_kernel") > before) launched = -1; /* it does: the refused one went unchecked */
+        }
+        free(seen);
+        const char *why = ran ? "mark_kernel ran, so the launch was not <<<1, threads>>>: with <<<threads, 1>>> (`threads` blocks of one "
+                                "thread each) nothing is ever refused -- the block size is the second number"
+                          : launched == 0 ? "mark_kernel was never launched: write mark_kernel<<<1, threads>>>(d_out); then return "
+                                            "cudaGetLastError()"
+                                          : "the launch itself returns nothing; return cudaGetLastError() right after it, which reports "
+                                            "the refused launch";
         ck_abort_msg("launch_error(d_out, %u) returned cudaSuccess, but a block of %u threads cannot be launched (the limit is 1024 "
-                     "threads per block, and at least 1)\n"
-                     "  likely mistake: the launch itself returns nothing; return cudaGetLastError() right after it, which reports "
-                     "the refused launch",
-                     threads, threads);
+                     "threads per block, and at least 1)\n  likely mistake: %s",
+                     threads, threads, why);
+    }
     ck_assert_msg(e == cudaErrorInvalidValue,
                   "launch_error(d_out, %u) returned %s, expected cudaErrorInvalidValue (what CUDA reports for a block of %u threads)\n"
                   "  likely mistake: return cudaGetLastError() unchanged, right after the launch",
@@ -239,7 +263,12 @@ START_TEST(test_launch_error_reports_success_and_runs_the_kernel_for_a_valid_blo
     for (int s = 0; s < grade_schedule_count(); s++) {
         grade_use_schedule(s);
         grade_poison_device(d_out, (MARK_SLOTS + CANARY) * sizeof(int));
+        long launches0 = judge_exercise_launches("mark_kernel");
         cudaError_t e = launch_error(d_out, threads);
+        long launched = launches0 < 0 ? -1 : judge_exercise_launches("mark_kernel") - launches0;
+        ck_assert_msg(launched < 0 || launched == 1,
+                      "launch_error(d_out, %u) launched mark_kernel %ld times\n  likely mistake: launch exactly <<<1, threads>>>, with no "
+                      "other launch", threads, launched);
         ck_assert_msg(e == cudaSuccess, "launch_error(d_out, %u) returned %s for a valid block of %u threads\n"
                       "  likely mistake: the launch must be <<<1, threads>>> (one block of `threads` threads)",
                       threads, cudaGetErrorName(e), threads);
