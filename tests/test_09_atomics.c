@@ -341,6 +341,10 @@ static const char *max_hint(const float *v, size_t n, float got, float want) {
     if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0)))
         return "the floats were compared as integers (atomicMax on their bits): that works for positive floats only; negative "
                "floats have the sign bit set and order backwards -- compare them as floats in a CAS loop";
+    if (n > 1 && same_float(got, v[0]) && float_greater_cpu(want, got))
+        return "the result is in[0], thread 0's value alone: either each thread updated a slot of its own (out[i] instead of *out? "
+               "every thread must take the maximum into the one *out), or an update was lost: atomicCAS returns the bits it found; "
+               "when they differ from the ones you assumed, try again against the new value while val is still greater";
     if (float_greater_cpu(want, got))
         return "an update was lost: atomicCAS returns the bits it found; when they differ from the ones you assumed, another thread "
                "wrote first and your CAS did nothing -- try again (a loop) against the new value while val is still greater";
