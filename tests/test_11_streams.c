@@ -454,6 +454,15 @@ static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
                  "copy in waits for chunk c's copy back -- use p->streams[c %% p->nstreams]");
         return buf;
     }
+    if (on_default) {
+        snprintf(buf, cap,
+                 "%d of the %d copies and kernels ran in the legacy default stream (stream 0), the rest in created streams: "
+                 "stream 0 waits for every other stream and they for it, so those chunks serialise the pipeline. A stream slot "
+                 "that is 0 is the default stream -- was one of p->streams[0 .. nstreams - 1] never created (cudaStreamCreate "
+                 "for each of the nstreams)? Or a copy or launch given 0 instead of its chunk's stream?",
+                 on_default, device);
+        return buf;
+    }
     if ((size_t)h2d < chunks) {
         snprintf(buf, cap,
                  "%d copies in for %zu chunks: copy each chunk on its own (cudaMemcpyAsync of chunk c's elements only), so the "
