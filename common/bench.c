@@ -1,6 +1,7 @@
 /* bench.c -- CUDA-event timing with warm-up and medians, and the copy-bandwidth ceiling. */
 #include "bench.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <cuda_runtime_api.h>
@@ -81,4 +82,15 @@ double bench_host_median_s(BenchFn fn, void *ctx, int reps) {
     double m = median(times, reps);
     free(times);
     return m;
+}
+
+const char *bench_gbs_text(double bytes, double ms, char *buf, size_t size) {
+#ifdef SIMCUDA
+    (void)bytes;
+    (void)ms;
+    snprintf(buf, size, "GB/s on a GPU only");
+#else
+    snprintf(buf, size, "%.1f GB/s", ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0);
+#endif
+    return buf;
 }

@@ -24,6 +24,11 @@ double bench_median_ms(BenchFn fn, void *ctx, int warmup, int reps);
     memory-bound kernels, measured in the same run. */
 double bench_copy_gbs(size_t bytes, int reps);
 
+/** "123.4 GB/s" for `bytes` moved in `ms` milliseconds, into buf; on the simulator "GB/s on a GPU
+    only" instead: its times are CPU timings of simulated threads, and a bandwidth from them would
+    say nothing about a GPU. Returns buf. */
+const char *bench_gbs_text(double bytes, double ms, char *buf, size_t size);
+
 /** Seconds on a monotonic clock, for timing CPU code. */
 double bench_host_seconds(void);
 

@@ -82,8 +82,9 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaDeviceSynchronize());
 
     printf("  CPU, one core                  %10.3f ms\n", cpu_s * 1e3);
-    printf("  GPU kernel only                %10.3f ms  (%.1f GB/s; CUDA events, after a warm-up)\n", kernel_ms,
-           3.0 * bytes / (kernel_ms * 1e-3) / 1e9);
+    char gbs[32];
+    printf("  GPU kernel only                %10.3f ms  (%s; CUDA events, after a warm-up)\n", kernel_ms,
+           bench_gbs_text(3.0 * bytes, kernel_ms, gbs, sizeof gbs));
     printf("  GPU with both copies           %10.3f ms  (cudaMalloc + copies in + kernel + copy out + cudaFree)\n", trip_s * 1e3);
     printf("  GPU 'timed' without waiting    %10.3f ms  <- only the launch: kernels are asynchronous\n", launch_only_s * 1e3);
 #ifdef SIMCUDA

@@ -168,13 +168,14 @@ int main(int argc, char **argv) {
     /* Timing, on data already on the device. Bytes moved: channels read + 1 written per pixel. */
     printf("  CPU grayscale, one core           %10.3f ms\n", cpu_s * 1e3);
     Job dev = {d_rgb, d_gray, w, h, ch};
+    char gbs[32]; /* bench_gbs_text: "GB/s on a GPU only" on the simulator */
     if (ok1) {
         double ms = bench_median_ms(gpu_gray, &dev, 1, 5);
-        printf("  GPU 03.1, one pixel per thread    %10.3f ms  (%.1f GB/s)\n", ms, (in_bytes + n) / (ms * 1e-3) / 1e9);
+        printf("  GPU 03.1, one pixel per thread    %10.3f ms  (%s)\n", ms, bench_gbs_text((double)(in_bytes + n), ms, gbs, sizeof gbs));
     }
     if (ok3) {
         double ms = bench_median_ms(gpu_gray_wide, &dev, 1, 5);
-        printf("  GPU 03.3, 16 pixels per thread    %10.3f ms  (%.1f GB/s)\n", ms, (in_bytes + n) / (ms * 1e-3) / 1e9);
+        printf("  GPU 03.3, 16 pixels per thread    %10.3f ms  (%s)\n", ms, bench_gbs_text((double)(in_bytes + n), ms, gbs, sizeof gbs));
     }
 #ifdef SIMCUDA
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");

@@ -83,7 +83,8 @@ static void report(const char *what, int ok, BenchFn fn, Job *j, double bytes) {
         return;
     }
     double ms = bench_median_ms(fn, j, 1, REPS);
-    printf("  %-44s matches the CPU  %9.1f GB/s  (%.3f ms)\n", what, bytes / (ms * 1e-3) / 1e9, ms);
+    char gbs[32];
+    printf("  %-44s matches the CPU  %18s  (%.3f ms)\n", what, bench_gbs_text(bytes, ms, gbs, sizeof gbs), ms);
 }
 
 static void demo_strided(void) {
@@ -132,7 +133,7 @@ static void demo_transposes(void) {
     struct {
         const char *name;
         cudaError_t (*fn)(const float *, float *, int, int);
-    } kinds[] = {{"naive (given)", transpose_naive_gpu}, {"07.2 tiled, tile[32][32]", transpose_tiled_gpu}, {"07.3 padded, tile[32][33]", transpose_padded_gpu}};
+    } kinds[] = {{"naive (given)", transpose_naive_gpu}, {"07.2 tiled (a shared-memory tile)", transpose_tiled_gpu}, {"07.3 padded (tile rows one longer)", transpose_padded_gpu}};
     for (int k = 0; k < 3; k++) {
         j.transpose = kinds[k].fn;
         CUDA_CHECK(cudaMemset(j.out, 0xFF, n * sizeof(float)));

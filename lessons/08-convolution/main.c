@@ -188,10 +188,11 @@ int main(int argc, char **argv) {
 
     /* Timing, on the last channel (already on the device). */
     printf("  CPU separable blur, one core, 3 channels   %10.3f ms\n", cpu_s * 1e3);
+    char gbs[32]; /* bench_gbs_text: "GB/s on a GPU only" on the simulator */
     for (int k = 0; k < 4; k++)
         if (ok[k] && worst[k] < 1e-4) {
             double ms = bench_median_ms(fns[k], &dev, 1, 5);
-            printf("  GPU %-22s one channel %10.3f ms  (%.1f GB/s read + write of the image)\n", names[k], ms, 2.0 * n * sizeof(float) / (ms * 1e-3) / 1e9);
+            printf("  GPU %-22s one channel %10.3f ms  (%s, read + write of the image)\n", names[k], ms, bench_gbs_text(2.0 * n * sizeof(float), ms, gbs, sizeof gbs));
         }
 #ifdef SIMCUDA
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
