@@ -771,10 +771,8 @@ static int lesson_lock(char *refused, size_t size) {
     (void)size;
     return -1;
 #else
-    const char *t = getenv("GRADE_GPU_LOCK_TIMEOUT");
-    double timeout_s = t && *t ? atof(t) : 1800;
     char why[600];
-    int fd = judge_gpu_lesson_lock(g_whole_gpu != NULL, timeout_s, why, sizeof why);
+    int fd = judge_gpu_lesson_lock(g_whole_gpu != NULL, judge_gpu_lock_timeout_s(), why, sizeof why);
     if (fd == JUDGE_GPU_LOCK_BUSY) snprintf(refused, size, "%s", why);
     return fd < 0 ? -1 : fd;
 #endif

@@ -167,6 +167,8 @@ void judge_gpu_unlock(int fd);
     grading needs the GPU to itself, shared for the others; taken before the lesson's first call,
     released after its verdicts. The same returns as judge_gpu_lock. */
 int judge_gpu_lesson_lock(int whole, double timeout_s, char *why, size_t why_size);
+/** How long either lock is waited for: $GRADE_GPU_LOCK_TIMEOUT seconds, 1800 unless given. */
+double judge_gpu_lock_timeout_s(void);
 void judge_gpu_lesson_unlock(int fd);
 /** Kills the runner and everything it started (before any verdict is written). */
 void judge_shutdown(void);

@@ -34,6 +34,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define DEFAULT_LOCK_TIMEOUT_S 1800
+
+double judge_gpu_lock_timeout_s(void) { return (double)env_long("GRADE_GPU_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S); }
+
 /* A wait shorter than this says nothing: the passes of a grading take a few seconds each. */
 #define QUIET_WAIT_S 5.0
 

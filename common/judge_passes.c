@@ -24,8 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define DEFAULT_LOCK_TIMEOUT_S 1800
-
 static char g_tool_path[PATH_MAX], g_tool_opt[2048];
 static int g_sanitizing;
 static int g_pass = TOOL_NONE;          /* the pass now open */
@@ -179,7 +177,7 @@ static int pass_open(int tool, char *why, size_t why_size) {
     judge_pass_close();
     g_pass_failure[0] = '\0';
     why[0] = '\0';
-    double timeout_s = (double)env_long("GRADE_GPU_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT_S);
+    double timeout_s = judge_gpu_lock_timeout_s();
     g_lock = tool == TOOL_SANITIZER ? judge_gpu_lock_shared(timeout_s, why, why_size) : judge_gpu_lock(timeout_s, why, why_size);
     if (g_lock == JUDGE_GPU_LOCK_BUSY) {
         g_lock = -1;
