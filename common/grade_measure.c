@@ -186,9 +186,7 @@ static void measure_child(const char *only) {
 
 /* ---- the judge: starts the child, then takes its windows ---- */
 static pid_t g_child = -1;
-static int g_collected;
-static MeasuredWindow *g_results; /* the judge's copy, once the child ended */
-static int g_nresults;
+static int g_collected, g_told; /* the child was waited for; it ended well, so its windows count */
 static char g_use_exercise[32];
 static int g_use_ordinal;
 
@@ -220,7 +218,7 @@ void grade_measure_lesson(const char *only) {
 #endif
 }
 
-/* Waits for the child and copies its valid windows out of the shared page. */
+/* Waits for the child; its windows stay in the shared page, which nothing writes once it ended. */
 static void collect(void) {
     if (g_collected) return;
     g_collected = 1;
@@ -231,11 +229,7 @@ static void collect(void) {
     if (status != 0 && !g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "the pass ended with wait status %d", status);
     /* GRADE_VERBOSE: why the windows were measured apart, when they were */
     if (getenv("GRADE_VERBOSE") && g_refused[0]) printf("note: the lesson's windows were measured apart: %s\n", g_refused);
-    if (status != 0) return; /* a child that did not end well said nothing */
-    static MeasuredWindow copy[MEASURE_MAX_WINDOWS];
-    for (int k = 0; k < MEASURE_MAX_WINDOWS; k++)
-        if (g_windows[k].valid) copy[g_nresults++] = g_windows[k];
-    g_results = copy;
+    g_told = status == 0; /* a child that did not end well said nothing */
 }
 
 const MeasuredWindow *grade_measured_window(void) {
@@ -246,8 +240,8 @@ const MeasuredWindow *grade_measured_window(void) {
     double t0 = judge_now_s();
     collect();
     g_ncu_seconds += judge_now_s() - t0; /* the wait is the pass's cost to this grading */
-    for (int k = 0; k < g_nresults; k++)
-        if (!strcmp(g_results[k].exercise, exercise) && g_results[k].ordinal == ordinal) return &g_results[k];
+    for (int k = 0; k < MEASURE_MAX_WINDOWS && g_told; k++)
+        if (g_windows[k].valid && !strcmp(g_windows[k].exercise, exercise) && g_windows[k].ordinal == ordinal) return &g_windows[k];
     return NULL;
 }
 
