@@ -366,12 +366,7 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
         int smallest_tie = 0, largest_pow2 = 0;
         for (int aligned = (cap + g - 1) / g * g; aligned > 0; aligned -= g) {
             int b = aligned > cap ? cap : aligned;
-            OccKernel t = *k;
-            t.threads_per_block = b;
-            t.dynamic_smem = k->dynamic_smem + per_thread * (size_t)b;
-            OccResult r;
-            occupancy_calc_cpu(&t, d, &r);
-            long threads = (long)r.blocks_per_sm * b;
+            long threads = resident_threads_cpu(k, per_thread, b, d);
             if (threads > most || (threads == most && most > 0)) smallest_tie = b; /* (downwards: an equal one is smaller) */
             if (threads > most) most = threads;
             if ((b & (b - 1)) == 0 && threads > most_pow2) {

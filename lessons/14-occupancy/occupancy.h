@@ -200,6 +200,9 @@ cudaError_t process_batched(const float *h_in, float *h_out, size_t n, size_t ma
 
 /** The reference for 14.1 (occupancy_calc's rules). */
 void occupancy_calc_cpu(const OccKernel *k, const OccDevice *d, OccResult *r);
+/** Resident threads per SM of `k` run in blocks of `block` threads, each block with
+    smem_per_thread x block more bytes of dynamic shared memory (14.2's figure of merit). */
+long resident_threads_cpu(const OccKernel *k, size_t smem_per_thread, int block, const OccDevice *d);
 /** The reference for 14.2's best_block_size. */
 void best_block_size_cpu(const OccKernel *k, size_t smem_per_thread, int block_limit, const OccDevice *d, OccChoice *c);
 /** An H200's figures (compute capability 9.0, 132 SMs), for the demo and the tests. */

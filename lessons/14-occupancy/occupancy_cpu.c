@@ -54,6 +54,15 @@ void occupancy_calc_cpu(const OccKernel *k, const OccDevice *d, OccResult *r) {
     r->occupancy = sm_warps > 0 ? (double)r->warps_per_sm / sm_warps : 0.0;
 }
 
+long resident_threads_cpu(const OccKernel *k, size_t smem_per_thread, int block, const OccDevice *d) {
+    OccKernel t = *k;
+    t.threads_per_block = block;
+    t.dynamic_smem = k->dynamic_smem + smem_per_thread * (size_t)block;
+    OccResult r;
+    occupancy_calc_cpu(&t, d, &r);
+    return (long)r.blocks_per_sm * block;
+}
+
 void best_block_size_cpu(const OccKernel *k, size_t smem_per_thread, int block_limit, const OccDevice *d, OccChoice *c) {
     memset(c, 0, sizeof *c);
     int limit = block_limit > 0 && block_limit < d->max_threads_per_block ? block_limit : d->max_threads_per_block;
@@ -62,15 +71,11 @@ void best_block_size_cpu(const OccKernel *k, size_t smem_per_thread, int block_l
     /* From the largest down: the first size is the limit itself, then the multiples of the warp below it. */
     for (int aligned = (limit + g - 1) / g * g; aligned > 0; aligned -= g) {
         int b = aligned > limit ? limit : aligned;
-        OccKernel t = *k;
-        t.threads_per_block = b;
-        t.dynamic_smem = k->dynamic_smem + smem_per_thread * (size_t)b;
-        OccResult r;
-        occupancy_calc_cpu(&t, d, &r);
-        if ((long)r.blocks_per_sm * b > best_threads) {
-            best_threads = (long)r.blocks_per_sm * b;
+        long threads = resident_threads_cpu(k, smem_per_thread, b, d);
+        if (threads > best_threads) {
+            best_threads = threads;
             c->block = b;
-            c->blocks_per_sm = r.blocks_per_sm;
+            c->blocks_per_sm = (int)(threads / b);
         }
     }
     c->min_grid = c->blocks_per_sm * d->multiprocessors;
