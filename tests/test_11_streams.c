@@ -168,7 +168,6 @@ static float *g_busy_x;
 static size_t g_busy_n;
 static int g_busy_work;
 static double g_busy_ref_ms;
-static int g_busy_tool;
 
 /* A buffer for busy_kernel and the kernel's time measured by the grader (median of 3, after a
    warm-up), with the work raised until a run takes at least `target` ms. Made afresh for every test
@@ -179,12 +178,11 @@ static void busy_setup(void) {
     /* under compute-sanitizer no time is judged -- the judge's own word, never the runner's (the
        student's code runs there, and can set any variable a tool would) -- and busy_kernel's runs
        only need to be there, not to last */
-    g_busy_tool = judge_sanitizing();
-    if (g_busy_tool) {
+    if (judge_sanitizing()) {
         g_busy_n = 2048;
         g_busy_work = 16;
     }
-    double target = g_busy_tool ? 0.0 : ON_SIM ? 3.0 : 1.0, ms = 0;
+    double target = judge_sanitizing() ? 0.0 : ON_SIM ? 3.0 : 1.0, ms = 0;
     ck_assert(cudaMalloc((void **)&g_busy_x, g_busy_n * sizeof(float)) == cudaSuccess);
     float *h = grade_alloc(g_busy_n * sizeof(float));
     grade_fill_floats(h, g_busy_n, grade_seed() + 11, 0.5f, 1.5f);
@@ -208,14 +206,14 @@ static void check_timing(int reps) {
     double hold = 60.0 * g_busy_ref_ms;
     if (hold < 200) hold = 200;
     /* Work queued before the call: a clock started without waiting for it counts it too. */
-    if (!g_busy_tool) grade_hold_default_stream((unsigned)hold);
+    if (!judge_sanitizing()) grade_hold_default_stream((unsigned)hold);
     GRADE_EXPECT_CUDA_OK(time_kernel_ms(&w, reps, runs, &median), "time_kernel_ms");
     cudaDeviceSynchronize();
     for (int i = 0; i < reps; i++)
         ck_assert_msg(isfinite(runs[i]) && runs[i] >= 0, "runs_ms[%d] was not written (or is not a time: %g)\n  likely mistake: one time per run, runs_ms[0 .. reps - 1]", i,
                       runs[i]);
     ck_assert_msg(isfinite(median), "*median_ms was not written");
-    if (!g_busy_tool) {
+    if (!judge_sanitizing()) {
         const int slow = SLOW_CALL - 1;
         ck_assert_msg(runs[0] < 0.5 * hold,
                       "runs_ms[0] = %.2f ms, but one run takes about %.2f ms: the first timed run included %.0f ms of work queued on "
