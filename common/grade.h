@@ -50,17 +50,17 @@ int grade_main(const char *lesson, const GradeExercise *exercises, int count, Gr
 /** A test case for exercise `id`, added to `suite`, with the standard timeout. Returns NULL for an
     exercise that needs a GPU when running on the simulator (add no tests to it then). */
 TCase *grade_tcase(Suite *suite, const GradeExercise *exercises, int count, const char *id);
-/** Adds a property test (one that measures with grade_profile_begin() and grade_profile_end()) to
-    a test case made by grade_tcase(). On a GPU with GRADE_MEASURE_TOGETHER=1, every such test of
-    the exercises being graded also runs once more, before them, in one runner under one Nsight
-    Compute start (grade_measure.c): the test then takes its window's figures from there instead of
-    starting ncu itself. Otherwise, and for a test added with tcase_add_test, each window pays for
-    an ncu start of its own. */
 /** For a lesson whose grading needs the GPU to itself (it takes the device's memory, or times the
     GPU against the grader's own runs): called by its suite builder, it makes the grading wait for
     every other grading on the GPU, and them for it (judge_gpu_lesson_lock). `why` is for the
     reader of the test file. Nothing on the simulator. */
 void grade_lesson_needs_whole_gpu(const char *why);
+/** Adds a property test (one that measures with grade_profile_begin() and grade_profile_end()) to
+    a test case made by grade_tcase(). On a GPU, every such test of
+    the exercises being graded also runs once more, before them, in one runner under one Nsight
+    Compute start (grade_measure.c): the test then takes its window's figures from there instead of
+    starting ncu itself. With GRADE_MEASURE_TOGETHER=0, and for a test added with tcase_add_test,
+    each window pays for an ncu start of its own. */
 #define grade_add_profiled_test(tc, test) grade_add_profiled_test_((tc), (test))
 void grade_add_profiled_test_(TCase *tc, const TTest *test);
 
