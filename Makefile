@@ -247,8 +247,9 @@ box_sees = $(abspath $(1) $(wildcard lessons/$(2)/*.h lessons/$(2)/*.cuh lessons
 box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) --time $(STUDENT_COMPILE_TIMEOUT) --name compiling \
   --memory $(or $(3),$(STUDENT_COMPILE_MEMORY_MB)) --fsize 512 --env PATH=$(PATH) --env LANG=C --env TMPDIR=/tmp
 # build_student(source, object, lesson[, compiler[, trusted[, memory MiB]]]): compile, or write the reason into
-# build-error.log. `trusted` skips the include check: for the workbook's own wrong variants (not the
-# attacks, which test that check); they are compiled in the sandbox all the same.
+# build-error.log. `trusted` skips the include check and the sandbox: for the workbook's own wrong
+# variants (not the attacks, which test both), written here, so nothing hostile is compiled, and
+# `make test` builds about 270 of them (the sandbox's start is a fifth of each on the simulator).
 # The wrong variants, built only for make test, skip the debug information on the simulator: a
 # quarter of the compile time, and no diagnosis their tests expect names a line (the attacks keep
 # it: a stuck launcher is reported at its source line).
@@ -257,7 +258,7 @@ define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
 	$(Q)rm -rf $(@D)/compile-error.log $(2) $(@D)/box; \
-	if $(SANDBOX) $(call box_flags,$(1),$(3),$(6)) --out $(@D)/box -- $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
+	if $(if $(5),mkdir -p $(@D)/box &&,$(SANDBOX) $(call box_flags,$(1),$(3),$(6)) --out $(@D)/box --) $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
 	     $(CFLAGS_$(3)_$(BACKEND)) -MD -MF $(@D)/box/kernel.d -c $(1) -o $(@D)/box/kernel.o >$(@D)/build.log 2>&1 \
 	   && $(if $(5),true,$(PYTHON_QUICK) tools/check_includes.py --source $(1) --deps $(@D)/box/kernel.d --allow lessons/$(3) --allow common \
 	        --allow sim/include $(patsubst -I%,--allow %,$(filter -I/%,$(CFLAGS_$(3)_$(BACKEND))))) >>$(@D)/build.log 2>&1 \
@@ -277,13 +278,15 @@ endef
 -include $(wildcard lessons/*/lesson.mk)
 $(foreach l,$(ALL_LESSONS),$(eval PROFILE_FLAG_$(l) := $(if $(and $(filter sim,$(BACKEND)),$(PROFILED_RUNNER_$(l))),--profile)))
 
+OTHER_BACKEND := $(if $(filter sim,$(BACKEND)),gpu,sim)
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
 define lesson_rules
 $(1)_NUM := $(firstword $(subst -, ,$(1)))
 $(1)_NAME := $(basename $(notdir $(firstword $(wildcard lessons/$(1)/*.h))))
 $(1)_CPU := $(wildcard lessons/$(1)/*_cpu.c)
 $(1)_TEST := $(firstword $(wildcard tests/test_$(firstword $(subst -, ,$(1)))_*.c))
-$(1)_WRONG := $(basename $(notdir $(wildcard tests/wrong/$(1)/*.patch)))
+# (a variant whose `backend:` line names the other backend is neither built nor tried here)
+$(1)_WRONG := $(basename $(notdir $(filter-out $(shell grep -l '^backend: $(OTHER_BACKEND)$$' tests/wrong/$(1)/*.patch 2>/dev/null),$(wildcard tests/wrong/$(1)/*.patch))))
 $(1)_INC := -Ilessons/$(1) $(INCLUDES) $(CFLAGS_$(1)_$(BACKEND))
 $(1)_CPU_OBJ := $$(patsubst lessons/$(1)/%.c,$(B)/lessons/$(1)/%.o,$$($(1)_CPU))
 
