@@ -240,8 +240,15 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
     if (n == 0) return "with n = 0 the sum is 0 (the sum of nothing), whatever *d_out held before";
     if (isinf(got)) return "the sum is infinite: a value nobody wrote (garbage) was added";
     if (r->ex == 3 && n % 4 && near(got, prefix_sum(r->h_in, n / 4 * 4), tol)) {
-        snprintf(buf, cap, "the last n %% 4 = %zu elements were not summed: after the float4 loop over the n / 4 = %zu float4s, the first n %% 4 "
-                           "threads of the grid each add one leftover, in[(n / 4) * 4 + t]", n % 4, n / 4);
+        if (one_block) /* e.g. n = 1: the blocks that hold no element have the sum 0 too, and on a GPU the order is not ours to vary */
+            snprintf(buf, cap, "got %.9g, which two mistakes give on this input: the last n %% 4 = %zu elements were not summed (after "
+                               "the float4 loop over the n / 4 = %zu float4s, the first n %% 4 threads of the grid each add one "
+                               "leftover, in[(n / 4) * 4 + t]), or each block stored its sum with a plain store (*out = v) and block "
+                               "%zu of %zu, holding this sum, stored last: each block must add its sum with atomicAdd(out, v)",
+                     got, n % 4, n / 4, block_b, grid);
+        else
+            snprintf(buf, cap, "the last n %% 4 = %zu elements were not summed: after the float4 loop over the n / 4 = %zu float4s, the "
+                               "first n %% 4 threads of the grid each add one leftover, in[(n / 4) * 4 + t]", n % 4, n / 4);
         return buf;
     }
     if (r->ex != 3) {

@@ -22,7 +22,7 @@ make -j"$jobs" -s BACKEND=gpu test-programs >"$out/build.log" 2>&1 || { tail -30
 
 echo "== make test-lessons BACKEND=gpu"
 start=$(date +%s%N)
-make -s BACKEND=gpu test-lessons TEST_LESSONS_JOBS=4 >"$out/test-lessons.log" 2>&1
+make -s BACKEND=gpu test-lessons TEST_LESSONS_JOBS=4 TEST_LESSONS_LOGS="$out/lessons" >"$out/test-lessons.log" 2>&1
 echo "exit $? after $(( ($(date +%s%N) - start) / 1000000 )) ms" >>"$out/test-lessons.log"
 grep -E '^(==|  FAIL|lessons:)|^exit' "$out/test-lessons.log"
 

@@ -13,6 +13,8 @@
 #     result that still says so a while after the grader finished (nothing it started may rewrite
 #     it), and must leave no /tmp/cuda-workbook-attack-* marker (its proof of a successful attack).
 # VARIANTS="name ..." limits the wrong variants tried to those named.
+# TEST_LESSONS_LOGS=DIR: each lesson's report written there as it goes (DIR/NN-topic.out), each line
+# with the seconds its gradings took, so that a run stopped by a time limit still shows where it was.
 # On a GPU, the grader's compute-sanitizer pass (slow) runs for the solutions and for the variants
 # with a `sanitize: yes` line only. A variant may lower the grader's limits for itself (`timeout: S`, `start-timeout: S`, `memory: MB`),
 # so that an endless loop costs seconds here. Each grading runs the lesson's judge with the
@@ -24,8 +26,10 @@ shift
 backend=$(basename "$b")   # sim or gpu: a wrong variant may expect a different diagnosis on each
 top=$(mktemp -d)
 trap 'rm -rf "$top" /tmp/cuda-workbook-secret' EXIT
-ok() { pass=$((pass + 1)); echo "  ok    $1"; }
-bad() { fail=$((fail + 1)); echo "  FAIL  $1"; sed 's/^/        | /' "$log" | head -40; }
+# (the seconds since the previous verdict, with TEST_LESSONS_LOGS: which gradings are slow)
+took() { [ -n "${TEST_LESSONS_LOGS:-}" ] && echo " ($((SECONDS - since)) s)"; since=$SECONDS; }
+ok() { pass=$((pass + 1)); echo "  ok    $1$(took)"; }
+bad() { fail=$((fail + 1)); echo "  FAIL  $1$(took)"; sed 's/^/        | /' "$log" | head -40; }
 # grade WHO LESSON: runs the judge on that runner, output in $log, JSON in $tmp/result.json
 # Only the attacks' results are read from JSON; the other gradings write none, so that an attack
 # that forges every JSON it can find (attack_forge_results) has no other lesson's to find.
@@ -68,6 +72,7 @@ one_lesson() {
   tmp=$top/$l
   mkdir -p "$tmp"
   log=$tmp/log
+  since=$SECONDS
   echo "== $l"
   if grade solution "$l"; then ok "solution passes its grader"; else bad "solution fails its grader"; fi
 
@@ -146,6 +151,14 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
 # The attack markers in /tmp are shared: only attack variants look at them, and lessons with attack
 # variants run one after another (each after the previous one), beside the other lessons.
 [ "$(id -u)" = 0 ] || echo "  skip  checking that attacks leave no process running (needs root: a uid of its own per attack)"
+# report LESSON: a lesson's report into $top (printed at the end, in order), and as it goes into TEST_LESSONS_LOGS
+report() {
+  if [ -n "${TEST_LESSONS_LOGS:-}" ]; then
+    mkdir -p "$TEST_LESSONS_LOGS" && tee "$TEST_LESSONS_LOGS/$1.out" >"$top/$1.out"
+  else
+    cat >"$top/$1.out"
+  fi
+}
 jobs=${TEST_LESSONS_JOBS:-2}
 running=0
 attack_lesson=
@@ -155,10 +168,10 @@ for l in "$@"; do
       wait "$attack_lesson"
       running=$((running - 1))
     fi
-    one_lesson "$l" >"$top/$l.out" 2>&1 &
+    one_lesson "$l" 2>&1 | report "$l" &
     attack_lesson=$!
   else
-    one_lesson "$l" >"$top/$l.out" 2>&1 &
+    one_lesson "$l" 2>&1 | report "$l" &
   fi
   running=$((running + 1))
   if [ $running -ge "$jobs" ]; then
