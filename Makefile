@@ -203,7 +203,7 @@ JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \
   $(B)/judge/common/judge_runner.o $(B)/judge/common/judge_passes.o $(B)/judge/common/judge_gpu_lock.o $(B)/judge/common/sandbox.o \
-  $(B)/judge/common/grade_profile.o $(B)/judge/common/grade_measure.o
+  $(B)/judge/common/grade_profile.o $(B)/judge/common/grade_measure.o $(B)/judge/common/grade_skeleton.o
 $(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$< [judge])
@@ -481,6 +481,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_grade_lessons.py
 	@echo "== tests/wrong: every variant applies to its solution where it says (no offset, no fuzz)"
 	$(Q)python3 tools/test_wrong_patches.py
+	@echo "== tests/skeleton: the fingerprints of the skeletons' TODO regions are current (not written yet is said of them only)"
+	$(Q)python3 tools/skeleton_regions.py --check
 	@echo "== tools: the scoreboard says done only when every exercise passed"
 	$(Q)python3 tools/test_scoreboard.py
 	@echo "== setup: one install line for students, the same in the README, the docs, make doctor and CI"

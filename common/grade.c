@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #include "grade.h"
 #include "grade_measure.h"
+#include "grade_skeleton.h"
 #include "judge.h"
 
 #include <errno.h>
@@ -778,6 +779,21 @@ static int lesson_lock(char *refused, size_t size) {
 #endif
 }
 
+/* A failed exercise whose TODO regions are all still the skeleton's: its first failure is what the
+   untouched code does, and a "likely mistake" drawn from it would name a mistake nobody made yet
+   (an unzeroed histogram, a grid of 0 blocks). Keep the failure's first line, say why. */
+static void say_not_written_yet(const char *lesson_short, const GradeExercise *e, Outcome *o) {
+    char files[300];
+    if (strcmp(o->status, "failed") || !grade_exercise_untouched(e->id, files, sizeof files)) return;
+    const char *first = o->message ? o->message : "failed";
+    size_t len = strcspn(first, "\n");
+    Buf b = {0};
+    bprintf(&b, "%.*s\n  likely mistake: not written yet: the TODO(%s) regions of %s are as the skeleton has them "
+                "(`make hint LESSON=%s` helps to start)", (int)len, first, e->id, files, lesson_short);
+    free(o->message);
+    o->message = b.s;
+}
+
 int grade_main(const char *lesson_short, const GradeExercise *ex, int count, GradeSuiteBuilder build) {
     const char *lesson = getenv("GRADE_LESSON") && *getenv("GRADE_LESSON") ? getenv("GRADE_LESSON") : lesson_short;
     (void)grade_seed(); /* a GRADE_SEED that is not a number stops here, before anything runs */
@@ -839,6 +855,7 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
     judge_shutdown();
     judge_gpu_lesson_unlock(gpu_lock);
     for (int i = 0; i < count; i++) {
+        if (!compile_error) say_not_written_yet(lesson_short, &ex[i], &out[i]);
         print_outcome(&ex[i], &out[i]);
         failed += !strcmp(out[i].status, "failed");
     }

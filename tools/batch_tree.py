@@ -13,7 +13,7 @@ import stat
 from batch_workbook import ROOT
 
 # What a grading tree needs from the workbook (never the solutions or the wrong variants).
-TREE_PARTS = ["Makefile", "common", "sim", "tools", "lessons", "tests/calls", "exercises.md"]
+TREE_PARTS = ["Makefile", "common", "sim", "tools", "lessons", "tests/calls", "tests/skeleton", "exercises.md"]
 
 
 def fresh_dir(parent_fd, name):

@@ -5,7 +5,11 @@ Every diagnosis a grader can give should be tested both ways: a wrong variant wh
 (tests/wrong/NN-*/NAME.patch, also `expect-sim:` / `expect-gpu:`) it shows, and other variants that
 must not show it (`not-expect:`). This counts, per lesson, the "likely mistake" texts in
 tests/test_NN_*.c (the C string literals of one message, joined) and how many of them contain some
-variant's expected text, and lists the ones none does, so the gap is visible in `make test`.
+variant's expected text, and lists the ones none does, so the gap is visible in `make test`. A
+diagnosis is a "likely mistake" message with words of its own, or a text that one of the grader's
+diagnosis helpers (a function named *hint*, *mistake*, *explain*, *why* or *meaning* that returns a
+string) gives to a "likely mistake: %s" frame; the frames are not counted. The untouched skeleton's
+expected texts (tests/skeleton/NN-topic.expect, checked by tools/test_lessons.sh) count as well.
 It only reports (exit 0); `--summary` prints the counts alone (what `make test` shows), `--strict`
 makes an uncovered diagnosis an error.
 
@@ -31,20 +35,46 @@ def messages(source):
         yield text.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
 
 
+# A diagnosis helper: a function returning the text of a "likely mistake" line (sum_hint, explain_batch, ...).
+HELPER = re.compile(r"^(?:static\s+)?(?:const\s+)?char\s*\*\s*([a-z_0-9]+)\s*\([^;{]*\)\s*\{", re.M)
+HELPER_NAME = re.compile(r"hint|mistake|explain|why|meaning")
+# what such a helper gives: a returned literal, or the format it prints into its buffer
+GIVEN = re.compile(r'(?:\breturn|\bsnprintf\s*\([^,;]+,[^,;]+,)\s*(' + RUN.pattern + ")")
+
+
+def is_frame(part):
+    """A "likely mistake: %s" that only frames a text chosen elsewhere (a helper's): not a diagnosis itself."""
+    rest = part[len("likely mistake"):].lstrip(":")
+    return not CONVERSION.sub("", rest).strip(" ;.,\n")
+
+
 def diagnoses(test_file):
-    """Every message that names a likely mistake: (the whole message, its "likely mistake" part)."""
+    """Every diagnosis text: (the whole message, the part that names the mistake). Messages with a
+    "likely mistake" line of their own words, and the texts the grader's diagnosis helpers return
+    into a "likely mistake: %s" frame (the frames themselves are not counted)."""
+    source = open(test_file, encoding="utf-8", errors="replace").read()
     out = []
-    for text in messages(open(test_file, encoding="utf-8", errors="replace").read()):
+    for text in messages(source):
         at = text.find("likely mistake")
-        if at >= 0:
+        if at >= 0 and not is_frame(text[at:]):
             out.append((text, text[at:]))
+    for m in HELPER.finditer(source):
+        if not HELPER_NAME.search(m.group(1)):
+            continue
+        end = source.find("\n}\n", m.end())
+        for given in GIVEN.finditer(source[m.end():end if end > 0 else len(source)]):
+            for text in messages(given.group(1)):
+                if "likely mistake" not in text and CONVERSION.sub("", text).strip():
+                    out.append((text, text))
     return out
 
 
-def expectations(lesson_dir):
+def expectations(lesson_dir, skeleton_expect):
+    """The texts the lesson's wrong variants, and its untouched skeleton, are tested to show."""
     found = []
-    for patch in sorted(glob.glob(os.path.join(lesson_dir, "*.patch"))):
-        for line in open(patch, encoding="utf-8", errors="replace"):
+    files = sorted(glob.glob(os.path.join(lesson_dir, "*.patch"))) + ([skeleton_expect] if os.path.exists(skeleton_expect) else [])
+    for path in files:
+        for line in open(path, encoding="utf-8", errors="replace"):
             m = re.match(r"^expect(?:-sim|-gpu)?: (.+)$", line.rstrip("\n"))
             if m:
                 found.append(m.group(1))
@@ -73,7 +103,8 @@ def main(argv):
     for test in sorted(glob.glob(os.path.join(root, "tests", "test_[0-9][0-9]_*.c"))):
         num = os.path.basename(test)[5:7]
         dirs = glob.glob(os.path.join(root, "tests", "wrong", num + "-*"))
-        wanted = expectations(dirs[0]) if dirs else []
+        lesson = os.path.basename(dirs[0]) if dirs else ""
+        wanted = expectations(dirs[0], os.path.join(root, "tests", "skeleton", lesson + ".expect")) if dirs else []
         variants += len(glob.glob(os.path.join(dirs[0], "*.patch"))) if dirs else 0
         for whole, part in diagnoses(test):
             total += 1
@@ -81,7 +112,7 @@ def main(argv):
                 covered += 1
             else:
                 missing.append((num, " ".join(part.split())[:110]))
-    print(f"diagnoses: {total} 'likely mistake' texts in the graders, {covered} shown by a wrong variant, "
+    print(f"diagnoses: {total} 'likely mistake' texts in the graders, {covered} shown by a wrong variant or the skeleton, "
           f"{total - covered} by none ({variants} wrong variants)")
     if summary and missing:
         print("  (python3 tools/count_diagnoses.py lists the ones no variant shows)")

@@ -25,7 +25,8 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$OUT"' EXIT
 # LESSON: grades it; its output on stdout. 0 passed, 1 not, 2 a refused setting.
 grade_one() {
     local l=$1 rc
-    GRADE_LESSON=$l GRADE_JSON=$RESULTS/$l.json GRADE_TAP=$RESULTS/$l.tap GRADE_RUNNER=$B/student/$l/runner "$B/judge/$l/judge"
+    GRADE_LESSON=$l GRADE_JSON=$RESULTS/$l.json GRADE_TAP=$RESULTS/$l.tap GRADE_RUNNER=$B/student/$l/runner \
+      GRADE_SKELETON=tests/skeleton/$l.regions GRADE_SOURCE_DIR=lessons/$l "$B/judge/$l/judge"
     rc=$?
     [ $rc -eq 2 ] && return 2
     python3 tools/results.py stamp "$RESULTS/$l.json" lessons/"$l"/*.cu $(ls lessons/"$l"/*.py 2>/dev/null) || rc=1

@@ -49,7 +49,12 @@ grade() {
       "$b/judge/$2/judge" >"$log" 2>&1
     return
   fi
-  GRADE_LESSON=$2 GRADE_JSON=$json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
+  # A variant is graded as make check grades a student's file: told where its files are, so that
+  # "not written yet" (common/grade_skeleton.c) is tested never to be said of written code.
+  local src=
+  [[ $1 == wrong-* ]] && src=$b/$1/$2
+  GRADE_SKELETON=${GRADE_SKELETON-tests/skeleton/$2.regions} GRADE_SOURCE_DIR=${GRADE_SOURCE_DIR-$src} \
+    GRADE_LESSON=$2 GRADE_JSON=$json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
 }
 # attack_escaped: non-empty (the evidence) when an attack reached what its sandbox should hide
 attack_escaped() {
@@ -76,7 +81,8 @@ one_lesson() {
   echo "== $l"
   if grade solution "$l"; then ok "solution passes its grader"; else bad "solution fails its grader"; fi
 
-  GRADE_SANITIZER= grade student "$l"
+  # (graded as make check grades it: told where the student's files and the skeleton's fingerprints are)
+  GRADE_SANITIZER= GRADE_SOURCE_DIR=lessons/$l grade student "$l"
   rc=$?
   if [ $rc -eq 0 ]; then
     bad "untouched skeleton passes the grader (the tests cannot fail?)"
@@ -86,6 +92,22 @@ one_lesson() {
     bad "untouched skeleton passes some exercise"
   else
     ok "untouched skeleton fails every exercise cleanly"
+  fi
+  # tests/skeleton/LESSON.expect: what the skeleton's grading must say (every `expect:` line, and the
+  # `expect-sim:` / `expect-gpu:` lines of this backend) and must not (`not-expect:`), e.g. "not written yet"
+  # rather than a diagnosis of a mistake nobody made yet
+  if [ -f "tests/skeleton/$l.expect" ]; then
+    missing=$(sed -n -E "s/^expect(-$backend)?: //p" "tests/skeleton/$l.expect" | while IFS= read -r e; do
+      grep -q -F -- "$e" "$log" || echo "$e"; done)
+    unwanted=$(sed -n -E "s/^not-expect(-$backend)?: //p" "tests/skeleton/$l.expect" | while IFS= read -r e; do
+      grep -q -F -- "$e" "$log" && echo "$e"; done)
+    if [ -n "$missing$unwanted" ]; then
+      { echo "$missing" | sed '/^$/d; s/^/        expected the skeleton'"'"'s grading to say: /'
+        echo "$unwanted" | sed '/^$/d; s/^/        the skeleton'"'"'s grading must not say: /'; } >>"$log"
+      bad "the untouched skeleton's grading does not say what tests/skeleton/$l.expect expects"
+    else
+      ok "the untouched skeleton's grading says what tests/skeleton/$l.expect expects"
+    fi
   fi
 
   for p in tests/wrong/"$l"/*.patch; do
@@ -130,6 +152,8 @@ one_lesson() {
       if [ -n "$ne" ] && grep -q -F -- "$ne" "$log"; then echo "$ne"; fi; done) && [ -n "$unwanted" ]; then
       echo "$unwanted" | sed 's/^/        the diagnosis must not mention: /' >>"$log"
       bad "wrong variant '$name' was rejected, but with a diagnosis of another mistake"
+    elif grep -q -F "are as the skeleton has them" "$log"; then
+      bad "wrong variant '$name' was told its TODO regions are still the skeleton's"
     elif [[ $name == attack_* ]] && ! { s=$(header settle "$p"); sleep "${s:-0}"; python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

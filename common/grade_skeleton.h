@@ -1,0 +1,15 @@
+/* grade_skeleton.h -- whether an exercise is still as the skeleton has it (grade_skeleton.c);
+   used by grade.c to say "not written yet" instead of diagnosing a mistake nobody made. */
+#ifndef COMMON_GRADE_SKELETON_H
+#define COMMON_GRADE_SKELETON_H
+
+#include <stddef.h>
+
+/* 1 when every TODO(`exercise`) region of the student's files is the skeleton's (white space
+   aside), by the fingerprints in $GRADE_SKELETON (tests/skeleton/NN-topic.regions, written by
+   tools/skeleton_regions.py) of the files in $GRADE_SOURCE_DIR; then `files` names the files
+   ("a.cu", or "a.cu and b.py"). 0 when a region differs, a file or a region is missing, or either
+   variable is unset: only a sure "untouched" changes the words. */
+int grade_exercise_untouched(const char *exercise, char *files, size_t cap);
+
+#endif
