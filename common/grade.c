@@ -278,8 +278,8 @@ void grade_expect_cuda_ok(int err, const char *what, const char *file, int line)
     snprintf(msg, sizeof msg, "%s returned %s (%s)%s%s", what, cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err), said,
              !config ? ""
              : strstr(said, "did not run") || !said[0]
-                 ? "\n  likely mistake: an invalid launch configuration: a grid of 0 blocks (n / block is 0 when n < block: round up), "
-                   "or more than 1024 threads per block"
+                 ? "\n  likely mistake: an invalid launch configuration: a grid of 0 blocks (n / block is 0 when n < block: round up; "
+                   "or a launch made for n = 0, which has nothing to do: return before it), or more than 1024 threads per block"
                  : "");
     _ck_assert_failed(file, line, "Failed", "%s", msg);
 }

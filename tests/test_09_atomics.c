@@ -328,6 +328,9 @@ static float int_order_max(const float *v, size_t n, int is_signed) {
 }
 
 static const char *max_hint(const float *v, size_t n, float got, float want) {
+    if (n == 0 && isnan(got))
+        return "with n = 0 the maximum is -infinity, but *d_max kept its garbage (0xFFFFFFFF, a NaN): set it to -infinity "
+               "(kMinusInfinity) before the kernel, and also when there is nothing to launch";
     if (isnan(got))
         return "the result is NaN: *d_max kept its garbage (0xFFFFFFFF, a NaN, which no comparison beats): set it to -infinity "
                "(kMinusInfinity) before the kernel";
