@@ -479,6 +479,18 @@ static void check_compact(size_t n, int nsched) {
                 }
                 if (count != want_count) {
                     int last_kept = in[n - 1] > th;
+                    /* the count of a prefix in[0..k], k < n - 1: a thread other than the last one's wrote it (last) */
+                    size_t prefix = 0, k = 0;
+                    int early = 0;
+                    for (k = 0; k + 1 < n && !early; k++) {
+                        prefix += in[k] > th;
+                        early = prefix == count && count < want_count;
+                    }
+                    if (early && !(last_kept && count + 1 == want_count))
+                        ck_assert_msg(0, "%s: count %u, want %zu: %u is how many of in[0..%zu] are kept, the count an earlier thread "
+                                         "knows\n  likely mistake: only the thread of the last element (i == n - 1) may write *d_count, "
+                                         "pos[n-1] + flag[n-1]; when other threads write theirs too, whichever stores last wins",
+                                      what, count, want_count, count, k - 1);
                     ck_assert_msg(0, "%s: count %u, want %zu\n  likely mistake: %s", what, count, want_count,
                                   last_kept && count + 1 == want_count ? "the count misses the last element: the exclusive scan's last value "
                                                                          "pos[n-1] counts the kept elements before it; add flag[n-1]"
