@@ -114,7 +114,13 @@ static void on_asan_report(const char *report) {
             size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
                      size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
-            fatal("out-of-bounds access", buf, current_launch() ? "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more threads than elements" : nullptr);
+            /* the grid's very first thread has an element whatever n is: its overrun is an index formula, not a missing guard */
+            bool first = current_coordinates() == "block (0,0,0), thread (0,0,0)";
+            fatal("out-of-bounds access", buf,
+                  !current_launch() ? nullptr
+                  : first ? "the grid's first thread (block 0, thread 0) already went past the end, so the index itself is wrong, not only "
+                            "unguarded: check how the kernel computes it (a missing bounds check shows in the last block's threads)"
+                          : "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more threads than elements");
         }
     }
     snprintf(buf, sizeof buf, "%zu-byte %s of address %p (%s)%s%s", size, rw, addr, desc ? desc : "invalid access", loc.c_str(), full.c_str());
