@@ -140,6 +140,16 @@ static void expect_version_text(int v, size_t size) {
                       "cuda_version_string(%d, buf, %zu) wrote buf[%zu], past the %zu bytes it was given\n"
                       "  likely mistake: sprintf ignores the size; use snprintf(buf, size, ...)",
                       v, size, i, size);
+    if (memchr(got, '\0', size) == NULL) {
+        /* Some text but no NUL: a copy that cut the text to the buffer (strncpy), not a missing one. */
+        size_t written = 0;
+        for (size_t i = 0; i < size; i++) written += (unsigned char)got[i] != POISON_BYTE;
+        ck_assert_msg(!written,
+                      "cuda_version_string(%d, buf, %zu) wrote %zu bytes of text but no terminating NUL\n"
+                      "  likely mistake: the text was cut to the buffer's size without its NUL: strncpy (and memcpy) do not add one "
+                      "when the text does not fit; snprintf(buf, size, ...) always ends the text with a NUL",
+                      v, size, written);
+    }
     ck_assert_msg(memchr(got, '\0', size) != NULL,
                   "cuda_version_string(%d, buf, %zu) left no terminating NUL in the buffer (never written?)\n"
                   "  likely mistake: nothing written yet; snprintf(buf, size, \"%%d.%%d\", major, minor) writes the text and the NUL",

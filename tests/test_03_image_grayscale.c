@@ -298,7 +298,8 @@ static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t ca
         return "no pixel was written: is the guard backwards, or does the kernel return before writing gray[y * width + x]?";
     if (c == COVER_RECT) return buf;
     return "pixels were left unwritten all over the image, not in an edge strip: the pixel index is wrong; pixel (x, y) of a "
-           "width-wide image is number y * width + x (rows are width pixels long), and its bytes start at that number times channels";
+           "width-wide image is number y * width + x (rows are width pixels long), with x = blockIdx.x * blockDim.x + threadIdx.x and "
+           "y = blockIdx.y * blockDim.y + threadIdx.y, and its bytes start at that number times channels";
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -447,6 +448,11 @@ static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t 
                  "the last n %% 16 = %zu pixels were never written: the thread t == n / 16 (the first without a full chunk) must convert "
                  "them one at a time, and the grid needs that thread too: (n + 15) / 16 threads",
                  tail);
+    else if (first + unwritten == im->n && first == 16 * (size_t)block && im->n > 16 * (size_t)block + 16)
+        snprintf(buf, cap,
+                 "only the first block's pixels (16 x %u) were written, every chunk after them never: the chunk number is "
+                 "t = blockIdx.x * blockDim.x + threadIdx.x (with threadIdx.x alone every block converts the same chunks)",
+                 block);
     else if (first + unwritten == im->n && first % 16 == 0)
         snprintf(buf, cap,
                  "pixels from number %zu on were never written: too few threads; one thread per 16 pixels plus one for the leftovers "

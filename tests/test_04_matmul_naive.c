@@ -172,6 +172,8 @@ static const char *const kLaunchMistakes[] = {
     "M rows (M + block_y - 1) / block_y along y",
     "the grid is rounded down, so the last partial block along x or y never runs: use (N + block_x - 1) / block_x and "
     "(M + block_y - 1) / block_y blocks",
+    "the block is one-dimensional (blockDim.y is 1), so each row of blocks covers a single row of C: make it dim3 "
+    "block(block_x, block_y)",
 };
 #define N_LAUNCH_MISTAKES (int)(sizeof kLaunchMistakes / sizeof kLaunchMistakes[0])
 
@@ -183,7 +185,8 @@ static void launch_mistake_corner(int m, int M, int N, int bx, int by, int *rows
     case 1: *rows = imin(M, gx * bx), *cols = imin(N, gy * by); break;                                 /* row from x */
     case 2: *rows = imin(M, blocks_for(N, bx) * by), *cols = imin(N, blocks_for(M, by) * bx); break;  /* grid(gy, gx) */
     case 3: *rows = imin(M, blocks_for(M, bx) * by), *cols = imin(N, blocks_for(N, by) * bx); break;  /* N / by, M / bx */
-    default: *rows = M / by * by, *cols = N / bx * bx; break;                                          /* rounded down */
+    case 4: *rows = M / by * by, *cols = N / bx * bx; break;                                           /* rounded down */
+    default: *rows = imin(M, gy), *cols = N; break;                                                    /* dim3 block(bx * by) or (bx) */
     }
 }
 
