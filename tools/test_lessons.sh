@@ -27,9 +27,10 @@ backend=$(basename "$b")   # sim or gpu: a wrong variant may expect a different 
 top=$(mktemp -d)
 trap 'rm -rf "$top" /tmp/cuda-workbook-secret' EXIT
 # (the seconds since the previous verdict, with TEST_LESSONS_LOGS: which gradings are slow)
-took() { [ -n "${TEST_LESSONS_LOGS:-}" ] && echo " ($((SECONDS - since)) s)"; since=$SECONDS; }
-ok() { pass=$((pass + 1)); echo "  ok    $1$(took)"; }
-bad() { fail=$((fail + 1)); echo "  FAIL  $1$(took)"; sed 's/^/        | /' "$log" | head -40; }
+# (set here, not in a $(...) subshell, where the new value of `since` would be lost)
+took() { took=; [ -n "${TEST_LESSONS_LOGS:-}" ] && took=" ($((SECONDS - since)) s)"; since=$SECONDS; }
+ok() { pass=$((pass + 1)); took; echo "  ok    $1$took"; }
+bad() { fail=$((fail + 1)); took; echo "  FAIL  $1$took"; sed 's/^/        | /' "$log" | head -40; }
 # grade WHO LESSON: runs the judge on that runner, output in $log, JSON in $tmp/result.json
 # Only the attacks' results are read from JSON; the other gradings write none, so that an attack
 # that forges every JSON it can find (attack_forge_results) has no other lesson's to find.
@@ -69,15 +70,18 @@ attack_escaped() {
 # header FIELD PATCH: the value of a `field: value` line in a patch's description
 header() { sed -n "s/^$1: //p" "$2" | head -1; }
 
-# one_lesson LESSON: every promise of one lesson; prints its report, ends with "PASS n FAIL m".
+# one_lesson LESSON PART: the promises of one lesson; prints its report, ends with "PASS n FAIL m".
+# PART is `plain` (the solution, the skeleton and the wrong variants) or `attacks` (the attack_*
+# variants only, which share the markers in /tmp and so are graded one lesson after another).
 one_lesson() {
-  local l=$1
+  local l=$1 part=$2
   pass=0
   fail=0
-  tmp=$top/$l
+  tmp=$top/$l.$part
   mkdir -p "$tmp"
   log=$tmp/log
   since=$SECONDS
+  [ "$part" = attacks ] && { attack_variants "$l"; echo "PASS $pass FAIL $fail"; return; }
   echo "== $l"
   if grade solution "$l"; then ok "solution passes its grader"; else bad "solution fails its grader"; fi
 
@@ -110,9 +114,18 @@ one_lesson() {
     fi
   fi
 
+  variants "$l" plain
+  echo "PASS $pass FAIL $fail"
+}
+attack_variants() { variants "$1" attacks; }
+
+# variants LESSON plain|attacks: grades the lesson's wrong variants, or only its attacks
+variants() {
+  local l=$1 p name
   for p in tests/wrong/"$l"/*.patch; do
     [ -e "$p" ] || continue
     name=$(basename "$p" .patch)
+    case $2:$name in plain:attack_* | attacks:[!a]* | attacks:a[!t]*) continue ;; esac
     # VARIANTS="a b": only these wrong variants (a quicker look at a few on a slow machine)
     if [ -n "${VARIANTS:-}" ] && [[ " $VARIANTS " != *" $name "* ]]; then continue; fi
     only=$(sed -n 's/^backend: //p' "$p" | head -1)
@@ -168,14 +181,14 @@ sys.exit(0 if d["points"] == 0 and all(not e["passed"] for e in d["exercises"]) 
       ok "wrong variant '$name' is rejected: $expect"
     fi
   done
-  echo "PASS $pass FAIL $fail"
 }
 
-# Two lessons at a time (most of the time is spent waiting for runners); reports in lesson order.
-# The attack markers in /tmp are shared: only attack variants look at them, and lessons with attack
-# variants run one after another (each after the previous one), beside the other lessons.
+# Several lessons at a time (most of the time is spent waiting for runners: TEST_LESSONS_JOBS, 4 by
+# default); reports in lesson order. The attack markers in /tmp are shared: only attack variants look
+# at them, so every lesson's attacks are graded in one chain, one lesson after another, which takes
+# one of the places beside the other lessons' gradings.
 [ "$(id -u)" = 0 ] || echo "  skip  checking that attacks leave no process running (needs root: a uid of its own per attack)"
-# report LESSON: a lesson's report into $top (printed at the end, in order), and as it goes into TEST_LESSONS_LOGS
+# report NAME: a report into $top (printed at the end, in order), and as it goes into TEST_LESSONS_LOGS
 report() {
   if [ -n "${TEST_LESSONS_LOGS:-}" ]; then
     mkdir -p "$TEST_LESSONS_LOGS" && tee "$TEST_LESSONS_LOGS/$1.out" >"$top/$1.out"
@@ -183,20 +196,15 @@ report() {
     cat >"$top/$1.out"
   fi
 }
-jobs=${TEST_LESSONS_JOBS:-2}
-running=0
-attack_lesson=
+jobs=${TEST_LESSONS_JOBS:-4}
+(
+  for l in "$@"; do
+    if ls tests/wrong/"$l"/attack_*.patch >/dev/null 2>&1; then one_lesson "$l" attacks 2>&1 | report "$l.attacks"; fi
+  done
+) &
+running=1
 for l in "$@"; do
-  if ls tests/wrong/"$l"/attack_*.patch >/dev/null 2>&1; then
-    if [ -n "$attack_lesson" ] && kill -0 "$attack_lesson" 2>/dev/null; then
-      wait "$attack_lesson"
-      running=$((running - 1))
-    fi
-    one_lesson "$l" 2>&1 | report "$l" &
-    attack_lesson=$!
-  else
-    one_lesson "$l" 2>&1 | report "$l" &
-  fi
+  one_lesson "$l" plain 2>&1 | report "$l" &
   running=$((running + 1))
   if [ $running -ge "$jobs" ]; then
     wait -n
@@ -207,11 +215,14 @@ wait
 total_pass=0
 total_fail=0
 for l in "$@"; do
-  grep -v '^PASS [0-9]* FAIL [0-9]*$' "$top/$l.out"
-  counts=$(tail -1 "$top/$l.out")
-  set -- $counts
-  total_pass=$((total_pass + ${2:-0}))
-  total_fail=$((total_fail + ${4:-1}))
+  for part in "$l" "$l.attacks"; do
+    [ -f "$top/$part.out" ] || continue
+    grep -v '^PASS [0-9]* FAIL [0-9]*$' "$top/$part.out"
+    counts=$(tail -1 "$top/$part.out")
+    set -- $counts
+    total_pass=$((total_pass + ${2:-0}))
+    total_fail=$((total_fail + ${4:-1}))
+  done
 done
 echo "lessons: $total_pass passed, $total_fail failed"
 [ $total_fail -eq 0 ]
