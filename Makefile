@@ -175,9 +175,10 @@ ifneq ($(EX),)
     LESSON := $(firstword $(subst ., ,$(EX)))
   endif
 endif
-SELECTED := $(if $(LESSON),$(call lesson_dir,$(LESSON)),$(ALL_LESSONS))
+# (LESSON may name several: make test-lessons LESSON="07 11")
+SELECTED := $(if $(LESSON),$(foreach l,$(LESSON),$(call lesson_dir,$(l))),$(ALL_LESSONS))
 ifneq ($(LESSON),)
-  ifeq ($(SELECTED),)
+  ifneq ($(words $(SELECTED)),$(words $(LESSON)))
     $(error $(if $(EX),EX=$(EX): no such exercise (ids look like 02.3; see exercises.md),LESSON=$(LESSON): no such lesson); the lessons are: $(ALL_LESSONS))
   endif
 endif
