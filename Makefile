@@ -254,7 +254,8 @@ box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) 
 # The wrong variants, built only for make test, skip the debug information on the simulator: a
 # quarter of the compile time, and no diagnosis their tests expect names a line (the attacks keep
 # it: a stuck launcher is reported at its source line).
-WRONG_CUDACC := $(if $(filter sim,$(BACKEND)),$(filter-out -g,$(CUDACC)),$(CUDACC))
+# (on the simulator, against a precompiled cuda_runtime.h: tools/simcc's SIMCC_PCH, for the trusted builds only)
+WRONG_CUDACC := $(if $(filter sim,$(BACKEND)),SIMCC_PCH=$(abspath $(SIMLIB_DIR))/pch $(filter-out -g,$(CUDACC)),$(CUDACC))
 define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
