@@ -215,12 +215,47 @@ void grade_measure_lesson(const char *only) {
 #endif
 }
 
-/* Waits for the child; its windows stay in the shared page, which nothing writes once it ended. */
+/* How long a window waits for the shared pass (GRADE_MEASURE_WAIT, seconds): it takes a few seconds
+   on a GPU, but a student's file can stall it (on the H200, a runner holding CUPTI's subscriber
+   made every call under ncu wait out its timeout, with the GPU's lock held all the while). */
+#define DEFAULT_MEASURE_WAIT_S 120
+
+/* Ends the child without its figures (they came too late, or nobody needs them): its runner and
+   Nsight Compute end with it, since the runner's box dies with its parent, and whatever is left is
+   re-parented to this judge, whose next sweep of orphans ends it (at once when `sweep` is set: no
+   exercise is using the runner then). Its GPU lock goes with it. */
+static void abandon(const char *why, int sweep) {
+    kill(g_child, SIGKILL);
+    while (waitpid(g_child, NULL, 0) < 0 && errno == EINTR) {}
+    judge_spare_child(g_child, 0);
+    g_child = -1;
+    g_collected = 1;
+    g_told = 0;
+    if (!g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "%s", why);
+    if (sweep) judge_shutdown();
+}
+
+/* Waits for the child, GRADE_MEASURE_WAIT seconds at most; its windows stay in the shared page,
+   which nothing writes once it ended. */
 static void collect(void) {
     if (g_collected) return;
-    g_collected = 1;
     int status = -1;
-    while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {}
+    const char *given = getenv("GRADE_MEASURE_WAIT");
+    long wait_s = given && *given ? strtol(given, NULL, 10) : DEFAULT_MEASURE_WAIT_S;
+    if (wait_s <= 0) wait_s = DEFAULT_MEASURE_WAIT_S;
+    for (double until = judge_now_s() + (double)wait_s;;) {
+        pid_t got = waitpid(g_child, &status, WNOHANG);
+        if (got == g_child || (got < 0 && errno != EINTR)) break;
+        if (judge_now_s() >= until) {
+            char why[96];
+            snprintf(why, sizeof why, "the pass took more than %ld s (GRADE_MEASURE_WAIT)", wait_s);
+            abandon(why, 0);
+            if (getenv("GRADE_VERBOSE")) printf("note: the lesson's windows were measured apart: %s\n", g_refused);
+            return;
+        }
+        usleep(5000);
+    }
+    g_collected = 1;
     judge_spare_child(g_child, 0);
     g_child = -1;
     if (status != 0 && !g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "the pass ended with wait status %d", status);
@@ -242,6 +277,8 @@ const MeasuredWindow *grade_measured_window(void) {
     return NULL;
 }
 
+/* The lesson's exercises are over: a pass whose windows no exercise reached (each failed before
+   its property test) is of no use, and is not waited for. */
 void grade_measure_end(void) {
-    if (g_child > 0) collect();
+    if (g_child > 0 && !g_collected) abandon("no exercise reached its window", 1);
 }
