@@ -57,7 +57,8 @@ START_TEST(test_device_summary_matches_cudaGetDeviceProperties_for_every_device)
         cudaError_t e = device_summary(d, &s);
         if (e != cudaSuccess)
             FIELD_FAIL("returned %s for a device that exists (there are %d)\n"
-                       "  likely mistake: the error comes from a different call, or from a device number other than `device`",
+                       "  likely mistake: the error comes from a different call or a check of your own, or from a device number other "
+                       "than `device`",
                        cudaGetErrorName(e), count);
         if (memchr(s.name, '\0', sizeof s.name) == NULL)
             FIELD_FAIL("%s", "name is not a NUL-terminated string (never written?)\n"

@@ -196,6 +196,8 @@ static int match_block_partial(const SumRun *r, float got, size_t grid, size_t *
     return found;
 }
 
+static int adds_nothing_on_a_probe(const SumRun *r);
+
 /* The diagnosis of a wrong sum, trying the specific mistakes before the general ones (with
    exact inputs a general test, such as "some prefix of the input", can match by chance); may
    format into buf. */
@@ -213,12 +215,14 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
     }
     if (order_dependent) return barrier_hint(r->ex);
     if (isnan(got)) {
+        uint32_t bits;
+        memcpy(&bits, &got, sizeof bits);
         if (n == 0 && r->ex == 3)
             return "with n = 0 the sum is 0, but *d_out kept the garbage it held (a NaN): set it to 0 with cudaMemsetAsync(d_out, 0, "
                    "sizeof(float)) first, also when there is nothing to add";
-        if (n == 0) return "with n = 0 the sum is 0: set *d_out to 0 even when there is nothing to add (the last pass, or cudaMemsetAsync)";
-        uint32_t bits;
-        memcpy(&bits, &got, sizeof bits);
+        /* (another NaN, e.g. the simulator's shared-memory one: a slot of s[] never stored, said below) */
+        if (n == 0 && bits == GRADE_DEVICE_GARBAGE_BITS)
+            return "with n = 0 the sum is 0: set *d_out to 0 even when there is nothing to add (the last pass, or cudaMemsetAsync)";
         if (r->ex == 3 && bits == GRADE_DEVICE_GARBAGE_BITS)
             return "the sum is NaN: *d_out kept the garbage it held (0xFFFFFFFF, a NaN, and NaN + anything is NaN): set it to 0 with "
                    "cudaMemsetAsync(d_out, 0, sizeof(float)) before the kernel, on every call";
@@ -237,9 +241,14 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
                "read before a __syncthreads() or never stored (load 0.0f past the end, do not skip the store), a partial sum in "
                "d_scratch that no pass wrote, or *d_out never written (the last pass, a single block, writes it)";
     }
-    if (n == 0) return "with n = 0 the sum is 0 (the sum of nothing), whatever *d_out held before";
+    if (n == 0)
+        return "with n = 0 the sum is 0 (the sum of nothing), whatever *d_out held before: a value nobody wrote was added, or "
+               "*d_out kept it (the last pass, a single block, writes *d_out from slots of s[] that all hold 0.0f; 06.3 sets it "
+               "to 0 first)";
     if (isinf(got)) return "the sum is infinite: a value nobody wrote (garbage) was added";
-    if (r->ex == 3 && n % 4 && near(got, prefix_sum(r->h_in, n / 4 * 4), tol)) {
+    /* with n < 4 every element is a leftover: a sum of 0 is also "nothing reached *d_out", which the
+       call on 37 ones (9 float4s and one leftover) tells apart */
+    if (r->ex == 3 && n % 4 && near(got, prefix_sum(r->h_in, n / 4 * 4), tol) && !(n < 4 && adds_nothing_on_a_probe(r))) {
         if (one_block) /* e.g. n = 1: the blocks that hold no element have the sum 0 too, and on a GPU the order is not ours to vary */
             snprintf(buf, cap, "got %.9g, which two mistakes give on this input: the last n %% 4 = %zu elements were not summed (after "
                                "the float4 loop over the n / 4 = %zu float4s, the first n %% 4 threads of the grid each add one "
@@ -276,15 +285,18 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
     }
     if (r->ex == 1 && n > 1 && near(got, tree_one_level_short(r->h_in, n, pb), tol) && !near(got, r->want, tol)) {
         size_t k;
-        const char *level = "the tree stops one level early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; "
-                            "stride > 0; stride >>= 1)); with `stride > 1` the last level, s[0] += s[1], never runs, and each block "
-                            "keeps only the values at even positions of its tile";
+        /* (the tree's text is written out in both messages: tools/count_diagnoses.py reads literals only) */
         if (matches_a_prefix(r, got, &k))
             snprintf(buf, cap, "got %.9g, which two mistakes give on this input: the sum of the values at even positions of each "
-                               "block's tile, or the sum of only the first %zu of %zu elements. Either %s; or elements past a bound "
-                               "were lost (< n, and a grid rounded up)", got, k, n, level);
+                               "block's tile, or the sum of only the first %zu of %zu elements. Either the tree stops one level "
+                               "early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; stride > 0; stride >>= 1)); "
+                               "with `stride > 1` the last level, s[0] += s[1], never runs, and each block keeps only the values at "
+                               "even positions of its tile; or elements past a bound were lost (< n, and a grid rounded up)", got, k, n);
         else
-            snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile only: %s", got, level);
+            snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile only: the tree stops one level "
+                               "early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; stride > 0; stride >>= 1)); "
+                               "with `stride > 1` the last level, s[0] += s[1], never runs, and each block keeps only the values at "
+                               "even positions of its tile", got);
         return buf;
     }
     /* 06.2's warp finish starting at offset 32: lanes 0..31 shuffle down by 32, past the warp, get their own
@@ -336,14 +348,25 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
     /* A whole multiple: every element counted k times. */
     for (int k = 2; k <= 64; k++)
         if (fabs(r->want) > tol && near(got, k * r->want, k * tol)) {
-            snprintf(buf, cap, "the sum is %d times too large: every element was counted %d times. %s", k, k,
-                     r->ex == 3 ? "The grid-stride loop steps by the whole grid, gridDim.x * blockDim.x, and starts at the thread's global index"
-                     : grid > 1 ? "Each block sums its own elements: the index needs blockIdx.x"
-                                : "There is only one block here, so each thread of it must load its own element(s) once, and each "
-                                  "level of the tree add each value once");
+            /* 06.3: every warp of a block adding the block's sum (not only the first) gives blockDim.x / 32 */
+            int warps = r->ex == 3 && (unsigned)k == r->block / 32, grids = r->ex == 3 && (size_t)k == grid;
+            snprintf(buf, cap, "the sum is %d times too large: every element was counted %d times. %s%s", k, k,
+                     r->ex != 3   ? (grid > 1 ? "Each block sums its own elements: the index needs blockIdx.x"
+                                              : "There is only one block here, so each thread of it must load its own element(s) once, "
+                                                "and each level of the tree add each value once")
+                     : warps      ? "Each of the block's warps added the block's sum to *d_out: only the first warp (warp == 0) sums "
+                                    "warp_sums, and only its lane 0 calls atomicAdd, once per block"
+                                  : "The grid-stride loop steps by the whole grid, gridDim.x * blockDim.x, and starts at the thread's "
+                                    "global index",
+                     warps && grids ? ". Or (the grid has as many blocks) the grid-stride loop does not step by the whole grid, "
+                                      "gridDim.x * blockDim.x, from the thread's global index" : "");
             return buf;
         }
-    if (near(got, 0.0, tol)) return "the sum is 0: nothing was added. Was a kernel launched, and does its result reach *d_out?";
+    if (near(got, 0.0, tol)) {
+        snprintf(buf, cap, "the sum is 0: nothing was added. Was a kernel launched, and does its result reach *d_out?%s",
+                 r->ex == 3 ? " (cudaMemsetAsync sets *d_out to 0 before the launch: after it, in the same stream, it erases the sum)" : "");
+        return buf;
+    }
     /* Some prefix of the input: the closest one. */
     size_t best_k;
     if (matches_a_prefix(r, got, &best_k)) {
@@ -356,7 +379,8 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
                "passes (each pass's input is the previous pass's partial sums)";
     if (r->ex == 2)
         return "the sum is wrong: check the warp's finish: v = s[tid] + s[tid + 32], then five shuffles __shfl_down_sync(0xffffffff, v, "
-               "offset) for offset = 16, 8, 4, 2, 1, each added to v, and lane 0's v is the block's sum";
+               "offset) for offset = 16, 8, 4, 2, 1, each added to v, and lane 0's v is the block's sum; and the tree before it: it "
+               "stops at 64 values (stride > 32) and leaves them in s[0 .. 63] for the warp, which must not find them added already";
     return "the sum is wrong: check the float4 loop (each float4's four floats added), the shuffles (offsets 16 .. 1, each added), and "
            "that the first warp sums exactly blockDim.x / 32 warp sums (0.0f for the other lanes)";
 }

@@ -183,8 +183,11 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
         scaled_offset += src == (long)((sc.offset + i) * sc.stride);
     }
     if (!bad) return NULL;
-    if (unwritten == n) return "no element was written: is the kernel launched, with (n + block - 1) / block blocks, and does it store out[i]?";
-    if (unwritten == bad && first_unwritten >= n / sc.block * sc.block) {
+    if (unwritten == n)
+        return "no element was written: is the kernel launched, with (n + block - 1) / block blocks, does its guard let every thread i < n "
+               "through (the bound is on the output index i, not on the input index offset + i * stride), and does it store out[i]?";
+    /* only the tail from the last block's first element on: what a grid rounded down loses */
+    if (unwritten == bad && unwritten == n - first_unwritten && first_unwritten == n / sc.block * sc.block) {
         snprintf(buf, cap, "the last %zu elements (the last, partial block) were never written: round the grid up, (n + block - 1) / block blocks",
                  n - first_unwritten);
         return buf;
@@ -193,7 +196,8 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
     if (no_offset == bad) return "the offset is missing: out[i] = in[offset + i * stride], not in[i * stride]";
     if (no_stride == bad) return "the stride is missing: out[i] = in[offset + i * stride], not in[offset + i]";
     if (scaled_offset == bad) return "the offset was multiplied by the stride: out[i] = in[offset + i * stride], not in[(offset + i) * stride]";
-    return "out[i] must be in[offset + i * stride] (the input index as a size_t: i * stride can pass 2^32)";
+    return "out[i] must be in[offset + i * stride], with i the global index blockIdx.x * blockDim.x + threadIdx.x, not the index inside "
+           "the block (and the input index as a size_t: i * stride can pass 2^32)";
 }
 
 static void check_copy(size_t n, StrideCase sc, int schedules) {
@@ -314,8 +318,13 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
         if (memcmp(outs, outs + (size_t)r * stride, n * sizeof(float))) order_dependent = 1;
 
     if (unwritten == n) {
-        snprintf(msg, 2048, "no element of the output was written: is the kernel still the skeleton, and does the launcher start it with one "
-                            "block of TILE_DIM x BLOCK_ROWS threads per 32 x 32 tile of the input?");
+        snprintf(msg, 2048,
+                 "no element of the output was written: does the write phase store into out -- out[...] = tile[...], not the other way "
+                 "round -- wherever row < cols and col < rows of the cols x rows output, and does the launcher start one block of "
+                 "TILE_DIM x BLOCK_ROWS threads per 32 x 32 tile of the input?%s",
+                 full_rows && full_cols ? ""
+                                        : " This matrix has no whole tile: a block whose tile is only partly inside must still move the "
+                                          "elements that are inside (guard each element, do not skip the tile)");
     } else if (order_dependent) {
         snprintf(msg, 2048,
                  "the result changes with the order in which threads run (the schedules gave different outputs for the same input): a "
@@ -328,8 +337,18 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
         snprintf(msg, 2048,
                  "%zu elements are NaN: they were read from slots of the tile that no thread stored (the simulator fills shared memory "
                  "with NaN), the same under every schedule. The write phase must read what the load phase stored: thread (x, y) loads "
-                 "in(row0 + y + j, col0 + x) into tile[y + j][x], and writes tile[x][y + j] to out(col0 + y + j, row0 + x)",
+                 "in(row0 + y + j, col0 + x) into tile[y + j][x], and writes tile[x][y + j] to out(col0 + y + j, row0 + x), for each of "
+                 "its 4 rows j = 0, 8, 16, 24 in both phases; and the store's guard (row < cols && col < rows of the output) must not let "
+                 "through an element whose load the load's guard skipped",
                  nans);
+    } else if (bad > unwritten && copied == bad - unwritten && inner_not_transposed == bad - unwritten) {
+        /* one tile (or only the diagonal tiles wrong): a copy, and tiles in place but not transposed inside, look the same */
+        snprintf(msg, 2048,
+                 "the output is a copy of the input: out[i * rows + j] must be in[j * cols + i], the element at the mirrored place. Here "
+                 "(one tile, or only the tiles on the diagonal wrong) two mistakes look like that: the tile is not transposed inside "
+                 "(the write phase must read a column of the tile, tile[threadIdx.x][threadIdx.y + j], not the row "
+                 "tile[threadIdx.y + j][threadIdx.x]), or it is written back as it was read (the write phase needs the mirrored place "
+                 "too: output row blockIdx.x * 32 + threadIdx.y + j, column blockIdx.y * 32 + threadIdx.x, rows floats per output row)");
     } else if (bad > unwritten && inner_not_transposed == bad - unwritten) {
         snprintf(msg, 2048,
                  "the tiles are in the right places, but not transposed inside: the write phase must read a column of the tile, "
@@ -350,8 +369,9 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  unwritten, first_unwritten / (size_t)rows, first_unwritten % (size_t)rows, rows, cols);
     } else if (unwritten) {
         snprintf(msg, 2048,
-                 "%zu elements were never written (the first at out row %zu, col %zu): the writes do not cover the output. The output "
-                 "is cols x rows: its row index runs to cols, its row length is rows",
+                 "%zu elements were never written (the first at out row %zu, col %zu): the writes do not cover the output. Every block "
+                 "writes its whole tile, each of its 32 x 8 threads 4 rows (j = 0, 8, 16, 24), at the mirrored place of the cols x rows "
+                 "output: its row index runs to cols, its row length is rows",
                  unwritten, first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
     } else {
         size_t i = first_bad / (size_t)rows, j = first_bad % (size_t)rows;
@@ -359,7 +379,8 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
         if (src >= 0)
             snprintf(msg, 2048,
                      "out[row %zu, col %zu] holds in[row %ld, col %ld], but must hold in[row %zu, col %zu]. The output is cols x rows "
-                     "(rows of length rows): out[i * rows + j] = in[j * cols + i]; check which index is the row in each phase",
+                     "(rows of length rows): out[i * rows + j] = in[j * cols + i]; check the indices of each phase: which one is the row, and "
+                     "the + j of the 4 rows each thread moves, in the tile's indices as in the global address",
                      i, j, src / cols, src % cols, j, i);
         else
             snprintf(msg, 2048,
@@ -538,7 +559,9 @@ static void check_soa_update(size_t n, unsigned block, int schedules) {
     free(norm);
 }
 
-static const char *conversion_hint(const float *got, size_t n, int k, unsigned base, int order_dependent, char *buf, size_t cap) {
+/* other_written: some other field of the same run has an element written */
+static const char *conversion_hint(const float *got, size_t n, int k, unsigned base, int order_dependent, int other_written, char *buf,
+                                   size_t cap) {
     size_t bad = 0, unwritten = 0, nans = 0, first_unwritten = 0, wrong_field = 0, first = n;
     long first_src = -1;
     for (size_t i = 0; i < n; i++) {
@@ -558,14 +581,19 @@ static const char *conversion_hint(const float *got, size_t n, int k, unsigned b
     if (nans)
         return "NaN came out of shared memory: a slot was read that no thread stored (the simulator fills shared memory with NaN). Thread t "
                "loads float t of the block's 32 particles -- field t % 8 of particle t / 8 -- and warp k writes field k of particles 0..31";
-    if (unwritten == bad && first_unwritten >= n / 32 * 32) {
+    /* only the particles of the last, partial block: what a grid rounded down, or a block skipped whole, loses */
+    int tail = unwritten == bad && unwritten == n - first_unwritten && first_unwritten == n / 32 * 32;
+    if (unwritten == n && (other_written || !tail))
+        return "nothing was written to this field: warp k writes field k, soa.f[k][first + i], for every k = 0..7, guarded by its lane "
+               "(i = t % 32 < count, not t < count)";
+    if (tail) {
         snprintf(buf, cap,
-                 "the last %zu particles (n %% 32 of them, the block that is only partly full) were never written: round the grid up and "
-                 "guard each particle (i < n), not the whole block",
+                 "the last %zu particles (n %% 32 of them, the block that is only partly full) were never written: the grid needs one "
+                 "block per 32 particles, rounded up (blocks_for(n, CONVERT_PARTICLES)), and a block that is only partly full must still "
+                 "convert the particles that exist (guard each particle, i < count, not the whole block)",
                  n - first_unwritten);
         return buf;
     }
-    if (unwritten == n) return "nothing was written to this field: does warp k write soa.f[k][first + i] for every field k = 0..7?";
     if (unwritten) return "some particles were never written: every particle i < n needs all 8 fields written";
     if (wrong_field == bad && first_src >= 0) {
         snprintf(buf, cap,
@@ -576,8 +604,8 @@ static const char *conversion_hint(const float *got, size_t n, int k, unsigned b
     }
     if (first_src >= 0) {
         snprintf(buf, cap,
-                 "soa.f[%d][%zu] holds field %s of particle %ld, not field %s of particle %zu: float t of the flat AoS is field t %% 8 of "
-                 "particle t / 8",
+                 "soa.f[%d][%zu] holds field %s of particle %ld, not field %s of particle %zu: the block's 32 particles are the floats "
+                 "flat[first * 8 + t], t = 0..255, and float t of them is field t %% 8 of particle first + t / 8",
                  k, first, kFieldName[first_src % PARTICLE_FIELDS], first_src / PARTICLE_FIELDS, kFieldName[k], first);
         return buf;
     }
@@ -619,8 +647,11 @@ static void check_conversion(size_t n, int schedules) {
             int order_dependent = 0;
             for (int q = 0; q < runs; q++)
                 for (int m = 0; m < PARTICLE_FIELDS; m++) order_dependent |= memcmp(GOT(0, m), GOT(q, m), n * sizeof(float)) != 0;
+            int other_written = 0;
+            for (int m = 0; m < PARTICLE_FIELDS; m++)
+                for (size_t i = 0; m != k && i < n && !other_written; i++) other_written = bits_of(GOT(r, m)[i]) != FILL_BITS;
             char buf[512];
-            fail_with(diff, conversion_hint(GOT(r, k), n, k, base, order_dependent, buf, sizeof buf), &cmp);
+            fail_with(diff, conversion_hint(GOT(r, k), n, k, base, order_dependent, other_written, buf, sizeof buf), &cmp);
         }
 #undef GOT
     for (int k = 0; k < PARTICLE_FIELDS; k++) free(want[k]);

@@ -315,9 +315,8 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
     if (why) return why;
     /* 7. wrong only near some edges */
     if (edge_bands(got, im->h_want, w, h, r, s->atol, buf, cap)) {
-        if (s->kind == K_SEPARABLE)
-            snprintf(buf + strlen(buf), cap - strlen(buf),
-                     " -- in the separable filter, the column pass must clamp its reads of the intermediate image too");
+        /* (no note for the separable filter: its passes are graded alone first, on the same sizes,
+           so a pass that does not clamp fails there; what reaches the separable test is not that) */
         if (s->kind == K_TILED)
             snprintf(buf + strlen(buf), cap - strlen(buf),
                      " -- in 08.3 the halo slots outside the image load the clamped pixel, and every thread loads its slots and "

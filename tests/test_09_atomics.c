@@ -77,7 +77,9 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
         return "the histogram was not zeroed: every bin is off by the same amount, the garbage d_hist held before the call (here "
                "0xFFFFFFFF, so every count is one less); cudaMemsetAsync(d_hist, 0, HIST_BINS * sizeof(unsigned)) before the kernel, "
                "on every call";
-    if (r->ex == 2 && (over || same_offset))
+    /* more counts than bytes in all: something added to bins that should have started at zero (a
+       right total with some bins over is bytes counted into the wrong bins: the last return) */
+    if (r->ex == 2 && (same_offset || (over && sum > r->n)))
         return "some bins have more counts than there are such bytes: the shared histogram was not all zero when counting began -- "
                "zero every one of the 256 bins (a loop b = threadIdx.x; b < HIST_BINS; b += blockDim.x, since a block may have fewer "
                "than 256 threads) and __syncthreads() before anyone counts";
@@ -91,7 +93,7 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
     }
     unsigned *part = grade_alloc(HIST_BINS * sizeof(unsigned));
     const char *why = NULL;
-    if (r->ex == 1 && r->n % r->block) {
+    if (r->ex == 1 && r->n % r->block && r->n / r->block) { /* (nothing counted at all: the zero case below) */
         histogram_cpu(r->in, r->n / r->block * r->block, part);
         if (same_hist(got, part)) {
             snprintf(buf, cap,
@@ -113,8 +115,11 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
     }
     free(part);
     if (why) return why;
-    if (zero) return "nothing was counted: did the kernel run (a grid of at least one block), and does it add 1 to bin in[i]?";
-    if (r->ex == 1 && over)
+    if (zero)
+        return "nothing was counted: did the kernel run (a grid of at least one block: round up, (n + block - 1) / block blocks), "
+               "does it add 1 to bin in[i], and are the bins zeroed before the kernel (a memset queued after it wipes out every "
+               "count)?";
+    if (r->ex == 1 && over && sum > r->n)
         return "some bins have more counts than there are such bytes, and not all by the same amount: is the histogram zeroed before the "
                "kernel (not after it, and not by the kernel's threads racing with the counting)?";
     if (under && !over && sum < r->n) {
@@ -337,7 +342,6 @@ static const char *max_hint(const float *v, size_t n, float got, float want) {
     if (same_float(got, 0.0f) && want < 0)
         return "the result is 0 but every value is negative (or there is none): *d_max started at 0 instead of -infinity, and no "
                "negative value beats 0";
-    if (n == 0) return "with n = 0 the maximum is -infinity: set *d_max before returning, even when there is nothing to launch";
     if (same_float(got, -0.0f) && same_float(want, 0.0f))
         return "-0.0 where +0.0 was expected: -0.0 == +0.0 in float comparisons, so `val > old` never replaces -0.0 by +0.0; "
                "float_greater must also rank +0.0 (bits 0x00000000) above -0.0 (bits 0x80000000)";
@@ -351,7 +355,10 @@ static const char *max_hint(const float *v, size_t n, float got, float want) {
     if (float_greater_cpu(want, got))
         return "an update was lost: atomicCAS returns the bits it found; when they differ from the ones you assumed, another thread "
                "wrote first and your CAS did nothing -- try again (a loop) against the new value while val is still greater";
-    return "the result is larger than every input: is *d_max set to -infinity before the kernel, and is only in[i] (i < n) compared?";
+    /* (n = 0 ends here too: *d_max was set, to something above -infinity) */
+    return "the result is larger than every input (or, for n = 0, than -infinity): is *d_max set to -infinity (kMinusInfinity) "
+           "before the kernel -- not FLT_MIN, the smallest positive float, nor -FLT_MAX, which is finite -- and is only in[i] "
+           "(i < n) compared?";
 }
 
 static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched) {

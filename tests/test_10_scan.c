@@ -124,7 +124,11 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                  first, n - 1);
         return buf;
     }
-    if (r->is_float) return "float sums off by more than rounding: check the float path (T(0) as the identity, the same code as for unsigned)";
+    if (r->is_float)
+        return r->kind == K_SINGLE ? "float sums off by more than rounding: check the float path -- a status word carries a float's bits, "
+                                     "to_bits(v) and from_bits<T>(bits) (a conversion, (unsigned)v or (T)bits, drops the fraction and "
+                                     "the sign), and T(0) is the identity"
+                                   : "float sums off by more than rounding: check the float path (T(0) as the identity, the same code as for unsigned)";
     const unsigned *in = r->in;
     unsigned *ref = grade_alloc(n * sizeof(unsigned));
     const char *why = NULL;
@@ -180,7 +184,9 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
     if (r->kind == K_SINGLE)
         return "wrong prefix sums: check the tile's own scan (each thread's items, then across the block), the look-back (it sums "
                "aggregates until an inclusive prefix), and that the tile publishes exclusive prefix + aggregate as its inclusive prefix";
-    return "wrong prefix sums: out[i] = in[0] + ... + in[i] (inclusive) or up to in[i-1] (exclusive)";
+    return "wrong prefix sums: out[i] = in[0] + ... + in[i] (inclusive) or up to in[i-1] (exclusive). With several tiles, check "
+           "the offsets: the block sums must be scanned exclusive whatever the scan asked for (tile b adds the tiles before it, not "
+           "itself), at every level of the recursion, and sums[b] added to every element of tile b";
 }
 
 static void fail_scan(const Run *r, const void *got, const double *tol, int schedule) {
@@ -269,15 +275,18 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d->d_out, r->n * 4 + CANARY, cudaMemcpyDeviceToHost), "copying the result back (an error here comes from a kernel)");
     const unsigned char *canary = (const unsigned char *)got + r->n * 4;
     for (int i = 0; i < CANARY; i++)
-        ck_assert_msg(canary[i] == 0xFF, "%s (schedule %s): wrote byte %d past the end of the %zu-element output\n  likely mistake: a missing `if (i < n)` guard on a store",
-                      r->what, grade_schedule_name(s), i, r->n);
+        ck_assert_msg(canary[i] == 0xFF,
+                      "%s (schedule %s): wrote byte %d past the end of the %zu-element output (in element %zu)\n  likely mistake: a "
+                      "missing `if (i < n)` guard on a store, or one that lets i == n through (`i <= n`)",
+                      r->what, grade_schedule_name(s), i, r->n, r->n + (size_t)i / 4);
     if (r->kind == K_MULTI || r->kind == K_SINGLE) {
         void *back = grade_alloc(r->n * 4);
         GRADE_EXPECT_CUDA_OK(cudaMemcpy(back, d->d_in, r->n * 4, cudaMemcpyDeviceToHost), "copying the input back");
         int same = memcmp(back, r->in, r->n * 4) == 0;
         free(back);
-        ck_assert_msg(same, "%s (schedule %s): the input d_in was changed\n  likely mistake: the block scans write into d_in, or the "
-                            "block sums are kept in d_in; use d_out and d_work", r->what, grade_schedule_name(s));
+        ck_assert_msg(same, "%s (schedule %s): the input d_in was changed\n  likely mistake: a kernel wrote into d_in -- the block "
+                            "scans, the offsets added, or the block sums kept there; d_in is only read: the scan goes to d_out, the "
+                            "block sums to d_work", r->what, grade_schedule_name(s));
     }
 }
 

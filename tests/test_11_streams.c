@@ -114,8 +114,10 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
         int n = r.nops;
         check_recording("h2d_bandwidth", &mk, n, r.launches);
         ck_assert_msg(count_ops(n, OP_H2D, -1) > 0,
-                      "h2d_bandwidth copied nothing from host to device\n"
-                      "  likely mistake: not written yet? cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), reps times per buffer");
+                      "h2d_bandwidth copied nothing from host to device (%d copies from device to host)\n"
+                      "  likely mistake: not written yet, or the copies go the other way: cudaMemcpy(d, h, bytes, "
+                      "cudaMemcpyHostToDevice), the destination first, reps times per buffer",
+                      count_ops(n, OP_D2H, -1));
         ck_assert_msg(count_ops(n, OP_H2D, 0) > 0,
                       "no copy came from pinned memory: every host-to-device copy read pageable memory (%d copies)\n"
                       "  likely mistake: allocate the pinned buffer with cudaMallocHost (malloc gives pageable memory, which the GPU "
@@ -133,7 +135,8 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
     }
     ck_assert_msg(r.pageable_gbs > 0 && r.pinned_gbs > 0 && isfinite(r.pageable_gbs) && isfinite(r.pinned_gbs),
                   "h2d_bandwidth gave %g GB/s (pageable) and %g GB/s (pinned)\n"
-                  "  likely mistake: not written yet, or a time of 0: GB/s = bytes x reps / (ms x 1e6)",
+                  "  likely mistake: not written yet, or a time of 0 or less: GB/s = bytes x reps / (ms x 1e6), with ms from "
+                  "cudaEventElapsedTime(&ms, start, stop) -- the start event first (swapped, the time is negative)",
                   r.pageable_gbs, r.pinned_gbs);
     ck_assert_msg(r.pinned_gbs > 1.5 * r.pageable_gbs,
                   "pinned (%.2f GB/s) is not faster than pageable (%.2f GB/s); the grader measured %.2f and %.2f\n"
@@ -346,8 +349,9 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     int e = pipe_roundtrip(&sent, in, out, r, g_ops, MAX_OPS);
     ck_assert_msg(r->create_err == cudaSuccess, "pipeline_create failed for %s: %s", what, cudaGetErrorName(r->create_err));
     ck_assert_msg(!r->missing_buffer,
-                  "pipeline_create left h_in, h_out, d_in or d_out NULL for %s\n  likely mistake: not written yet? allocate all four, "
-                  "n floats each",
+                  "pipeline_create left h_in, h_out, d_in or d_out NULL for %s\n  likely mistake: allocate all four, n floats each, "
+                  "each into its own pointer (h_in and h_out with cudaMallocHost, d_in and d_out with cudaMalloc): not written yet, "
+                  "or one allocated twice (a copied line whose pointer was not changed)?",
                   what);
     ck_assert_msg(r->run_err == cudaSuccess, "pipeline_run failed for %s: %s", what, cudaGetErrorName(r->run_err));
     GRADE_EXPECT_CUDA_OK(e, "pipeline_destroy");
@@ -463,13 +467,16 @@ static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
     }
     if ((size_t)h2d < chunks) {
         snprintf(buf, cap,
-                 "%d copies in for %zu chunks: copy each chunk on its own (cudaMemcpyAsync of chunk c's elements only), so the "
-                 "kernel of one chunk can run while the next one arrives",
+                 "%d copies in for %zu chunks of p->chunk elements: copy each chunk on its own (cudaMemcpyAsync of chunk c's "
+                 "elements only, (n + chunk - 1) / chunk chunks -- not one per stream, nor the whole array at once), so the kernel "
+                 "of one chunk can run while the next one arrives",
                  h2d, chunks);
         return buf;
     }
-    return "the operations did not overlap: chunk c's copy in, kernel and copy out in stream c % nstreams, all chunks queued "
-           "before a single wait at the end (see the timeline: make run LESSON=11)";
+    return "the operations did not overlap, though none of the usual causes shows (the default stream, pageable memory, a host "
+           "wait, one stream, whole-array copies): chunk c's copy in, kernel and copy out in stream c % nstreams, all chunks queued "
+           "before a single wait at the end, and no stream made to wait for another (cudaStreamWaitEvent, or one device window "
+           "shared by every chunk, chains the chunks one after another); see the timeline: make run LESSON=11";
 }
 
 /* The simulator: the modelled H200 timeline must overlap. 2^18 elements stand for 2^24 (scale

@@ -295,7 +295,8 @@ static const char *explain_batch(const BProblem *p, double tol, int tf32_run) {
     if (!tf32_run && matches(p, 4.0 / 1024 * sqrt((double)s->K), 0))
         return "close but not fp32-close: that is TF32 (10 mantissa bits); with tf32 == 0 set CUBLAS_DEFAULT_MATH on the handle, which may "
                "arrive in another mode";
-    return "the products are wrong: C_b = A_b B_b for row-major A_b (M x K) and B_b (K x N)";
+    return "the products are wrong: C_b = A_b B_b for row-major A_b (M x K) and B_b (K x N); check each argument against C^T = B^T A^T "
+           "(CUBLAS_OP_N twice, B first, m = N, n = M, k = K; ldb = N, lda = K, ldc = N; strideB = K * N, strideA = M * K, strideC = M * N)";
 }
 
 static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
@@ -324,8 +325,9 @@ static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
                   st == CUBLAS_STATUS_INVALID_VALUE ? "\n  likely mistake: CUBLAS_STATUS_INVALID_VALUE: a leading dimension smaller than its "
                                                      "column-major matrix's rows (for C^T = B^T A^T: ldb = N, lda = K, ldc = N), or a negative size"
                   : st == CUBLAS_STATUS_NOT_SUPPORTED
-                      ? "\n  likely mistake: not written yet: the untouched skeleton returns CUBLAS_STATUS_NOT_SUPPORTED; write TODO(13.2) and "
-                        "return the status of cublasSetMathMode (when it fails) or of cublasSgemmStridedBatched"
+                      ? "\n  likely mistake: CUBLAS_STATUS_NOT_SUPPORTED is the skeleton's placeholder: not written yet, or its `return "
+                        "CUBLAS_STATUS_NOT_SUPPORTED;` is still there; return the status of cublasSetMathMode (when it fails) or of "
+                        "cublasSgemmStridedBatched"
                   : st == CUBLAS_STATUS_NOT_INITIALIZED
                       ? "\n  likely mistake: use the handle given: it is created and destroyed by the caller"
                       : "\n  likely mistake: return the first status that is not CUBLAS_STATUS_SUCCESS; check each call's arguments");
@@ -340,6 +342,10 @@ static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
     if (!matches(&p, tol, 0))
         ck_abort_msg("%s: C differs from the CPU's (tolerance %.2g * (1 + |want|))\n  likely mistake: %s", shape, tol, explain_batch(&p, tol, tf32));
     int mode = l13_cublas_get_math_mode(handle);
+    ck_assert_msg(mode >= 0,
+                  "%s: after the call, cublasGetMathMode fails on the handle given (it is no longer a live cuBLAS handle)\n"
+                  "  likely mistake: use the handle given: it is created and destroyed by the caller (no cublasDestroy in the function)",
+                  shape);
     ck_assert_msg(mode == (tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
                   "%s: the handle was left in math mode %d, expected %s\n  likely mistake: %s", shape, mode,
                   tf32 ? "CUBLAS_TF32_TENSOR_OP_MATH (3)" : "CUBLAS_DEFAULT_MATH (0)",

@@ -174,12 +174,13 @@ typedef struct {
 static const char *run_hint(int err) {
     static char buf[600];
     if (err == cudaErrorInvalidResourceHandle)
-        return "a kernel was launched into stream[d] while another device was current: a launch goes to the current device, and "
-               "stream[d] belongs to device d (the device current when it was created) -- cudaSetDevice(d) before each device's "
-               "launch";
-    if (err == cudaErrorInvalidConfiguration)
-        return "a launch with 0 blocks: when n < ndev some devices have nothing to do (count[d] == 0); skip them";
-    if (err == cudaErrorInvalidValue)
+        return "a stream or event of another device than the one it is used with, or one that is not alive -- one of: "
+               "cudaEventRecord(e, stream[d]) with an event made while another device was current (an event, like a stream, belongs "
+               "to the device current when it is created: cudaSetDevice(d) first), a stream used after cudaStreamDestroy, or a handle "
+               "never created";
+    /* A launch of 0 blocks: cudaErrorInvalidValue on an H200 with CUDA 13 and on the simulator
+       (docs/results/simulator-parity-h200.md), cudaErrorInvalidConfiguration on older CUDA. */
+    if (err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration)
         return "a call was given an argument it refuses -- one of: a copy whose size or pointer is off (count[d] elements from "
                "h + first[d] into device d's buffer; a NULL buffer of a device that has work), a stream or buffer index past ndev, or "
                "a launch on a device with no work (count[d] == 0: skip it)";
@@ -196,7 +197,9 @@ static const char *create_hint(int err) {
         return "a call was given an argument it refuses -- one of: cudaMalloc into a NULL pointer slot, a size computed past the "
                "device's share (count[d] elements), or an index past ndev in the plan's arrays";
     if (err == cudaErrorMemoryAllocation)
-        return "a buffer larger than the device's share: device d needs count[d] elements (a slice), not n";
+        return "cudaMalloc was asked for far more than the device's share -- one of: a count[d] that wrapped around below 0 (size_t has "
+               "no negatives: n - first[d] with first[d] past n is huge; mg_split's shares must stay inside 0 .. n-1), or a size "
+               "computed from n instead of count[d]";
     snprintf(buf, sizeof buf, "every CUDA call of mg_*_create is checked; this error came from one of them (%s): on failure, free what was "
                               "made and return the first error", cuda_name(err));
     return buf;
@@ -226,7 +229,11 @@ static const char *plan_hint(const PlanReport *r, const float *late, const float
         len += (size_t)snprintf(buf + len, cap - len, "device %d's part (elements %zu .. %zu) is wrong; ", d, f, f + c - 1);
         if (len >= cap) break;
     }
-    if (buf[0] && len < cap) snprintf(buf + len, cap - len, "is each device's kernel given its own buffers and its own count?");
+    if (buf[0] && len < cap)
+        snprintf(buf + len, cap - len, "is each device's kernel given its own buffers, its own count%s and a grid that covers it%s, "
+                                       "after all of its input was copied in (%s)?",
+                 row > 1 ? " of rows" : "", row > 1 ? " (x: columns, y: rows)" : "",
+                 row > 1 ? "its rows * k floats of A, all k * n of B" : "count[d] floats of a and of b");
     return buf[0] ? buf : NULL;
 }
 
@@ -352,9 +359,13 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     for (int d = 0; d < r.ndev; d++) {
         if (!r.count[d]) continue;
         ck_assert_msg(r.buf_device[d] == d,
-                      "%s: device %d's output buffer d_c[%d] %s\n  likely mistake: cudaSetDevice(d) before device d's cudaMalloc: an "
+                      "%s: device %d's output buffer d_c[%d] %s\n  likely mistake: device d's buffers are device memory of device d: "
+                      "cudaMalloc (not cudaMallocManaged, not host memory) with device d current -- cudaSetDevice(d) first, since an "
                       "allocation belongs to the device current when it is made",
-                      what, d, d, r.buf_device[d] == -1 ? "is NULL" : r.buf_device[d] == -2 ? "is not device memory" : "lives on another device");
+                      what, d, d,
+                      r.buf_device[d] == -1   ? "is NULL"
+                      : r.buf_device[d] == -2 ? "is not device memory (managed or host memory)"
+                                              : "lives on another device");
         ck_assert_msg(r.part_ok[d] != 0,
                       "%s: device %d's buffer d_c[%d] does not hold device %d's part of the result\n  likely mistake: each device computes "
                       "its part into its own buffers (d_a[d], d_b[d], d_c[d]) and copies it from d_c[d] into h_c",
@@ -590,7 +601,8 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     for (int k = 0; k < nd; k++) {
         ck_assert_msg(r.comm_device[k] == k && r.comm_rank[k] == k && r.comm_count[k] == nd,
                       "%s: communicator %d is rank %d of %d on device %d; want rank %d of %d on device %d\n  likely mistake: "
-                      "ncclCommInitAll(g->comm, ndev, devs) with devs = {0, 1, ..., ndev-1}",
+                      "one call makes every rank, all of one communicator: ncclCommInitAll(g->comm, ndev, devs) with devs = {0, 1, ..., "
+                      "ndev-1}, rank r on device r",
                       what, k, r.comm_rank[k], r.comm_count[k], r.comm_device[k], k, nd, k);
         ck_assert_msg(r.stream_ok[k], "%s: no stream for rank %d\n  likely mistake: cudaSetDevice(r) then cudaStreamCreate(&g->stream[r])", what, k);
     }
