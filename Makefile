@@ -512,11 +512,12 @@ test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator tes
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 .PHONY: test-programs
 test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator $(B)/tests/test_grade $(LESSON_TEST_PROGRAMS)
-# The lessons' tests run beside the docs' (Doxygen and Chromium each keep one core busy); batch
-# grading after them (its malicious submissions must not meet the lessons' attack markers).
+# The lessons' tests run beside the docs' and the others, three at once: all of them spend much of
+# their time waiting (for runners, sandboxes, Chromium), so two cores keep up with three. Batch
+# grading comes last (its attackers' markers have names of their own).
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading)
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-programs
-	$(Q)$(MAKE) --no-print-directory -j2 -O test-lessons test-sim test-common docs test-docs test-grade
+	$(Q)$(MAKE) --no-print-directory -j3 -O test-lessons test-sim test-common docs test-docs test-grade
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean
