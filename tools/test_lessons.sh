@@ -156,7 +156,8 @@ variants() {
       rc=$?
       [ -n "$ex" ] && [ $rc -ne 0 ] && { [ -z "$expect" ] || grep -q -F -- "$expect" "$log"; } && break
     done
-    if [ $rc -eq 0 ]; then
+    # (an attack may end with status 0: every exercise UNCHECKED, 0 points, which the JSON shows below)
+    if [ $rc -eq 0 ] && [[ $name != attack_* ]]; then
       bad "wrong variant '$name' was accepted"
     elif [ -n "$expect" ] && ! grep -q -F -- "$expect" "$log"; then
       echo "        expected the diagnosis to mention: $expect" >>"$log"
