@@ -220,6 +220,14 @@ void grade_measure_lesson(const char *only) {
    made every call under ncu wait out its timeout, with the GPU's lock held all the while). */
 #define DEFAULT_MEASURE_WAIT_S 120
 
+/* The child has been waited for; its windows count when it ended well (`told`). */
+static void forget_child(int told) {
+    judge_spare_child(g_child, 0);
+    g_child = -1;
+    g_collected = 1;
+    g_told = told;
+}
+
 /* Ends the child without its figures (they came too late, or nobody needs them): its runner and
    Nsight Compute end with it, since the runner's box dies with its parent, and whatever is left is
    re-parented to this judge, whose next sweep of orphans ends it (at once when `sweep` is set: no
@@ -227,10 +235,7 @@ void grade_measure_lesson(const char *only) {
 static void abandon(const char *why, int sweep) {
     kill(g_child, SIGKILL);
     while (waitpid(g_child, NULL, 0) < 0 && errno == EINTR) {}
-    judge_spare_child(g_child, 0);
-    g_child = -1;
-    g_collected = 1;
-    g_told = 0;
+    forget_child(0);
     if (!g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "%s", why);
     if (sweep) judge_shutdown();
 }
@@ -239,29 +244,23 @@ static void abandon(const char *why, int sweep) {
    which nothing writes once it ended. */
 static void collect(void) {
     if (g_collected) return;
-    int status = -1;
-    const char *given = getenv("GRADE_MEASURE_WAIT");
-    long wait_s = given && *given ? strtol(given, NULL, 10) : DEFAULT_MEASURE_WAIT_S;
-    if (wait_s <= 0) wait_s = DEFAULT_MEASURE_WAIT_S;
-    for (double until = judge_now_s() + (double)wait_s;;) {
+    int status = -1, ended = 0;
+    long wait_s = env_long("GRADE_MEASURE_WAIT", DEFAULT_MEASURE_WAIT_S);
+    for (double until = judge_now_s() + (double)wait_s; !ended && judge_now_s() < until;) {
         pid_t got = waitpid(g_child, &status, WNOHANG);
-        if (got == g_child || (got < 0 && errno != EINTR)) break;
-        if (judge_now_s() >= until) {
-            char why[96];
-            snprintf(why, sizeof why, "the pass took more than %ld s (GRADE_MEASURE_WAIT)", wait_s);
-            abandon(why, 0);
-            if (getenv("GRADE_VERBOSE")) printf("note: the lesson's windows were measured apart: %s\n", g_refused);
-            return;
-        }
-        usleep(5000);
+        ended = got == g_child || (got < 0 && errno != EINTR);
+        if (!ended) usleep(5000);
     }
-    g_collected = 1;
-    judge_spare_child(g_child, 0);
-    g_child = -1;
-    if (status != 0 && !g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "the pass ended with wait status %d", status);
+    if (ended) {
+        forget_child(status == 0); /* a child that did not end well said nothing */
+        if (status != 0 && !g_refused[0]) snprintf(g_refused, REFUSED_SIZE, "the pass ended with wait status %d", status);
+    } else {
+        char why[96];
+        snprintf(why, sizeof why, "the pass took more than %ld s (GRADE_MEASURE_WAIT)", wait_s);
+        abandon(why, 0);
+    }
     /* GRADE_VERBOSE: why the windows were measured apart, when they were */
     if (getenv("GRADE_VERBOSE") && g_refused[0]) printf("note: the lesson's windows were measured apart: %s\n", g_refused);
-    g_told = status == 0; /* a child that did not end well said nothing */
 }
 
 const MeasuredWindow *grade_measured_window(void) {

@@ -130,6 +130,9 @@ void judge_detach(void);
 void judge_spare_child(pid_t pid, int spare);
 /** The judge's clock: monotonic seconds. */
 double judge_now_s(void);
+/** A setting of the grader's from the environment: the variable's value when it is a positive whole
+    number, else `dflt`. */
+long env_long(const char *name, long dflt);
 /** Ends a pass that a failed test left open (between its begin and its end): stops its runner and
     releases its GPU's lock; a tool that failed on its own there is noted for the exercise. */
 void judge_pass_close(void);

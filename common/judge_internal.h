@@ -52,7 +52,6 @@ extern char g_start_failure[4096]; /* set once the runner cannot even start: eve
 extern char *g_tool_argv[24];
 extern int g_tool;
 
-long env_long(const char *name, long dflt);
 void shm_setup(void);
 /* Starts the runner (again, under the tool of g_tool_argv when set); 0 when it said "ready". */
 int start_runner(void);
