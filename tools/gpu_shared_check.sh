@@ -23,13 +23,7 @@ say() { echo "$*" | tee -a "$out/summary.txt"; }
 : >"$out/summary.txt"
 
 # ---- Check and bubblewrap, from .debs/ where the machine has none ----
-if ! pkg-config --exists check 2>/dev/null && ls .debs/check_*.deb >/dev/null 2>&1; then
-  p=/tmp/workbook-debs
-  for f in .debs/*.deb; do dpkg -x "$f" "$p"; done
-  lib=$p/usr/lib/x86_64-linux-gnu
-  export CHECK_CFLAGS="-I$p/usr/include" CHECK_LIBS="$lib/libcheck_pic.a $lib/libsubunit.a -lrt -lm -lpthread"
-fi
-if ! command -v bwrap >/dev/null && [ -x /tmp/workbook-debs/usr/bin/bwrap ]; then cp /tmp/workbook-debs/usr/bin/bwrap /usr/local/bin/bwrap; fi
+. tools/gpu_debs.sh
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   nvcc --version | tail -1

@@ -13,13 +13,7 @@ out=${1:?usage: gpu_test_lessons.sh OUT_DIR SECONDS LESSON...}
 limit=${2:?seconds}
 shift 2
 mkdir -p "$out"
-if ! pkg-config --exists check 2>/dev/null && ls .debs/check_*.deb >/dev/null 2>&1; then
-  p=/tmp/workbook-debs
-  for f in .debs/*.deb; do dpkg -x "$f" "$p"; done
-  lib=$p/usr/lib/x86_64-linux-gnu
-  export CHECK_CFLAGS="-I$p/usr/include" CHECK_LIBS="$lib/libcheck_pic.a $lib/libsubunit.a -lrt -lm -lpthread"
-fi
-if ! command -v bwrap >/dev/null && [ -x /tmp/workbook-debs/usr/bin/bwrap ]; then cp /tmp/workbook-debs/usr/bin/bwrap /usr/local/bin/bwrap; fi
+. tools/gpu_debs.sh
 export GRADE_GPU_LOCK_LOG=$out/locks.log
 (
   while sleep 15; do
