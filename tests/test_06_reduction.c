@@ -285,18 +285,15 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
     }
     if (r->ex == 1 && n > 1 && near(got, tree_one_level_short(r->h_in, n, pb), tol) && !near(got, r->want, tol)) {
         size_t k;
-        /* (the tree's text is written out in both messages: tools/count_diagnoses.py reads literals only) */
+        const char *level = "the tree stops one level early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; "
+                            "stride > 0; stride >>= 1)); with `stride > 1` the last level, s[0] += s[1], never runs, and each block "
+                            "keeps only the values at even positions of its tile";
         if (matches_a_prefix(r, got, &k))
             snprintf(buf, cap, "got %.9g, which two mistakes give on this input: the sum of the values at even positions of each "
-                               "block's tile, or the sum of only the first %zu of %zu elements. Either the tree stops one level "
-                               "early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; stride > 0; stride >>= 1)); "
-                               "with `stride > 1` the last level, s[0] += s[1], never runs, and each block keeps only the values at "
-                               "even positions of its tile; or elements past a bound were lost (< n, and a grid rounded up)", got, k, n);
+                               "block's tile, or the sum of only the first %zu of %zu elements. Either %s; or elements past a bound "
+                               "were lost (< n, and a grid rounded up)", got, k, n, level);
         else
-            snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile only: the tree stops one level "
-                               "early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; stride > 0; stride >>= 1)); "
-                               "with `stride > 1` the last level, s[0] += s[1], never runs, and each block keeps only the values at "
-                               "even positions of its tile", got);
+            snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile only: %s", got, level);
         return buf;
     }
     /* 06.2's warp finish starting at offset 32: lanes 0..31 shuffle down by 32, past the warp, get their own
