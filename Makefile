@@ -256,6 +256,8 @@ box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) 
 # it: a stuck launcher is reported at its source line).
 # (on the simulator, against a precompiled cuda_runtime.h: tools/simcc's SIMCC_PCH, for the trusted builds only)
 WRONG_CUDACC := $(if $(filter sim,$(BACKEND)),SIMCC_PCH=$(abspath $(SIMLIB_DIR))/pch $(filter-out -g,$(CUDACC)),$(CUDACC))
+# trusted_variant(stem): non-empty for the workbook's own wrong variants (wrong-NAME), not its attacks
+trusted_variant = $(and $(filter wrong-%,$(1)),$(filter-out wrong-attack_%,$(1)))
 define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
@@ -332,11 +334,12 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch))
-# (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner)
+# (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner;
+# not for the workbook's own wrong variants, trusted as in build_student, where it is a fifth of a link)
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) tools/check_symbols.py $(CC_DEPS)
 	$$(call say,LINK,$$@)
 	$(Q)rm -f $$@ $$(@D)/build-error.log; if [ -f $$(@D)/compile-error.log ]; then cp $$(@D)/compile-error.log $$(@D)/build-error.log; \
-	elif ! $(PYTHON_QUICK) tools/check_symbols.py --source $$($(1)_NAME).cu --headers sim/include $$< >$$(@D)/symbols.log 2>&1; then \
+	elif $$(if $$(call trusted_variant,$$*),false,true) && ! $(PYTHON_QUICK) tools/check_symbols.py --source $$($(1)_NAME).cu --headers sim/include $$< >$$(@D)/symbols.log 2>&1; then \
 	  mv $$(@D)/symbols.log $$(@D)/build-error.log; cat $$(@D)/build-error.log; \
 	elif ! $(LINK) $(PROFILE_FLAG_$(1)) -o $$@ $$(filter %.o,$$^) $$(LIBS_$(1)_$(BACKEND)) $(RUNNER_LIBS) >$$(@D)/link.log 2>&1; then \
 	  { cat $$(@D)/link.log; if grep -q "undefined reference to .*_cpu'" $$(@D)/link.log; then \
