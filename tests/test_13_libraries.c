@@ -258,13 +258,16 @@ static double alt_unswapped(const BProblem *p, int b, int r, int c) {
     return s;
 }
 
+/* mode 0: C as it should be; 1: C stored transposed (column-major); 2: alt_unswapped stored column-major
+   (A first, as if row-major arrays were column-major); 3: alt_unswapped stored row-major (B first, both
+   operands CUBLAS_OP_T: each array's column-major view transposed again) */
 static int matches(const BProblem *p, double tol, int mode) {
     const BShape *s = &p->s;
     for (int b = 0; b < s->batch; b++)
         for (int r = 0; r < s->M; r++)
             for (int c = 0; c < s->N; c++) {
-                size_t at = (size_t)b * s->M * s->N + (mode == 0 ? (size_t)r * s->N + c : (size_t)c * s->M + r);
-                double want = mode == 2 ? alt_unswapped(p, b, r, c) : p->want[(size_t)b * s->M * s->N + (size_t)r * s->N + c];
+                size_t at = (size_t)b * s->M * s->N + (mode == 0 || mode == 3 ? (size_t)r * s->N + c : (size_t)c * s->M + r);
+                double want = mode >= 2 ? alt_unswapped(p, b, r, c) : p->want[(size_t)b * s->M * s->N + (size_t)r * s->N + c];
                 float g = p->got[at];
                 if (isnan(g) || fabs(g - want) > tol * (1 + fabs(want))) return 0;
             }
@@ -292,6 +295,9 @@ static const char *explain_batch(const BProblem *p, double tol, int tf32_run) {
     if (s->M > 1 && s->N > 1 && matches(p, tol, 2))
         return "the row-major arrays were handed to cuBLAS as if they were column-major, A first: compute C^T = B^T A^T instead (B first, "
                "m = N, n = M, ldb = N, lda = K, ldc = N)";
+    if (s->K > 1 && (s->M > 1 || s->N > 1) && matches(p, tol, 3))
+        return "A and B were both read as column-major matrices and transposed, B first with CUBLAS_OP_T: the column-major view of a "
+               "row-major array already is its transpose, so C^T = B^T A^T takes CUBLAS_OP_N twice (ldb = N, lda = K, ldc = N)";
     if (!tf32_run && matches(p, 4.0 / 1024 * sqrt((double)s->K), 0))
         return "close but not fp32-close: that is TF32 (10 mantissa bits); with tf32 == 0 set CUBLAS_DEFAULT_MATH on the handle, which may "
                "arrive in another mode";
