@@ -99,11 +99,9 @@ int main(void) {
             continue;
         }
         double ms = bench_median_ms(run, &dev, 1, reps);
-        printf("  %-34s %.6f   error %8.3g  %9.3f ms", names[w], got, fabs(got - exact), ms);
-#ifndef SIMCUDA
-        printf("  (%.1f GB/s)", n * sizeof(float) / (ms * 1e-3) / 1e9);
-#endif
-        printf("\n");
+        char gbs[32];
+        printf("  %-34s %.6f   error %8.3g  %9.3f ms  (%s)\n", names[w], got, fabs(got - exact), ms,
+               bench_gbs_text(n * sizeof(float), ms, gbs, sizeof gbs));
     }
 
     if (ok[3]) {

@@ -161,8 +161,10 @@ static void batches(void) {
 #endif
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) bad += h_out[i] != transform_cpu(h_in[i]);
-    printf("     process_batched returned %s after %u failed cudaMalloc(s): %zu batches of %zu floats; %s; %.3f s (%.2f GB/s in)\n",
-           cudaGetErrorName(e), st.failed_allocations, st.batches, st.batch, bad ? "WRONG RESULT" : "every element right", s, n * 4.0 / s / 1e9);
+    char gbs[32];
+    printf("     process_batched returned %s after %u failed cudaMalloc(s): %zu batches of %zu floats; %s; %.3f s (input: %s)\n",
+           cudaGetErrorName(e), st.failed_allocations, st.batches, st.batch, bad ? "WRONG RESULT" : "every element right", s,
+           bench_gbs_text(n * 4.0, s * 1e3, gbs, sizeof gbs));
     cudaFreeHost(h_in);
     cudaFreeHost(h_out);
 }
