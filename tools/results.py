@@ -2,9 +2,16 @@
 """results.py -- stamp a lesson's result file with what an instructor needs to trust it later.
 
     results.py stamp RESULT.json FILE...
+    results.py keep EARLIER.json RESULT.json EXERCISE
 
-Adds to the judge's JSON: the graded files with their sha256, the grader's git commit and the time.
-A missing or unreadable result (the judge never got to write it) is an error: exit 1.
+stamp adds to the judge's JSON: the graded files with their sha256, the grader's git commit and the
+time. A missing or unreadable result (the judge never got to write it) is an error: exit 1.
+
+keep, after a check of one exercise (`make check EX=NN.k`), takes back from the lesson's earlier
+result the other exercises that this check did not run, where their files are byte for byte what
+that earlier check graded (same sha256, backend and grader): a check of 04.1 no longer wipes out
+04.2's pass. Each exercise taken back says when it was graded ("from_check"); the points are added
+up again. Anything it cannot trust (no earlier result, another file, another backend) stays "not-run".
 
 The same sha256s let `make progress` and `make hint` tell whether a result still describes the
 student's file: freshness() compares an exercise's file now with the file that was graded.
@@ -126,9 +133,44 @@ def stamp(path, files):
     return 0
 
 
+def keep(earlier_path, path, exercise):
+    earlier, data = load(earlier_path), load(path)
+    if data is None:
+        sys.stderr.write("error: %s: no valid result to complete\n" % path)
+        return 1
+    if earlier is None or not isinstance(earlier.get("exercises"), list) or not isinstance(data.get("exercises"), list):
+        return 0
+    if earlier.get("backend") != data.get("backend") or earlier.get("grader_commit") != data.get("grader_commit"):
+        return 0
+    before = {e.get("id"): e for e in earlier["exercises"] if isinstance(e, dict)}
+    then, now = stamped_files(earlier), stamped_files(data)
+    root = os.environ.get("GRADE_ROOT", ROOT)
+    changed = False
+    for i, e in enumerate(data["exercises"]):
+        old = before.get(e.get("id"))
+        if e.get("id") == exercise or e.get("status") != "not-run" or not isinstance(old, dict) or old.get("status") == "not-run":
+            continue
+        files = exercise_files(data, e["id"], root)
+        if not files or any(not now.get(f) or then.get(f) != now.get(f) for f in files):
+            continue
+        data["exercises"][i] = dict(old, from_check=old.get("from_check") or earlier.get("timestamp"))
+        changed = True
+    if not changed:
+        return 0
+    data["points"] = sum(e.get("points", 0) for e in data["exercises"] if isinstance(e, dict) and e.get("passed") is True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+    return 0
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "stamp":
         return stamp(argv[1], argv[2:])
+    if len(argv) == 4 and argv[0] == "keep":
+        return keep(argv[1], argv[2], argv[3])
     sys.stderr.write(__doc__)
     return 2
 

@@ -337,6 +337,41 @@ class OneExerciseRun(FakeWorkbook):
         self.edit_file()
         self.assertNotIn("changed since", self.hint())
 
+    # make check EX=07.1 after a whole check: tools/results.py keep takes back 07.2's earlier result
+    def keep_after_one_exercise(self, edit=False, backend="sim"):
+        self.write_result([("07.1", "failed"), ("07.2", "passed")])
+        earlier = os.path.join(self.root, "earlier.json")
+        os.replace(os.path.join(self.root, self.result), earlier)
+        if edit:
+            self.edit_file()
+        self.write_result([("07.1", "passed"), ("07.2", "not-run")])
+        path = os.path.join(self.root, self.result)
+        if backend != "sim":
+            with open(path) as f:
+                data = json.load(f)
+            data["backend"] = backend
+            with open(path, "w") as f:
+                json.dump(data, f)
+        self.tool("results.py", "keep", earlier, self.result, "07.1", env={"GRADE_ROOT": self.root})
+        with open(path) as f:
+            return json.load(f)
+
+    def test_one_exercise_keeps_the_others_earlier_result(self):
+        data = self.keep_after_one_exercise()
+        self.assertEqual([e["status"] for e in data["exercises"]], ["passed", "passed"])
+        self.assertIn("from_check", data["exercises"][1])
+        self.assertEqual(data["points"], 20)
+        self.assertIn("Well done", self.check())
+
+    def test_one_exercise_after_an_edit_keeps_nothing(self):
+        data = self.keep_after_one_exercise(edit=True)
+        self.assertEqual([e["status"] for e in data["exercises"]], ["passed", "not-run"])
+        self.assertEqual(data["points"], 10)
+
+    def test_one_exercise_on_another_backend_keeps_nothing(self):
+        data = self.keep_after_one_exercise(backend="gpu")
+        self.assertEqual(data["exercises"][1]["status"], "not-run")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
