@@ -9,7 +9,9 @@
  * A histogram only reads its input, so its GB/s count the bytes read; the copy's GB/s count bytes
  * read plus bytes written, the most the memory moves per second either way. CUB's histogram is the
  * ceiling the lesson aims at: the goal for the reference 09.2 is at least 1.0 x CUB on uniform bytes.
- * CUB lives in ceiling/cub_ref.cu, because this file is C.
+ * CUB lives in ceiling/cub_ref.cu, because this file is C. With the reference (SOLUTION=1) it also
+ * times the steps from 09.3's maximum to one that keeps up with the reduction
+ * (solutions/09-atomics/steps/).
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +51,22 @@ static void run_cub_max(void *ctx) {
 static void run_atomic_max(void *ctx) {
     Job *j = ctx;
     CUDA_CHECK(max_float_atomic_gpu(j->f, j->n, j->max, j->block));
+}
+
+/* Linked into the reference's benchmark only (lesson.mk): step k from 09.3 to a reduction, 0 past the last. */
+typedef cudaError_t (*MaxStepFn)(const float *, size_t, float *, unsigned);
+int max_step(int k, const char **name, MaxStepFn *fn) __attribute__((weak));
+static MaxStepFn g_step;
+static void run_max_step(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(g_step(j->f, j->n, j->max, j->block));
+}
+/* Runs the step once more: 1 when it gives the exact maximum. */
+static int max_step_ok(Job *j, float want) {
+    float got = NAN;
+    run_max_step(j);
+    CUDA_CHECK(cudaMemcpy(&got, j->max, sizeof got, cudaMemcpyDeviceToHost));
+    return got == want;
 }
 
 /* Runs fn once more and compares the device histogram with want: a timing of a wrong kernel means nothing. */
@@ -137,6 +155,8 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaMemcpy(&got_atomic, j.max, sizeof(float), cudaMemcpyDeviceToHost));
         double cub = row("CUB DeviceReduce::Max", run_cub_max, &j, n, ceiling, 0, reps, got_cub == want);
         row("09.3 atomicCAS maximum (block 256)", run_atomic_max, &j, n, ceiling, cub, reps, got_atomic == want);
+        const char *name;
+        for (int k = 0; max_step && max_step(k, &name, &g_step); k++) row(name, run_max_step, &j, n, ceiling, cub, reps, max_step_ok(&j, want));
     }
 #ifdef SIMCUDA
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");

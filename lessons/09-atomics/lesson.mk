@@ -14,3 +14,11 @@ $(B)/solution/09-atomics/bench $(B)/student/09-atomics/bench: $(B)/lessons/09-at
 # read-modify-write), so the grader runs small cases under the simulator's race check, which needs
 # the runner built with `simcc --profile` (counting stays off: about 2x slower, not 20x).
 PROFILED_RUNNER_09-atomics := 1
+
+# The reference's benchmark also times the steps from 09.3's maximum to one as fast as a reduction
+# (solutions/09-atomics/steps/): bench.c finds them through a weak symbol, as lesson 07's does.
+$(B)/solution/09-atomics/steps.o: solutions/09-atomics/steps/max_steps.cu $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) $(INCLUDES) -c $< -o $@
+$(B)/solution/09-atomics/bench: $(B)/solution/09-atomics/steps.o
