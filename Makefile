@@ -100,7 +100,7 @@ SIM_PROGRAMS := $(patsubst tests/sim/programs/%.cu,$(BUILD)/simtest/programs/%,$
 SIM_SAMPLES := $(patsubst tests/sim/samples/%.cu,$(BUILD)/simtest/samples/%,$(wildcard tests/sim/samples/*.cu)) \
                $(BUILD)/simtest/samples/multi_file
 
-$(BUILD)/simtest/programs/%: tests/sim/programs/%.cu tests/sim/programs/expect.h $(SIMLIB) $(SIMCC)
+$(BUILD)/simtest/programs/%: tests/sim/programs/%.cu tests/sim/programs/expect.h $(wildcard tests/sim/programs/*.cuh) $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$<)
 	$(Q)$(SIMCC_RUN) -O1 -g -o $@ $<
@@ -520,7 +520,7 @@ test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_d
 # grading comes last (its attackers' markers have names of their own).
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading)
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-programs
-	$(Q)$(MAKE) --no-print-directory -j3 -O test-lessons test-sim test-common docs test-docs test-grade
+	$(Q)$(MAKE) --no-print-directory -j3 -O test-lessons test-sim test-common docs test-docs test-grade test-platforms
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean
@@ -533,3 +533,45 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# =============================================================================================
+# Grading where instructors already grade (issue #28), all of it on make grade's machinery
+# (tools/grade_batch.py): Gradescope's autograder, GitHub Classroom's autograding workflow, the
+# gradebook for an LMS's import (make grade writes lms.csv beside gradebook.csv), similar code
+# between students. This block is everything of it in the Makefile.
+#
+# make grade and the autograder take the simulator's runtime, the sandbox and the ready-built
+# graders from this build folder (BUILD=...), not always from build/:
+export GRADE_BATCH_BUILD := $(abspath $(BUILD))
+# The graders of the selected lessons (judge, the runner's objects, the sandbox), built here once:
+# make grade copies them into each submission's tree instead of building them again per student. One
+# that does not build here is built, and its failure reported, in each tree as before.
+GRADERS := $(SANDBOX) $(RUNNER_OBJ) $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/runner/$(l)/calls.o)
+.PHONY: graders
+graders: need-check ## build the lessons' graders once (LESSON=NN for some), for make grade and the autograder to copy
+	@mkdir -p $(B)
+	$(Q)bash tools/build_progress.sh $(B)/graders-build.log $(MAKE) --no-print-directory -k -j$(CHECK_BUILD_JOBS) $(GRADERS) \
+	  || echo "note: not every grader built here (see $(B)/graders-build.log): each submission's tree builds those itself, and says why"
+grade: graders
+
+.PHONY: autograder
+AUTOGRADER_ZIP ?= $(BUILD)/autograder/autograder$(if $(LESSON),-$(firstword $(SELECTED))).zip
+autograder: ## Gradescope: the autograder zip (setup.sh, run_autograder): make autograder [LESSON=NN] [GRADE_SEED=n] [AUTOGRADER_ZIP=file]
+	$(Q)python3 tools/autograder.py zip $(AUTOGRADER_ZIP) $(if $(LESSON),--lesson="$(LESSON)")
+
+.PHONY: classroom
+classroom: $(if $(CLASSROOM),,student-release) ## GitHub Classroom: its autograding workflow into a student repository template: make classroom [CLASSROOM=dir] [LESSON="02 03"]
+	$(Q)python3 tools/classroom.py install $(or $(CLASSROOM),$(RELEASE)) $(foreach l,$(if $(LESSON),$(SELECTED)),--lesson=$(l))
+	$(if $(CLASSROOM),,$(Q)tar -C $(dir $(RELEASE)) -czf $(RELEASE).tar.gz cuda-workbook)
+
+.PHONY: similarity
+SIMILARITY_OUT ?= $(BUILD)/similarity
+similarity: $(SANDBOX) ## similar code in students' TODO regions (Debian's sim_c): make similarity SUBMISSIONS=dir [LESSON=NN] [SIMILARITY_OUT=dir]
+	$(if $(SUBMISSIONS),,$(error make similarity needs SUBMISSIONS=<folder with one submission per student>))
+	$(Q)python3 tools/similarity.py $(SUBMISSIONS) $(SIMILARITY_OUT) $(if $(LESSON),--lesson=$(SELECTED))
+
+.PHONY: test-platforms
+# (lesson 02's graders built first: the test grades lesson 02 only)
+test-platforms: need-check $(if $(filter sim,$(BACKEND)),simlib) $(SANDBOX) $(RUNNER_OBJ) $(B)/judge/02-vector-add/judge $(B)/runner/02-vector-add/calls.o ## Gradescope's autograder, GitHub Classroom's workflow, lms.csv and make similarity, on lesson 02
+	@echo "== grading where instructors already grade: Gradescope, GitHub Classroom, an LMS's import, similarity"
+	$(Q)bash tests/grade/test_platforms.sh $(BACKEND)

@@ -40,9 +40,9 @@ from batch_names import split_entry
 from batch_processes import kill_group, live
 from batch_refused import Refused, clean
 from batch_unpack import MAX_ARCHIVE_BYTES, MAX_FILE, UNPACK_MEMORY, UNPACK_TIMEOUT, open_nofollow, read_capped
-from batch_workbook import ROOT
+from batch_workbook import ROOT, build_dir
 
-SANDBOX = os.path.join(ROOT, "build", "tools", "sandbox")   # the Makefile's $(SANDBOX)
+SANDBOX = os.path.join(build_dir(), "tools", "sandbox")   # the Makefile's $(SANDBOX)
 BOX_PYTHON = "/usr/bin/python3"   # the box sees /usr only: not a pyenv or a virtual environment
 # What of the workbook the box sees: the unpacker and the one module it imports.
 BOX_MODULES = [os.path.abspath(m.__file__) for m in (batch_unpack, batch_refused)]

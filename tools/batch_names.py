@@ -16,7 +16,7 @@ import unicodedata
 # Longest suffix first: "x.tar.gz" is the student x, not "x.tar".
 ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tbz", ".tar.xz", ".txz", ".tar", ".zip")
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._@+-]{0,99}\Z")
-RESERVED = {"gradebook.csv", "trees"}   # what grade_batch writes into OUT_DIR besides students' folders
+RESERVED = {"gradebook.csv", "lms.csv", "trees"}   # what grade_batch writes into OUT_DIR besides students' folders
 
 
 def split_entry(raw):

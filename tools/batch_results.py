@@ -13,7 +13,7 @@ import stat
 
 from batch_refused import Refused
 from batch_unpack import open_nofollow
-from batch_workbook import grader_exercises
+from batch_workbook import grader_exercises, grader_table
 
 MAX_RESULT = 4 << 20              # a grader's JSON
 
@@ -68,14 +68,24 @@ def check_result(r, lesson, backend, hashes):
         need(stamped.get("lessons/%s/%s" % (lesson, name)) == digest, "the graded %s is not the submitted one" % name)
 
 
-def gradescope(results):
-    """Gradescope's results.json: one test per exercise, the score what passed."""
+def gradescope(results, status=None):
+    """Gradescope's results.json (its autograder specification): one test per exercise of every
+    lesson graded -- name, number, score, max_score, status, the grader's diagnosis as output,
+    visibility -- and the score what passed. A lesson without a valid result lists its exercises
+    (the grader's table) at 0 points, with the reason (status) as their output."""
     tests, score = [], 0
     for lesson, r in sorted(results.items()):
-        for e in (r or {}).get("exercises", []):
-            got = e["points"] if e["passed"] else 0
+        if r:
+            rows = [(e["id"], e["title"], e["points"], e["passed"], e.get("message") or e["status"]) for e in r.get("exercises", [])]
+        else:
+            rows = [(ex, title, points, False, status or "no result") for ex, points, title, _gpu in grader_table(lesson) or []]
+        for ex, title, points, passed, output in rows:
+            got = points if passed else 0
             score += got
-            tests.append({"name": "%s %s" % (e["id"], e["title"]), "score": got, "max_score": e["points"],
-                          "output": e.get("message") or e["status"], "visibility": "visible"})
-    return {"score": score, "tests": tests}
-
+            tests.append({"name": title, "number": ex, "score": got, "max_score": points,
+                          "status": "passed" if passed else "failed", "output": output or ("passed" if passed else "failed"),
+                          "tags": [lesson], "visibility": "visible"})
+    out = {"score": score, "tests": tests, "visibility": "visible", "stdout_visibility": "hidden"}
+    if status:
+        out["output"] = "%d of %d points: %s" % (score, sum(t["max_score"] for t in tests), status)
+    return out

@@ -3,7 +3,8 @@
 The workbook, never the submission, decides which files are the student's (each lesson's
 `<name>.cu`, lesson 12's Python modules), how many points a lesson's exercises are worth (the
 grader's table in tests/test_NN_*.c) and so what a valid result must list. Everything here reads
-this checkout only.
+this checkout only, and build_dir() says which build folder (BUILD=...) make grade takes the
+simulator's runtime, the sandbox and the ready-built graders from.
 """
 import os
 import re
@@ -43,6 +44,28 @@ def grader_exercises(lesson):
                 found = re.findall(r'\{\s*"(%s\.\d+)",\s*(\d+),' % lesson[:2], src.read())
             return [(i, int(p)) for i, p in found] or None
     return None
+
+
+def grader_table(lesson):
+    """[(id, points, title, needs_gpu)] of the lesson's grader table (tests/test_NN_*.c), in its
+    order, or None if unreadable. The title is the C string's text (adjacent literals joined)."""
+    tests = os.path.join(ROOT, "tests")
+    for f in sorted(os.listdir(tests)):
+        if f.startswith("test_%s_" % lesson[:2]) and f.endswith(".c"):
+            with open(os.path.join(tests, f), encoding="utf-8", errors="replace") as src:
+                rows = re.findall(r'\{\s*"(%s\.\d+)",\s*(\d+),\s*((?:"(?:[^"\\]|\\.)*"\s*)+),\s*(\d+)\s*,' % lesson[:2], src.read())
+            table = []
+            for ex, points, literals, gpu in rows:
+                text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', literals))
+                table.append((ex, int(points), re.sub(r"\\(.)", r"\1", text), gpu != "0"))
+            return table or None
+    return None
+
+
+def build_dir():
+    """The build folder whose simulator runtime, sandbox and ready-built graders `make grade` uses:
+    GRADE_BATCH_BUILD (the Makefile exports its BUILD there), else the workbook's build/."""
+    return os.path.abspath(os.environ.get("GRADE_BATCH_BUILD") or os.path.join(ROOT, "build"))
 
 
 def lesson_max(lesson):

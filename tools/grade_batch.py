@@ -10,7 +10,8 @@ A submission is an entry of SUBMISSIONS_DIR named after the student: a folder (a
 workbook -- and each is graded with `make check` in a fresh copy of the workbook under
 OUT_DIR/trees/<student>.
 
-Writes OUT_DIR/gradebook.csv (student, points per lesson, total, max, status) and, per student,
+Writes OUT_DIR/gradebook.csv (student, points per lesson, total, max, status), OUT_DIR/lms.csv (the
+same points as Canvas's and Moodle's grade import read them) and, per student,
 OUT_DIR/<student>/result.json (the lessons' results, one schema whatever happened),
 OUT_DIR/<student>/results.json in Gradescope's format and OUT_DIR/<student>/check.log.
 
@@ -58,6 +59,15 @@ from batch_workbook import ROOT, lesson_max, lessons_of_workbook, student_files,
 MARKER = ".grade-batch"   # says OUT_DIR is a gradebook (so students' folders in it may be replaced)
 
 
+def refuse_kind(kind):
+    """Raises Refused for an entry that is neither a folder nor an archive (classify()'s kind)."""
+    if kind is None or kind == "special":
+        raise Refused("not a folder or an archive (%s)" % ", ".join(ARCHIVES) if kind is None else
+                      "not a folder or a regular file")
+    if kind == "link":
+        raise Refused("the submission is a symbolic link (not followed)")
+
+
 def grade_one(student, kind, entry, out_fd, trees_fd, trees, lessons, selected, backend, timeout, wanted, sandbox):
     """Grades one submission (entry, of the kind classify() says); returns (per-lesson results,
     status). Never raises: a bad submission costs only its own student."""
@@ -68,16 +78,12 @@ def grade_one(student, kind, entry, out_fd, trees_fd, trees, lessons, selected, 
     except OSError as e:
         return results, "error: cannot open the student's output folder (%s)" % os.strerror(e.errno)
     try:
-        if kind is None or kind == "special":
-            raise Refused("not a folder or an archive (%s)" % ", ".join(ARCHIVES) if kind is None else
-                          "not a folder or a regular file")
-        if kind == "link":
-            raise Refused("the submission is a symbolic link (not followed)")
+        refuse_kind(kind)
         files = gather(entry, kind, wanted, sandbox)
         tree_fd = fresh_dir(trees_fd, student)
         try:
             tree = os.path.join(trees, student)
-            make_tree(tree, backend)
+            make_tree(tree, backend, graded)
             hashes = {l: {} for l in graded}
             for lesson in lessons:
                 ldir = open_nofollow(tree_fd, ("lessons", lesson), True)
@@ -160,7 +166,7 @@ def write_student(out_fd, student, raw, status, results, backend):
         sdir = os.open(student, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=out_fd)
         try:
             write_file(sdir, "result.json", json.dumps(record, indent=1).encode())
-            write_file(sdir, "results.json", json.dumps(gradescope(results), indent=1).encode())
+            write_file(sdir, "results.json", json.dumps(gradescope(results, status), indent=1).encode())
         finally:
             os.close(sdir)
     except OSError as e:
@@ -168,23 +174,42 @@ def write_student(out_fd, student, raw, status, results, backend):
     return total, maximum, status
 
 
-def write_gradebook(out, out_fd, shown, rows):
-    """OUT_DIR/gradebook.csv, one row per student (sorted), written whole beside it and then
-    renamed into place: a reader never sees half of it, and a link there is replaced, not followed."""
-    rows.sort()
-    fd, tmp = tempfile.mkstemp(prefix=".gradebook-", suffix=".csv", dir=out)
+def write_csv(out, out_fd, name, header, rows):
+    """OUT_DIR/name, written whole beside it and then renamed into place: a reader never sees half
+    of it, and a link there is replaced, not followed."""
+    fd, tmp = tempfile.mkstemp(prefix="." + name[:-len(".csv")] + "-", suffix=".csv", dir=out)
     with os.fdopen(fd, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student"] + shown + ["total", "max", "status"])
+        w.writerow(header)
         w.writerows([[csv_cell(c) for c in row] for row in rows])
     os.chmod(tmp, 0o644)
     try:
-        st = os.stat("gradebook.csv", dir_fd=out_fd, follow_symlinks=False)
+        st = os.stat(name, dir_fd=out_fd, follow_symlinks=False)
         if stat.S_ISDIR(st.st_mode):   # left by an older grade_batch that took it for a student
-            shutil.rmtree("gradebook.csv", dir_fd=out_fd)
+            shutil.rmtree(name, dir_fd=out_fd)
     except FileNotFoundError:
         pass
-    os.replace(tmp, os.path.join(out, "gradebook.csv"))
+    os.replace(tmp, os.path.join(out, name))
+
+
+def write_gradebook(out, out_fd, shown, rows):
+    """OUT_DIR/gradebook.csv, one row per student (sorted)."""
+    rows.sort()
+    write_csv(out, out_fd, "gradebook.csv", ["student"] + shown + ["total", "max", "status"], rows)
+
+
+# The columns by which Canvas's grade import finds a student (one of them is enough; Moodle's asks
+# which column to match on), then one column of points per lesson.
+LMS_IDS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def write_lms(out, out_fd, shown, rows):
+    """OUT_DIR/lms.csv, the gradebook as a learning-management system imports it (Canvas's and
+    Moodle's grade import): per student (the gradebook's name, as Student and as SIS Login ID) the
+    points of each lesson, one column per lesson named after it; nothing else, so that no other
+    column becomes an assignment."""
+    write_csv(out, out_fd, "lms.csv", LMS_IDS + shown,
+              [[row[0], "", "", row[0], ""] + row[1:1 + len(shown)] for row in sorted(rows)])
 
 
 def main(argv):
@@ -298,7 +323,8 @@ def main(argv):
         raise
     pool.shutdown()
     write_gradebook(out, out_fd, shown, rows)
-    print("gradebook: %s" % os.path.join(out, "gradebook.csv"))
+    write_lms(out, out_fd, shown, rows)
+    print("gradebook: %s (for Canvas or Moodle: lms.csv beside it)" % os.path.join(out, "gradebook.csv"))
     return 0
 
 

@@ -107,7 +107,7 @@ for entry, words in json.load(open(hostile)):
 for row in a:
     for cell in row:
         if cell[:1] in ('=', '+', '-', '@'): print('    a cell a spreadsheet reads as a formula: %r' % cell); ok = False
-extra = set(os.listdir(att)) - set(arows) - {'gradebook.csv', 'trees', '.grade-batch'}
+extra = set(os.listdir(att)) - set(arows) - {'gradebook.csv', 'lms.csv', 'trees', '.grade-batch'}
 if extra: print('    unexpected files in the gradebook folder: %s' % extra); ok = False
 if set(os.listdir(os.path.join(att, 'trees'))) - set(arows): print('    unexpected trees'); ok = False
 sys.exit(0 if ok else 1)
