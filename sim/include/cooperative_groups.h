@@ -34,12 +34,36 @@ class thread_block {
 
 inline thread_block this_thread_block() { return thread_block(); }
 
+/* Scratch memory that a GPU's tiles of more than 32 threads communicate through, declared
+   `__shared__ cg::block_tile_memory<MaxBlockSize> mem;` and handed to this_thread_block(mem) (CUDA 12;
+   CUDA 11 had experimental::block_tile_memory<TileCommunicationSize, MaxBlockSize>). The simulator's
+   tiles lie within a warp and need none: the type exists, holds nothing that is read, and the block
+   is the same as this_thread_block()'s. */
+template <unsigned int MaxBlockSize = 1024>
+struct block_tile_memory {
+    unsigned char reserved[16];
+};
+namespace experimental {
+template <unsigned int TileCommunicationSize = 8, unsigned int MaxBlockSize = 1024>
+struct block_tile_memory {
+    unsigned char reserved[16];
+};
+template <unsigned int TileCommunicationSize, unsigned int MaxBlockSize>
+inline thread_block this_thread_block(block_tile_memory<TileCommunicationSize, MaxBlockSize> &) { return thread_block(); }
+} // namespace experimental
+template <unsigned int MaxBlockSize>
+inline thread_block this_thread_block(block_tile_memory<MaxBlockSize> &) { return thread_block(); }
+template <unsigned int TileCommunicationSize, unsigned int MaxBlockSize>
+inline thread_block this_thread_block(experimental::block_tile_memory<TileCommunicationSize, MaxBlockSize> &) { return thread_block(); }
+
 
 
 /* A tile of N consecutive threads (N a power of two, at most 32), so it lies inside one warp. */
 template <unsigned N>
 class thread_block_tile {
-    static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "tiled_partition<N> needs a power of two no larger than 32");
+    static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
+                  "tiled_partition<N> needs a power of two no larger than 32 (the simulator's tiles lie within a warp; tiles of 64 threads and more, "
+                  "which a GPU builds with block_tile_memory, are not simulated)");
     unsigned base() const { return (details::linear_thread() & 31) & ~(N - 1); }
     unsigned mask() const { return (N == 32 ? 0xffffffffu : ((1u << N) - 1)) << base(); }
 

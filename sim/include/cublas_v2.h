@@ -61,6 +61,28 @@ typedef enum {
     CUBLAS_POINTER_MODE_DEVICE = 1
 } cublasPointerMode_t;
 
+/** The precision a GEMM computes in (cublasGemmEx, cuBLASLt's matmul descriptors). */
+typedef enum {
+    CUBLAS_COMPUTE_16F = 64,
+    CUBLAS_COMPUTE_16F_PEDANTIC = 65,
+    CUBLAS_COMPUTE_32F = 68,
+    CUBLAS_COMPUTE_32F_PEDANTIC = 69,
+    CUBLAS_COMPUTE_32F_FAST_16F = 74,
+    CUBLAS_COMPUTE_32F_FAST_16BF = 75,
+    CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+    CUBLAS_COMPUTE_64F = 70,
+    CUBLAS_COMPUTE_64F_PEDANTIC = 71,
+    CUBLAS_COMPUTE_32I = 72,
+    CUBLAS_COMPUTE_32I_PEDANTIC = 73
+} cublasComputeType_t;
+
+/** Which triangle of a matrix is meant (cuBLASLt's CUBLASLT_MATMUL_DESC_FILL_MODE). */
+typedef enum {
+    CUBLAS_FILL_MODE_LOWER = 0,
+    CUBLAS_FILL_MODE_UPPER = 1,
+    CUBLAS_FILL_MODE_FULL = 2
+} cublasFillMode_t;
+
 /** A cuBLAS context (opaque). */
 typedef struct cublasContext *cublasHandle_t;
 

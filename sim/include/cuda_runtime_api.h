@@ -30,8 +30,9 @@
 #define __CUDA_API_VER_MAJOR__ 13
 #define __CUDA_API_VER_MINOR__ 0
 /* nvcc's own macros (__NVCC__, __CUDACC_VER_*__, and __CUDACC__ for .cu files) come from simcc.
-   No __CUDA_ARCH__: nvcc defines it only while compiling device code, and the simulator compiles
-   every function once, for the host. */
+   __CUDA_ARCH__ too, but only where nvcc's device pass would see it: simcc takes the bodies of
+   __device__ and __global__ functions from a preprocessing with __CUDA_ARCH__=900 (sim/README.md,
+   "How it works"); headers and host code never see it. */
 
 /* Default arguments of the C++ API (nothing in C), as CUDA's headers give them. */
 #ifdef __cplusplus

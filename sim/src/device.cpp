@@ -53,6 +53,39 @@ int func_launch_bounds(const void *func) {
     return it == m.end() ? 0 : it->second.first;
 }
 
+/* Every kernel simcc saw defined, by address: its name, parameter count, and how to launch it from
+   CUDA's `void **args` (cudaLaunchKernel((void *)k, ...)). Registered before main(). */
+struct KernelEntry {
+    const char *name;
+    int nparams;
+    ArgsLauncher launcher;
+};
+static std::map<const void *, KernelEntry> &kernels() {
+    static std::map<const void *, KernelEntry> m;
+    return m;
+}
+int register_kernel_launcher(const void *func, const char *name, int nparams, ArgsLauncher launcher) {
+    kernels()[func] = KernelEntry{name, nparams, launcher};
+    return nparams;
+}
+
+cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t stream,
+                              const char *file, int line) {
+    auto it = func ? kernels().find(func) : kernels().end();
+    if (it == kernels().end()) {
+        char b[400];
+        snprintf(b, sizeof b, "note: %s at %s:%d: %p is no kernel the simulator knows (a kernel template cast to a pointer, or not a kernel; "
+                 "pass the kernel itself, %s(kernel, ...)); it returns cudaErrorInvalidDeviceFunction",
+                 api, file, line, func, api);
+        warn(b);
+        return record(cudaErrorInvalidDeviceFunction);
+    }
+    if (it->second.nparams && !args) return record(cudaErrorInvalidValue);
+    cudaGetLastError();
+    it->second.launcher(func, LaunchConfig{LaunchSite{it->second.name, file, line}, grid, block, smem, stream}, args);
+    return cudaGetLastError();
+}
+
 int occupancy_blocks_per_sm(const void *func, int block_size, size_t dynamic_smem) {
     (void)func; /* an H200 answers for any block size here, even one above __launch_bounds__ */
     if (block_size <= 0 || block_size > 1024) return 0;

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <cassert>
+#include <csignal>
 #include <cstdarg>
 #include <cstdio>
 #include <unistd.h>
@@ -13,10 +14,15 @@ extern "C" void simcuda_on_fatal(const char *message) __attribute__((weak));
 namespace simcuda {
 
 static cudaError_t g_last_error = cudaSuccess;
+static cudaError_t g_sticky_error = cudaSuccess;
 
 void set_last_error(cudaError_t e) {
     if (e != cudaSuccess && e != cudaErrorNotReady) g_last_error = e;
 }
+
+cudaError_t sticky_error() { return g_sticky_error; }
+void set_sticky_error(cudaError_t e) { g_sticky_error = g_last_error = e; }
+void clear_sticky_error() { g_sticky_error = g_last_error = cudaSuccess; }
 
 cudaError_t record(cudaError_t e) {
     set_last_error(e);
@@ -81,12 +87,13 @@ size_t simcuda_where(char *buf, size_t size) {
 }
 
 cudaError_t cudaGetLastError(void) {
+    if (g_sticky_error) return g_sticky_error; /* not reset: the context stays unusable */
     cudaError_t e = g_last_error;
     g_last_error = cudaSuccess;
     return e;
 }
 
-cudaError_t cudaPeekAtLastError(void) { return g_last_error; }
+cudaError_t cudaPeekAtLastError(void) { return g_sticky_error ? g_sticky_error : g_last_error; }
 
 struct ErrorText {
     cudaError_t code;
@@ -150,15 +157,40 @@ const char *cudaGetErrorName(cudaError_t e) {
     return t ? t->name : "cudaErrorUnknown";
 }
 
-/* assert() inside a kernel names the thread that failed, as a GPU's device-side assert does. */
+/* assert() inside a kernel does what a GPU's device-side assert does: it prints the failed
+   assertion with the block and thread, the kernel stops (no other thread of it runs), and the
+   error is sticky: the next synchronising call and every later one returns cudaErrorAssert, and
+   the program goes on (CUDA's simpleAssert sample checks exactly that). A harness that takes the
+   simulator's diagnoses (simcuda_on_fatal: the grader) gets one instead, and the program stops.
+   assert() in host code fails as it does without the simulator: the C library's message, then
+   SIGABRT. */
 void __assert_fail(const char *assertion, const char *file, unsigned int line, const char *function) noexcept {
     if (current_launch()) {
         char buf[1024];
         snprintf(buf, sizeof buf, "%s:%u: %s: Assertion `%s` failed", file, line, function, assertion);
-        fatal("device-side assert", buf, "on a GPU the program would continue with cudaErrorAssert from the next CUDA call");
+        if (simcuda_on_fatal)
+            fatal("device-side assert", buf, "on a GPU the kernel stops here and the next synchronising CUDA call returns cudaErrorAssert");
+        fflush(stdout);
+        std::string where = current_coordinates(); /* "block (x,y,z), thread (x,y,z)" */
+        unsigned bx = 0, by = 0, bz = 0, tx = 0, ty = 0, tz = 0;
+        sscanf(where.c_str(), "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &tx, &ty, &tz);
+        /* what a GPU prints */
+        fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, function, bx, by, bz, tx, ty, tz,
+                assertion);
+        const LaunchRecord *L = current_launch();
+        fprintf(stderr, "simcuda: device-side assert in kernel '%s' (launched at %s:%d), %s: the kernel stopped; the next synchronising call returns "
+                "cudaErrorAssert\n", L->cfg.site.kernel, L->cfg.site.file, L->cfg.site.line, where.c_str());
+        fprintf(stderr, "simcuda: hint: as on a GPU, the error is sticky: every later CUDA call returns cudaErrorAssert (cudaDeviceReset() "
+                "clears it)\n");
+        fflush(stderr);
+        set_sticky_error(cudaErrorAssert);
+        abort_kernel();
     }
     fflush(stdout);
     fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
+    fprintf(stderr, "simcuda: a host assert() failed (in host code, not in a kernel): the program aborts, as it would without the simulator\n");
+    fflush(stderr);
+    signal(SIGABRT, SIG_DFL); /* not AddressSanitizer's handler, which would call it a memory error */
     abort();
 }
 

@@ -79,6 +79,14 @@ void prepare_dynamic_shared(size_t bytes);
 int func_max_dynamic_smem(const void *func);
 
 void set_last_error(cudaError_t e);
+/* A sticky error (a device-side assert): the context is unusable, as on a GPU. Every later call
+   that touches the device returns it, cudaGetLastError() keeps returning it, and queued work no
+   longer runs, until cudaDeviceReset(). cudaSuccess while there is none. */
+cudaError_t sticky_error();
+void set_sticky_error(cudaError_t e);
+void clear_sticky_error();
+/* Ends the running kernel at once (a device-side assert): no other thread or block of it runs. */
+[[noreturn]] void abort_kernel();
 /* Every failing runtime call also becomes the "last error", as in CUDA (cudaErrorNotReady from a
    query is a status, not an error). Returns e. */
 cudaError_t record(cudaError_t e);

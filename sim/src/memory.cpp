@@ -395,6 +395,7 @@ static cudaError_t out_of_memory(const char *fn, size_t size, MemKind kind) {
 }
 
 static cudaError_t alloc_api(const char *fn, void **p, size_t size, MemKind kind) {
+    if (cudaError_t e = sticky_error()) return e;
     if (!p) return record(cudaErrorInvalidValue);
     *p = allocate(size, kind);
     return *p ? cudaSuccess : out_of_memory(fn, size, kind);
@@ -452,6 +453,7 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const v
 cudaError_t cudaFree(void *p) {
     /* cudaFree waits for the device, as on a GPU: the current one and the one p lives on */
     wait_devices(device_bit(current_device()) | owner_mask(p));
+    if (cudaError_t e = sticky_error()) return e; /* as on a GPU after a device-side assert: nothing is freed */
     return release(p, MEM_DEVICE, MEM_MANAGED, "cudaFree");
 }
 

@@ -47,6 +47,13 @@ static std::string g_report_path;
 
 #if defined(__SANITIZE_ADDRESS__)
 static void on_asan_report(const char *report) {
+    if (strstr(report, "AddressSanitizer: ABRT")) {
+        /* abort(): an uncaught C++ exception, a library's failed check (a host assert() says so itself) */
+        fatal("the program aborted (SIGABRT)",
+              std::string("abort() was called ") + (current_launch() ? "in the kernel" : "in host code") +
+                  ": not a memory error; the lines above, if any, say why (an uncaught C++ exception, a failed check in a library)" +
+                  (g_report_path.empty() ? "" : " (full report: " + g_report_path + ")"));
+    }
     void *addr = __asan_get_report_address();
     int write = __asan_get_report_access_type();
     size_t size = __asan_get_report_access_size();

@@ -96,6 +96,8 @@ static std::vector<std::unique_ptr<Block>> g_blocks;
 static bool g_in_kernel = false;
 static const LaunchRecord *g_launch = nullptr;
 static SimThread *g_cur = nullptr;
+/* A device-side assert ended the running kernel (abort_kernel). */
+static bool g_kernel_aborted = false;
 /* Thread exits, block starts and atomics that found a word changed: a spin that sees none of these
    for long waits for something that cannot happen. */
 static unsigned long long g_progress = 0;
@@ -353,6 +355,17 @@ static void thread_exit(SimThread &t) {
                       thread_name(u).c_str(), warp_op_name(u.wop), u.file, u.line, u.wmask, lane),
                   "every lane named in the mask must execute the same warp operation; compute the mask with __ballot_sync or keep all lanes alive");
     }
+}
+
+/* The running thread never resumes (its fiber and those of its block's waiting threads are left
+   as they are), and run_kernel starts no other block of the launch. */
+void abort_kernel() {
+    SimThread *t = g_cur;
+    if (!g_in_kernel || !t) fatal("device-side assert", "outside a simulated thread, where the kernel cannot be stopped");
+    g_kernel_aborted = true;
+    t->state = T_DONE;
+    fiber_switch(t->fiber, fiber_main_context());
+    __builtin_unreachable();
 }
 
 /* Random schedule: suspends the running block here (at a scheduling point of thread t), so that other
@@ -775,6 +788,7 @@ void run_kernel(const LaunchRecord &L) {
     }
     g_launch = &L;
     g_in_kernel = true;
+    g_kernel_aborted = false;
     printf_kernel_start();
     if (__builtin_expect(g_profiling, 0)) profile_launch_begin(L);
     if (__builtin_expect(g_racecheck, 0)) race_launch_begin(L, nblocks);
@@ -808,6 +822,7 @@ void run_kernel(const LaunchRecord &L) {
             break;
         }
         Block &B = *bp;
+        if (g_kernel_aborted) break;
         if (B.done == B.n) {
             if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
             free_blocks.push_back(bp);
@@ -827,6 +842,12 @@ void run_kernel(const LaunchRecord &L) {
             g_bp = nullptr;
             report_block_deadlock(waiting, nblocks - k);
         }
+    }
+    if (g_kernel_aborted) {
+        /* the aborted launch's blocks are abandoned: none of them is resumed */
+        g_kernel_aborted = false;
+        g_bp = nullptr;
+        g_cur = nullptr;
     }
     if (__builtin_expect(g_racecheck, 0)) race_launch_end();
     leave_device_mode();

@@ -126,7 +126,7 @@ static void run_op(unsigned long long seq) {
     bool check = stream_racecheck_on();
     if (check) race_before(r, op.host_src_hash);
     g_running++;
-    op.run();
+    if (!sticky_error()) op.run(); /* after a device-side assert the context is unusable: queued work never runs */
     g_running--;
     if (check) race_after(r);
     /* A host function is work in its stream: what it writes, copies queued after it may read. */

@@ -191,6 +191,19 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     CUstream_st *s = resolve(c.stream);
     cudaError_t err = cudaSuccess;
     std::string why;
+    if (const LaunchRecord *parent = current_launch()) {
+        char b[600];
+        snprintf(b, sizeof b, "kernel '%s' launched kernel '%s' at %s:%d from device code (dynamic parallelism)", parent->cfg.site.kernel, c.site.kernel,
+                 c.site.file, c.site.line);
+        fatal("not supported by the simulator", b, "launch the second kernel from the host after the first (in the same stream, it runs after it)");
+    }
+    if (cudaError_t e = sticky_error()) {
+        /* the context is unusable (a device-side assert): nothing more runs; cudaGetLastError() says why */
+        set_last_error(e);
+        take_kernel_pointers();
+        delete body;
+        return;
+    }
     if (in_host_function()) {
         err = cudaErrorNotPermitted;
         why = "it was launched from a host function (cudaLaunchHostFunc / cudaStreamAddCallback), where CUDA calls are not allowed";
@@ -275,23 +288,25 @@ cudaError_t cudaDeviceSynchronize(void) {
     REFUSE_IN_HOST_FN("cudaDeviceSynchronize");
     tl_host_wait_all("cudaDeviceSynchronize");
     finish_devices(device_bit(current_device())); /* this device's work only */
-    return cudaSuccess;
+    return sticky_error();
 }
 
 /* ---- copies and memsets ---- */
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+    if (cudaError_t e = sticky_error()) return e;
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
     REFUSE_IN_HOST_FN("cudaMemcpy");
     tl_host_wait_token(tl_copy(nullptr, resolve(nullptr), dst, src, count, "cudaMemcpy"), "cudaMemcpy");
     blocking_op(copy_info("cudaMemcpy", dst, src, count, (uintptr_t)__builtin_return_address(0)), owner_mask(dst, src),
                 [dst, src, count] { raw_copy(dst, src, count); });
-    return cudaSuccess;
+    return sticky_error(); /* a kernel it waited for may have failed */
 }
 
 static bool pageable(const void *p) { return classify(p) == MEM_NONE; }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+    if (cudaError_t e = sticky_error()) return e;
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
@@ -319,6 +334,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
 
 static cudaError_t copy_2d(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async, uintptr_t caller) {
+    if (cudaError_t e = sticky_error()) return e;
     if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
     if (!width || !height) return cudaSuccess;
     size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
@@ -363,6 +379,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 }
 
 static cudaError_t memset_checked(const char *fn, void *p, int value, size_t count, cudaStream_t stream, uintptr_t caller) {
+    if (cudaError_t e = sticky_error()) return e;
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
@@ -492,10 +509,11 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     if (g_timeline_on) tl_host_wait_stream(tl_stream(stream, s).id, "cudaStreamSynchronize");
     finish_op(s->last_seq);
     host_learns(s->vc);
-    return cudaSuccess;
+    return sticky_error();
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    if (cudaError_t e = sticky_error()) return e;
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     /* Pending work is "still running" this time, and done by the next query (so that a loop that
@@ -614,7 +632,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
         finish_op(e->record_seq);
         host_learns(e->vc);
     }
-    return cudaSuccess;
+    return sticky_error();
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t e) {
@@ -644,6 +662,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
 
 cudaError_t cudaDeviceReset(void) {
     finish_devices(~0u);
+    clear_sticky_error(); /* a new context: a device-side assert's error is gone */
     return cudaSuccess;
 }
 

@@ -276,6 +276,16 @@ static const CompatCase kCompat[] = {
     {"programs/multi_device", "nccl", "SIM_DEVICES=1", "nccl: PASS"},
     {"programs/libraries", "cub", NULL, "cub: PASS"},       /* the simulator's CUB, with CUB's documented examples */
     {"programs/libraries", "thrust", NULL, "thrust: PASS"}, /* Debian's Thrust on simulated device memory */
+    /* issue 27: the CUDA people paste from books, courses and blogs */
+    {"programs/spaced_launch", "spaced", NULL, "spaced: PASS"},                  /* kernel<< <g, b >> >(args) */
+    {"programs/launch_by_address", "void-pointer", NULL, "is no kernel the simulator knows"}, /* cudaLaunchKernel((void *)k, ...) */
+    {"programs/reference_param", "reference", NULL, "reference: PASS"},          /* __global__ void k(int &x) */
+    {"programs/pasted_misc", "misc", NULL, "misc: PASS"},                        /* flags, block_tile_memory, .cuh helpers, function pointers */
+    {"programs/cublaslt", "lt", NULL, "epilogue 4 (only CUBLASLT_EPILOGUE_DEFAULT is simulated)"},
+    {"programs/kernel_arg_lifetime", "counts", NULL, "counts: PASS"},          /* a class argument copied per launch, not per thread */
+    {"programs/kernel_arg_lifetime", "cudafree", NULL, "cudafree: PASS"},      /* its destructor's cudaFree waits for the kernel */
+    {"programs/cuda_arch", "arch", NULL, "arch: PASS"},                          /* __CUDA_ARCH__ in device code only */
+    {"programs/asserts", "device", NULL, "block: [1,0,0], thread: [72,0,0] Assertion `in[i] > 0` failed."}, /* cudaErrorAssert, sticky */
 };
 #define N_COMPAT (int)(sizeof kCompat / sizeof kCompat[0])
 
@@ -297,6 +307,29 @@ START_TEST(test_coalesced_groups_under_every_schedule) {
     run_program("programs/cuda_compat", "cg", kSchedules[_i], &r);
     ck_assert_msg(r.status == 0 && strstr(r.out, "cg: PASS"), "cooperative groups under SIM_SCHEDULE=%s exited with %d:\n%s", kSchedules[_i],
                   r.status, r.out);
+}
+END_TEST
+
+/* A failed host assert() is a host assertion (the C library's message, SIGABRT), not a memory error. */
+START_TEST(test_host_assert_is_a_host_assertion) {
+    RunResult r;
+    run_program("programs/asserts", "host", NULL, &r);
+    ck_assert_msg(r.status == 128 + 6, "a failed host assert() ended with status %d, not SIGABRT:\n%s", r.status, r.out);
+    expect_output(&r, "host assert", "Assertion `n == 4 && \"a host assertion\"' failed.");
+    expect_output(&r, "host assert", "a host assert() failed (in host code, not in a kernel)");
+    ck_assert_msg(strstr(r.out, "invalid memory access") == NULL, "a host assert() reported as a memory error:\n%s", r.out);
+}
+END_TEST
+
+/* simcc takes -lcublasLt (sim/include/cublasLt.h stands in for it) and still refuses a GPU-only library. */
+START_TEST(test_cublaslt_library_is_accepted) {
+    const char *simcc = getenv("SIMCC_PATH") ? getenv("SIMCC_PATH") : "./tools/simcc";
+    RunResult r;
+    run_program_env(simcc, "-lcublasLt", NULL, NULL, &r);
+    expect_output(&r, "simcc -lcublasLt", "no input files");
+    ck_assert_msg(strstr(r.out, "has no cublasLt") == NULL, "simcc refused -lcublasLt:\n%s", r.out);
+    run_program_env(simcc, "-lcufft", NULL, NULL, &r);
+    expect_output(&r, "simcc -lcufft", "the CPU simulator has no cufft");
 }
 END_TEST
 
@@ -652,6 +685,8 @@ static Suite *simulator_suite(void) {
     tcase_add_loop_test(compat, test_ordinary_cuda_code_runs_unchanged, 0, N_COMPAT);
     tcase_add_loop_test(compat, test_multi_device_mistakes_are_diagnosed, 0, (int)(sizeof kMultiDeviceBugs / sizeof kMultiDeviceBugs[0]));
     tcase_add_loop_test(compat, test_unsupported_header_is_one_clear_line, 0, (int)(sizeof kUnsupported / sizeof kUnsupported[0]));
+    tcase_add_test(compat, test_host_assert_is_a_host_assertion);
+    tcase_add_test(compat, test_cublaslt_library_is_accepted);
     suite_add_tcase(s, compat);
     TCase *sched = tcase_create("Schedules");
     tcase_set_timeout(sched, 300);

@@ -113,19 +113,156 @@ void launch(const LaunchConfig &cfg, const void *func, KernelBody *body);
 /* Reports a fatal error if p is ordinary host memory (not device, pinned, mapped or managed). */
 void check_kernel_pointer(const LaunchConfig &cfg, int arg_index, const void *p);
 
+/* A callable bound to its arguments (a kernel template launched through simcc's lambda, CUB's
+   work): each thread calls it with its own copies. */
 template <class F, class... P>
 struct BoundKernel : KernelBody {
     F f;
     std::tuple<P...> args;
     BoundKernel(F f_, std::tuple<P...> &&a) : f(f_), args(std::move(a)) {}
-    /* Each thread gets its own copies of the parameters, as on a GPU. */
     void run() override { std::apply(f, std::tuple<P...>(args)); }
 };
 
-template <class... A>
+/* ---- how a kernel's parameters reach its threads ----
+   On a GPU the launch copies each argument (the host stub takes it by value, running its copy
+   constructor once or more, and destroys that copy when the launch returns, perhaps before the kernel
+   has run), and the bytes go to the kernel's parameter memory: no constructor or destructor runs per
+   thread (CUDA Programming Guide, "__global__ function argument processing"). So here: one copy per
+   launch, made on the host and destroyed once the launch is queued (a destructor that calls cudaFree
+   waits for the kernel first, as cudaFree does), whose bytes each thread receives. A parameter of
+   class type that the C++ ABI passes by address (a non-trivial copy, move or destructor) is handed
+   to each thread as a bitwise copy of those bytes, as a GPU does, through the ABI's own convention;
+   a reference parameter (`int &x`, which nvcc accepts) refers to the launch's copy, not to the
+   caller's variable, and behaves as a by-value parameter: each thread that may change it (not
+   `const T &`) has a copy of its own. */
+template <class S>
+struct passed_by_address
+    : std::integral_constant<bool, (std::is_class<S>::value || std::is_union<S>::value) &&
+                                       (!std::is_trivially_destructible<S>::value ||
+                                        (std::is_copy_constructible<S>::value && !std::is_trivially_copy_constructible<S>::value) ||
+                                        (std::is_move_constructible<S>::value && !std::is_trivially_move_constructible<S>::value) ||
+                                        (!std::is_copy_constructible<S>::value && !std::is_move_constructible<S>::value))> {};
+
+enum ParamKind { PARAM_VALUE, PARAM_CONST_REFERENCE, PARAM_REFERENCE, PARAM_BY_ADDRESS };
+template <class P>
+struct Param {
+    typedef typename std::remove_cv<typename std::remove_reference<P>::type>::type S; /* what the launch copies */
+    static constexpr int kind = !std::is_reference<P>::value ? (passed_by_address<S>::value ? PARAM_BY_ADDRESS : PARAM_VALUE)
+                                : std::is_const<typename std::remove_reference<P>::type>::value ? PARAM_CONST_REFERENCE
+                                                                                                : PARAM_REFERENCE;
+    /* what the call passes in the ABI: an address for a class passed by address */
+    typedef typename std::conditional<kind == PARAM_BY_ADDRESS, S *, P>::type abi;
+};
+
+/* Where each parameter's bytes lie in a launch's parameter buffer (as a GPU lays out its parameter
+   memory): each at a multiple of its alignment. */
+template <class... S>
+struct ParamLayout {
+    struct Table {
+        size_t off[sizeof...(S) + 1]; /* the last: the buffer's size */
+    };
+    static constexpr Table table() {
+        Table t{};
+        const size_t sizes[] = {sizeof(S)..., 0}, aligns[] = {alignof(S)..., 1};
+        size_t at = 0;
+        for (size_t i = 0; i < sizeof...(S); i++) {
+            at = (at + aligns[i] - 1) / aligns[i] * aligns[i];
+            t.off[i] = at;
+            at += sizes[i];
+        }
+        t.off[sizeof...(S)] = at;
+        return t;
+    }
+    static constexpr Table t = table();
+    static constexpr size_t size = t.off[sizeof...(S)] ? t.off[sizeof...(S)] : 1;
+    static constexpr size_t align() {
+        const size_t aligns[] = {alignof(S)..., alignof(void *)};
+        size_t a = 1;
+        for (size_t x : aligns) a = x > a ? x : a;
+        return a;
+    }
+};
+
+/* What one thread passes for a parameter (a temporary of the call's full expression). */
+template <class P, int K = Param<P>::kind>
+struct ThreadArg;
+template <class P>
+struct ThreadArg<P, PARAM_VALUE> { /* a trivial copy, made by the call */
+    typedef typename Param<P>::S S;
+    const S *p;
+    explicit ThreadArg(const unsigned char *bytes) : p(reinterpret_cast<const S *>(bytes)) {}
+    const S &get() const { return *p; }
+};
+template <class P>
+struct ThreadArg<P, PARAM_CONST_REFERENCE> { /* the launch's own copy, which no thread changes */
+    typedef typename Param<P>::S S;
+    const S *p;
+    explicit ThreadArg(const unsigned char *bytes) : p(reinterpret_cast<const S *>(bytes)) {}
+    P get() const { return static_cast<P>(*p); }
+};
+template <class P>
+struct ThreadArg<P, PARAM_REFERENCE> { /* this thread's bitwise copy of the launch's, as a by-value parameter */
+    typedef typename Param<P>::S S;
+    alignas(S) unsigned char b[sizeof(S)];
+    explicit ThreadArg(const unsigned char *bytes) { std::memcpy(b, bytes, sizeof(S)); }
+    P get() { return static_cast<P>(*reinterpret_cast<S *>(b)); }
+};
+template <class P>
+struct ThreadArg<P, PARAM_BY_ADDRESS> { /* this thread's bitwise copy, passed by its address */
+    typedef typename Param<P>::S S;
+    alignas(S) unsigned char b[sizeof(S)];
+    explicit ThreadArg(const unsigned char *bytes) { std::memcpy(b, bytes, sizeof(S)); }
+    S *get() { return reinterpret_cast<S *>(b); }
+};
+
+/* A kernel with its launch's parameter buffer. */
+template <class... P>
+struct Kernel : KernelBody {
+    typedef ParamLayout<typename Param<P>::S...> L;
+    void (*f)(P...);
+    alignas(L::align()) unsigned char bytes[L::size];
+    explicit Kernel(void (*k)(P...)) : f(k) {}
+    void run() override { call(std::index_sequence_for<P...>()); }
+    template <size_t... I>
+    void call(std::index_sequence<I...>) {
+        /* (through void (*)(), the cast GCC does not warn about: the types differ on purpose) */
+        reinterpret_cast<void (*)(typename Param<P>::abi...)>(reinterpret_cast<void (*)()>(f))(ThreadArg<P>(bytes + L::t.off[I]).get()...);
+    }
+};
+
+template <class P, class A>
+inline P convert_arg(A &&a);
+
+template <class T>
+inline void check_arg(const LaunchConfig &c, int i, const T &v) {
+    if constexpr (std::is_pointer<T>::value) check_kernel_pointer(c, i, (const void *)v);
+    (void)c; (void)i; (void)v;
+}
+template <class S>
+inline void destroy_copy(unsigned char *p) {
+    reinterpret_cast<S *>(p)->~S();
+}
+
+/* Launches k with the arguments `args`, a tuple of references to the launch's arguments: each is
+   copied once (converted to its parameter's type) into a host buffer laid out as the parameters,
+   whose bytes the kernel gets; the copies are destroyed once the launch is queued, as a GPU's host
+   stub destroys its own. */
+template <class... P, class Args, size_t... I>
+inline void launch_copies(const LaunchConfig &c, void (*k)(P...), Args &&args, std::index_sequence<I...>) {
+    typedef ParamLayout<typename Param<P>::S...> L;
+    alignas(L::align()) unsigned char host[L::size];
+    (::new ((void *)(host + L::t.off[I])) typename Param<P>::S(convert_arg<typename Param<P>::S>(std::get<I>(std::forward<Args>(args)))), ...);
+    Kernel<P...> *body = new Kernel<P...>(k);
+    std::memcpy(body->bytes, host, L::size);
+    (check_arg(c, (int)I, *reinterpret_cast<typename Param<P>::S *>(host + L::t.off[I])), ...);
+    launch(c, (const void *)k, body);
+    (destroy_copy<typename Param<P>::S>(host + L::t.off[I]), ...);
+}
+
+template <class R, class... D>
 struct PendingLaunch {
     LaunchConfig cfg;
-    std::tuple<A...> args;
+    R args; /* references to the arguments (alive until the launch statement ends) */
 };
 
 /* `k<<<g, b, s, st>>>(a...)` is rewritten by simcc to `k * simcuda::cfg(...)(a...)`: the
@@ -133,20 +270,14 @@ struct PendingLaunch {
 struct ConfigStart {
     LaunchConfig cfg;
     template <class... A>
-    PendingLaunch<typename std::decay<A>::type...> operator()(A &&...a) const {
-        return PendingLaunch<typename std::decay<A>::type...>{cfg, std::tuple<typename std::decay<A>::type...>(std::forward<A>(a)...)};
+    PendingLaunch<std::tuple<A &&...>, typename std::decay<A>::type...> operator()(A &&...a) const {
+        return PendingLaunch<std::tuple<A &&...>, typename std::decay<A>::type...>{cfg, std::tuple<A &&...>(std::forward<A>(a)...)};
     }
 };
 
 inline ConfigStart cfg(const char *kernel, const char *file, int line, dim3 grid, dim3 block,
                        size_t dynamic_smem = 0, cudaStream_t stream = 0) {
     return ConfigStart{LaunchConfig{LaunchSite{kernel, file, line}, grid, block, dynamic_smem, stream}};
-}
-
-template <class T>
-inline void check_arg(const LaunchConfig &c, int i, const T &v) {
-    if constexpr (std::is_pointer<T>::value) check_kernel_pointer(c, i, (const void *)v);
-    (void)c; (void)i; (void)v;
 }
 
 /* A kernel argument converts as in a call; a literal 0 or NULL (an integer here, once collected)
@@ -159,42 +290,29 @@ inline P convert_arg(A &&a) {
     if constexpr (std::is_pointer<P>::value && std::is_integral<typename std::decay<A>::type>::value) return reinterpret_cast<P>((uintptr_t)a);
     else return std::forward<A>(a);
 }
-template <class... P, class Tuple, size_t... I>
-inline std::tuple<P...> convert_args(Tuple &&t, std::index_sequence<I...>) {
-    return std::tuple<P...>(convert_arg<P>(std::get<I>(std::move(t)))...);
-}
 
-template <class... P, class... A>
-void operator*(void (*k)(P...), PendingLaunch<A...> &&pl) {
-    static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
-    if constexpr (sizeof...(P) == sizeof...(A)) {
-        constexpr bool convertible = (arg_converts<A, typename std::decay<P>::type>::value && ...);
+template <class... P, class R, class... D>
+void operator*(void (*k)(P...), PendingLaunch<R, D...> &&pl) {
+    static_assert(sizeof...(P) == sizeof...(D), "kernel launched with the wrong number of arguments");
+    if constexpr (sizeof...(P) == sizeof...(D)) {
+        constexpr bool convertible = (arg_converts<D, typename Param<P>::S>::value && ...);
         static_assert(convertible, "a kernel argument does not convert to its parameter's type (the launch is named in 'required from here')");
-        if constexpr (convertible) {
-            /* Convert to the parameter types now, as the launch does on a GPU. */
-            std::tuple<typename std::decay<P>::type...> params =
-                convert_args<typename std::decay<P>::type...>(std::move(pl.args), std::index_sequence_for<A...>());
-            int i = 0;
-            std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
-            launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
-        }
+        if constexpr (convertible) launch_copies(pl.cfg, k, std::move(pl.args), std::index_sequence_for<P...>());
     }
 }
 
 /* An overloaded kernel name: the overload whose parameters are exactly the arguments' types (the
    more specialised template, so it is also the one chosen whenever both apply). */
-template <class... A>
-void operator*(void (*k)(A...), PendingLaunch<A...> &&pl) {
-    std::tuple<A...> params(std::move(pl.args));
-    int i = 0;
-    std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, params);
-    launch(pl.cfg, (const void *)k, new BoundKernel<void (*)(A...), A...>(k, std::move(params)));
+template <class R, class... D>
+void operator*(void (*k)(D...), PendingLaunch<R, D...> &&pl) {
+    launch_copies(pl.cfg, k, std::move(pl.args), std::index_sequence_for<D...>());
 }
 
 /* A launch of a kernel template without (all) its template arguments, `k<<<g, b>>>(a...)`:
    simcc passes a lambda that calls k(a...), so C++ deduces the arguments as for an ordinary call,
    and a second one that names the specialisation taking exactly the argument types, when there is
-   one (for cudaFuncSetAttribute and __launch_bounds__; otherwise the launch has no identity). */
+   one (then the launch is an ordinary one: cudaFuncSetAttribute and __launch_bounds__ know it, and
+   its arguments are copied once per launch; otherwise the lambda runs, each thread with copies). */
 template <class L, class G>
 struct DeducedKernel {
     L call;
@@ -207,13 +325,42 @@ struct FnTag {
     typedef void (*fptr)(A...);
 };
 
-template <class L, class G, class... A>
-void operator*(DeducedKernel<L, G> k, PendingLaunch<A...> &&pl) {
-    const void *id = nullptr;
-    if constexpr (std::is_invocable<G, FnTag<A...> *>::value) id = (const void *)k.addr((FnTag<A...> *)nullptr);
-    int i = 0;
-    std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, pl.args);
-    launch(pl.cfg, id, new BoundKernel<L, A...>(k.call, std::move(pl.args)));
+template <class L, class G, class R, class... D>
+void operator*(DeducedKernel<L, G> k, PendingLaunch<R, D...> &&pl) {
+    if constexpr (std::is_invocable<G, FnTag<D...> *>::value) {
+        launch_copies(pl.cfg, k.addr((FnTag<D...> *)nullptr), std::move(pl.args), std::index_sequence_for<D...>());
+    } else {
+        std::tuple<D...> args(std::move(pl.args));
+        int i = 0;
+        std::apply([&](const auto &...v) { (check_arg(pl.cfg, i++, v), ...); }, args);
+        launch(pl.cfg, nullptr, new BoundKernel<L, D...>(k.call, std::move(args)));
+    }
+}
+
+/* cudaLaunchKernel((void *)k, ...): simcc registers every kernel it sees defined, with a function
+   that launches it from CUDA's `void **args` (device.cpp keeps the table). */
+typedef void (*ArgsLauncher)(const void *func, const LaunchConfig &c, void **args);
+int register_kernel_launcher(const void *func, const char *name, int nparams, ArgsLauncher launcher);
+cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t stream,
+                              const char *file, int line);
+
+/* cudaLaunchKernel's `void **args`: args[i] points to the i-th argument, whose bytes the kernel gets
+   (the C API copies them; no constructor runs). */
+template <class... P, size_t... I>
+inline void launch_with_args(void (*k)(P...), const LaunchConfig &c, void **args, std::index_sequence<I...>) {
+    typedef ParamLayout<typename Param<P>::S...> L;
+    Kernel<P...> *body = new Kernel<P...>(k);
+    (std::memcpy(body->bytes + L::t.off[I], args[I], sizeof(typename Param<P>::S)), ...);
+    (check_arg(c, (int)I, *reinterpret_cast<typename Param<P>::S *>(body->bytes + L::t.off[I])), ...);
+    launch(c, (const void *)k, body);
+}
+template <class... P>
+inline void launch_from_args(const void *func, const LaunchConfig &c, void **args) {
+    launch_with_args(reinterpret_cast<void (*)(P...)>(const_cast<void *>(func)), c, args, std::index_sequence_for<P...>());
+}
+template <class... P>
+inline int register_kernel(void (*k)(P...), const char *name) {
+    return register_kernel_launcher((const void *)k, name, (int)sizeof...(P), &launch_from_args<P...>);
 }
 
 /* __launch_bounds__(maxThreads, minBlocks) of an ordinary kernel, registered by simcc's rewrite. */
@@ -325,28 +472,29 @@ inline cudaError_t cudaMallocAsync(T **p, size_t size, cudaStream_t stream) { re
 template <class T>
 inline cudaError_t cudaMallocHost(T **p, size_t size, unsigned flags) { return cudaHostAlloc((void **)p, size, flags); }
 
-namespace simcuda {
-template <class... P, size_t... I>
-inline void launch_with_args(void (*k)(P...), const LaunchConfig &c, void **args, std::index_sequence<I...>) {
-    std::tuple<typename std::decay<P>::type...> params(*(typename std::decay<P>::type *)args[I]...);
-    int i = 0;
-    std::apply([&](const auto &...v) { (check_arg(c, i++, v), ...); }, params);
-    launch(c, (const void *)k, new BoundKernel<void (*)(P...), typename std::decay<P>::type...>(k, std::move(params)));
-}
-} // namespace simcuda
-
-/* cudaLaunchKernel: args[i] points to the i-th argument, as in CUDA. */
+/* cudaLaunchKernel: args[i] points to the i-th argument, as in CUDA; the kernel itself, or (the C
+   API's form) its address as a `const void *`. */
 template <class... P>
-inline cudaError_t cudaLaunchKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0) {
+inline cudaError_t cudaLaunchKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
+                                    const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
     if (sizeof...(P) && !args) return cudaErrorInvalidValue;
     cudaGetLastError();
-    simcuda::launch_with_args(k, simcuda::LaunchConfig{simcuda::LaunchSite{"cudaLaunchKernel", "?", 0}, grid, block, smem, stream}, args,
+    simcuda::launch_with_args(k, simcuda::LaunchConfig{simcuda::LaunchSite{"cudaLaunchKernel", file, line}, grid, block, smem, stream}, args,
                               std::index_sequence_for<P...>());
     return cudaGetLastError();
 }
 template <class... P>
-inline cudaError_t cudaLaunchCooperativeKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0) {
-    return cudaLaunchKernel(k, grid, block, args, smem, stream);
+inline cudaError_t cudaLaunchCooperativeKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
+                                               const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return cudaLaunchKernel(k, grid, block, args, smem, stream, file, line);
+}
+inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
+                                    const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return simcuda::launch_by_address("cudaLaunchKernel", func, grid, block, args, smem, stream, file, line);
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
+                                               const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return simcuda::launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, smem, stream, file, line);
 }
 template <class T>
 inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned flags = cudaMemAttachGlobal) {
