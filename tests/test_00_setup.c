@@ -207,9 +207,15 @@ START_TEST(test_cuda_setup_matches_the_runtime) {
                                                          : "");
     }
     ck_assert_msg(s.runtime_version == rt, "cuda_setup: runtime_version is %d, expected %d (cudaRuntimeGetVersion)%s", s.runtime_version, rt,
-                  s.runtime_version == drv && rt != drv ? "\n  likely mistake: runtime and driver are swapped" : "");
+                  s.runtime_version == drv && rt != drv
+                      ? "\n  likely mistake: runtime_version holds the driver's version: cudaRuntimeGetVersion fills runtime_version and "
+                        "cudaDriverGetVersion driver_version (are the two swapped, or is one call made twice?)"
+                      : "");
     ck_assert_msg(s.driver_version == drv, "cuda_setup: driver_version is %d, expected %d (cudaDriverGetVersion)%s", s.driver_version, drv,
-                  s.driver_version == rt && rt != drv ? "\n  likely mistake: runtime and driver are swapped" : "");
+                  s.driver_version == rt && rt != drv
+                      ? "\n  likely mistake: driver_version holds the runtime's version: it comes from cudaDriverGetVersion, not "
+                        "cudaRuntimeGetVersion (a copied line not changed?)"
+                      : "");
     ck_assert_msg(memchr(s.runtime, '\0', sizeof s.runtime) && memchr(s.driver, '\0', sizeof s.driver),
                   "cuda_setup: the runtime and driver strings were never written\n"
                   "  likely mistake: format them with cuda_version_string(out->runtime_version, out->runtime, sizeof out->runtime)");

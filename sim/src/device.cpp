@@ -321,7 +321,10 @@ cudaError_t cudaRuntimeGetVersion(int *v) {
 
 cudaError_t cudaDriverGetVersion(int *v) {
     if (!v) return record(cudaErrorInvalidValue);
-    *v = CUDART_VERSION;
+    // A driver one minor release newer than the runtime (13.1 against 13.0), as installed systems
+    // usually have: a driver supports the runtimes up to its own version. With the two equal, a
+    // program that swaps them could not show it.
+    *v = CUDART_VERSION + 10;
     return cudaSuccess;
 }
 

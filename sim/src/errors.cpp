@@ -243,7 +243,8 @@ CUresult cuGetErrorString(CUresult e, const char **s) {
 }
 
 CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int *v) { return v ? (*v = CUDA_VERSION, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE; }
+// (the driver 13.1, as cudaDriverGetVersion says: device.cpp)
+CUresult cuDriverGetVersion(int *v) { return v ? (*v = CUDA_VERSION + 10, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE; }
 CUresult cuDeviceGetCount(int *n) { return n ? (cudaGetDeviceCount(n), CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE; }
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
     int n = 0;
