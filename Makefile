@@ -322,17 +322,18 @@ $(B)/runner/$(1)/calls.o: tests/calls/$(1).c lessons/$(1)/*.h $(wildcard tests/c
 	$$(call say,CC,$$< [runner])
 	$(Q)$(CC_C) -DGRADE_RUNNER_SIDE $$($(1)_INC) -c $$< -o $$@
 
-# the student's file, the solution, and each wrong variant (solution + patch)
-$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
+# the student's file, the solution, and each wrong variant (solution + patch); each depends on the
+# lesson's lesson.mk too (a lesson made profiled there must rebuild its objects with --profile)
+$(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,lessons/$(1)/$$($(1)_NAME).cu,$$@,$(1))
-$(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(CC_DEPS)
+$(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CUDACC,$$<)
 	$(Q)$(CUDACC) $(PROFILE_FLAG_$(1)) $$($(1)_INC) -c $$< -o $$@
 $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
-$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h tools/check_includes.py $(SANDBOX) $(CC_DEPS)
+$(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch))
 # (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner;
 # not for the workbook's own wrong variants, trusted as in build_student, where it is a fifth of a link)

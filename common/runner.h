@@ -55,6 +55,21 @@ double rc_double(const RunnerCall *c, int i);
     value: on a GPU it holds its stream, so that the work queued behind it is late (the built-in
     grade.HoldStream, and lessons 11 and 15's pipelines). */
 void runner_sleep_ms(void *ms);
+/** The device allocations alive in this process now, as the judge's leak check counts them around
+    each student call (the simulator's, or CUPTI's on a GPU): 1 with their count and bytes when they
+    are observed, 0 (and zeros) when not (a GPU without CUPTI, or one whose CUPTI refused the
+    runner). For a helper that checks one part of a call, e.g. the error path of a fault it injected. */
+int runner_live_allocations(uint64_t *count, uint64_t *bytes);
+/** Copies and kernel launches the student's code asked for so far, by the stream they went to. */
+typedef struct {
+    uint64_t legacy;     /**< the legacy default stream (stream 0; a synchronous cudaMemcpy runs there too) */
+    uint64_t per_thread; /**< the per-thread default stream (cudaStreamPerThread, or code built for it) */
+    uint64_t other;      /**< a created stream */
+} RunnerStreamOps;
+/** On a GPU: the counts so far, seen through CUPTI (1), or 0 when CUPTI does not observe the runner.
+    On the simulator always 0: its modelled timeline records the stream of every operation
+    (simcuda/timeline.h). */
+int runner_stream_ops(RunnerStreamOps *out);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-/* runner_track_gpu.c -- on a GPU, which kernels the student's code launched and which device
-   allocations it left behind, seen through CUPTI's callback API (part of the CUDA Toolkit).
+/* runner_track_gpu.c -- on a GPU, which kernels the student's code launched, which device
+   allocations it left behind, and which streams its copies and launches went to, seen through
+   CUPTI's callback API (part of the CUDA Toolkit).
    CUPTI is loaded at run time: where it is missing the runner still works, and the judge reports
    launches and leaks as "not checked on this machine" instead of guessing; where it refuses the
    subscriber, the runner says which call returned what (rpc.h, RpcTracking). */
@@ -46,6 +47,47 @@ static void forget(uintptr_t p) {
         }
 }
 
+/* The streams of the copies and launches asked for (runner_stream_ops in runner.h): told apart by
+   the call's name, so that the _ptsz/_ptds variants (code built for the per-thread default stream)
+   and CUDA 13's __cudaLaunchKernel, which <<<...>>> calls there, are read alike. */
+static uint64_t g_on_legacy, g_on_per_thread, g_on_other;
+
+static void count_stream(cudaStream_t s, int per_thread_build) {
+    if (s == cudaStreamLegacy || (s == 0 && !per_thread_build)) g_on_legacy++;
+    else if (s == cudaStreamPerThread || s == 0) g_on_per_thread++;
+    else g_on_other++;
+}
+
+static int named(const char *name, const char *base, int *per_thread) {
+    size_t n = strlen(base);
+    if (strncmp(name, base, n)) return 0;
+    if (!name[n]) return *per_thread = 0, 1;
+    if (!strcmp(name + n, "_ptsz") || !strcmp(name + n, "_ptds")) return *per_thread = 1, 1;
+    return 0;
+}
+
+static void note_stream(const CUpti_CallbackData *d) {
+    const char *f = d->functionName;
+    int pt = 0;
+    if (!f || !d->functionParams) return;
+    if (named(f, "cudaMemcpyAsync", &pt)) count_stream(((const cudaMemcpyAsync_v3020_params *)d->functionParams)->stream, pt);
+    else if (named(f, "cudaMemcpy", &pt)) count_stream(0, pt); /* synchronous: the default stream */
+    /* cudaLaunchKernel(func, grid, block, args, shared, stream), and CUDA 13's __cudaLaunchKernel(kernel,
+       grid, block, args, shared, stream): the same arguments in the same order */
+    else if (named(f, "cudaLaunchKernel", &pt) || named(f, "__cudaLaunchKernel", &pt))
+        count_stream(((const cudaLaunchKernel_v7000_params *)d->functionParams)->stream, pt);
+    else if (named(f, "cudaLaunchKernelExC", &pt)) {
+        const cudaLaunchConfig_t *cfg = ((const cudaLaunchKernelExC_v11060_params *)d->functionParams)->config;
+        if (cfg) count_stream(cfg->stream, pt);
+    }
+}
+
+void stream_ops_gpu(uint64_t *legacy, uint64_t *per_thread, uint64_t *other) {
+    *legacy = g_on_legacy;
+    *per_thread = g_on_per_thread;
+    *other = g_on_other;
+}
+
 static void CUPTIAPI on_runtime_call(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data) {
     (void)user;
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
@@ -56,6 +98,7 @@ static void CUPTIAPI on_runtime_call(void *user, CUpti_CallbackDomain domain, CU
         return;
     }
     if (!ok) return;
+    note_stream(d);
     if (d->symbolName) {
         track_launch(d->symbolName, 0);
     } else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020) {

@@ -4,7 +4,9 @@
  *        passes of the separable filter against the CPU reference, on seeded random images of odd
  *        shapes (1 x 1, smaller than the filter, 17 x 31, 31 x 17, 45 x 70, ...), with random
  *        non-symmetric filters of widths 1, 3, 7 and 15, several block shapes and tiles, under
- *        every simulator schedule.
+ *        every simulator schedule; then 08.3's performance property on one small case, measured by
+ *        the profiler (the simulator's, or Nsight Compute on a GPU): the tiled kernel's global loads
+ *        and stores coalesced (threadIdx.x along the image's rows).
  */
 #include <math.h>
 #include <stdio.h>
@@ -399,7 +401,8 @@ static double tolerance(const float *f, int count, const float *g, int gcount) {
 /* ---------------------------------------------------------------------------------------------- */
 /* One exercise at one size and filter width, over its block shapes and the schedules.            */
 
-static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedules) {
+/* tile: 08.3's tile for a run of one configuration (0: the middle one, 16). */
+static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nschedules, unsigned one_tile) {
     Image im;
     image_make(&im, w, h, (uint64_t)kind * 17 + fw);
     float filter[CONV_MAX_FW * CONV_MAX_FW], row[CONV_MAX_FW], col[CONV_MAX_FW];
@@ -431,7 +434,7 @@ static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedul
             grade_use_schedule(sc);
             grade_poison_device(im.d_out, (im.n + CANARY) * sizeof(float));
             grade_poison_device(im.d_tmp, im.n * sizeof(float));
-            unsigned bx = kBlocks[c].x, by = kBlocks[c].y, tile = kTiles[all_configs ? c : 1];
+            unsigned bx = kBlocks[c].x, by = kBlocks[c].y, tile = all_configs ? kTiles[c] : one_tile ? one_tile : kTiles[1];
             char what[192];
             if (kind == K_TILED)
                 snprintf(what, sizeof what, "%s, image %d wide and %d tall, %d x %d filter, tile %u", name, w, h, fw, fw, tile);
@@ -456,6 +459,8 @@ static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedul
     image_free(&im);
 }
 
+static void check(Kind kind, int w, int h, int fw, int all_configs, int nschedules) { check_tile(kind, w, h, fw, all_configs, nschedules, 0); }
+
 /* _i runs over sizes x widths */
 #define SIZE_OF(i) kSizes[(i) / N_WIDTHS]
 #define WIDTH_OF(i) kWidths[(i) % N_WIDTHS]
@@ -479,6 +484,53 @@ START_TEST(test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile) {
 }
 END_TEST
 START_TEST(test_conv2d_tiled_matches_cpu_on_a_larger_image) { check(K_TILED, BIG_W, BIG_H, 15, 0, 1); }
+END_TEST
+
+/* 08.3's performance property, measured by the profiler (the simulator's, or Nsight Compute on a GPU)
+   on one small case: tile 32, so that a warp is one row of the block; a 64 x 64 image, whose rows
+   are 256 bytes (a tile row's 32 pixels are one aligned 128-byte run); a 7 x 7 filter. */
+#define PROFILED_W 64
+#define PROFILED_H 64
+#define PROFILED_FW 7
+#define PROFILED_TILE 32u
+/* A warp stores 32 neighbouring pixels of one row: 4 sectors of 32 bytes, a little slack. A warp of
+   the load loop reads 32 neighbouring slots of the (32 + 2r)-wide shared tile: at most two runs of
+   input rows, neither aligned (the halo starts r pixels left of the tile): at most 6 sectors. */
+#define MAX_STORE_SECTORS 4.5
+#define MAX_LOAD_SECTORS 6.0
+
+static double per_request(unsigned long long sectors, unsigned long long requests) { return requests ? (double)sectors / (double)requests : 0.0; }
+
+START_TEST(test_conv2d_tiled_loads_and_stores_are_coalesced) {
+    grade_profile_begin();
+    check_tile(K_TILED, PROFILED_W, PROFILED_H, PROFILED_FW, 0, 1, PROFILED_TILE);
+    grade_profile_end();
+    GradeProfile p;
+    if (!grade_profile_get("conv2d_tiled_kernel", &p)) {
+        grade_require_coalesced("conv2d_tiled_kernel", MAX_LOAD_SECTORS); /* not measured here: marks the property unchecked */
+        return;
+    }
+    if (!p.global_load_requests && !p.global_store_requests) {
+        /* a kernel that gave right values loaded and stored: its code was not instrumented */
+        grade_note_unchecked("`conv2d_tiled_kernel`'s global loads and stores coalesced; the profiler counted none of its accesses: "
+                             "its object was compiled before this lesson's runner was built with the simulator's profiler -- "
+                             "rebuild it (touch lessons/08-convolution/convolution.cu) and grade again");
+        return;
+    }
+    double ld = per_request(p.global_load_sectors, p.global_load_requests), st = per_request(p.global_store_sectors, p.global_store_requests);
+    ck_assert_msg(ld <= MAX_LOAD_SECTORS && st <= MAX_STORE_SECTORS,
+                  "the values are right, but conv2d_tiled_kernel's global accesses are not coalesced: on a %d x %d image with tile %u and "
+                  "a %d x %d filter, its loads take %.1f sectors of 32 bytes per request (%llu requests; at most %.1f expected: the 32 "
+                  "neighbouring slots a warp loads are at most two runs of input rows) and its stores %.1f (%llu requests; at most %.1f "
+                  "expected: 4.0 is a warp writing 32 neighbouring floats)\n"
+                  "  likely mistake: threadIdx.x must run along the row, the contiguous dimension: the 32 threads of a warp have "
+                  "consecutive threadIdx.x, so the pixel's column is x = blockIdx.x * T + threadIdx.x, its row y = blockIdx.y * T + "
+                  "threadIdx.y, and the load loop's first slot s = threadIdx.y * T + threadIdx.x. With threadIdx.x and threadIdx.y "
+                  "swapped (tx = threadIdx.y) the values are the same, but a warp runs down a column: each thread loads and stores in "
+                  "a row of its own, `width` floats from its neighbour's. `make profile LESSON=08` shows the line",
+                  PROFILED_W, PROFILED_H, PROFILED_TILE, PROFILED_FW, PROFILED_FW, ld, p.global_load_requests, MAX_LOAD_SECTORS, st,
+                  p.global_store_requests, MAX_STORE_SECTORS);
+}
 END_TEST
 
 START_TEST(test_row_pass_matches_cpu_at_every_size_and_width) {
@@ -553,6 +605,7 @@ static Suite *build_suite(void) {
     tc = grade_tcase(s, kExercises, N_EXERCISES, "08.3");
     tcase_add_loop_test(tc, test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile, 0, cases);
     tcase_add_test(tc, test_conv2d_tiled_matches_cpu_on_a_larger_image);
+    grade_add_profiled_test(tc, test_conv2d_tiled_loads_and_stores_are_coalesced);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "08.4");
     tcase_add_loop_test(tc, test_row_pass_matches_cpu_at_every_size_and_width, 0, cases);
     tcase_add_loop_test(tc, test_column_pass_matches_cpu_at_every_size_and_width, 0, cases);

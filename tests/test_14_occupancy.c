@@ -4,7 +4,9 @@
  *        kernels on an H200 and on other devices) and against the CUDA runtime for the lesson's own
  *        kernels; the block-size search against best_block_size_cpu and the runtime; error reports
  *        with planted errors (a refused launch, and on a GPU an illegal address); batches under a
- *        device-memory budget smaller than the data.
+ *        device-memory budget smaller than the data, their copies and kernels in the streams made for
+ *        them, not in the legacy default stream (the simulator's modelled timeline, or the runner's
+ *        CUPTI observer on a GPU, says which stream each went to).
  *
  * The runtime's own answers come from the runner's probe_* calls (tests/calls/14-occupancy.c),
  * code of the grader's. On the simulator, cudaFuncGetAttributes reports 32 registers for every
@@ -859,6 +861,23 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
     }
     size_t batches = (n + st.batch - 1) / st.batch;
     ck_assert_msg(st.batches == batches, "%s reported %zu batches of %zu; ceil(n / batch) is %zu", what, st.batches, st.batch, batches);
+    /* Right values: did the batches' work go to the streams made for it? (Whether the batches then
+       overlap is lesson 11's to grade; here, that nothing of theirs sits in the legacy default
+       stream, which would serialise them.) Not observable on a GPU without CUPTI's observer. */
+    BatchStreams bs;
+    probe_batched_streams(&bs);
+    ck_assert_msg(bs.observed >= 0,
+                  "%s: the grader cannot take the record of the streams this call used: the simulator's recording was stopped or "
+                  "replaced during the call (simcuda_timeline_* are the grader's, not your code's), and nothing is taken from one that "
+                  "was not whole",
+                  what);
+    ck_assert_msg(!bs.observed || bs.legacy == 0,
+                  "%s: the values are right, but %llu of its %llu copies and kernels ran in the legacy default stream (stream 0) instead "
+                  "of the streams it created: stream 0 waits for all the work queued before it in every other stream, and they for "
+                  "it, so batch k + 1's copy in cannot run while batch k computes -- what the two streams are for\n"
+                  "  likely mistake: a stream argument left out or 0 -- give every copy and launch of batch k its stream s[k %% 2]: "
+                  "cudaMemcpyAsync(..., s[b]) (a plain cudaMemcpy runs in stream 0 too) and kernel<<<grid, block, 0, s[b]>>>",
+                  what, (unsigned long long)bs.legacy, (unsigned long long)(bs.legacy + bs.per_thread + bs.created));
 done:
     cudaFreeHost(h_in);
     cudaFreeHost(h_out);

@@ -2,7 +2,10 @@
  * @file test_15_multi_gpu.c
  * @brief Grader for lesson 15: a vector add and a matrix product split over every device (15.1),
  *        peer copies and a kernel reading another device's memory (15.2), NCCL's all-reduce
- *        average, broadcast and all-gather from one thread (15.3), against the CPU reference.
+ *        average, broadcast and all-gather from one thread (15.3), against the CPU reference; and
+ *        15.1's performance property on one small product, measured by the profiler (the
+ *        simulator's, or Nsight Compute on a GPU): the matrix-product kernel's global loads and stores
+ *        coalesced.
  *
  * On the simulator the runner simulates two devices (SIM_DEVICES=2), and 15.1 also runs on one and
  * on three (the runner is restarted for each count); on a GPU, on every visible device and, with
@@ -466,6 +469,50 @@ START_TEST(test_plans_work_on_one_device) {
 }
 END_TEST
 
+/* 15.1's performance property, measured by the profiler (the simulator's, or Nsight Compute on a
+   GPU) on one small product over the default devices: C (64 x 64) = A (64 x 64) * B (64 x 64), rows
+   of 256 bytes, so that each 16-float run of a tile is 64 aligned bytes. A warp of a 16 x 16 block
+   is 2 rows of 16 threads: its loads of A and B and its stores of C are 2 runs of 64 bytes, 4
+   sectors of 32 bytes per request (a little slack). */
+static const PlanCase kProfiledMat = {1, 64, 64, 64};
+#define MAX_SECTORS 4.5
+
+static double per_request(unsigned long long sectors, unsigned long long requests) { return requests ? (double)sectors / (double)requests : 0.0; }
+
+START_TEST(test_matrix_product_kernel_is_coalesced) {
+    if (judge_sanitizing()) return;
+    use_devices(SIM_DEFAULT_DEVICES); /* (restarts the simulator's runner when the count changes: before the measurement) */
+    grade_profile_begin();
+    check_plan(&kProfiledMat, 0, grade_seed() + 271828u);
+    grade_profile_end();
+    GradeProfile p;
+    if (!grade_profile_get("mg_matmul_kernel", &p)) {
+        grade_require_coalesced("mg_matmul_kernel", MAX_SECTORS); /* not measured here: marks the property unchecked */
+        return;
+    }
+    if (!p.global_load_requests && !p.global_store_requests) {
+        /* a kernel that gave right values loaded and stored: its code was not instrumented */
+        grade_note_unchecked("`mg_matmul_kernel`'s global loads and stores coalesced; the profiler counted none of its accesses: "
+                             "its object was compiled before this lesson's runner was built with the simulator's profiler -- "
+                             "rebuild it (touch lessons/15-multi-gpu/multigpu.cu) and grade again");
+        return;
+    }
+    double ld = per_request(p.global_load_sectors, p.global_load_requests), st = per_request(p.global_store_sectors, p.global_store_requests);
+    ck_assert_msg(ld <= MAX_SECTORS && st <= MAX_SECTORS,
+                  "the values are right, but mg_matmul_kernel's global accesses are not coalesced: for C (%zu x %d) = A (%zu x %d) * B "
+                  "(%d x %d) split over the devices, its loads of A and B take %.1f sectors of 32 bytes per request (%llu requests) and "
+                  "its stores of C %.1f (%llu requests), at most %.1f expected (a warp of a 16 x 16 block is 2 rows of 16 threads: 2 "
+                  "runs of 16 floats, 4 sectors)\n"
+                  "  likely mistake: threadIdx.x must run along the row, the contiguous dimension: the threads of a warp have "
+                  "consecutive threadIdx.x, so in mg_matmul_kernel (given as tx = threadIdx.x, ty = threadIdx.y) the column is col = "
+                  "blockIdx.x * MG_TILE + threadIdx.x and the row is row = blockIdx.y * MG_TILE + threadIdx.y. With threadIdx.x and "
+                  "threadIdx.y swapped the values are the same, but a warp runs down a column: each thread reads and writes in a row "
+                  "of its own, k or n floats from its neighbour's. `make profile LESSON=15` shows the line",
+                  kProfiledMat.n, kProfiledMat.cols, kProfiledMat.n, kProfiledMat.inner, kProfiledMat.inner, kProfiledMat.cols, ld,
+                  p.global_load_requests, st, p.global_store_requests, MAX_SECTORS);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 15.2                                                                                            */
 
@@ -568,6 +615,64 @@ START_TEST(test_peer_functions_work_on_one_device) {
     check_peer(0, 0, 1000, 1, 0, grade_seed() + 11u);
     check_peer(0, 0, 1000, 0, 0, grade_seed() + 12u);
     use_devices(SIM_DEFAULT_DEVICES);
+}
+END_TEST
+
+/* The error path of the staged copy: the grader makes the peer copy inside peer_add_gpu fail once
+   (tests/calls/15-multi-gpu.c: the runner stands in for cudaMemcpyPeerAsync and cudaMemcpyPeer), as
+   a copy can fail on a GPU, and counts the device allocations the call left behind. No ordinary run
+   takes that path, so a staging buffer that is freed only on the way that succeeds shows here only. */
+START_TEST(test_peer_add_frees_its_staging_buffer_when_the_copy_fails) {
+    if (judge_sanitizing()) return;
+    use_devices(SIM_DEFAULT_DEVICES);
+    if (visible_devices() < 2) return; /* one device: nothing is staged */
+    size_t n = 1000;
+    uint64_t seed = grade_seed() + 314159u;
+    float *x = grade_alloc(n * sizeof(float)), *y = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    float *out = grade_alloc(n * sizeof(float)), *copy = grade_alloc(n * sizeof(float));
+    grade_fill_floats(x, n, seed, -1.0f, 1.0f);
+    grade_fill_floats(y, n, seed + 1, -1.0f, 1.0f);
+    vector_add_cpu(x, y, want, n);
+    grade_poison_floats(out, n);
+    grade_poison_floats(copy, n);
+    PeerReport r;
+    memset(&r, 0, sizeof r);
+    r.dev_a = 0;
+    r.dev_b = 1;
+    r.allow_peer = 0; /* x must be staged on device 1 */
+    r.n = n;
+    r.inject_fault = 1;
+    int e = peer_fault_roundtrip(&r, x, y, out, copy);
+    fresh_runner_after(e || r.copy_err || (r.add_err && r.add_err != r.fault_err));
+    char what[300];
+    snprintf(what, sizeof what, "x on device 0, y and out on device 1, n = %zu, allow_peer 0 (x is staged), the staged copy made to fail once, seed %llu",
+             n, (unsigned long long)seed);
+    ck_assert_msg(e == 0 && r.setup_err == 0, "%s: the grader could not set up its buffers (%s)", what, cuda_name(e ? e : r.setup_err));
+    /* No peer copy inside peer_add_gpu (x staged some other way): nothing failed, there is no error
+       path to check. */
+    if (r.faults == 0) goto done;
+    expect_device_kept(r.device_after_add, "peer_add_gpu (after its copy failed)", what);
+    ck_assert_msg(!r.allocs_observed || r.leaked_allocs <= 0,
+                  "%s: the grader made the peer copy of x to device 1 fail once (it returned %s without copying, as a copy on a GPU "
+                  "can fail), and peer_add_gpu returned %s with %lld device allocation(s) of its own still allocated (%lld bytes)\n"
+                  "  likely mistake: the staging buffer leaked on the error path: when the copy into it fails, cudaFree(staged) "
+                  "before returning the error -- every cudaMalloc needs its cudaFree on every way out of the function, and the way "
+                  "of an error is one no ordinary run takes",
+                  what, cuda_name(r.fault_err), cuda_name(r.add_err), r.leaked_allocs, r.leaked_bytes);
+    if (r.add_err == cudaSuccess) {
+        char aw[400];
+        snprintf(aw, sizeof aw, "peer_add_gpu returned cudaSuccess after its peer copy of x had failed (with %s): out = x + y (%s)",
+                 cuda_name(r.fault_err), what);
+        expect_floats(out, want, n, 0, aw, 0, 0,
+                      "the failed copy's error went unchecked, and the kernel added whatever the staging buffer held: check what the "
+                      "copy returns (peer_copy_gpu's error), and on an error free the staging buffer and return the error");
+    }
+done:
+    free(x);
+    free(y);
+    free(want);
+    free(out);
+    free(copy);
 }
 END_TEST
 
@@ -721,9 +826,11 @@ static Suite *build_suite(void) {
     tcase_add_test(tc, test_plans_work_on_three_devices);
     tcase_add_test(tc, test_plans_are_right_under_every_stream_schedule);
     tcase_add_test(tc, test_plans_work_on_one_device);
+    grade_add_profiled_test(tc, test_matrix_product_kernel_is_coalesced);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "15.2");
     tcase_add_loop_test(tc, test_peer_copy_and_add_between_two_devices, 0, N_PEER);
     tcase_add_test(tc, test_peer_functions_work_on_one_device);
+    tcase_add_test(tc, test_peer_add_frees_its_staging_buffer_when_the_copy_fails);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "15.3");
     tcase_add_loop_test(tc, test_nccl_average_broadcast_and_allgather_over_every_device, 0, N_NCCL);
     tcase_add_test(tc, test_nccl_works_on_one_and_three_devices);

@@ -45,12 +45,17 @@ CONTROLS = {
     "rc_double": "the runner's argument decoding",
     "tracking_start_gpu": "the runner's launch tracking",
     "live_allocations_gpu": "the runner's allocation tracking",
+    "runner_live_allocations": "the runner's allocation tracking",
+    "stream_ops_gpu": "the runner's count of the streams your copies and launches went to",
+    "runner_stream_ops": "the runner's count of the streams your copies and launches went to",
     "grade_profile_canary": "the grader's own kernel",
 }
 CONTROL_PREFIXES = {
     "simcuda_timeline_": "the simulator's modelled timeline, which the grader records around your calls",
     "py12_": "the runner's embedded files",
     "cupti": "CUPTI, through which the runner counts your launches on a GPU",
+    "__wrap_": "the runner's stand-in for a runtime call (the grader's fault injection: lesson 15's lesson.mk)",
+    "__real_": "the runtime call behind the runner's stand-in (the grader's fault injection: lesson 15's lesson.mk)",
 }
 # The run-time linker's lookups: calling them is allowed (the CUDA toolkit's own headers do: NVTX
 # loads Nsight's injection library so), defining them is not (the runtime loads OpenBLAS, and the

@@ -22,3 +22,21 @@ ifeq ($(BACKEND),gpu)
     CFLAGS_15-multi-gpu_gpu := $(if $(filter $(CUDA_HOME),$(NCCL_HOME_15)),,-I$(NCCL_HOME_15)/include)
   endif
 endif
+
+# 15.1's grader checks a performance property (the matrix product's global loads and stores
+# coalesced), so on the simulator the runner is built with `simcc --profile` (AddressSanitizer and
+# -g; counting only in the grader's one small profiled case) ...
+PROFILED_RUNNER_15-multi-gpu := 1
+# ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
+include common/profile_canary.mk
+$(call profile_canary_runners,15-multi-gpu): $(PROFILE_CANARY)
+
+# 15.2's grader makes the staged peer copy fail once, to check peer_add_gpu's error path: the runner
+# (only the runner: not the demo, not the benchmark) is linked with --wrap for the two peer copies,
+# so that the student's calls of them go to the stand-ins in tests/calls/15-multi-gpu.c first.
+ifeq ($(BACKEND),sim)
+  PEER_FAULT_LINK_15 := -Wl,--wrap=cudaMemcpyPeerAsync -Wl,--wrap=cudaMemcpyPeer
+else
+  PEER_FAULT_LINK_15 := -Xlinker --wrap=cudaMemcpyPeerAsync -Xlinker --wrap=cudaMemcpyPeer
+endif
+$(call profile_canary_runners,15-multi-gpu): LIBS_15-multi-gpu_$(BACKEND) += $(PEER_FAULT_LINK_15)

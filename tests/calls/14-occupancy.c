@@ -10,6 +10,8 @@
 #endif
 
 #ifdef GRADE_RUNNER_SIDE
+#include <stdlib.h>
+
 #include "runner.h"
 
 static int64_t call_occupancy_calc(const RunnerCall *c) {
@@ -33,7 +35,51 @@ static int64_t call_check_cuda(const RunnerCall *c) {
 static int64_t call_scale_checked_gpu(const RunnerCall *c) {
     return scale_checked_gpu(rc_ptr(c, 0), rc_u64(c, 1), (float)rc_double(c, 2), (unsigned)rc_u64(c, 3), rc_ptr(c, 4), rc_u64(c, 5));
 }
-static int64_t call_process_batched(const RunnerCall *c) { return process_batched(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), rc_u64(c, 3), rc_ptr(c, 4)); }
+/* process_batched, and the streams its copies and kernels went to, in the reply's out[]: out[0] the
+   BatchStreams' `observed`, out[1..3] its legacy, per_thread and created counts. */
+#ifdef SIMCUDA
+static void streams_from_timeline(uint64_t *out) {
+    int whole = simcuda_timeline_recording();
+    simcuda_timeline_stop();
+    size_t n = simcuda_timeline_take(NULL, 0);
+    SimTimelineOp *ops = calloc(n ? n : 1, sizeof *ops);
+    if (!whole || !ops) {
+        out[0] = (uint64_t)-1;
+        free(ops);
+        return;
+    }
+    simcuda_timeline_take(ops, n); /* (stopped: no more than n) */
+    out[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        int k = ops[i].kind;
+        if (k != SIM_TL_KERNEL && k != SIM_TL_H2D && k != SIM_TL_D2H && k != SIM_TL_D2D) continue;
+        out[ops[i].stream == 0 ? 1 : ops[i].stream < 0 ? 2 : 3]++;
+    }
+    free(ops);
+}
+#endif
+static int64_t call_process_batched(const RunnerCall *c) {
+    uint64_t *out = c->rep->out;
+#ifdef SIMCUDA
+    simcuda_timeline_start(NULL);
+#else
+    RunnerStreamOps before, after;
+    int seen = runner_stream_ops(&before);
+#endif
+    cudaError_t e = process_batched(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), rc_u64(c, 3), rc_ptr(c, 4));
+    out[0] = out[1] = out[2] = out[3] = 0;
+#ifdef SIMCUDA
+    streams_from_timeline(out);
+#else
+    if (seen && runner_stream_ops(&after)) {
+        out[0] = 1;
+        out[1] = after.legacy - before.legacy;
+        out[2] = after.per_thread - before.per_thread;
+        out[3] = after.other - before.other;
+    }
+#endif
+    return e;
+}
 
 /* ---- the grader's probes: trusted code, though linked with the student's file ---- */
 static int64_t call_probe_live_streams_events(const RunnerCall *c) {
@@ -228,17 +274,28 @@ cudaError_t scale_checked_gpu(float *d, size_t n, float factor, unsigned block, 
     return (cudaError_t)judge_finish(&c);
 }
 
+/* What the runner saw of the last process_batched call's streams (probe_batched_streams). */
+static BatchStreams g_batched_streams;
+
 /* h_in and h_out come from cudaMallocHost: judge_ptr sends the runner's own pinned buffers. */
 cudaError_t process_batched(const float *h_in, float *h_out, size_t n, size_t max_batch, BatchStats *st) {
     JudgeCall c;
+    memset(&g_batched_streams, 0, sizeof g_batched_streams);
     judge_begin(&c, "process_batched", 1);
     judge_ptr(&c, h_in);
     judge_ptr(&c, h_out);
     judge_u64(&c, n);
     judge_u64(&c, max_batch);
     judge_inout(&c, st, sizeof *st, "st", NULL);
-    return (cudaError_t)judge_finish(&c);
+    cudaError_t e = (cudaError_t)judge_finish(&c);
+    g_batched_streams.observed = c.out[0] == 1 ? 1 : c.out[0] == (uint64_t)-1 ? -1 : 0;
+    g_batched_streams.legacy = c.out[1];
+    g_batched_streams.per_thread = c.out[2];
+    g_batched_streams.created = c.out[3];
+    return e;
 }
+
+void probe_batched_streams(BatchStreams *out) { *out = g_batched_streams; }
 
 int probe_attributes(int which, ProbeAttributes *out) {
     JudgeCall c;

@@ -30,4 +30,17 @@ size_t probe_limit_device_memory(size_t budget);
     a GPU, where the runtime does not tell. */
 void probe_live_streams_events(int *streams, int *events);
 
+/** The streams the copies and kernels of the last process_batched call went to, as the runner saw
+    them: on the simulator from its modelled timeline, recorded around the call (simcuda/timeline.h:
+    the stream of every operation); on a GPU from the runner's CUPTI observer (runner_stream_ops). */
+typedef struct {
+    int observed;       /* 1: counted; 0: not observable here (a GPU whose runner has no CUPTI observer);
+                           -1: the simulator's record was stopped or replaced during the call */
+    uint64_t legacy;    /* copies and kernels in the legacy default stream (stream 0; a synchronous
+                           cudaMemcpy runs there too) */
+    uint64_t per_thread; /* ... in the per-thread default stream */
+    uint64_t created;   /* ... in streams the program created */
+} BatchStreams;
+void probe_batched_streams(BatchStreams *out);
+
 #endif

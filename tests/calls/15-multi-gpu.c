@@ -214,6 +214,32 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
 }
 
 /* ---- 15.2 ---- */
+/* The fault: a peer copy that fails once. Lesson 15's runners are linked with --wrap for
+   cudaMemcpyPeerAsync and cudaMemcpyPeer (lessons/15-multi-gpu/lesson.mk), so that the student's
+   calls of them come here first. While a fault is armed (around one peer_add_gpu call), the next one
+   fails without copying, as a copy can fail on a GPU; otherwise they go on to the runtime's. (The
+   __real_ names are the runtime's functions under --wrap; weak, so that a runner linked without it
+   still links: its copies never come here, nothing fails, and the test says nothing.) */
+#define FAULT_ERROR cudaErrorMemoryAllocation
+static int g_fault_armed, g_faults;
+__attribute__((weak)) cudaError_t __real_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t count, cudaStream_t s);
+__attribute__((weak)) cudaError_t __real_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count);
+cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t count, cudaStream_t s);
+cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count);
+
+static int fault_now(void) {
+    if (!g_fault_armed) return 0;
+    g_fault_armed = 0;
+    g_faults++;
+    return 1;
+}
+cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t count, cudaStream_t s) {
+    return fault_now() ? FAULT_ERROR : __real_cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, count, s);
+}
+cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count) {
+    return fault_now() ? FAULT_ERROR : __real_cudaMemcpyPeer(dst, dst_dev, src, src_dev, count);
+}
+
 /* Peer access off between every pair of devices, then on from `reader` to `owner` if `on`: each
    case starts from the state it names, not from what an earlier case left. */
 static void set_peer_access(int visible, int owner, int reader, int on) {
@@ -257,8 +283,18 @@ static int64_t call_peer_roundtrip(const RunnerCall *c) {
         rep->device_after_copy = current_device();
         cudaSetDevice(0);
         rep->direct = -1;
+        uint64_t allocs0 = 0, bytes0 = 0, allocs1 = 0, bytes1 = 0;
+        rep->allocs_observed = runner_live_allocations(&allocs0, &bytes0);
+        g_faults = 0;
+        g_fault_armed = rep->inject_fault;
         rep->add_err = peer_add_gpu(rep->dev_a, d_x, rep->dev_b, d_y, d_out, n, rep->allow_peer, &rep->direct);
+        g_fault_armed = 0;
         rep->device_after_add = current_device();
+        rep->faults = g_faults;
+        rep->fault_err = FAULT_ERROR;
+        runner_live_allocations(&allocs1, &bytes1);
+        rep->leaked_allocs = (long long)allocs1 - (long long)allocs0;
+        rep->leaked_bytes = (long long)bytes1 - (long long)bytes0;
         wait_every_device(rep->visible);
         cudaSetDevice(rep->dev_b);
         if (cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) memset(out, POISON_BYTE, bytes);
@@ -407,6 +443,7 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
 const RunnerFunction runner_functions[] = {
     {"plan_roundtrip", call_plan_roundtrip},
     {"peer_roundtrip", call_peer_roundtrip},
+    {"peer_fault_roundtrip", call_peer_roundtrip},
     {"nccl_roundtrip", call_nccl_roundtrip},
     {NULL, NULL},
 };
@@ -431,6 +468,17 @@ int plan_roundtrip(PlanReport *rep, const float *a, const float *b, float *c_ear
 int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
     JudgeCall c;
     judge_begin(&c, "peer_roundtrip", 1);
+    judge_inout(&c, rep, sizeof *rep, "report", NULL);
+    judge_in(&c, x, rep->n * sizeof(float));
+    judge_in(&c, y, rep->n * sizeof(float));
+    judge_inout(&c, out, rep->n * sizeof(float), "out", NULL);
+    judge_inout(&c, copy, rep->n * sizeof(float), "copy", NULL);
+    return (int)judge_finish(&c);
+}
+
+int peer_fault_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
+    JudgeCall c;
+    judge_begin(&c, "peer_fault_roundtrip", 0);
     judge_inout(&c, rep, sizeof *rep, "report", NULL);
     judge_in(&c, x, rep->n * sizeof(float));
     judge_in(&c, y, rep->n * sizeof(float));

@@ -50,6 +50,12 @@ typedef struct {
     int copy_err, add_err, direct;
     int device_after_copy, device_after_add; /* device 0 was current before each */
     int setup_err;             /* the helper's own allocations */
+    /* peer_fault_roundtrip only: the error path of peer_add_gpu */
+    int inject_fault;          /* in: the first peer copy inside peer_add_gpu fails, without copying */
+    int fault_err;             /* out: what that copy (cudaMemcpyPeerAsync or cudaMemcpyPeer) returned */
+    int faults;                /* out: copies that failed so (0: peer_add_gpu made no peer copy) */
+    int allocs_observed;       /* out: the runner observes device allocations (the simulator; CUPTI on a GPU) */
+    long long leaked_allocs, leaked_bytes; /* out: device allocations peer_add_gpu left behind, and their bytes */
 } PeerReport;
 
 /** 15.3: mg_nccl_create, then the three collectives one after another, then mg_nccl_destroy. */
@@ -77,6 +83,10 @@ typedef struct {
    contributions); out = early then late results of the three: ndev*n, ndev*n, ndev*ndev*n, twice. */
 int plan_roundtrip(PlanReport *rep, const float *a, const float *b, float *c_early, float *c_late, size_t a_n, size_t b_n, size_t c_n);
 int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy);
+/* The same with rep->inject_fault: a copy inside peer_add_gpu fails once. Not counted as a student
+   call by the judge (common/judge.h): the leak is counted here, around peer_add_gpu alone, so that
+   the judge can name it. */
+int peer_fault_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy);
 int nccl_roundtrip(NcclReport *rep, const float *in, float *out, size_t in_n, size_t out_n);
 
 #endif
