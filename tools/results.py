@@ -111,6 +111,15 @@ def stale_message(state, lesson_short):
     return "changed since your last check%s — run `make check LESSON=%s`" % (mark, lesson_short)
 
 
+def write_json(path, data):
+    """The result written whole beside path, then renamed into place: a reader never sees half of it."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
 def stamp(path, files):
     try:
         with open(path) as f:
@@ -125,11 +134,7 @@ def stamp(path, files):
         data["files"].append({"path": os.path.relpath(name, os.environ.get("GRADE_ROOT", ROOT)), "sha256": digest})
     data["grader_commit"] = grader_commit()
     data["timestamp"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    write_json(path, data)
     return 0
 
 
@@ -158,11 +163,7 @@ def keep(earlier_path, path, exercise):
     if not changed:
         return 0
     data["points"] = sum(e.get("points", 0) for e in data["exercises"] if isinstance(e, dict) and e.get("passed") is True)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    write_json(path, data)
     return 0
 
 

@@ -35,7 +35,7 @@ from batch_names import assign_names, csv_cell
 from batch_refused import Refused
 from batch_workbook import ROOT, lessons_of_workbook, student_files, wanted_files
 from grade_batch import classify, refuse_kind
-from skeleton_regions import MARKER
+from skeleton_regions import region_spans
 
 SIM_TIMEOUT = 600                 # seconds for one sim_c run
 SIM_MEMORY = 2 << 30              # its address space
@@ -56,17 +56,7 @@ def regions(data):
     """[(exercise, [(line number, text)])] of the TODO regions' bodies, in file order; one region
     'file' holding every line when the file has no complete region."""
     lines = data.split(b"\n")
-    out, open_at = [], {}
-    for n, line in enumerate(lines):
-        m = MARKER.search(line)
-        if not m:
-            continue
-        ex = m.group(1).decode()
-        if m.group(2) == b"begin":
-            open_at[ex] = n
-        elif ex in open_at:
-            start = open_at.pop(ex)
-            out.append((ex, [(i + 1, lines[i]) for i in range(start + 1, n)]))
+    out = [(ex, [(i + 1, lines[i]) for i in range(start, end)]) for ex, start, end in region_spans(lines)]
     return out or [("file", [(i + 1, line) for i, line in enumerate(lines)])]
 
 

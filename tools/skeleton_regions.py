@@ -33,11 +33,11 @@ def fnv1a64(data):
     return h
 
 
-def regions(path):
-    """[(exercise, hash)] of a file's TODO regions, in the order their ends appear."""
+def region_spans(lines):
+    """[(exercise, first body line, end marker line)] (0-based) of the TODO regions among lines (bytes),
+    in the order their ends appear; a begin without its end is no region. (tools/similarity.py
+    reads the regions' bodies with it too.)"""
     out, open_at = [], {}
-    with open(path, "rb") as f:
-        lines = f.read().split(b"\n")
     for n, line in enumerate(lines):
         m = MARKER.search(line)
         if not m:
@@ -46,8 +46,17 @@ def regions(path):
         if m.group(2) == b"begin":
             open_at[ex] = n
         elif ex in open_at:
-            body = b"\n".join(lines[open_at.pop(ex) + 1:n])
-            out.append((ex, fnv1a64(body)))
+            out.append((ex, open_at.pop(ex) + 1, n))
+    return out
+
+
+def regions(path):
+    """[(exercise, hash)] of a file's TODO regions, in the order their ends appear."""
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    out = []
+    for ex, start, end in region_spans(lines):
+        out.append((ex, fnv1a64(b"\n".join(lines[start:end]))))
     return out
 
 
