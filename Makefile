@@ -519,7 +519,7 @@ test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_d
 # The lessons' tests run beside the docs' and the others, three at once: all of them spend much of
 # their time waiting (for runners, sandboxes, Chromium), so two cores keep up with three. Batch
 # grading comes last (its attackers' markers have names of their own).
-test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading)
+test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading, grading platforms)
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-programs
 	$(Q)$(MAKE) --no-print-directory -j3 -O test-lessons test-sim test-common docs test-docs test-grade test-platforms
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
