@@ -167,6 +167,13 @@ int grade_profile_get(const char *kernel, GradeProfile *out);
 /** Global loads and stores of `kernel` take at most `max_sectors_per_request` sectors per request
     (4.0 is a warp reading 32 consecutive floats). */
 void grade_require_coalesced(const char *kernel, double max_sectors_per_request);
+/** For a lesson's own coalescing message: 1 and the figures of `kernel` when they were measured
+    and count its global loads or stores; otherwise 0, with the exercise marked "property not
+    checked" -- nothing measured on this machine, or no access counted (a kernel that produced the
+    right values did load and store: its object was built without the simulator's profiler). */
+int grade_profile_global(const char *kernel, double max_sectors_per_request, GradeProfile *out);
+/** sectors / requests, 0 for no requests. */
+double grade_per_request(unsigned long long sectors, unsigned long long requests);
 /** No shared-memory bank conflicts on loads or stores. */
 void grade_require_no_bank_conflicts(const char *kernel);
 /** At least `at_least` active threads per executed warp instruction (32 = no divergence). */

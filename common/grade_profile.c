@@ -435,13 +435,29 @@ static int measured_or_note(const char *kernel, GradeProfile *p, const char *pro
     return 0;
 }
 
+double grade_per_request(unsigned long long sectors, unsigned long long requests) {
+    return requests ? (double)sectors / (double)requests : 0.0;
+}
+
+int grade_profile_global(const char *kernel, double max_sectors_per_request, GradeProfile *p) {
+    char what[512];
+    snprintf(what, sizeof what, "`%s`'s global loads and stores coalesced (at most %.1f sectors per request)", kernel, max_sectors_per_request);
+    if (!measured_or_note(kernel, p, what)) return 0;
+    if (!p->global_load_requests && !p->global_store_requests) {
+        /* right values were stored, so it did load and store: its code was not instrumented (fails closed) */
+        snprintf(what, sizeof what, "`%s`'s global loads and stores coalesced; the profiler counted none of its accesses: its object was "
+                 "compiled without the simulator's profiler -- rebuild it (touch the lesson's .cu file) and grade again", kernel);
+        grade_note_unchecked(what);
+        return 0;
+    }
+    return 1;
+}
+
 void grade_require_coalesced(const char *kernel, double max_sectors_per_request) {
     GradeProfile p;
-    char what[160];
-    snprintf(what, sizeof what, "`%s`'s global loads and stores coalesced (at most %.1f sectors per request)", kernel, max_sectors_per_request);
-    if (!measured_or_note(kernel, &p, what)) return;
-    double ld = p.global_load_requests ? (double)p.global_load_sectors / (double)p.global_load_requests : 0.0;
-    double st = p.global_store_requests ? (double)p.global_store_sectors / (double)p.global_store_requests : 0.0;
+    if (!grade_profile_global(kernel, max_sectors_per_request, &p)) return;
+    double ld = grade_per_request(p.global_load_sectors, p.global_load_requests);
+    double st = grade_per_request(p.global_store_sectors, p.global_store_requests);
     ck_assert_msg(ld <= max_sectors_per_request && st <= max_sectors_per_request,
                   "the values are right, but `%s`'s %s not coalesced: %.1f sectors per request (at most %.1f expected; 4.0 is a warp "
                   "reading 32 consecutive floats). Neighbouring threads (threadIdx.x, threadIdx.x + 1) must touch neighbouring addresses; "

@@ -125,16 +125,11 @@ static void expect_canary(const float *out, size_t n, const char *what, const ch
 /* The profile of `kernel`: 1 and the figures when measured; 0 when this machine cannot count (then
    grade_require_* marks the property unchecked). */
 static int profile_of(const char *kernel, GradeProfile *p) { return grade_profile_get(kernel, p); }
-static double per_request(unsigned long long sectors, unsigned long long requests) { return requests ? (double)sectors / (double)requests : 0.0; }
-
 /* Coalesced loads and stores, with the lesson's own advice for this kernel. */
 static void require_coalesced(const char *kernel, const char *what, const char *load_advice, const char *store_advice) {
     GradeProfile p;
-    if (!profile_of(kernel, &p)) {
-        grade_require_coalesced(kernel, MAX_SECTORS);
-        return;
-    }
-    double ld = per_request(p.global_load_sectors, p.global_load_requests), st = per_request(p.global_store_sectors, p.global_store_requests);
+    if (!grade_profile_global(kernel, MAX_SECTORS, &p)) return; /* not measured, or nothing counted: unchecked */
+    double ld = grade_per_request(p.global_load_sectors, p.global_load_requests), st = grade_per_request(p.global_store_sectors, p.global_store_requests);
     ck_assert_msg(ld <= MAX_SECTORS,
                   "the values are right, but %s's global loads are not coalesced: %.1f sectors of 32 bytes per request (%llu requests), "
                   "at most %.1f expected (4.0 is a warp reading 32 consecutive floats).\n  likely mistake: %s\n  `make profile LESSON=07` "
@@ -156,8 +151,8 @@ static void require_no_conflicts(const char *kernel, const char *what, const cha
     ck_assert_msg(p.shared_load_conflicts == 0 && p.shared_store_conflicts == 0,
                   "the values are right, but %s has shared-memory bank conflicts: %llu on loads (%.1f per request) and %llu on stores "
                   "(%.1f per request).\n  likely mistake: %s\n  `make profile LESSON=07` shows the line",
-                  what, p.shared_load_conflicts, per_request(p.shared_load_conflicts, p.shared_load_requests), p.shared_store_conflicts,
-                  per_request(p.shared_store_conflicts, p.shared_store_requests), advice);
+                  what, p.shared_load_conflicts, grade_per_request(p.shared_load_conflicts, p.shared_load_requests), p.shared_store_conflicts,
+                  grade_per_request(p.shared_store_conflicts, p.shared_store_requests), advice);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
