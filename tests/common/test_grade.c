@@ -278,8 +278,18 @@ START_TEST(fake_waits_for_numpy) {
     grade_note_missing_package("Numba", "sudo apt-get install python3-numba", "the second reason, which must not replace the first");
 }
 END_TEST
-static const GradeExercise kFake[] = {
-    {"1.1", 1, "passes", 0, NULL}, {"1.2", 1, "needs a missing package", 0, NULL}, {"1.3", 1, "needs NumPy", 0, NULL}};
+/* 1.4: a coalescing check whose kernel the profiler counted no global access of (an object built
+   without the simulator's profiler, made here from an ncu report with those counts at 0): not
+   checked -- 0 requests once passed as coalesced. */
+START_TEST(fake_nothing_counted) {
+    ck_assert_int_eq(grade_profile_load_ncu_csv("tests/common/ncu-raw-nothing-counted.csv"), 1);
+    grade_require_coalesced("nothing_counted", 4.0);
+}
+END_TEST
+static const GradeExercise kFake[] = {{"1.1", 1, "passes", 0, NULL},
+                                      {"1.2", 1, "needs a missing package", 0, NULL},
+                                      {"1.3", 1, "needs NumPy", 0, NULL},
+                                      {"1.4", 1, "coalesced, but nothing counted", 0, NULL}};
 #define N_FAKE (int)(sizeof kFake / sizeof kFake[0])
 static Suite *fake_suite(void) {
     Suite *s = suite_create("fake");
@@ -289,6 +299,8 @@ static Suite *fake_suite(void) {
     tcase_add_test(b, fake_waits_for_a_package);
     TCase *c = grade_tcase(s, kFake, N_FAKE, "1.3");
     tcase_add_test(c, fake_waits_for_numpy);
+    TCase *d = grade_tcase(s, kFake, N_FAKE, "1.4");
+    tcase_add_test(d, fake_nothing_counted);
     return s;
 }
 
@@ -725,6 +737,9 @@ START_TEST(test_a_missing_package_is_named_in_the_result) {
     const char *needs = strstr(json, "\"needs\"");
     ck_assert_msg(needs == strstr(ex13, "\"needs\"") && !strstr(needs + 1, "\"needs\""), "only 1.3 may name a package:\n%s", json);
     ck_assert_msg(strstr(ex13, "NumPy is not installed for /usr/bin/python3"), "1.3's reason is missing:\n%s", json);
+    const char *ex14 = strstr(json, "{\"id\": \"1.4\"");
+    ck_assert_msg(ex14 && strstr(ex14, "\"status\": \"unchecked\"") && strstr(ex14, "counted none of its accesses"),
+                  "a coalescing check with no access counted is not unchecked with its reason:\n%s", json);
 }
 END_TEST
 
