@@ -522,14 +522,31 @@ static const char *peer_hint(int err) {
     return buf;
 }
 
+/* 15.2's buffers: x and y seeded, want = x + y on the CPU, out and copy poisoned */
+typedef struct {
+    float *x, *y, *want, *out, *copy;
+} PeerBuffers;
+static PeerBuffers peer_buffers(size_t n, uint64_t seed) {
+    PeerBuffers b = {grade_alloc(n * sizeof(float)), grade_alloc(n * sizeof(float)), grade_alloc(n * sizeof(float)),
+                     grade_alloc(n * sizeof(float)), grade_alloc(n * sizeof(float))};
+    grade_fill_floats(b.x, n, seed, -1.0f, 1.0f);
+    grade_fill_floats(b.y, n, seed + 1, -1.0f, 1.0f);
+    vector_add_cpu(b.x, b.y, b.want, n);
+    grade_poison_floats(b.out, n);
+    grade_poison_floats(b.copy, n);
+    return b;
+}
+static void peer_buffers_free(PeerBuffers *b) {
+    free(b->x);
+    free(b->y);
+    free(b->want);
+    free(b->out);
+    free(b->copy);
+}
+
 static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_before, uint64_t seed) {
-    float *x = grade_alloc(n * sizeof(float)), *y = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
-    float *out = grade_alloc(n * sizeof(float)), *copy = grade_alloc(n * sizeof(float));
-    grade_fill_floats(x, n, seed, -1.0f, 1.0f);
-    grade_fill_floats(y, n, seed + 1, -1.0f, 1.0f);
-    vector_add_cpu(x, y, want, n);
-    grade_poison_floats(out, n);
-    grade_poison_floats(copy, n);
+    PeerBuffers b = peer_buffers(n, seed);
+    float *x = b.x, *y = b.y, *want = b.want, *out = b.out, *copy = b.copy;
     PeerReport r;
     memset(&r, 0, sizeof r);
     r.dev_a = dev_a;
@@ -571,11 +588,7 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
                   all_poison(out, n) ? "out was never written: launch mg_vector_add_kernel on dev_b (cudaSetDevice(dev_b) first) with "
                                        "blocks_for(n) blocks, and wait for it"
                                      : NULL);
-    free(x);
-    free(y);
-    free(want);
-    free(out);
-    free(copy);
+    peer_buffers_free(&b);
 }
 
 static const size_t kPeerSizesSim[] = {1, 1000, 65539};
@@ -616,13 +629,8 @@ START_TEST(test_peer_add_frees_its_staging_buffer_when_the_copy_fails) {
     if (visible_devices() < 2) return; /* one device: nothing is staged */
     size_t n = 1000;
     uint64_t seed = grade_seed() + 314159u;
-    float *x = grade_alloc(n * sizeof(float)), *y = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
-    float *out = grade_alloc(n * sizeof(float)), *copy = grade_alloc(n * sizeof(float));
-    grade_fill_floats(x, n, seed, -1.0f, 1.0f);
-    grade_fill_floats(y, n, seed + 1, -1.0f, 1.0f);
-    vector_add_cpu(x, y, want, n);
-    grade_poison_floats(out, n);
-    grade_poison_floats(copy, n);
+    PeerBuffers b = peer_buffers(n, seed);
+    float *x = b.x, *y = b.y, *want = b.want, *out = b.out, *copy = b.copy;
     PeerReport r;
     memset(&r, 0, sizeof r);
     r.dev_a = 0;
@@ -656,11 +664,7 @@ START_TEST(test_peer_add_frees_its_staging_buffer_when_the_copy_fails) {
                       "copy returns (peer_copy_gpu's error), and on an error free the staging buffer and return the error");
     }
 done:
-    free(x);
-    free(y);
-    free(want);
-    free(out);
-    free(copy);
+    peer_buffers_free(&b);
 }
 END_TEST
 

@@ -465,9 +465,11 @@ int plan_roundtrip(PlanReport *rep, const float *a, const float *b, float *c_ear
     return (int)judge_finish(&c);
 }
 
-int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
+/* the two 15.2 calls take the same buffers: the plain one, and the one with the injected fault
+   (student = 0: not a student call, so the judge's generic leak check does not speak first) */
+static int peer_call(const char *name, int student, PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
     JudgeCall c;
-    judge_begin(&c, "peer_roundtrip", 1);
+    judge_begin(&c, name, student);
     judge_inout(&c, rep, sizeof *rep, "report", NULL);
     judge_in(&c, x, rep->n * sizeof(float));
     judge_in(&c, y, rep->n * sizeof(float));
@@ -476,15 +478,12 @@ int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, 
     return (int)judge_finish(&c);
 }
 
+int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
+    return peer_call("peer_roundtrip", 1, rep, x, y, out, copy);
+}
+
 int peer_fault_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
-    JudgeCall c;
-    judge_begin(&c, "peer_fault_roundtrip", 0);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    judge_in(&c, x, rep->n * sizeof(float));
-    judge_in(&c, y, rep->n * sizeof(float));
-    judge_inout(&c, out, rep->n * sizeof(float), "out", NULL);
-    judge_inout(&c, copy, rep->n * sizeof(float), "copy", NULL);
-    return (int)judge_finish(&c);
+    return peer_call("peer_fault_roundtrip", 0, rep, x, y, out, copy);
 }
 
 int nccl_roundtrip(NcclReport *rep, const float *in, float *out, size_t in_n, size_t out_n) {
