@@ -274,6 +274,17 @@ define build_student
 	fi; rm -rf $(@D)/box
 endef
 
+# The wrong variants of different exercises are built into one program, a pack (tools/variant_packs.py
+# says which, and why that is safe): about 110 compiles where there were 330. A variant its pack
+# does not show rejected as promised is built alone, then, by tools/test_lessons.sh. VARIANTS="a b"
+# (a few variants tried) builds each alone.
+ifneq ($(filter test test-programs test-lessons,$(MAKECMDGOALS)),)
+ifeq ($(VARIANTS),)
+$(shell mkdir -p $(B) && $(PYTHON_QUICK) tools/variant_packs.py --make $(BACKEND) >$(B)/variant-packs.mk)
+include $(B)/variant-packs.mk
+endif
+endif
+
 # A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
 # program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library), and compile flags
 # (CFLAGS_<dir>_gpu / CFLAGS_<dir>_sim: a library's include folder) for all of its code. A lesson whose
@@ -333,8 +344,12 @@ $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(
 $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
+# a pack of wrong variants (tools/variant_packs.py): the solution with several variants' patches, one per exercise
+$(B)/wrong-pack-%/$(1)/$$($(1)_NAME).cu: $(wildcard tests/wrong/$(1)/*.patch) solutions/$(1)/$$($(1)_NAME).cu tools/variant_packs.py
+	@mkdir -p $$(@D)
+	$(Q)$(PYTHON_QUICK) tools/variant_packs.py --apply $(BACKEND) $(1) pack-$$* $$@ || { rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) tools/check_includes.py $(SANDBOX) $(CC_DEPS)
-	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch))
+	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch 2>/dev/null))
 # (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner;
 # not for the workbook's own wrong variants, trusted as in build_student, where it is a fifth of a link)
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) tools/check_symbols.py $(CC_DEPS)
@@ -464,9 +479,11 @@ test-docs: docs ## open the built docs in headless Chromium: links, images, less
 # Workbook self-tests: every solution passes its grader, every untouched skeleton fails cleanly,
 # every wrong variant is rejected with the expected diagnosis.
 .PHONY: test-lessons
-LESSON_TEST_PROGRAMS := $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solution/$(l)/runner $(B)/student/$(l)/runner $(foreach w,$($(l)_WRONG),$(B)/wrong-$(w)/$(l)/runner))
+lesson_variants = $(foreach p,$($(1)_PACKS),$(B)/wrong-$(p)/$(1)/runner) $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/runner)
+LESSON_TEST_PROGRAMS := $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solution/$(l)/runner $(B)/student/$(l)/runner $(call lesson_variants,$(l)))
 test-lessons: need-check $(LESSON_TEST_PROGRAMS) ## check solutions, skeletons and wrong variants
-	$(Q)$(LOCK); bash tools/test_lessons.sh $(B) $(SELECTED)
+	$(Q)$(LOCK); TEST_LESSONS_PACKS=$(if $(VARIANTS),,1) TEST_LESSONS_MAKE="$(MAKE) --no-print-directory -s BUILD=$(BUILD) BACKEND=$(BACKEND)" \
+	  bash tools/test_lessons.sh $(B) $(SELECTED)
 
 # ---------------------------------------------------------------------------------------------
 # The grader's own toolkit, tested on known wrong results.

@@ -122,9 +122,44 @@ solution_and_skeleton() {
   fi
 }
 
+# grade_variant PATCH WHO [EXERCISE]: one grading of lesson $l's variant PATCH with runner WHO (its
+# own, or its pack's), with the limits the patch asks for; only EXERCISE when one is given
+grade_variant() {
+  local p=$1 t st mem
+  t=$(header timeout "$p") st=$(header start-timeout "$p") mem=$(header memory "$p")
+  (
+    if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi
+    if [ -n "$st" ]; then export GRADE_START_TIMEOUT=$st; fi
+    if [ -n "$mem" ]; then export GRADE_MEMORY_MB=$mem; fi
+    if [ "$(header sanitize "$p")" != yes ]; then export GRADE_SANITIZER=; fi
+    if [ -n "${3:-}" ]; then export GRADE_EXERCISE=$3; fi
+    grade "$2" "$l"
+  )
+}
+# unwanted PATCH: the `not-expect:` texts of PATCH (this backend's too) that the grading in $log shows
+unwanted() {
+  sed -n -E "s/^not-expect(-$backend)?: //p" "$1" | while IFS= read -r ne; do
+    if [ -n "$ne" ] && grep -q -F -- "$ne" "$log"; then echo "$ne"; fi
+  done
+}
+# promised PATCH RC EXPECT: the grading in $log (exit status RC) is what the variant promises:
+# rejected, with its `expect:` text, none of its `not-expect:` texts, not taken for the skeleton
+promised() {
+  [ "$2" -ne 0 ] && { [ -z "$3" ] || grep -q -F -- "$3" "$log"; } && [ -z "$(unwanted "$1")" ] \
+    && ! grep -q -F "are as the skeleton has them" "$log"
+}
+
 # variants LESSON plain|attacks: grades the lesson's wrong variants, or only its attacks
+# With TEST_LESSONS_PACKS=1 (make test-lessons without VARIANTS), a variant that shares a program
+# with variants of the lesson's other exercises (a pack: tools/variant_packs.py) is graded on its
+# exercise in that program first; only if that does not show what it promises is its own program
+# built (TEST_LESSONS_MAKE) and graded as below. A pack saves compiles; it never decides a failure.
 variants() {
-  local l=$1 p name kind
+  local l=$1 p name kind pack pack_ex
+  local -A pack_of=()
+  if [ "$2" = plain ] && [ "${TEST_LESSONS_PACKS:-}" = 1 ]; then
+    while read -r name pack pack_ex; do pack_of[$name]="$pack $pack_ex"; done < <(${PYTHON_QUICK:-python3} tools/variant_packs.py --list "$backend" "$l")
+  fi
   for p in tests/wrong/"$l"/*.patch; do
     [ -e "$p" ] || continue
     name=$(basename "$p" .patch)
@@ -139,24 +174,29 @@ variants() {
     fi
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
     [ -n "$expect" ] || expect=$(sed -n 's/^expect: //p' "$p" | head -1)
+    if [ -n "${pack_of[$name]:-}" ]; then
+      read -r pack pack_ex <<<"${pack_of[$name]}"
+      if [ -f "$b/wrong-$pack/$l/runner" ]; then
+        grade_variant "$p" "wrong-$pack" "$pack_ex"
+        if promised "$p" $? "$expect"; then
+          ok "wrong variant '$name' is rejected: $expect"
+          continue
+        fi
+      fi
+      # not shown in its pack: its own program, graded as every variant is
+      env -u MAKEFLAGS -u MAKELEVEL ${TEST_LESSONS_MAKE:-make --no-print-directory -s BUILD=$(dirname "$b") BACKEND=$backend} \
+        "$b/wrong-$name/$l/runner" >"$tmp/build-$name.log" 2>&1
+    fi
     if [[ $name == attack_* ]]; then
       rm -rf /tmp/cuda-workbook-attack-* /dev/shm/cuda-workbook-attack-* /etc/cuda-workbook-attack-*
       (umask 077 && echo "$ATTACK_SECRET" >/tmp/cuda-workbook-secret)
     fi
-    t=$(header timeout "$p") st=$(header start-timeout "$p") mem=$(header memory "$p")
     # The exercise whose region the patch changes is graded alone first (a third of the time);
     # if that does not show the expected rejection, the whole lesson is graded. Attacks: always whole.
     only=
     [[ $name == attack_* ]] || only=$(${PYTHON_QUICK:-python3} tools/patch_exercise.py "$p" solutions/"$l"/*.cu 2>/dev/null)
     for ex in $only ""; do
-      (
-        if [ -n "$t" ]; then export GRADE_TIMEOUT=$t; fi
-        if [ -n "$st" ]; then export GRADE_START_TIMEOUT=$st; fi
-        if [ -n "$mem" ]; then export GRADE_MEMORY_MB=$mem; fi
-        if [ "$(header sanitize "$p")" != yes ]; then export GRADE_SANITIZER=; fi
-        if [ -n "$ex" ]; then export GRADE_EXERCISE=$ex; fi
-        grade "wrong-$name" "$l"
-      )
+      grade_variant "$p" "wrong-$name" "$ex"
       rc=$?
       [ -n "$ex" ] && [ $rc -ne 0 ] && { [ -z "$expect" ] || grep -q -F -- "$expect" "$log"; } && break
     done
@@ -166,8 +206,7 @@ variants() {
     elif [ -n "$expect" ] && ! grep -q -F -- "$expect" "$log"; then
       echo "        expected the diagnosis to mention: $expect" >>"$log"
       bad "wrong variant '$name' was rejected, but without the expected diagnosis"
-    elif unwanted=$(sed -n -E "s/^not-expect(-$backend)?: //p" "$p" | while IFS= read -r ne; do
-      if [ -n "$ne" ] && grep -q -F -- "$ne" "$log"; then echo "$ne"; fi; done) && [ -n "$unwanted" ]; then
+    elif unwanted=$(unwanted "$p") && [ -n "$unwanted" ]; then
       echo "$unwanted" | sed 's/^/        the diagnosis must not mention: /' >>"$log"
       bad "wrong variant '$name' was rejected, but with a diagnosis of another mistake"
     elif grep -q -F "are as the skeleton has them" "$log"; then

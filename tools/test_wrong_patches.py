@@ -7,14 +7,23 @@ A variant (tests/wrong/NN-topic/*.patch) whose hunks apply only at an offset, or
 builds, but its line numbers no longer name the lines it changes: tools/patch_exercise.py then
 reads the wrong TODO region, and the variant is graded on another exercise than its own (or on the
 whole lesson). When the solution changes, regenerate the patch (apply it, then diff again).
+
+The packs of tools/variant_packs.py (variants of different exercises in one program, for make test)
+must hold one variant per exercise and give what `patch` gives applying their variants one after
+another.
 """
 import glob
 import os
 import re
+import shutil
 import subprocess
+import sys
+import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import variant_packs  # noqa: E402
 
 
 class WrongPatches(unittest.TestCase):
@@ -36,6 +45,30 @@ class WrongPatches(unittest.TestCase):
                 stale.append("%s: %s" % (os.path.relpath(p, ROOT), r.stdout.strip().replace("\n", "; ")))
         self.assertGreater(checked, 200, "fewer variants found than the workbook has")
         self.assertEqual(stale, [], "variants that no longer apply where they say:\n" + "\n".join(stale))
+
+    def test_every_pack_is_its_variants_applied_one_after_another(self):
+        packs, wrong = 0, []
+        with tempfile.TemporaryDirectory() as tmp:
+            for lesson in sorted(os.listdir(os.path.join(ROOT, "tests", "wrong"))):
+                for backend in ("sim",):
+                    for pack, members in variant_packs.packs(lesson, backend):
+                        packs += 1
+                        exercises = [ex for _, ex in members]
+                        if len(set(exercises)) != len(exercises):
+                            wrong.append("%s %s %s: two variants of one exercise" % (lesson, backend, pack))
+                        by_patch = os.path.join(tmp, "by-patch.cu")
+                        shutil.copy(variant_packs.solution_file(lesson), by_patch)
+                        for name, _ in members:
+                            with open(os.path.join(ROOT, "tests", "wrong", lesson, name + ".patch"), "rb") as f:
+                                subprocess.run(["patch", "-s", "-F0", "--no-backup-if-mismatch", by_patch],
+                                               stdin=f, check=True)
+                        packed = os.path.join(tmp, "packed.cu")
+                        variant_packs.apply_pack(backend, lesson, pack, packed)
+                        with open(by_patch, "rb") as a, open(packed, "rb") as b:
+                            if a.read() != b.read():
+                                wrong.append("%s %s %s: not what patch gives" % (lesson, backend, pack))
+        self.assertGreater(packs, 100, "fewer packs than the workbook's variants make")
+        self.assertEqual(wrong, [], "\n".join(wrong))
 
 
 if __name__ == "__main__":
