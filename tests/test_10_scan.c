@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "scan.h"
@@ -250,18 +251,19 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     if (r->kind == K_MULTI) expect_written(e, r->what, "10.2");
     if ((r->kind == K_HS || r->kind == K_WARP) && e == cudaErrorInvalidValue) {
         /* 10.1's skeleton launches `grid = 0` blocks; a grid rounded down gives 0 only for n < block:
-           ask again with two whole tiles */
+           ask again with two whole tiles. The simulator names the grid it refused; on a GPU a second
+           refusal of a launch with a valid block (the judge's) and two whole tiles is the evidence. */
         char said[2048];
         judge_last_call_output(said, sizeof said);
         size_t pn = 2 * (size_t)r->block;
         void *p_in = NULL, *p_out = NULL;
-        if (strstr(said, "gridDim (0,") && cudaMalloc(&p_in, pn * 4) == cudaSuccess && cudaMalloc(&p_out, pn * 4) == cudaSuccess) {
+        if ((!ON_SIM || strstr(said, "gridDim (0,")) && cudaMalloc(&p_in, pn * 4) == cudaSuccess && cudaMalloc(&p_out, pn * 4) == cudaSuccess) {
             cudaMemset(p_in, 0, pn * 4);
             cudaError_t e2 = r->kind == K_HS ? block_scan_hs_gpu(p_in, p_out, pn, r->block) : block_scan_warp_gpu(p_in, p_out, pn, r->block);
             judge_last_call_output(said, sizeof said);
             cudaFree(p_in);
             cudaFree(p_out);
-            ck_assert_msg(!(e2 == cudaErrorInvalidValue && strstr(said, "gridDim (0,")),
+            ck_assert_msg(!(e2 == cudaErrorInvalidValue && (!ON_SIM || strstr(said, "gridDim (0,"))),
                           "%s returned cudaErrorInvalidValue: its launch had a grid of 0 blocks, and again for n = %zu, two whole tiles\n"
                           "  likely mistake: not written yet: the grid is still the skeleton's `grid = 0`; TODO(10.1) asks for one block "
                           "per tile of `block` elements, rounded up (`make hint LESSON=10` helps to start)",

@@ -67,6 +67,9 @@ attack_escaped() {
     ps -o pid=,args= -u "$ATTACK_UID" 2>/dev/null | head -3 | sed 's/^/left running: /'
   fi
 }
+# the GPUs this machine has (a variant with a `gpus: N` line needs N of them on BACKEND=gpu)
+gpu_count=0
+[ "$backend" = gpu ] && gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 # header FIELD PATCH: the value of a `field: value` line in a patch's description
 header() { sed -n "s/^$1: //p" "$2" | head -1; }
 
@@ -170,6 +173,12 @@ variants() {
     only=$(sed -n 's/^backend: //p' "$p" | head -1)
     if [ -n "$only" ] && [ "$only" != "$backend" ]; then
       echo "  skip  wrong variant '$name' (its exercise runs only with BACKEND=$only)"
+      continue
+    fi
+    # a mistake that shows only with several devices (`gpus: N`) cannot fail on a machine with fewer
+    need=$(header gpus "$p")
+    if [ -n "$need" ] && [ "$backend" = gpu ] && [ "$gpu_count" -lt "$need" ]; then
+      echo "  skip  wrong variant '$name' (its mistake shows with $need GPUs; this machine has $gpu_count)"
       continue
     fi
     expect=$(sed -n "s/^expect-$backend: //p" "$p" | head -1)
