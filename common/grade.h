@@ -149,8 +149,15 @@ typedef struct {
     double threads_per_instruction;      /**< active threads per executed warp instruction: 32 = no divergence */
     unsigned long long branches, divergent_branches; /**< warp-level branch executions; those whose lanes split */
     unsigned long long atomics, atomics_on_busiest_address; /**< thread-level atomic operations */
+    int tensor_measured;                 /**< 1: tensor_instructions was counted (see grade_profile_want_tensor_cores) */
+    unsigned long long tensor_instructions; /**< warp-level tensor-core instructions: the simulator's wmma::mma_sync per
+                                                 warp, ncu's smsp__inst_executed_pipe_tensor_op_hmma on a GPU */
 } GradeProfile;
 
+/** Called by a suite builder whose properties need the tensor-core instruction count (lesson 17):
+    on a GPU, Nsight Compute is then also asked for its tensor-pipe metric (only then: a metric a
+    GPU lacks would make every lesson's pass fail). */
+void grade_profile_want_tensor_cores(void);
 /** Starts counting for the following student calls. Call it first in a test, before allocating
     the test's device buffers, and fetch results and free the buffers before grade_profile_end():
     on a GPU the runner is restarted under Nsight Compute (ncu) here and ended there. Keep the

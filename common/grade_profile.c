@@ -20,6 +20,7 @@
 #include "grade_measure.h"
 #include "judge.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +46,14 @@ static const char *kMetrics[] = {
     "smsp__inst_executed_op_shared_st.sum",            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "smsp__inst_executed.sum",                         "smsp__thread_inst_executed.sum",
     "smsp__sass_branch_targets.sum",                   "smsp__sass_branch_targets_threads_divergent.sum",
+    "smsp__inst_executed_pipe_tensor_op_hmma.sum", /* optional: asked for only by grade_profile_want_tensor_cores */
 };
+#define TENSOR_METRIC 13 /* its index: a report without its column leaves it unmeasured (UINT64_MAX), not failed */
+static int g_want_tensor;
+void grade_profile_want_tensor_cores(void) { g_want_tensor = 1; }
 #define NMETRICS (sizeof kMetrics / sizeof kMetrics[0])
 _Static_assert(NMETRICS == NCU_FIGURES, "grade_measure.h's NcuKernel holds one figure per metric");
+_Static_assert(offsetof(RpcProfile, tensor_instructions) == TENSOR_METRIC * sizeof(uint64_t), "kMetrics and RpcProfile in one order");
 static NcuKernel g_ncu_kernels[64];
 static int g_ncu_count;
 
@@ -110,7 +116,8 @@ static int add_launch(NcuKernel *k, int *count, int max, const char *name, const
         snprintf(to->name, sizeof to->name, "%s", name);
     }
     if (!to) return -1;
-    for (size_t m = 0; m < NMETRICS; m++) to->v[m] += v[m];
+    for (size_t m = 0; m < NMETRICS; m++)
+        to->v[m] = m == TENSOR_METRIC && (to->v[m] == UINT64_MAX || v[m] == UINT64_MAX) ? UINT64_MAX : to->v[m] + v[m];
     return 0;
 }
 
@@ -137,7 +144,7 @@ static int ncu_rows(const char *path, NcuRow row, void *ctx) {
             }
             header = 1;
             for (size_t m = 1; m < NMETRICS; m++)
-                if (col[m] < 0) {
+                if (col[m] < 0 && m != TENSOR_METRIC) {
                     snprintf(g_why, sizeof g_why, "Nsight Compute's report has no column %s", kMetrics[m]);
                     fclose(f);
                     return -1;
@@ -148,7 +155,8 @@ static int ncu_rows(const char *path, NcuRow row, void *ctx) {
         if (name_col < 0 || n <= name_col || !fields[0][0] || fields[0][0] < '0' || fields[0][0] > '9') continue; /* the units row */
         uint64_t v[NMETRICS] = {1};
         for (size_t m = 1; m < NMETRICS; m++)
-            if (col[m] < n) v[m] = csv_number(fields[col[m]]);
+            if (col[m] >= 0 && col[m] < n) v[m] = csv_number(fields[col[m]]);
+            else if (m == TENSOR_METRIC) v[m] = UINT64_MAX;
         row(fields[name_col], v, ctx);
     }
     fclose(f);
@@ -330,8 +338,10 @@ void grade_profile_begin(void) {
 
 const char *grade_ncu_metrics(void) {
     static char metrics[2048];
-    if (!metrics[0])
-        for (size_t m = 1; m < NMETRICS; m++) snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
+    metrics[0] = '\0';
+    for (size_t m = 1; m < NMETRICS; m++)
+        if (m != TENSOR_METRIC || g_want_tensor)
+            snprintf(metrics + strlen(metrics), sizeof metrics - strlen(metrics), "%s%s", m > 1 ? "," : "", kMetrics[m]);
     return metrics;
 }
 
@@ -384,7 +394,8 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
             if (!strstr(g_ncu_kernels[i].name, kernel)) continue;
             found = 1;
             uint64_t *v = &p.launches;
-            for (size_t m = 0; m < NMETRICS; m++) v[m] += g_ncu_kernels[i].v[m];
+            for (size_t m = 0; m < NMETRICS; m++)
+                v[m] = m == TENSOR_METRIC && (v[m] == UINT64_MAX || g_ncu_kernels[i].v[m] == UINT64_MAX) ? UINT64_MAX : v[m] + g_ncu_kernels[i].v[m];
         }
         r = found ? 1 : -1;
     } else {
@@ -422,6 +433,8 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
     out->divergent_branches = p.divergent_branches;
     out->atomics = p.atomics;
     out->atomics_on_busiest_address = p.atomics_on_busiest_address;
+    out->tensor_measured = p.tensor_instructions != UINT64_MAX;
+    out->tensor_instructions = out->tensor_measured ? p.tensor_instructions : 0;
     return 1;
 }
 

@@ -112,6 +112,7 @@ typedef struct {
     uint64_t shared_load_requests, shared_load_conflicts, shared_store_requests, shared_store_conflicts;
     uint64_t warp_instructions, thread_instructions;
     uint64_t branches, divergent_branches;
+    uint64_t tensor_instructions; /**< warp-level tensor-core instructions (UINT64_MAX: not measured) */
     uint64_t atomics, atomics_on_busiest_address;
 } RpcProfile;
 

@@ -80,6 +80,8 @@ static void where_am_i(char *buf, size_t size) { simcuda_where(buf, size); }
 int tracking_start_gpu(int32_t *result, int32_t *call);
 void live_allocations_gpu(uint64_t *count, uint64_t *bytes);
 void stream_ops_gpu(uint64_t *legacy, uint64_t *per_thread, uint64_t *other);
+void graph_ops_gpu(uint64_t *graph_launches, uint64_t *prefetch_device, uint64_t *prefetch_host, uint64_t *prefetch_device_at_launch,
+                   uint64_t *prefetch_host_at_launch);
 static int tracking_start(int32_t *result, int32_t *call) { return tracking_start_gpu(result, call); }
 static void live_allocations(uint64_t *count, uint64_t *bytes) { live_allocations_gpu(count, bytes); }
 static void where_am_i(char *buf, size_t size) { (void)size; buf[0] = '\0'; }
@@ -102,6 +104,7 @@ int runner_stream_ops(RunnerStreamOps *out) {
 #else
     if (g_tracking != RPC_TRACKING_ON) return 0;
     stream_ops_gpu(&out->legacy, &out->per_thread, &out->other);
+    graph_ops_gpu(&out->graph_launches, &out->prefetch_device, &out->prefetch_host, &out->prefetch_device_at_launch, &out->prefetch_host_at_launch);
     return 1;
 #endif
 }
@@ -259,6 +262,7 @@ static int64_t b_profile_get(const RunnerCall *c) {
     o->thread_instructions = k.thread_instructions;
     o->branches = k.branches;
     o->divergent_branches = k.divergent_branches;
+    o->tensor_instructions = k.tensor_instructions;
     o->atomics = k.atomics;
     o->atomics_on_busiest_address = k.atomics_on_busiest_address;
     return r;

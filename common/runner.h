@@ -65,6 +65,12 @@ typedef struct {
     uint64_t legacy;     /**< the legacy default stream (stream 0; a synchronous cudaMemcpy runs there too) */
     uint64_t per_thread; /**< the per-thread default stream (cudaStreamPerThread, or code built for it) */
     uint64_t other;      /**< a created stream */
+    /* lesson 16 (GPU, CUPTI; on the simulator see simcuda/graphs.h): */
+    uint64_t graph_launches;            /**< cudaGraphLaunch calls */
+    uint64_t prefetch_device;           /**< cudaMemPrefetchAsync calls to a device (CUDA 13's cudaMemLocation form) */
+    uint64_t prefetch_host;             /**< ... and to the host */
+    uint64_t prefetch_device_at_launch; /**< prefetch_device as it was at the latest kernel launch */
+    uint64_t prefetch_host_at_launch;   /**< prefetch_host as it was at the latest kernel launch */
 } RunnerStreamOps;
 /** On a GPU: the counts so far, seen through CUPTI (1), or 0 when CUPTI does not observe the runner.
     On the simulator always 0: its modelled timeline records the stream of every operation

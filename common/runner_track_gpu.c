@@ -51,6 +51,9 @@ static void forget(uintptr_t p) {
    the call's name, so that the _ptsz/_ptds variants (code built for the per-thread default stream)
    and CUDA 13's __cudaLaunchKernel, which <<<...>>> calls there, are read alike. */
 static uint64_t g_on_legacy, g_on_per_thread, g_on_other;
+/* lesson 16: graph launches, and prefetches of managed memory by where they go (and how many had
+   gone to a device when the latest kernel was launched: a prefetch must come before the kernel) */
+static uint64_t g_graph_launches, g_prefetch_device, g_prefetch_host, g_prefetch_device_at_launch, g_prefetch_host_at_launch;
 
 static void count_stream(cudaStream_t s, int per_thread_build) {
     if (s == cudaStreamLegacy || (s == 0 && !per_thread_build)) g_on_legacy++;
@@ -74,12 +77,57 @@ static void note_stream(const CUpti_CallbackData *d) {
     else if (named(f, "cudaMemcpy", &pt)) count_stream(0, pt); /* synchronous: the default stream */
     /* cudaLaunchKernel(func, grid, block, args, shared, stream), and CUDA 13's __cudaLaunchKernel(kernel,
        grid, block, args, shared, stream): the same arguments in the same order */
-    else if (named(f, "cudaLaunchKernel", &pt) || named(f, "__cudaLaunchKernel", &pt))
+    else if (named(f, "cudaLaunchKernel", &pt) || named(f, "__cudaLaunchKernel", &pt)) {
         count_stream(((const cudaLaunchKernel_v7000_params *)d->functionParams)->stream, pt);
-    else if (named(f, "cudaLaunchKernelExC", &pt)) {
+        g_prefetch_device_at_launch = g_prefetch_device;
+        g_prefetch_host_at_launch = g_prefetch_host;
+    } else if (named(f, "cudaLaunchKernelExC", &pt)) {
         const cudaLaunchConfig_t *cfg = ((const cudaLaunchKernelExC_v11060_params *)d->functionParams)->config;
         if (cfg) count_stream(cfg->stream, pt);
+        g_prefetch_device_at_launch = g_prefetch_device;
+        g_prefetch_host_at_launch = g_prefetch_host;
     }
+}
+
+/* Graph launches and prefetches, told apart by the callback's id (the names of the prefetch's two
+   forms differ between CUDA 12 and 13; the ids do not). */
+static void note_graph_ops(CUpti_CallbackId id, const CUpti_CallbackData *d) {
+    if (!d->functionParams) return;
+    if (id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 || id == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000) {
+        g_graph_launches++;
+    } else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v8000 || id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v8000) {
+        /* the old form (CUDA 12's cudaMemPrefetchAsync; CUDA 13 has it no more, nor its parameters'
+           struct): a device number, cudaCpuDeviceId (-1) for the host */
+        const struct {
+            const void *devPtr;
+            size_t count;
+            int dstDevice;
+            cudaStream_t stream;
+        } *old = d->functionParams;
+        if (old->dstDevice >= 0) g_prefetch_device++;
+        else g_prefetch_host++;
+    }
+#if CUDART_VERSION >= 13000
+    else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020 || id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v12020) {
+        if (((const cudaMemPrefetchAsync_v12020_params *)d->functionParams)->location.type == cudaMemLocationTypeDevice) g_prefetch_device++;
+        else g_prefetch_host++;
+    }
+#elif CUDART_VERSION >= 12020
+    /* CUDA 12's cudaMemPrefetchAsync_v2, the cudaMemLocation form (lesson 16's header names it so) */
+    else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v2_v12020) {
+        if (((const cudaMemPrefetchAsync_v2_v12020_params *)d->functionParams)->location.type == cudaMemLocationTypeDevice) g_prefetch_device++;
+        else g_prefetch_host++;
+    }
+#endif
+}
+
+void graph_ops_gpu(uint64_t *graph_launches, uint64_t *prefetch_device, uint64_t *prefetch_host, uint64_t *prefetch_device_at_launch,
+                   uint64_t *prefetch_host_at_launch) {
+    *graph_launches = g_graph_launches;
+    *prefetch_device = g_prefetch_device;
+    *prefetch_host = g_prefetch_host;
+    *prefetch_device_at_launch = g_prefetch_device_at_launch;
+    *prefetch_host_at_launch = g_prefetch_host_at_launch;
 }
 
 void stream_ops_gpu(uint64_t *legacy, uint64_t *per_thread, uint64_t *other) {
@@ -99,6 +147,7 @@ static void CUPTIAPI on_runtime_call(void *user, CUpti_CallbackDomain domain, CU
     }
     if (!ok) return;
     note_stream(d);
+    note_graph_ops(id, d);
     if (d->symbolName) {
         track_launch(d->symbolName, 0);
     } else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020) {

@@ -13,6 +13,7 @@
 #endif
 
 #include "cuda_runtime_api.h"
+#include "library_types.h"
 
 #define CUBLAS_VER_MAJOR 13
 #define CUBLAS_VER_MINOR 0
@@ -76,6 +77,14 @@ typedef enum {
     CUBLAS_COMPUTE_32I_PEDANTIC = 73
 } cublasComputeType_t;
 
+/** cublasGemmEx's algorithm choice: the simulator has one. */
+typedef enum {
+    CUBLAS_GEMM_DEFAULT = -1,
+    CUBLAS_GEMM_DFALT = -1,
+    CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99,
+    CUBLAS_GEMM_DFALT_TENSOR_OP = 99
+} cublasGemmAlgo_t;
+
 /** Which triangle of a matrix is meant (cuBLASLt's CUBLASLT_MATMUL_DESC_FILL_MODE). */
 typedef enum {
     CUBLAS_FILL_MODE_LOWER = 0,
@@ -109,6 +118,14 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
 cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
                                          const double *alpha, const double *A, int lda, long long int strideA, const double *B, int ldb,
                                          long long int strideB, const double *beta, double *C, int ldc, long long int strideC, int batchCount);
+/** C = alpha op(A) op(B) + beta C with the element types given (simulator: A and B CUDA_R_16F,
+    CUDA_R_16BF or CUDA_R_32F, one type for both; C CUDA_R_32F or A's type; computeType
+    CUBLAS_COMPUTE_32F and its _PEDANTIC / _FAST_* forms, with float alpha and beta; otherwise
+    CUBLAS_STATUS_NOT_SUPPORTED). The 16-bit inputs are exact in fp32 and the products summed in fp32,
+    as tensor cores do. */
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                            const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta,
+                            void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
 /** The status's name ("CUBLAS_STATUS_INVALID_VALUE") and a sentence about it. */
 const char *cublasGetStatusName(cublasStatus_t status);
 const char *cublasGetStatusString(cublasStatus_t status);

@@ -69,6 +69,7 @@ typedef enum cudaError {
     cudaErrorNoKernelImageForDevice = 209,
     cudaErrorPeerAccessUnsupported = 217,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorIllegalState = 401,
     cudaErrorSymbolNotFound = 500,
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
@@ -85,6 +86,16 @@ typedef enum cudaError {
     cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotPermitted = 800,
     cudaErrorNotSupported = 801,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureMerge = 902,
+    cudaErrorStreamCaptureUnmatched = 903,
+    cudaErrorStreamCaptureUnjoined = 904,
+    cudaErrorStreamCaptureIsolation = 905,
+    cudaErrorStreamCaptureImplicit = 906,
+    cudaErrorCapturedEvent = 907,
+    cudaErrorStreamCaptureWrongThread = 908,
+    cudaErrorGraphExecUpdateFailure = 910,
     cudaErrorUnknown = 999
 } cudaError_t;
 
@@ -448,6 +459,7 @@ struct simcuda_kernel_profile {
     unsigned long long warp_instructions, thread_instructions; /* warp-level executions, and active lanes in them */
     unsigned long long branches, divergent_branches;
     unsigned long long atomics, atomics_on_busiest_address;
+    unsigned long long tensor_instructions; /* wmma::mma_sync executed by a warp */
 };
 /** For a harness (the grader): on = 1 drops the figures so far and starts counting, 0 stops.
     Returns 1 when the program was built with `simcc --profile`, else 0 (nothing can be counted). */
@@ -464,5 +476,8 @@ int simcuda_racecheck(int on);
 #ifdef __cplusplus
 }
 #endif
+
+/* Graphs, stream capture, managed-memory hints (lesson 16). */
+#include "simcuda/graphs.h"
 
 #endif

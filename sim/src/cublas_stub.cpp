@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "cublas_v2.h"
+#include "cuda_bf16.h"
+#include "cuda_fp16.h"
 #include "internal.h"
 #include "library_support.h"
 
@@ -252,6 +254,73 @@ cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          const double *alpha, const double *A, int lda, long long int strideA, const double *B, int ldb,
                                          long long int strideB, const double *beta, double *C, int ldc, long long int strideC, int batchCount) {
     return gemm<double>(true, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha,
+                            const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const void *beta,
+                            void *C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+    const char *fn = "cublasGemmEx";
+    (void)algo;
+    if (!valid(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    auto size_of = [](cudaDataType t) -> size_t { return t == CUDA_R_32F ? 4 : t == CUDA_R_16F || t == CUDA_R_16BF ? 2 : 0; };
+    bool compute32 = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC || computeType == CUBLAS_COMPUTE_32F_FAST_16F ||
+                     computeType == CUBLAS_COMPUTE_32F_FAST_16BF || computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
+    if (!size_of(Atype) || Atype != Btype || !(Ctype == CUDA_R_32F || Ctype == Atype) || !compute32) return CUBLAS_STATUS_NOT_SUPPORTED;
+    long long rowsA = transa == CUBLAS_OP_N ? m : k, colsA = transa == CUBLAS_OP_N ? k : m;
+    long long rowsB = transb == CUBLAS_OP_N ? k : n, colsB = transb == CUBLAS_OP_N ? n : k;
+    if (!valid_op(transa) || !valid_op(transb) || m < 0 || n < 0 || k < 0 || lda < imax(1, rowsA) || ldb < imax(1, rowsB) || ldc < imax(1, m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+    void *sym = Gemm<float>::fn();
+    if (!sym) return CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasContext ctx = *handle;
+    bool device_scalars = ctx.pointer_mode == CUBLAS_POINTER_MODE_DEVICE;
+    if (device_scalars) {
+        check_library_buffer(fn, "alpha (CUBLAS_POINTER_MODE_DEVICE)", alpha, 4, nullptr);
+        check_library_buffer(fn, "beta (CUBLAS_POINTER_MODE_DEVICE)", beta, 4, nullptr);
+    }
+    float a = device_scalars ? 0.0f : *(const float *)alpha, b = device_scalars ? 0.0f : *(const float *)beta;
+    bool reads_ab = device_scalars || (a != 0.0f && k > 0);
+    auto check = [&](const char *arg, const void *p, long long rows, long long cols, long long ld, cudaDataType t) {
+        char what[160];
+        snprintf(what, sizeof what, "%s (%lld x %lld, ld %lld)", arg, rows, cols, ld);
+        check_library_buffer(fn, what, p, column_major_span(rows, cols, ld) * size_of(t), kLdHint);
+    };
+    if (reads_ab) {
+        check("A", A, rowsA, colsA, lda, Atype);
+        check("B", B, rowsB, colsB, ldb, Btype);
+    }
+    check("C", C, m, n, ldc, Ctype);
+    int ta = cblas_op(transa), tb = cblas_op(transb);
+    cudaError_t e = launch_library_work(fn, ctx.stream, [=]() {
+        float aa = a, bb = b;
+        if (device_scalars) aa = *(const float *)alpha, bb = *(const float *)beta;
+        // Each matrix as packed fp32 (16-bit values are exact in fp32), one SGEMM, then C back in its type.
+        auto to_f32 = [](const void *p, cudaDataType t, long long rows, long long cols, long long ld) {
+            std::vector<float> out((size_t)(rows * cols));
+            for (long long c = 0; c < cols; c++)
+                for (long long r = 0; r < rows; r++) {
+                    long long i = c * ld + r;
+                    out[(size_t)(c * rows + r)] = t == CUDA_R_32F ? ((const float *)p)[i]
+                                                  : t == CUDA_R_16F ? __half2float(((const __half *)p)[i])
+                                                                    : __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+                }
+            return out;
+        };
+        std::vector<float> a32 = to_f32(A, Atype, rowsA, colsA, lda), b32 = to_f32(B, Btype, rowsB, colsB, ldb);
+        std::vector<float> c32 = to_f32(C, Ctype, m, n, ldc);
+        ((SgemmFn)sym)(CblasColMajor, ta, tb, m, n, k, aa, a32.data(), (int)imax(1, rowsA), b32.data(), (int)imax(1, rowsB), bb, c32.data(), m);
+        for (long long c = 0; c < n; c++)
+            for (long long r = 0; r < m; r++) {
+                float v = c32[(size_t)(c * m + r)];
+                long long i = c * ldc + r;
+                if (Ctype == CUDA_R_32F) ((float *)C)[i] = v;
+                else if (Ctype == CUDA_R_16F) ((__half *)C)[i] = __float2half(v);
+                else ((__nv_bfloat16 *)C)[i] = __float2bfloat16(v);
+            }
+    });
+    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 const char *cublasGetStatusName(cublasStatus_t status) {

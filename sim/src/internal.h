@@ -32,6 +32,8 @@ extern bool g_profiling;
 void profile_launch_begin(const LaunchRecord &launch);
 void profile_block_end(unsigned threads);
 void profile_launch_end();
+/* A warp completed a wmma::mma_sync (wmma.cpp): one tensor-core instruction of the running launch. */
+void profile_mma();
 
 /* True when p lies in the guard page below the running simulated thread's stack. */
 bool in_stack_guard(const void *p);

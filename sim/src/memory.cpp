@@ -6,6 +6,7 @@
  * is stopped, and (with AddressSanitizer) host code touching device memory is caught, because
  * device allocations are poisoned whenever no kernel is running. */
 #include "internal.h"
+#include "graphs_internal.h"
 
 #include <map>
 #include <vector>
@@ -125,6 +126,7 @@ void enter_device_mode(int device) {
     if (g_view == device) return;
     if (g_view != kHostView) leave_device_mode();
     g_view = device;
+    managed_view(device); /* the page model's view: a kernel's, or everything open for a copy */
     for (auto &a : g_allocs)
         if (a.second.kind == MEM_DEVICE && (device < 0 || a.second.device == device || peer_enabled(device, a.second.device)))
             poison(a.first, a.second.size, false);
@@ -133,6 +135,7 @@ void enter_device_mode(int device) {
 void leave_device_mode() {
     if (g_view == kHostView) return;
     g_view = kHostView;
+    managed_view(-2);
     for (auto &a : g_allocs)
         if (a.second.kind == MEM_DEVICE) poison(a.first, a.second.size, true);
 }
@@ -203,8 +206,10 @@ static void *allocate(size_t size, MemKind kind) {
     bool device_side = kind == MEM_DEVICE || kind == MEM_MANAGED;
     if (device_side ? size > device_bytes_free() : size > host_ram()) return nullptr;
     /* 256-byte alignment, like cudaMalloc; exact size, so AddressSanitizer's red zone starts right
-       after the last valid byte and an off-by-one access is caught. */
-    if (posix_memalign(&p, 256, size ? size : 1) != 0) return nullptr;
+       after the last valid byte and an off-by-one access is caught. Managed memory is whole pages of
+       the page model (managed.cpp), the bytes past the end poisoned instead. */
+    size_t reserved = kind == MEM_MANAGED ? (size + kManagedPage - 1) / kManagedPage * kManagedPage + (size ? 0 : kManagedPage) : size;
+    if (posix_memalign(&p, kind == MEM_MANAGED ? kManagedPage : 256, reserved ? reserved : 1) != 0) return nullptr;
     /* Fresh device memory holds garbage on a GPU; 0xFF bytes make floats NaN and ints -1, so a
        result that was never written cannot pass as zero. */
     memset(p, 0xFF, size);
@@ -212,6 +217,10 @@ static void *allocate(size_t size, MemKind kind) {
     if (device_side) g_device_bytes[current_device()] += size;
     /* visible only where the current view includes the current device */
     if (kind == MEM_DEVICE && !(g_view == -1 || g_view == current_device())) poison((uintptr_t)p, size, true);
+    if (kind == MEM_MANAGED) {
+        poison((uintptr_t)p + size, reserved - size, true);
+        managed_register(p, size, reserved);
+    }
     return p;
 }
 
@@ -224,6 +233,7 @@ static cudaError_t release(void *p, MemKind expected, MemKind also, const char *
              (k == MEM_NONE ? "" : " that is not the start of such an allocation") + ", not what it frees: returns cudaErrorInvalidValue");
         return record(cudaErrorInvalidValue);
     }
+    if (it->second.kind == MEM_MANAGED) managed_forget(p);
     poison(it->first, it->second.size, false);
     if (it->second.kind == MEM_DEVICE || it->second.kind == MEM_MANAGED) g_device_bytes[it->second.device] -= it->second.size;
     g_allocs.erase(it);
@@ -397,6 +407,7 @@ static cudaError_t out_of_memory(const char *fn, size_t size, MemKind kind) {
 static cudaError_t alloc_api(const char *fn, void **p, size_t size, MemKind kind) {
     if (cudaError_t e = sticky_error()) return e;
     if (!p) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = capture_forbids(fn, nullptr)) return record(e);
     *p = allocate(size, kind);
     return *p ? cudaSuccess : out_of_memory(fn, size, kind);
 }
@@ -451,6 +462,8 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const v
 }
 
 cudaError_t cudaFree(void *p) {
+    if (p)
+        if (cudaError_t e = capture_forbids("cudaFree", nullptr)) return record(e);
     /* cudaFree waits for the device, as on a GPU: the current one and the one p lives on */
     wait_devices(device_bit(current_device()) | owner_mask(p));
     if (cudaError_t e = sticky_error()) return e; /* as on a GPU after a device-side assert: nothing is freed */

@@ -43,6 +43,7 @@ struct Counters {
     unsigned long long units[2][2] = {{0, 0}, {0, 0}}; /* sectors (global) or bank conflicts (shared) */
     unsigned long long ideal[2][2] = {{0, 0}, {0, 0}}; /* the fewest sectors (global) or passes (shared) */
     unsigned long long atomics = 0, atomic_busiest = 0; /* thread-level atomics; the most on one address in one launch */
+    unsigned long long mma = 0;                          /* wmma::mma_sync executed, one per warp (tensor-core instructions) */
 };
 
 struct LineStat {
@@ -186,6 +187,12 @@ void profile_record(const void *ret, uintptr_t addr, size_t size, bool store) {
     a.size = (unsigned short)(size > 65535 ? 65535 : size);
     a.store = store;
     g_log.push_back(a);
+}
+
+void profile_mma() {
+    unsigned seg;
+    if (!g_profiling || !g_cur_launch || profile_current_thread(&seg) < 0) return;
+    g_cur_launch->c.mma++;
 }
 
 void profile_launch_begin(const LaunchRecord &L) {
@@ -758,6 +765,7 @@ static void report() {
         if (F.warp_inst > 0)
             fprintf(o, "   divergence   : %.1f active threads per executed instruction (32 = none), %llu of %llu warp-level branches split the warp\n",
                     F.thread_inst / F.warp_inst, F.divergent, F.branches);
+        if (L.c.mma) fprintf(o, "   tensor cores : %llu wmma::mma_sync by a warp (tensor-core instructions)\n", L.c.mma);
         if (L.c.atomics)
             fprintf(o, "   atomics      : %llu, at most %llu on one address in one launch%s\n", L.c.atomics, L.c.atomic_busiest,
                     L.c.atomic_busiest * 4 > L.c.atomics && L.c.atomics > 64 ? " (contended: the memory system does them one after another)" : "");
@@ -869,6 +877,7 @@ extern "C" int simcuda_profile_kernel(const char *kernel, struct simcuda_kernel_
         out->branches += F.branches;
         out->divergent_branches += F.divergent;
         out->atomics += L.c.atomics;
+        out->tensor_instructions += L.c.mma;
         out->atomics_on_busiest_address = std::max(out->atomics_on_busiest_address, (unsigned long long)L.c.atomic_busiest);
     }
     return found ? 1 : -1;

@@ -50,6 +50,7 @@ struct SimThread {
     int line;
     int pred, result;
     int wop, warg, wwidth;
+    const char *wname; /* W_COLLECTIVE: the operation's name (wmma::mma_sync ...) */
     unsigned wmask;
     uint64_t wval, wres;
     unsigned wgen; /* the warp's operation count when this lane last completed one */
@@ -270,11 +271,15 @@ static const char *warp_op_name(int op) {
     case W_ANY: return "__any_sync";
     case W_ALL: return "__all_sync";
     case W_MATCH_ANY: return "__match_any_sync";
+    case W_COLLECTIVE: return "a warp-collective operation";
     default: return "a warp operation";
     }
 }
 
 static std::string thread_name(const SimThread &t) { return fmt("thread (%u,%u,%u)", t.idx.x, t.idx.y, t.idx.z); }
+/* What a waiting lane waits in: a warp operation, or a warp-collective one (wmma) by its own name. */
+static bool same_name(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+static const char *waits_in(const SimThread &u) { return u.wop == W_COLLECTIVE && u.wname ? u.wname : warp_op_name(u.wop); }
 
 /* coalesced_threads(): the lanes of a warp that reach the same call together. A lane waits there
    until every other live lane of its warp is blocked too (at a barrier, a warp operation, another
@@ -352,8 +357,10 @@ static void thread_exit(SimThread &t) {
         if (u.wmask >> lane & 1)
             fatal("warp divergence",
                   fmt("%s exited, but %s waits for it in %s at %s:%d (mask 0x%08x names lane %u)", thread_name(t).c_str(),
-                      thread_name(u).c_str(), warp_op_name(u.wop), u.file, u.line, u.wmask, lane),
-                  "every lane named in the mask must execute the same warp operation; compute the mask with __ballot_sync or keep all lanes alive");
+                      thread_name(u).c_str(), waits_in(u), u.file, u.line, u.wmask, lane),
+                  u.wop == W_COLLECTIVE ? "all 32 lanes of a warp must call each wmma function together: do not return before it in some lanes "
+                                          "only; skip whole warps (a condition on the warp's index, not on the lane)"
+                                        : "every lane named in the mask must execute the same warp operation; compute the mask with __ballot_sync or keep all lanes alive");
     }
 }
 
@@ -477,15 +484,53 @@ static inline unsigned order_lane(ScheduleMode mode, unsigned k, unsigned salt) 
     return k;
 }
 
+/* Lanes of a warp that all wait in warp operations, at least one of them in a collective (wmma), when
+   the operations cannot complete: no lane of the warp is left to arrive, so this is a deadlock, and
+   the usual cause is a collective that only some lanes call (inside an `if` on the lane). Reported as
+   warp divergence, naming the two places. */
+static void collective_divergence(const SimThread *lanes, unsigned exist, const SimThread &t) {
+    unsigned here = 0, other = 0;
+    const SimThread *elsewhere = nullptr;
+    for (unsigned m = exist; m; m &= m - 1) {
+        const SimThread &u = lanes[__builtin_ctz(m)];
+        if (u.wop == t.wop && same_name(u.wname, t.wname) && same_site(u, t)) here |= 1u << __builtin_ctz(m);
+        else {
+            other |= 1u << __builtin_ctz(m);
+            if (!elsewhere) elsewhere = &u;
+        }
+    }
+    if (!elsewhere) return; /* all at the same call: not this case */
+    const SimThread &c = t, &o = *elsewhere;
+    unsigned cl = here, ol = other;
+    fatal("warp divergence",
+          fmt("%s at %s:%d is reached by lanes 0x%08x of the warp only, while lanes 0x%08x (%s among them) wait in %s at %s:%d: a warp-wide "
+              "operation must be called by all 32 lanes of the warp together, at the same call",
+              waits_in(c), c.file, c.line, cl, ol, thread_name(o).c_str(), waits_in(o), o.file, o.line),
+          "call every wmma function (load_matrix_sync, mma_sync, store_matrix_sync) from code that all 32 lanes of the warp run: a "
+          "condition around it must have the same value in the whole warp (one that depends on the warp's index, not on the lane's)");
+}
+
 uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line) {
+    return warp_op_impl(op, mask, value, arg, width, file, line, nullptr, nullptr);
+}
+
+void warp_collective(const char *name, void *lane_data, CollectiveFn complete, const char *file, int line) {
+    if (!g_in_kernel || !g_cur) fatal("warp operation outside a kernel", fmt("%s called from host code at %s:%d", name, file, line));
+    unsigned base = g_cur->tid & ~31u, n = g_bp->n - base;
+    warp_op_impl(W_COLLECTIVE, n >= 32 ? 0xffffffffu : (1u << n) - 1, (uint64_t)(uintptr_t)lane_data, 0, 32, file, line, name, complete);
+}
+
+uint64_t warp_op_impl(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line, const char *name, CollectiveFn on_complete) {
     if (!g_in_kernel || !g_cur) fatal("warp operation outside a kernel", fmt("%s called from host code at %s:%d", warp_op_name(op), file, line));
     Block &B = *g_bp;
     SimThread &t = *g_cur;
     SIMCUDA_MAYBE_PREEMPT(B, t);
+    t.wname = name;
+    const char *opname = name ? name : warp_op_name(op);
     unsigned lane = t.tid & 31, base = t.tid - lane;
     SimThread *lanes = &B.th[base];
     if (!(mask >> lane & 1))
-        fatal("bad warp mask", fmt("%s at %s:%d: the calling lane %u is not in mask 0x%08x", warp_op_name(op), file, line, lane, mask),
+        fatal("bad warp mask", fmt("%s at %s:%d: the calling lane %u is not in mask 0x%08x", opname, file, line, lane, mask),
               "the mask must include the calling lane; __activemask() or __ballot_sync() give a correct one");
     unsigned w = t.tid / 32;
     unsigned exist = B.n - base >= 32 ? 0xffffffffu : (1u << (B.n - base)) - 1;
@@ -493,15 +538,17 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
         unsigned l = (unsigned)__builtin_ctz(mask & ~exist);
         fatal("bad warp mask",
               fmt("%s at %s:%d: mask 0x%08x names lane %u, but the block has only %u threads, so that lane does not exist",
-                  warp_op_name(op), file, line, mask, l, B.n),
+                  opname, file, line, mask, l, B.n),
               "use a block size that is a multiple of 32, or build the mask from the lanes that exist");
     }
     if (mask & B.warp_done[w]) {
         unsigned l = (unsigned)__builtin_ctz(mask & B.warp_done[w]);
         fatal("warp divergence",
-              fmt("%s at %s:%d: mask 0x%08x names lane %u (%s), which has already exited", warp_op_name(op), file, line, mask, l,
+              fmt("%s at %s:%d: mask 0x%08x names lane %u (%s), which has already exited", opname, file, line, mask, l,
                   thread_name(lanes[l]).c_str()),
-              "every lane named in the mask must execute the same warp operation; do not return early before it");
+              name ? "all 32 lanes of a warp must call each wmma function together: do not return before it in some lanes only; skip "
+                     "whole warps (a condition on the warp's index, not on the lane)"
+                   : "every lane named in the mask must execute the same warp operation; do not return early before it");
     }
     t.state = T_WAIT_WARP;
     if (mask == exist) t.seg++; /* a warp operation of some lanes only does not reconverge the warp */
@@ -516,11 +563,21 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     bool complete = (B.warp_waiting[w] & mask) == mask;
     /* A lane waiting in another warp operation (other mask or kind) has simply not arrived here
        yet; if it never can, the block deadlocks and that is reported instead. */
+    bool collective = op == W_COLLECTIVE;
     for (unsigned m = mask; complete && m; m &= m - 1) {
         const SimThread &u = lanes[__builtin_ctz(m)];
-        if (u.wmask != mask || u.wop != op) complete = false;
+        if (u.wmask != mask || u.wop != op || (collective && (!same_name(u.wname, name) || !same_site(u, t)))) complete = false;
     }
     if (!complete) {
+        /* Every lane of the warp waits in a warp operation and this one cannot complete: with a
+           collective among them, that is a collective some lanes skipped. */
+        unsigned live = exist & ~B.warp_done[w];
+        if ((B.warp_waiting[w] & live) == live) {
+            const SimThread *coll = collective ? &t : nullptr;
+            for (unsigned m = live; !coll && m; m &= m - 1)
+                if (lanes[__builtin_ctz(m)].wop == W_COLLECTIVE) coll = &lanes[__builtin_ctz(m)];
+            if (coll) collective_divergence(lanes, live, *coll);
+        }
         wait_here();
         return t.wres;
     }
@@ -530,6 +587,11 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
     unsigned votes = 0;
     for (unsigned m = mask; m; m &= m - 1)
         if (lanes[__builtin_ctz(m)].wval) votes |= 1u << __builtin_ctz(m);
+    if (collective && complete) {
+        void *data[32] = {nullptr};
+        for (unsigned m = mask; m; m &= m - 1) data[__builtin_ctz(m)] = (void *)(uintptr_t)lanes[__builtin_ctz(m)].wval;
+        on_complete(data, mask);
+    }
     for (unsigned l = 0; l < 32; l++)
         if (mask >> l & 1) {
             lanes[l].wres = warp_result(lanes, mask, votes, l);
@@ -537,10 +599,16 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
         }
     /* Every lane, this one too, resumes in schedule order, so "forward" stays lane 0 first. */
     unsigned salt = B.mode == SCHED_RANDOM ? (unsigned)next_random() : 0;
+    size_t queued = B.ready.size();
     for (unsigned k = 0; k < 32; k++) {
         unsigned l = order_lane(B.mode, k, salt);
         if (mask >> l & 1) make_ready(lanes[l]);
     }
+    /* The random schedule lets a warp that completes a collective (wmma) run ahead of the block's
+       other warps half of the time: warps that meet only in collectives otherwise keep in step, and
+       a missing __syncthreads() between them would never show. */
+    if (collective && B.mode == SCHED_RANDOM && (salt & 0x100) && queued > B.ready_head)
+        std::rotate(B.ready.begin() + (long)B.ready_head, B.ready.begin() + (long)queued, B.ready.end());
     wait_here();
     return t.wres;
 }
@@ -667,7 +735,7 @@ static void report_deadlock() {
         SimThread &u = B.th[B.order[k]];
         if (u.state == T_WAIT_BAR || u.state == T_WAIT_WARP || u.state == T_WAIT_COAL) {
             who += fmt("%s%s waits in %s at %s:%d", shown ? "; " : "", thread_name(u).c_str(),
-                       u.state == T_WAIT_BAR ? "__syncthreads()" : u.state == T_WAIT_COAL ? "coalesced_threads()" : warp_op_name(u.wop), u.file, u.line);
+                       u.state == T_WAIT_BAR ? "__syncthreads()" : u.state == T_WAIT_COAL ? "coalesced_threads()" : waits_in(u), u.file, u.line);
             shown++;
         }
     }

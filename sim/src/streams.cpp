@@ -7,6 +7,7 @@
  * usually would, within what CUDA guarantees. A program that reads results without waiting sees
  * stale data, as it may on a GPU. */
 #include "stream_queue.h"
+#include "graphs_internal.h"
 #include "simcuda/timeline.h"
 
 #include <algorithm>
@@ -57,6 +58,7 @@ static CUstream_st *resolve(cudaStream_t s) {
     if (is_default(s)) return s; /* default_stream(d) */
     return g_streams.count(s) ? s : nullptr;
 }
+CUstream_st *resolve_stream(cudaStream_t s) { return resolve(s); } /* graphs.cpp, managed.cpp */
 
 /* A CUDA call made from a host function: not allowed (cudaErrorNotPermitted), as the CUDA
    Programming Guide says; said once per call site kind. */
@@ -197,6 +199,10 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
                  c.site.file, c.site.line);
         fatal("not supported by the simulator", b, "launch the second kernel from the host after the first (in the same stream, it runs after it)");
     }
+    if (graph_node_building()) { /* cudaGraphAddKernelNode and friends: the kernel becomes a node */
+        graph_node_take(c, func, body, bad_config(c, func), take_kernel_pointers());
+        return;
+    }
     if (cudaError_t e = sticky_error()) {
         /* the context is unusable (a device-side assert): nothing more runs; cudaGetLastError() says why */
         set_last_error(e);
@@ -213,6 +219,8 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     } else if (const char *w = bad_config(c, func)) {
         err = cudaErrorInvalidValue;
         why = w;
+    } else if ((err = capture_check_stream(s, c.stream))) {
+        why = "it was launched on the legacy default stream while a blocking stream captures (the legacy stream would wait for it)";
     } else if (int lb = func_launch_bounds(func)) {
         unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
         if (threads > (unsigned long long)lb) {
@@ -235,6 +243,11 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     }
     if (simcuda_on_launch)
         simcuda_on_launch(c.site.kernel, (unsigned long long)c.grid.x * c.grid.y * c.grid.z, (unsigned long long)c.block.x * c.block.y * c.block.z);
+    if (capturing(s)) { /* stream capture: a node of the graph, not run now */
+        set_last_error(capture_kernel(s, c, func, body, take_kernel_pointers()));
+        return;
+    }
+    count_kernel_launch();
     if (g_timeline_on) {
         TlStream t = tl_stream(c.stream, s);
         tl_device(SIM_TL_KERNEL, t.id, t.blocking, 0, (unsigned long long)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z,
@@ -246,10 +259,12 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     OpInfo info;
     info.what = std::string("kernel '") + c.site.kernel + "' (launched at " + c.site.file + ":" + std::to_string(c.site.line) + ")";
     info.pointers = take_kernel_pointers();
-    enqueue(s, std::move(info), [rec] {
+    long long managed = managed_kernel_queued(info.pointers, info.what);
+    enqueue(s, std::move(info), [rec, managed] {
         run_kernel(*rec);
         delete rec->body;
         delete rec;
+        managed_kernel_done(managed);
     });
 }
 
@@ -286,6 +301,7 @@ extern "C" {
 
 cudaError_t cudaDeviceSynchronize(void) {
     REFUSE_IN_HOST_FN("cudaDeviceSynchronize");
+    if (cudaError_t e = capture_forbids("cudaDeviceSynchronize", nullptr)) return record(e);
     tl_host_wait_all("cudaDeviceSynchronize");
     finish_devices(device_bit(current_device())); /* this device's work only */
     return sticky_error();
@@ -297,6 +313,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
     REFUSE_IN_HOST_FN("cudaMemcpy");
+    if (cudaError_t e = capture_check_stream(resolve(nullptr), nullptr)) return record(e);
     tl_host_wait_token(tl_copy(nullptr, resolve(nullptr), dst, src, count, "cudaMemcpy"), "cudaMemcpy");
     blocking_op(copy_info("cudaMemcpy", dst, src, count, (uintptr_t)__builtin_return_address(0)), owner_mask(dst, src),
                 [dst, src, count] { raw_copy(dst, src, count); });
@@ -311,6 +328,8 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind)) return record(e);
+    if (cudaError_t e = capture_check_stream(s, stream)) return record(e);
+    if (capturing(s)) return capture_copy(s, dst, src, count, "cudaMemcpyAsync");
     long long tok = tl_copy(stream, s, dst, src, count, "cudaMemcpyAsync");
     /* with pageable memory a GPU copies through a staging buffer, and the call returns when done */
     if ((pageable(dst) && device_side(src)) || (pageable(src) && device_side(dst))) tl_host_wait_token(tok, "cudaMemcpyAsync (pageable)");
@@ -398,6 +417,8 @@ static cudaError_t memset_checked(const char *fn, void *p, int value, size_t cou
         warn(b);
         return record(cudaErrorInvalidValue);
     }
+    if (cudaError_t e = capture_check_stream(s, stream)) return record(e);
+    if (capturing(s)) return capture_memset(s, p, value, count);
     if (g_timeline_on) {
         TlStream t = tl_stream(stream, s);
         tl_device(SIM_TL_MEMSET, t.id, t.blocking, count, 0, false, nullptr, fn);
@@ -466,10 +487,7 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size
 }
 cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) { return memset_checked("cudaMemsetAsync", p, value, count, s, (uintptr_t)__builtin_return_address(0)); }
 
-cudaError_t cudaMemPrefetchAsync(const void *p, size_t, struct cudaMemLocation, unsigned int, cudaStream_t stream) {
-    if (!resolve(stream)) return record(cudaErrorInvalidResourceHandle);
-    return classify(p) == MEM_MANAGED ? cudaSuccess : cudaErrorInvalidValue;
-}
+/* cudaMemPrefetchAsync: managed.cpp */
 
 /* ---- streams ---- */
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *ps, unsigned int flags) {
@@ -506,6 +524,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     REFUSE_IN_HOST_FN("cudaStreamSynchronize");
+    if (cudaError_t e = capture_forbids("cudaStreamSynchronize", s)) return record(e);
     if (g_timeline_on) tl_host_wait_stream(tl_stream(stream, s).id, "cudaStreamSynchronize");
     finish_op(s->last_seq);
     host_learns(s->vc);
@@ -516,6 +535,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     if (cudaError_t e = sticky_error()) return e;
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e2 = capture_forbids("cudaStreamQuery", s)) return record(e2);
     /* Pending work is "still running" this time, and done by the next query (so that a loop that
        polls ends under every schedule). */
     tl_api("cudaStreamQuery");
@@ -530,6 +550,8 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
     CUstream_st *s = resolve(stream);
     if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    cudaError_t captured_err;
+    if (capture_wait_event(s, e, &captured_err)) return captured_err;
     if (g_timeline_on) {
         TlStream t = tl_stream(stream, s);
         tl_wait_event(t.id, t.blocking, e);
@@ -550,6 +572,8 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!fn) return record(cudaErrorInvalidValue);
     REFUSE_IN_HOST_FN("cudaLaunchHostFunc");
+    if (cudaError_t e = capture_check_stream(s, stream)) return record(e);
+    if (capturing(s)) return capture_host_fn(s, fn, data);
     TlStream t = tl_stream(stream, s);
     long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaLaunchHostFunc");
     OpInfo info;
@@ -608,6 +632,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
     if (!s || !g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (s->device != e->device) return record(cudaErrorInvalidResourceHandle); /* CUDA: event and stream of different devices */
     REFUSE_IN_HOST_FN("cudaEventRecord");
+    if (capturing(s)) return capture_event_record(s, e);
     e->recorded = true;
     e->done = false;
     if (g_timeline_on) {
@@ -627,6 +652,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     REFUSE_IN_HOST_FN("cudaEventSynchronize");
+    if (event_captured(e)) return record(cudaErrorCapturedEvent);
     tl_host_wait_event(e, "cudaEventSynchronize");
     if (e->recorded) {
         finish_op(e->record_seq);
@@ -637,6 +663,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
 
 cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
+    if (event_captured(e)) return record(cudaErrorCapturedEvent);
     if (!e->recorded) return cudaSuccess;
     tl_api("cudaEventQuery");
     if (op_pending(e->record_seq)) {

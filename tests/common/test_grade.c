@@ -66,6 +66,41 @@ START_TEST(test_nsight_compute_report_is_read_past_its_attribute_columns) {
 }
 END_TEST
 
+/* The tensor-pipe column is optional (asked for only by lesson 17, grade_profile_want_tensor_cores): a
+   report without it leaves the tensor-core count unmeasured, never 0 (0 would fail a kernel that used
+   them); a report with it counts it, summed over a kernel's launches. */
+START_TEST(test_tensor_pipe_column_is_counted_when_present_and_unmeasured_when_absent) {
+    ck_assert_int_eq(grade_profile_load_ncu_csv("tests/common/ncu-raw-sample.csv"), 2);
+    GradeProfile p;
+    ck_assert(grade_profile_get("divergent", &p) == 1);
+    ck_assert_msg(!p.tensor_measured && p.tensor_instructions == 0, "a report without the column: measured %d, count %llu", p.tensor_measured,
+                  p.tensor_instructions);
+    char path[] = "/tmp/test-grade-tensor-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *in = fopen("tests/common/ncu-raw-sample.csv", "r"), *out = fdopen(fd, "w");
+    ck_assert(in && out);
+    static char line[1 << 17];
+    int header = 0;
+    while (fgets(line, sizeof line, in)) {
+        size_t n = strcspn(line, "\r\n");
+        line[n] = '\0';
+        if (!strncmp(line, "\"ID\"", 4)) header = 1, fprintf(out, "%s,\"smsp__inst_executed_pipe_tensor_op_hmma.sum\"\n", line);
+        else if (header == 1) header = 2, fprintf(out, "%s,\"inst\"\n", line);
+        else if (header == 2 && line[0] == '"') fprintf(out, "%s,\"7\"\n", line);
+        else fprintf(out, "%s\n", line);
+    }
+    fclose(in);
+    fclose(out);
+    ck_assert_int_eq(grade_profile_load_ncu_csv(path), 2);
+    unlink(path);
+    ck_assert(grade_profile_get("divergent", &p) == 1);
+    ck_assert_msg(p.tensor_measured && p.tensor_instructions == 7, "a report with the column: measured %d, count %llu", p.tensor_measured,
+                  p.tensor_instructions);
+    ck_assert_uint_eq(p.divergent_branches, 512); /* the other figures unchanged */
+}
+END_TEST
+
 /* A report of one ncu start over several windows (grade_measure.c), made from the sample's rows:
    `names` lists each row's kernel, "C" for the grader's canary. Returns the file's path. */
 static const char *windows_report(const char *const *names, int n) {
@@ -749,6 +784,7 @@ static Suite *grade_suite(void) {
     tcase_add_checked_fixture(core, setup, NULL);
     tcase_add_test(core, test_identical_arrays_pass);
     tcase_add_test(core, test_nsight_compute_report_is_read_past_its_attribute_columns);
+    tcase_add_test(core, test_tensor_pipe_column_is_counted_when_present_and_unmeasured_when_absent);
     tcase_add_test(core, test_one_report_is_split_into_its_windows_by_the_canaries);
     tcase_add_test(core, test_differences_within_tolerance_pass_and_beyond_fail);
     tcase_add_test(core, test_nan_never_passes_even_against_nan);

@@ -143,6 +143,60 @@ START_TEST(test_streams_run_only_when_the_program_waits) {
 }
 END_TEST
 
+/* ---- Graphs and managed memory (tests/sim/programs/graphs_managed.cu, lesson 16): capture,
+   instantiation, launches and updates, the errors CUDA returns during a capture, and the page
+   model's faults, migrations and prefetches ---- */
+static const char *const kGraphModes[] = {"capture", "capture-errors", "manual", "managed"};
+START_TEST(test_graphs_and_managed_memory_follow_the_runtime_api) {
+    RunResult r;
+    run_program("programs/graphs_managed", kGraphModes[_i], NULL, &r);
+    char want[64];
+    snprintf(want, sizeof want, "%s: PASS", kGraphModes[_i]);
+    ck_assert_msg(r.status == 0, "graphs_managed %s exited with %d:\n%s", kGraphModes[_i], r.status, r.out);
+    expect_output(&r, "graphs_managed", want);
+}
+END_TEST
+
+/* A node that depends on one of two nodes only: right in the order nodes were added, wrong under the
+   reverse stream schedule (which runs what nothing waits for last, newest first). */
+START_TEST(test_graph_missing_dependency_shows_under_reverse_schedule) {
+    RunResult r;
+    run_program_env("programs/graphs_managed", "missing-edge", NULL, "SIM_STREAM_SCHEDULE=forward", &r);
+    expect_output(&r, "missing-edge (forward)", "missing-edge out 24");
+    run_program_env("programs/graphs_managed", "missing-edge", NULL, "SIM_STREAM_SCHEDULE=reverse", &r);
+    expect_output(&r, "missing-edge (reverse)", "missing-edge out 9");
+}
+END_TEST
+
+/* The line of a source file that holds `marker` (1-based), or 0. */
+static int line_of(const char *path, const char *marker) {
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int n = 0, found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        n++;
+        if (strstr(line, marker)) found = n;
+    }
+    if (f) fclose(f);
+    return found;
+}
+
+START_TEST(test_host_reading_managed_memory_of_a_queued_kernel_is_one_line) {
+    RunResult r;
+    run_program("programs/graphs_managed", "managed-early-read", NULL, &r);
+    ck_assert_msg(r.status == 1, "managed-early-read exited with %d:\n%s", r.status, r.out);
+    expect_output(&r, "managed-early-read", "host access to managed memory while a kernel may use it: host code reads managed memory at ");
+    int read_at = line_of("tests/sim/programs/graphs_managed.cu", "printf(\"early read");
+    ck_assert_msg(read_at > 1, "tests/sim/programs/graphs_managed.cu has no early read (run from the workbook's folder)");
+    char want[160];
+    snprintf(want, sizeof want, "graphs_managed.cu:%d: ", read_at);
+    expect_output(&r, "managed-early-read", want);
+    snprintf(want, sizeof want, "kernel 'affine' (launched at tests/sim/programs/graphs_managed.cu:%d)", read_at - 1);
+    expect_output(&r, "managed-early-read", want);
+    ck_assert_msg(!strstr(r.out, "early read"), "the read went through:\n%s", r.out);
+}
+END_TEST
+
 /* ---- Streams: what CUDA guarantees holds under every stream schedule; what it does not, shows ---- */
 static const char *const kStreamSchedules[] = {"SIM_STREAM_SCHEDULE=issue", "SIM_STREAM_SCHEDULE=forward", "SIM_STREAM_SCHEDULE=reverse",
                                                "SIM_STREAM_SCHEDULE=eager", "SIM_STREAM_SCHEDULE=random:1", "SIM_STREAM_SCHEDULE=random:99"};
@@ -249,6 +303,51 @@ START_TEST(test_shared_memory_read_before_write_is_poisoned) {
     RunResult r;
     run_program("programs/planted_bugs", "unwritten-shared", NULL, &r);
     expect_output(&r, "shared memory starts as NaN at every block", "c[20] = -nan");
+}
+END_TEST
+
+/* ---- Tensor cores: mma.h's warp matrix functions (programs/wmma.cu) ---- */
+
+/* Every shape and type an H200 runs through WMMA, both layouts of each operand, leading dimensions
+   past the tile, accumulators loaded and stored either way, element-wise work on x[i]: exact sums,
+   so bit for bit; then inexact sums within a unit in the last place, and tf32's rounding; the count
+   mode under a random schedule; cublasGemmEx with 16-bit inputs (lesson 17's benchmark). */
+static const char *const kWmmaModes[] = {"values", "rounding", "count", "gemmex"};
+
+START_TEST(test_wmma_matches_the_cpu_for_every_shape_type_and_layout) {
+    RunResult r;
+    run_program("programs/wmma", kWmmaModes[_i], _i == 2 ? "random:7" : NULL, &r);
+    ck_assert_msg(r.status == 0, "wmma %s exited with %d:\n%s", kWmmaModes[_i], r.status, r.out);
+    expect_output(&r, kWmmaModes[_i], "PASS");
+    ck_assert_msg(strstr(r.out, "simcuda:") == NULL, "wmma %s: unexpected diagnosis:\n%s", kWmmaModes[_i], r.out);
+}
+END_TEST
+
+START_TEST(test_wmma_accumulator_starts_as_nan) {
+    RunResult r;
+    run_program("programs/wmma", "unfilled", NULL, &r);
+    expect_output(&r, "an accumulator used before fill_fragment", "256 of 256 results are NaN");
+}
+END_TEST
+
+/* The Programming Guide's rules for the collective operations, each broken once. */
+static const PlantedBug kWmmaBugs[] = {
+    {"diverge", "warp divergence in kernel 'misuse'", "is reached by lanes 0xffff0000 of the warp only, while lanes 0x0000ffff (thread (0,0,0) among them) wait in wmma::mma_sync"},
+    {"exited", "warp divergence in kernel 'misuse'", "wmma::load_matrix_sync at tests/sim/programs/wmma.cu:"},
+    {"lane-pointer", "wmma arguments differ between lanes in kernel 'misuse'", "but lane 8 passed mptr"},
+    {"misaligned", "misaligned wmma tile in kernel 'misuse'", "is not 256-bit (32-byte) aligned (it is 16 bytes past a multiple of 32)"},
+    {"bad-ldm", "bad wmma leading dimension in kernel 'misuse'", "ldm 12 (24 bytes between the starts of consecutive rows)"},
+};
+
+START_TEST(test_wmma_misuse_is_diagnosed_in_one_message) {
+    const PlantedBug *b = &kWmmaBugs[_i];
+    RunResult r;
+    run_program("programs/wmma", b->mode, kSchedules[_i % 4], &r);
+    ck_assert_msg(r.status != 0, "mode %s: the program exited 0; the mistake went unnoticed:\n%s", b->mode, r.out);
+    expect_output(&r, b->mode, b->diagnosis);
+    expect_output(&r, b->mode, b->detail);
+    expect_output(&r, b->mode, "simcuda: hint:");
+    ck_assert_msg(strstr(r.out, "the kernel finished") == NULL, "mode %s: the program went on after the diagnosis:\n%s", b->mode, r.out);
 }
 END_TEST
 
@@ -671,12 +770,18 @@ static Suite *simulator_suite(void) {
     tcase_add_test(core, test_correct_kernels_raise_no_diagnosis);
     tcase_add_test(core, test_invalid_launches_return_cuda_error_codes);
     tcase_add_test(core, test_warp_operations_follow_the_programming_guide);
+    tcase_add_loop_test(core, test_wmma_matches_the_cpu_for_every_shape_type_and_layout, 0, 4);
+    tcase_add_test(core, test_wmma_accumulator_starts_as_nan);
     tcase_add_test(core, test_streams_run_only_when_the_program_waits);
     tcase_add_test(core, test_timeline_model_matches_hand_computed_timelines);
+    tcase_add_loop_test(core, test_graphs_and_managed_memory_follow_the_runtime_api, 0, 4);
+    tcase_add_test(core, test_graph_missing_dependency_shows_under_reverse_schedule);
+    tcase_add_test(core, test_host_reading_managed_memory_of_a_queued_kernel_is_one_line);
     suite_add_tcase(s, core);
     TCase *checks = tcase_create("Checks");
     tcase_set_timeout(checks, 60);
     tcase_add_loop_test(checks, test_each_planted_bug_is_diagnosed_in_one_message, 0, N_BUGS);
+    tcase_add_loop_test(checks, test_wmma_misuse_is_diagnosed_in_one_message, 0, (int)(sizeof kWmmaBugs / sizeof kWmmaBugs[0]));
     tcase_add_test(checks, test_shared_memory_read_before_write_is_poisoned);
     tcase_add_test(checks, test_static_shared_overrun_names_the_line);
     suite_add_tcase(s, checks);

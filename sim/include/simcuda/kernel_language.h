@@ -81,9 +81,17 @@ namespace simcuda {
 enum BarrierKind { BAR_PLAIN, BAR_COUNT, BAR_AND, BAR_OR };
 int syncthreads(int kind, int predicate, const char *file, int line);
 
-enum WarpOp { W_SYNC, W_SHFL, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH_ANY, W_MATCH_ALL };
+enum WarpOp { W_SYNC, W_SHFL, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH_ANY, W_MATCH_ALL, W_COLLECTIVE };
 /* Every lane of `mask` meets here; returns this lane's result (the shuffled bits, or the vote). */
 uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line);
+/* A warp-collective operation (mma.h's wmma functions): every lane of the warp meets at the same call
+   (the same `name` at the same file and line), else the warp's divergence is reported; the last lane
+   to arrive then calls complete(lane_data of each lane, the lanes' mask) while the others wait, so it
+   may read and write every lane's data. */
+typedef void (*CollectiveFn)(void *const *lane_data, unsigned mask);
+void warp_collective(const char *name, void *lane_data, CollectiveFn complete, const char *file, int line);
+uint64_t warp_op_impl(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line, const char *name,
+                      CollectiveFn complete);
 unsigned active_mask();
 /* coalesced_threads(): the lanes of this warp that reach this call together (scheduler.cpp). */
 unsigned coalesced_mask(const char *file, int line);

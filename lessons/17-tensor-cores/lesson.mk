@@ -1,0 +1,10 @@
+# lessons/17-tensor-cores/lesson.mk -- lesson 17's grader checks a performance property (the products
+# ran on the tensor cores: the simulator's count of mma_sync per warp, Nsight Compute's tensor-pipe
+# instructions on a GPU), so on the simulator its runner is built with `simcc --profile` ...
+PROFILED_RUNNER_17-tensor-cores := 1
+# ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
+include common/profile_canary.mk
+$(call profile_canary_runners,17-tensor-cores): $(PROFILE_CANARY)
+# The benchmark compares with cuBLAS (cublasGemmEx, bf16 in, fp32 out) in the same run; the simulator
+# has its own cuBLAS (sim/src/cublas_stub.cpp, over OpenBLAS), nothing to link there.
+LIBS_17-tensor-cores_gpu := -lcublas

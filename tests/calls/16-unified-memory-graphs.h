@@ -1,0 +1,71 @@
+/* calls/16-unified-memory-graphs.h -- what lesson 16's runner-side helpers report to the judge (both
+   sides include it): plain numbers, checked by the judge. */
+#ifndef TESTS_CALLS_16_UNIFIED_MEMORY_GRAPHS_H
+#define TESTS_CALLS_16_UNIFIED_MEMORY_GRAPHS_H
+
+#include <stddef.h>
+
+#include "unified_graphs.h"
+
+#include "backend.h"
+
+/* How the properties were observed: on the simulator from its models, on a GPU through the runner's
+   CUPTI observer, or not at all (a GPU without CUPTI). */
+enum { OBSERVED_NONE = 0, OBSERVED_SIM = 1, OBSERVED_CUPTI = 2 };
+
+/** 16.1: managed_axpy's page faults and prefetches. */
+typedef struct {
+    int observed;
+    /* the simulator's page model, during the call (simcuda_managed_counts) */
+    unsigned long long page_bytes, device_faults, host_faults, migrated_to_device, migrated_to_host, prefetched_to_device, prefetched_to_host;
+    /* both: cudaMemPrefetchAsync calls during the call, to a device / to the host, and those of them
+       made before the kernel's launch (the simulator's counts, or CUPTI's on a GPU) */
+    unsigned long long prefetch_device, prefetch_host, prefetch_device_before_launch, prefetch_host_before_launch;
+} ManagedReport;
+
+/** 16.2: one chain to capture, replay and destroy. */
+typedef struct {
+    size_t n;
+    int steps, times;
+    int hold_ms;   /* GPU: the stream is held this long before the replay (a replay that does not wait returns early) */
+} ChainConfig;
+
+typedef struct {
+    int observed;
+    int capture_err, replay_err, destroy_err;
+    long long graph_nodes;         /* nodes of c->graph after chain_capture (-1: no graph) */
+    int have_exec;                 /* c->exec set by chain_capture */
+    int ran_at_capture;            /* d_x changed during chain_capture */
+    long long capture_launches;    /* kernel launches the runner saw during chain_capture */
+    long long replay_launches;     /* ... and during chain_replay */
+    long long replay_graph_launches; /* cudaGraphLaunch calls during chain_replay (-1: not observed) */
+    int pending_after_replay;      /* c->stream still had work when chain_replay returned */
+    int graphs_left, execs_left;   /* simulator: created during the call and alive after chain_destroy; -1 on a GPU */
+} ChainReport;
+
+/** 16.3: a diamond built, run with scale s1, its scale changed to s2, run again, destroyed. */
+typedef struct {
+    size_t n;
+    float s1, s2;
+} DiamondConfig;
+
+/* The diamond's nodes, as indices of the edge matrix (4: a node that is none of the four). */
+enum { NODE_SCALE = 0, NODE_LEFT = 1, NODE_RIGHT = 2, NODE_COMBINE = 3, NODE_OTHER = 4 };
+
+typedef struct {
+    int build_err, run1_err, set_err, run2_err, destroy_err;
+    long long nodes;               /* nodes of g->graph (-1: no graph) */
+    int kernel_nodes;              /* of which kernel nodes */
+    int edge[5][5];                /* edge[a][b]: b depends on a */
+    int named_nodes;               /* how many of g->scale, left, right, combine are nodes of the graph */
+    int have_exec;
+    int pending_after_run;         /* the stream still had work when diamond_run returned */
+    int graphs_left, execs_left;   /* simulator: alive after diamond_destroy; -1 on a GPU */
+} DiamondReport;
+
+/* The judge's entry points into the runner (tests/calls/16-unified-memory-graphs.c). */
+int managed_probe(float a, const float *h_x, const float *h_y, float *out, size_t n, ManagedReport *rep);
+int chain_probe(const ChainConfig *cfg, const float *in, float *out, ChainReport *rep);
+int diamond_probe(const DiamondConfig *cfg, const float *in, float *out1, float *out2, DiamondReport *rep);
+
+#endif

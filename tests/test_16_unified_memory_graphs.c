@@ -1,0 +1,312 @@
+/**
+ * @file test_16_unified_memory_graphs.c
+ * @brief Grader for lesson 16: a kernel on managed memory that takes no page fault (16.1), a chain of
+ *        kernels captured into a graph and replayed by graph launches (16.2), and a diamond graph
+ *        built by hand whose scale changes between launches (16.3).
+ *
+ * What each backend checks:
+ * - Simulator: the page model (sim/README.md, "Managed memory") counts the kernel's page faults,
+ *   the host's, and the pages cudaMemPrefetchAsync moved; a host access to managed memory while a
+ *   kernel given it is still queued stops the runner with one line. Graph launches and kernel
+ *   launches are counted (simcuda_launch_counts), and graphs left alive (simcuda_live_graphs).
+ *   Graph nodes that nothing orders run in the order the stream schedule picks (reverse: the newest
+ *   first), so a missing dependency gives wrong values there too.
+ * - GPU: the runner's CUPTI observer counts cudaMemPrefetchAsync calls by where they go (one to the
+ *   device must come before the kernel's launch: the page faults themselves are the simulator's to
+ *   count) and cudaGraphLaunch calls; leaked graphs are not seen. A replay that does not wait is
+ *   caught by a stream held for 50 ms before it.
+ * - Both: the values against the CPU reference (seeded random inputs, poisoned outputs), the
+ *   captured graph's node count, the diamond's edges (cudaGraphGetEdges), and whether the stream
+ *   was still busy when chain_replay returned.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls/16-unified-memory-graphs.h"
+#include "backend.h"
+#include "grade.h"
+#include "judge.h"
+#include "unified_graphs.h"
+
+static const GradeExercise kExercises[] = {
+    {"16.1", 3, "managed_axpy: managed memory, prefetched to the device before the kernel and back before the host reads", 0, "axpy_kernel"},
+    {"16.2", 3, "chain_capture/replay/destroy: tiny kernels captured once into a graph, replayed by graph launches", 0, "step_kernel"},
+    {"16.3", 4, "diamond_build/run/set_scale/destroy: a graph built node by node, with its dependencies, updated in place", 0, NULL},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+static int g_schedule = 0;
+
+static unsigned long long pages_of(size_t bytes, unsigned long long page) { return page ? (bytes + page - 1) / page : 0; }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 16.1                                                                                            */
+
+/* n: one element; below, at and above a 64 KiB page (16384 floats); several pages, not a multiple */
+static const size_t kManagedN[] = {1, 1000, 16384, 16389, 100003};
+#define N_MANAGED (int)(sizeof kManagedN / sizeof kManagedN[0])
+
+START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
+    size_t n = kManagedN[_i], bytes = n * sizeof(float);
+    uint64_t seed = grade_seed() + 16 * n + 1;
+    float *x = grade_alloc(bytes), *y = grade_alloc(bytes), *out = grade_alloc(bytes), *want = grade_alloc(bytes);
+    grade_fill_floats(x, n, seed, -4.0f, 4.0f);
+    grade_fill_floats(y, n, seed + 1, -4.0f, 4.0f);
+    float a = 0.5f + (float)(seed % 7) * 0.375f;
+    grade_poison_floats(out, n);
+    axpy_cpu(a, x, y, want, n);
+    ManagedReport r;
+    memset(&r, 0, sizeof r);
+    char what[160];
+    snprintf(what, sizeof what, "managed_axpy(a = %g, n = %zu) (input seed %llu)", a, n, (unsigned long long)seed);
+    int e = managed_probe(a, x, y, out, n, &r);
+    GRADE_EXPECT_CUDA_OK(e, "managed_axpy");
+    GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-6, .schedule = g_schedule};
+    GRADE_EXPECT_FLOATS(out, want, &cmp);
+    if (r.observed == OBSERVED_NONE) {
+        grade_note_unchecked("the prefetches (CUPTI, which counts cudaMemPrefetchAsync calls, is not available to the runner here)");
+        free(x), free(y), free(out), free(want);
+        return;
+    }
+    unsigned long long page = r.observed == OBSERVED_SIM ? r.page_bytes : 65536, pages = pages_of(bytes, page);
+    char faults[200] = "";
+    if (r.observed == OBSERVED_SIM)
+        snprintf(faults, sizeof faults, ": the kernel took %llu page fault(s), one for each %llu KiB page of x and y it touched first (%llu migrated "
+                 "from the host on demand)", r.device_faults, page / 1024, r.migrated_to_device);
+    if (r.prefetch_device_before_launch == 0 && r.prefetch_host_before_launch > 0)
+        ck_abort_msg("%s: %llu cudaMemPrefetchAsync call(s) before the kernel went to the host, none to the device%s\n"
+                     "  likely mistake: prefetched to the wrong place: {cudaMemLocationTypeHost, 0} (the cudaCpuDeviceId of older CUDA) is "
+                     "the host's memory, where the pages already were after the host filled them; the kernel runs on the device: "
+                     "struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}",
+                     what, r.prefetch_host_before_launch, faults);
+    ck_assert_msg(r.prefetch_device_before_launch > 0,
+                  "%s: no cudaMemPrefetchAsync to the device came before the kernel%s\n"
+                  "  likely mistake: no prefetch: a page of managed memory moves to the GPU only when a kernel touches it and faults "
+                  "(the kernel stalls, the driver copies the page, the kernel goes on), page after page; cudaMemPrefetchAsync(x, bytes, "
+                  "{cudaMemLocationTypeDevice, device}, 0, s) and the same for y, in the kernel's stream, before axpy_launch, move all "
+                  "of them at once at full speed",
+                  what, faults);
+    if (r.observed == OBSERVED_SIM) {
+        ck_assert_msg(r.device_faults == 0,
+                      "%s%s, although %llu prefetch(es) to the device came before it\n"
+                      "  likely mistake: the host touched the pages after the prefetch (fill x and y first, then prefetch: a host "
+                      "write moves a page back), or the prefetch covered only part of the buffers (its size is in bytes: n * "
+                      "sizeof(float)), or it went to another stream than the kernel's and nothing ordered the two",
+                      what, faults, r.prefetch_device_before_launch);
+        unsigned long long first_touch = 2 * pages;
+        ck_assert_msg(r.host_faults <= first_touch,
+                      "%s: the host took %llu page faults; filling x and y takes %llu (one per %llu KiB page touched first), so %llu "
+                      "more came from reading y back: %llu page(s) migrated back on demand\n"
+                      "  likely mistake: no prefetch of y back to the host after the kernel: cudaMemPrefetchAsync(y, bytes, "
+                      "{cudaMemLocationTypeHost, 0}, 0, s) before cudaStreamSynchronize(s), and then read it",
+                      what, r.host_faults, first_touch, page / 1024, r.host_faults - first_touch, r.migrated_to_host);
+    } else {
+        ck_assert_msg(r.prefetch_host > 0,
+                      "%s: no cudaMemPrefetchAsync back to the host\n"
+                      "  likely mistake: after the kernel, cudaMemPrefetchAsync(y, bytes, {cudaMemLocationTypeHost, 0}, 0, s), then "
+                      "cudaStreamSynchronize(s), then read y: reading it without the prefetch faults it back page by page",
+                      what);
+    }
+    free(x), free(y), free(out), free(want);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 16.2                                                                                            */
+
+typedef struct {
+    size_t n;
+    int steps, times;
+} ChainCase;
+static const ChainCase kChains[] = {{1, 1, 1}, {1000, 20, 3}, {4097, 33, 2}};
+#define N_CHAINS (int)(sizeof kChains / sizeof kChains[0])
+
+static int same_floats(const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(a[i] - b[i]) <= 1e-5f * fabsf(b[i]) + 1e-6f)) return 0;
+    return 1;
+}
+
+START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
+    const ChainCase *k = &kChains[_i];
+    size_t n = k->n;
+    uint64_t seed = grade_seed() + 160 * n + (uint64_t)k->steps;
+    float *in = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
+    grade_fill_floats(in, n, seed, -2.0f, 2.0f);
+    grade_poison_floats(out, n);
+    ChainConfig cfg = {n, k->steps, k->times, judge_sanitizing() ? 0 : 50};
+    ChainReport r;
+    memset(&r, 0, sizeof r);
+    char what[200];
+    snprintf(what, sizeof what, "the chain of %d steps on n = %zu, replayed %d times (input seed %llu, %s schedule)", k->steps, n, k->times,
+             (unsigned long long)seed, grade_schedule_name(g_schedule));
+    chain_probe(&cfg, in, out, &r);
+    if (r.capture_err == cudaErrorStreamCaptureInvalidated || r.capture_err == cudaErrorStreamCaptureUnsupported)
+        ck_abort_msg("%s: chain_capture failed with %s\n"
+                     "  likely mistake: a call that waits for the stream (cudaStreamSynchronize, cudaDeviceSynchronize, a blocking "
+                     "cudaMemcpy) or allocates (cudaMalloc) between cudaStreamBeginCapture and cudaStreamEndCapture: during a capture "
+                     "nothing runs, so there is nothing to wait for, and CUDA refuses the call and invalidates the capture. Only the "
+                     "launches go between the two",
+                     what, cudaGetErrorName((cudaError_t)r.capture_err));
+    GRADE_EXPECT_CUDA_OK(r.capture_err, "chain_capture");
+    ck_assert_msg(!r.ran_at_capture,
+                  "%s: d_x changed during chain_capture: the kernels ran instead of being recorded\n"
+                  "  likely mistake: the launches are not captured: cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeGlobal) "
+                  "before them, and each launched into c->stream, the stream that captures",
+                  what);
+    ck_assert_msg(r.graph_nodes >= 0, "%s: chain_capture left c->graph NULL (or not a graph)\n  likely mistake: "
+                  "cudaStreamEndCapture(c->stream, &c->graph) missing, or the graph it gives not kept in c->graph", what);
+    ck_assert_msg(r.graph_nodes != k->steps - 1,
+                  "%s: the captured graph has %lld nodes for a chain of %d steps: one step is missing\n"
+                  "  likely mistake: the loop stops one short (k = 0 .. c->steps - 1 is `k < c->steps`), or a launch went to another "
+                  "stream than c->stream, the one that captures",
+                  what, r.graph_nodes, k->steps);
+    ck_assert_msg(r.graph_nodes == k->steps, "%s: the captured graph has %lld nodes, expected one kernel node per step: %d", what, r.graph_nodes,
+                  k->steps);
+    ck_assert_msg(r.have_exec, "%s: chain_capture left c->exec NULL\n  likely mistake: cudaGraphInstantiate(&c->exec, c->graph, 0)", what);
+    GRADE_EXPECT_CUDA_OK(r.replay_err, "chain_replay");
+    ck_assert_msg(r.replay_launches == 0,
+                  "%s: chain_replay launched %lld kernel(s) itself, one by one (and made %lld graph launch(es))\n"
+                  "  likely mistake: the graph was captured but the replay still launches every step from the host, paying the launch "
+                  "overhead the graph is there to save: one cudaGraphLaunch(c->exec, c->stream) per run of the chain, and no "
+                  "step_launch",
+                  what, r.replay_launches, r.replay_graph_launches);
+    if (r.replay_graph_launches < 0)
+        grade_note_unchecked("the graph launches (CUPTI, which counts cudaGraphLaunch calls, is not available to the runner here)");
+    else
+        ck_assert_msg(r.replay_graph_launches == k->times,
+                      "%s: chain_replay made %lld cudaGraphLaunch call(s) for times = %d\n  likely mistake: one graph launch per run of "
+                      "the chain: the graph holds all %d steps",
+                      what, r.replay_graph_launches, k->times, k->steps);
+    ck_assert_msg(!r.pending_after_replay,
+                  "%s: when chain_replay returned, c->stream still had work queued\n"
+                  "  likely mistake: cudaGraphLaunch returns at once, like a kernel launch: cudaStreamSynchronize(c->stream) before "
+                  "returning, or the caller reads d_x before the chain has run",
+                  what);
+    memcpy(want, in, n * sizeof(float));
+    chain_cpu(want, n, k->steps, k->times);
+    if (!same_floats(out, want, n)) {
+        float *shorter = grade_alloc(n * sizeof(float));
+        memcpy(shorter, in, n * sizeof(float));
+        chain_cpu(shorter, n, k->steps, k->times - 1);
+        ck_assert_msg(k->times < 2 || !same_floats(out, shorter, n),
+                      "%s: d_x holds the chain run %d times, not %d\n  likely mistake: one graph launch per run: `t < times`", what,
+                      k->times - 1, k->times);
+        free(shorter);
+    }
+    GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-5, .schedule = g_schedule};
+    GRADE_EXPECT_FLOATS(out, want, &cmp);
+    GRADE_EXPECT_CUDA_OK(r.destroy_err, "chain_destroy");
+    ck_assert_msg(r.execs_left <= 0, "%s: after chain_destroy, %d executable graph(s) made during the call still exist\n  likely mistake: "
+                  "cudaGraphExecDestroy(c->exec): an instantiated graph holds device resources until it is destroyed", what, r.execs_left);
+    ck_assert_msg(r.graphs_left <= 0, "%s: after chain_destroy, %d graph(s) made during the call still exist\n  likely mistake: "
+                  "cudaGraphDestroy(c->graph): the executable is a copy, and destroying it leaves the graph", what, r.graphs_left);
+    free(in), free(out), free(want);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 16.3                                                                                            */
+
+static const size_t kDiamondN[] = {1, 1000, 5003};
+#define N_DIAMONDS (int)(sizeof kDiamondN / sizeof kDiamondN[0])
+
+static const char *kNodeName[] = {"scale", "left", "right", "combine", "another node"};
+
+static void check_diamond(size_t n) {
+    uint64_t seed = grade_seed() + 1600 * n + 3;
+    float *in = grade_alloc(n * sizeof(float)), *o1 = grade_alloc(n * sizeof(float)), *o2 = grade_alloc(n * sizeof(float));
+    float *w1 = grade_alloc(n * sizeof(float)), *w2 = grade_alloc(n * sizeof(float));
+    grade_fill_floats(in, n, seed, -3.0f, 3.0f);
+    grade_poison_floats(o1, n);
+    grade_poison_floats(o2, n);
+    DiamondConfig cfg = {n, 0.75f + (float)(seed % 5) * 0.25f, -1.5f - (float)(seed % 3) * 0.5f};
+    DiamondReport r;
+    memset(&r, 0, sizeof r);
+    char what[200];
+    snprintf(what, sizeof what, "the diamond on n = %zu, scale %g then %g (input seed %llu, %s schedule)", n, cfg.s1, cfg.s2, (unsigned long long)seed,
+             grade_schedule_name(g_schedule));
+    diamond_probe(&cfg, in, o1, o2, &r);
+    GRADE_EXPECT_CUDA_OK(r.build_err, "diamond_build");
+    ck_assert_msg(r.nodes >= 0, "%s: diamond_build left g->graph NULL\n  likely mistake: cudaGraphCreate(&g->graph, 0) missing (then the "
+                  "four nodes are added to it)", what);
+    ck_assert_msg(r.nodes == 4 && r.kernel_nodes == 4,
+                  "%s: the graph has %lld node(s), %d of them kernel nodes; expected 4 kernel nodes (scale, left, right, combine)", what, r.nodes,
+                  r.kernel_nodes);
+    ck_assert_msg(r.named_nodes == 4,
+                  "%s: only %d of g->scale, g->left, g->right, g->combine are nodes of the graph\n  likely mistake: give each "
+                  "cudaGraphAddKernelNode its own field as the node it returns (&g->left, ...)", what, r.named_nodes);
+    static const int need[4][2] = {{NODE_SCALE, NODE_LEFT}, {NODE_SCALE, NODE_RIGHT}, {NODE_LEFT, NODE_COMBINE}, {NODE_RIGHT, NODE_COMBINE}};
+    for (int i = 0; i < 4; i++) {
+        int a = need[i][0], b = need[i][1];
+        if (b == NODE_COMBINE)
+            ck_assert_msg(r.edge[a][b],
+                          "%s: combine does not depend on %s: nothing keeps it from running before %s has written its result (a graph "
+                          "runs nodes that nothing orders in any order, or at the same time)\n"
+                          "  likely mistake: combine depends on both left and right: give cudaGraphAddKernelNode an array of the two "
+                          "nodes, and 2",
+                          what, kNodeName[a], kNodeName[a]);
+        else
+            ck_assert_msg(r.edge[a][b],
+                          "%s: %s does not depend on scale: nothing keeps it from reading d_mid before scale has written it (a graph "
+                          "runs nodes that nothing orders in any order, or at the same time)\n"
+                          "  likely mistake: left and right each depend on scale: give cudaGraphAddKernelNode &g->scale, and 1",
+                          what, kNodeName[b]);
+    }
+    ck_assert_msg(r.have_exec, "%s: diamond_build left g->exec NULL\n  likely mistake: cudaGraphInstantiate(&g->exec, g->graph, 0)", what);
+    GRADE_EXPECT_CUDA_OK(r.run1_err, "diamond_run");
+    ck_assert_msg(!r.pending_after_run,
+                  "%s: diamond_run returned before the graph had run: the stream still had work queued\n"
+                  "  likely mistake: cudaGraphLaunch returns at once: cudaStreamSynchronize(s) after it",
+                  what);
+    diamond_cpu(in, w1, n, cfg.s1);
+    diamond_cpu(in, w2, n, cfg.s2);
+    GradeCompare c1 = {.what = what, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
+    GRADE_EXPECT_FLOATS(o1, w1, &c1);
+    GRADE_EXPECT_CUDA_OK(r.set_err, "diamond_set_scale");
+    GRADE_EXPECT_CUDA_OK(r.run2_err, "diamond_run (after diamond_set_scale)");
+    ck_assert_msg(!same_floats(o2, w1, n) || same_floats(w1, w2, n),
+                  "%s: after diamond_set_scale(%g) the graph still computed with the old scale %g\n"
+                  "  likely mistake: an instantiated graph holds its own copy of every node's arguments, taken at cudaGraphInstantiate: "
+                  "changing g->s, or the graph's node (cudaGraphKernelNodeSetParams), does not reach it. Give the new parameters to the "
+                  "executable: cudaGraphExecKernelNodeSetParams(g->exec, g->scale, &params) (or cudaGraphExecUpdate after changing the "
+                  "graph)",
+                  what, cfg.s2, cfg.s1);
+    char what2[240];
+    snprintf(what2, sizeof what2, "%s, second run", what);
+    GradeCompare c2 = {.what = what2, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
+    GRADE_EXPECT_FLOATS(o2, w2, &c2);
+    GRADE_EXPECT_CUDA_OK(r.destroy_err, "diamond_destroy");
+    ck_assert_msg(r.execs_left <= 0, "%s: after diamond_destroy, %d executable graph(s) made during the call still exist\n  likely mistake: "
+                  "cudaGraphExecDestroy(g->exec)", what, r.execs_left);
+    ck_assert_msg(r.graphs_left <= 0, "%s: after diamond_destroy, %d graph(s) made during the call still exist\n  likely mistake: "
+                  "cudaGraphDestroy(g->graph)", what, r.graphs_left);
+    free(in), free(o1), free(o2), free(w1), free(w2);
+}
+
+/* Each size under every schedule: on the simulator a schedule also picks the order of the nodes
+   nothing orders (reverse: the newest first), so a missing dependency shows in the values too. */
+START_TEST(test_diamond_graph_respects_its_dependencies_and_takes_new_parameters) {
+    for (g_schedule = 0; g_schedule < grade_schedule_count(); g_schedule++) {
+        grade_use_schedule(g_schedule);
+        check_diamond(kDiamondN[_i]);
+    }
+    g_schedule = 0;
+    grade_use_schedule(0);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("16-unified-memory-graphs");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "16.1");
+    tcase_add_loop_test(tc, test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel, 0, N_MANAGED);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "16.2");
+    tcase_add_loop_test(tc, test_chain_is_captured_once_and_replayed_by_graph_launches, 0, N_CHAINS);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "16.3");
+    tcase_add_loop_test(tc, test_diamond_graph_respects_its_dependencies_and_takes_new_parameters, 0, N_DIAMONDS);
+    return s;
+}
+
+int main(void) { return grade_main("16", kExercises, N_EXERCISES, build_suite); }

@@ -1,0 +1,589 @@
+/**
+ * @file test_17_tensor_cores.c
+ * @brief Grader for lesson 17: tensor-core products (WMMA) against a double-accumulating CPU
+ *        reference on seeded random 16-bit inputs, under every simulator schedule, with a tolerance
+ *        that scales with K; and the property that the work ran on the tensor cores (the
+ *        simulator's count of mma_sync per warp, Nsight Compute's tensor-pipe instructions on a GPU).
+ *
+ * When a result is wrong, the grader tries the usual suspects on the CPU and says which one fits:
+ * elements never written, a result that changes with the thread order (a missing __syncthreads()),
+ * NaN everywhere (an accumulator never zeroed), A's or B's tiles read transposed (a fragment
+ * declared with the other layout), C's tiles stored transposed, and edges that come out right once
+ * the grader pads the sizes with zeros. A warp whose lanes do not all call a wmma function is
+ * stopped by the simulator itself, naming both places.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "tensor_cores.h"
+
+static const GradeExercise kExercises[] = {
+    {"17.1", 3, "wmma_tile_kernel + wmma_tiles_gpu: one 16 x 16 x 16 product per warp on the tensor cores (fp16 in, fp32 out)", 0,
+     "wmma_tile_kernel"},
+    {"17.2", 5, "wmma_gemm_kernel + wmma_gemm_gpu: a bf16 GEMM for multiples of 16, tiles staged through shared memory", 0,
+     "wmma_gemm_kernel"},
+    {"17.3", 4, "wmma_gemm_padded_kernel + wmma_gemm_padded_gpu: an fp16 GEMM of any size, edges padded with zeros", 0,
+     "wmma_gemm_padded_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+typedef struct {
+    int M, N, K;
+} Dims;
+
+/* 17.1: one tile, a whole block of 4, a block and one more, several blocks with a partial last one. */
+static const int kTileCounts[] = {1, 4, 5, 13};
+/* 17.2 (multiples of 16): one tile; several fragments, K a single step of 16; two blocks along N
+   and one along M with K not a multiple of 32; two blocks along M. */
+static const Dims kGemmSizes[] = {{16, 16, 16}, {32, 48, 16}, {32, 144, 80}, {144, 32, 48}};
+/* 17.3 (any size): 1 x 1 x 1; partial tiles everywhere; two blocks along M, K not a multiple of 16;
+   several blocks along N, K below one tile. */
+static const Dims kPaddedSizes[] = {{1, 1, 1}, {17, 15, 33}, {130, 20, 45}, {40, 263, 7}};
+#define N_TILE_COUNTS (int)(sizeof kTileCounts / sizeof kTileCounts[0])
+#define N_GEMM_SIZES (int)(sizeof kGemmSizes / sizeof kGemmSizes[0])
+#define N_PADDED_SIZES (int)(sizeof kPaddedSizes / sizeof kPaddedSizes[0])
+
+/* Extra elements after C on the device: writing them means a missing guard on the store. */
+#define CANARY 64
+/* C starts filled with this byte pattern (a huge negative float, not a NaN), so "never written" can
+   be told apart from a NaN computed from an unset fragment or unwritten shared memory. */
+#define FILL_BYTE 0xFE
+#define FILL_BITS 0xFEFEFEFEu
+/* 17.3's padding experiment pads M and N to multiples of 128 and K to a multiple of 32: whole block
+   tiles of the suggested design. */
+#define PAD_MN 128
+#define PAD_K 32
+
+typedef enum { SUBJECT_TILES, SUBJECT_BF16, SUBJECT_HALF } SubjectKind;
+
+/** What is graded: the launcher, its kernel, and what to check when no experiment explains the error. */
+typedef struct {
+    const char *name;
+    const char *kernel;
+    SubjectKind kind;
+    const char *indexing_hint;
+} Subject;
+
+static const Subject kTiles = {
+    "wmma_tiles_gpu", "wmma_tile_kernel", SUBJECT_TILES,
+    "check which tile each warp takes (global thread index / 32, the same in all its lanes) and that A's, B's and C's tiles all start at "
+    "256 * tile, with a leading dimension (ldm) of 16"};
+static const Subject kGemm = {
+    "wmma_gemm_gpu", "wmma_gemm_kernel", SUBJECT_BF16,
+    "check the leading dimensions (ldm): each is the distance in elements from one row of the array you load from or store to to the "
+    "next -- BK + SKEW for the A slice in shared memory, BN + SKEW for the B slice, N for C in global memory -- and the fragments' "
+    "pointers: &As[row][kk], &Bs[kk][column], C + row * N + column"};
+static const Subject kPadded = {
+    "wmma_gemm_padded_gpu", "wmma_gemm_padded_kernel", SUBJECT_HALF,
+    "check the leading dimensions (ldm) of the shared slices (PK + 8 for A's, PN + 8 for B's, 16 for the scratch tile) and the copy "
+    "out of the scratch tile: its element e is row e / 16, column e % 16 of the fragment"};
+
+/** One product: 16-bit host inputs (as bits), the CPU's answer and tolerance, device buffers. */
+typedef struct {
+    int M, N, K;
+    size_t mn;
+    uint16_t *h_a, *h_b;
+    float *h_want;
+    double atol;
+    void *d_a, *d_b;
+    float *d_c;
+    char what[160];
+} Problem;
+
+static void *device_alloc(size_t bytes) {
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
+    return d;
+}
+
+static void to_device(void *d, const void *h, size_t bytes) {
+    if (!bytes) return;
+    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
+}
+
+static uint16_t to_bits(const Subject *s, float f) { return s->kind == SUBJECT_BF16 ? tc_float_to_bf16(f).bits : tc_float_to_half(f).bits; }
+
+/* C = A B on the CPU from 16-bit bits (M x K times K x N, row-major), in double. */
+static void cpu_product(const Subject *s, const uint16_t *a, const uint16_t *b, float *c, int M, int N, int K) {
+    if (s->kind == SUBJECT_BF16) tc_gemm_bf16_cpu((const tc_bf16 *)a, (const tc_bf16 *)b, c, M, N, K);
+    else tc_gemm_half_cpu((const tc_half *)a, (const tc_half *)b, c, M, N, K);
+}
+
+/* The tolerance: K * (the largest sum of |a b| over k) * 2^-24 (tc_tolerance, README.md). */
+static double tolerance(const Subject *s, const uint16_t *a, const uint16_t *b, int M, int N, int K) {
+    size_t mk = (size_t)M * K, kn = (size_t)K * N;
+    uint16_t *aa = grade_alloc((mk ? mk : 1) * 2), *bb = grade_alloc((kn ? kn : 1) * 2);
+    size_t mn = (size_t)M * N;
+    float *c = grade_alloc((mn ? mn : 1) * sizeof(float));
+    for (size_t i = 0; i < mk; i++) aa[i] = a[i] & 0x7FFF; /* |x|: the sign bit cleared, in both formats */
+    for (size_t i = 0; i < kn; i++) bb[i] = b[i] & 0x7FFF;
+    cpu_product(s, aa, bb, c, M, N, K);
+    double bound = 0;
+    for (size_t i = 0; i < mn; i++) bound = c[i] > bound ? c[i] : bound;
+    free(aa);
+    free(bb);
+    free(c);
+    return tc_tolerance(K, bound);
+}
+
+/* 17.1's `tiles` products are one problem of M = 16 * tiles rows whose "B" differs per tile: they
+   are kept as M x 16 arrays, and the reference multiplies tile by tile. */
+static void problem_make(Problem *p, const Subject *s, Dims d, uint64_t salt) {
+    p->M = d.M, p->N = d.N, p->K = d.K;
+    p->mn = (size_t)d.M * d.N;
+    uint64_t seed = grade_seed() + salt * 7919 + (uint64_t)d.M * 1000003 + (uint64_t)d.K * 1009 + (uint64_t)d.N;
+    if (s->kind == SUBJECT_TILES)
+        snprintf(p->what, sizeof p->what, "%s, %d products of 16 x 16 tiles (C_t = A_t B_t)", s->name, d.M / 16);
+    else
+        snprintf(p->what, sizeof p->what, "%s, C = A B with M = %d, N = %d, K = %d", s->name, d.M, d.N, d.K);
+    size_t mk = (size_t)d.M * d.K, kn = s->kind == SUBJECT_TILES ? (size_t)d.M * 16 : (size_t)d.K * d.N;
+    float *fa = grade_alloc((mk ? mk : 1) * sizeof(float)), *fb = grade_alloc((kn ? kn : 1) * sizeof(float));
+    grade_fill_floats(fa, mk, seed, -1.0f, 1.0f);
+    grade_fill_floats(fb, kn, seed + 1, -1.0f, 1.0f);
+    p->h_a = grade_alloc((mk ? mk : 1) * 2);
+    p->h_b = grade_alloc((kn ? kn : 1) * 2);
+    for (size_t i = 0; i < mk; i++) p->h_a[i] = to_bits(s, fa[i]);
+    for (size_t i = 0; i < kn; i++) p->h_b[i] = to_bits(s, fb[i]);
+    free(fa);
+    free(fb);
+    p->h_want = grade_alloc((p->mn ? p->mn : 1) * sizeof(float));
+    if (s->kind == SUBJECT_TILES) {
+        p->atol = 0;
+        for (int t = 0; t < d.M / 16; t++) {
+            cpu_product(s, p->h_a + t * 256, p->h_b + t * 256, p->h_want + t * 256, 16, 16, 16);
+            double tol = tolerance(s, p->h_a + t * 256, p->h_b + t * 256, 16, 16, 16);
+            p->atol = tol > p->atol ? tol : p->atol;
+        }
+    } else {
+        cpu_product(s, p->h_a, p->h_b, p->h_want, d.M, d.N, d.K);
+        p->atol = tolerance(s, p->h_a, p->h_b, d.M, d.N, d.K);
+    }
+    /* A and B are exactly their size, so a read past them is an out-of-bounds access the simulator reports. */
+    p->d_a = device_alloc(mk * 2);
+    p->d_b = device_alloc(kn * 2);
+    p->d_c = device_alloc((p->mn + CANARY) * sizeof(float));
+    to_device(p->d_a, p->h_a, mk * 2);
+    to_device(p->d_b, p->h_b, kn * 2);
+}
+
+static void problem_free(Problem *p) {
+    cudaFree(p->d_a);
+    cudaFree(p->d_b);
+    cudaFree(p->d_c);
+    free(p->h_a);
+    free(p->h_b);
+    free(p->h_want);
+}
+
+static GradeCompare compare_for(const Problem *p, double atol, int schedule) {
+    GradeCompare c = {.what = p->what, .n = p->mn, .width = (size_t)p->N, .atol = atol, .rtol = 0, .schedule = schedule};
+    return c;
+}
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static cudaError_t call(const Subject *s, const void *a, const void *b, float *c, int M, int N, int K) {
+    switch (s->kind) {
+    case SUBJECT_TILES: return wmma_tiles_gpu(a, b, c, M / 16);
+    case SUBJECT_BF16: return wmma_gemm_gpu(a, b, c, M, N, K);
+    default: return wmma_gemm_padded_gpu(a, b, c, M, N, K);
+    }
+}
+
+/* Fills C (and the canary after it), runs the student's launcher, copies C and the canary back. */
+static void run_into(const Subject *s, Problem *p, int schedule, float *out) {
+    grade_use_schedule(schedule);
+    cudaError_t e = cudaMemset(p->d_c, FILL_BYTE, (p->mn + CANARY) * sizeof(float));
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemset of C failed: %s", cudaGetErrorName(e));
+    GRADE_EXPECT_CUDA_OK(call(s, p->d_a, p->d_b, p->d_c, p->M, p->N, p->K), s->name);
+    e = cudaMemcpy(out, p->d_c, (p->mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
+    GRADE_EXPECT_CUDA_OK(e, "copying C back (an error here comes from the kernel)");
+}
+
+static void expect_canary_untouched(const Problem *p, const float *out) {
+    for (size_t i = p->mn; i < p->mn + CANARY; i++)
+        ck_assert_msg(bits_of(out[i]) == FILL_BITS,
+                      "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element C\n"
+                      "  likely mistake: a store without its guard: a fragment (or an element of the scratch tile) that lies outside C "
+                      "must not be stored",
+                      p->what, (unsigned long long)grade_seed(), i, p->mn);
+}
+
+/* The grade.c view of a result: never-written elements get the "device garbage" bits it recognises,
+   and a computed NaN that happens to have those bits becomes an ordinary NaN. */
+static void normalise(const float *out, float *norm, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b = bits_of(out[i]);
+        if (b == FILL_BITS) b = GRADE_DEVICE_GARBAGE_BITS;
+        else if (b == GRADE_DEVICE_GARBAGE_BITS) b = 0x7FC00000u;
+        memcpy(&norm[i], &b, 4);
+    }
+}
+
+/* ---- experiments that explain a wrong result ---- */
+
+/* Each 16 x 16 tile of a rows x cols row-major matrix transposed in place (rows, cols multiples of
+   16): what a fragment declared with the other layout reads. */
+static void transpose_tiles_u16(uint16_t *x, int rows, int cols) {
+    for (int r0 = 0; r0 < rows; r0 += 16)
+        for (int c0 = 0; c0 < cols; c0 += 16)
+            for (int i = 0; i < 16; i++)
+                for (int j = i + 1; j < 16; j++) {
+                    uint16_t *u = &x[(size_t)(r0 + i) * cols + c0 + j], *v = &x[(size_t)(r0 + j) * cols + c0 + i];
+                    uint16_t t = *u;
+                    *u = *v;
+                    *v = t;
+                }
+}
+static void transpose_tiles_f(float *x, int rows, int cols) {
+    for (int r0 = 0; r0 < rows; r0 += 16)
+        for (int c0 = 0; c0 < cols; c0 += 16)
+            for (int i = 0; i < 16; i++)
+                for (int j = i + 1; j < 16; j++) {
+                    float *u = &x[(size_t)(r0 + i) * cols + c0 + j], *v = &x[(size_t)(r0 + j) * cols + c0 + i];
+                    float t = *u;
+                    *u = *v;
+                    *v = t;
+                }
+}
+
+/* Does `got` match the product with A's tiles (which = 0), B's tiles (1) transposed, or with C's
+   tiles transposed (2)? Only for whole tiles (17.1 and 17.2). */
+static int matches_transposed(const Subject *s, const Problem *p, const float *got, int which) {
+    if (p->M % 16 || p->N % 16 || p->K % 16) return 0;
+    int tiles = s->kind == SUBJECT_TILES;
+    size_t mk = (size_t)p->M * p->K, kn = tiles ? (size_t)p->M * 16 : (size_t)p->K * p->N;
+    uint16_t *a = grade_alloc(mk * 2), *b = grade_alloc(kn * 2);
+    float *want = grade_alloc(p->mn * sizeof(float));
+    memcpy(a, p->h_a, mk * 2);
+    memcpy(b, p->h_b, kn * 2);
+    if (which == 0) transpose_tiles_u16(a, p->M, p->K);
+    if (which == 1) transpose_tiles_u16(b, tiles ? p->M : p->K, p->N);
+    if (tiles)
+        for (int t = 0; t < p->M / 16; t++) cpu_product(s, a + t * 256, b + t * 256, want + t * 256, 16, 16, 16);
+    else
+        cpu_product(s, a, b, want, p->M, p->N, p->K);
+    if (which == 2) transpose_tiles_f(want, p->M, p->N);
+    GradeCompare cmp = compare_for(p, p->atol, 0);
+    char *diff = grade_diff_floats(got, want, &cmp);
+    int ok = diff == NULL;
+    free(diff);
+    free(a);
+    free(b);
+    free(want);
+    return ok;
+}
+
+static int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+/* 17.3: runs the launcher on A and B zero-padded to Mp x Kp and Kp x Np under the first schedule and
+   says whether the top-left M x N of the result matches the reference. */
+static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np, int Kp) {
+    size_t mk = (size_t)Mp * Kp, kn = (size_t)Kp * Np, mn = (size_t)Mp * Np;
+    uint16_t *a = calloc(mk ? mk : 1, 2), *b = calloc(kn ? kn : 1, 2);
+    float *c = grade_alloc(mn * sizeof(float)), *got = grade_alloc(p->mn * sizeof(float));
+    ck_assert(a && b);
+    for (int r = 0; r < p->M; r++)
+        for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
+    for (int k = 0; k < p->K; k++)
+        for (int j = 0; j < p->N; j++) b[(size_t)k * Np + j] = p->h_b[(size_t)k * p->N + j];
+    void *d_a = device_alloc(mk * 2), *d_b = device_alloc(kn * 2);
+    float *d_c = device_alloc(mn * sizeof(float));
+    to_device(d_a, a, mk * 2);
+    to_device(d_b, b, kn * 2);
+    grade_use_schedule(0);
+    int ok = cudaMemset(d_c, FILL_BYTE, mn * sizeof(float)) == cudaSuccess && call(s, d_a, d_b, d_c, Mp, Np, Kp) == cudaSuccess &&
+             cudaMemcpy(c, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (ok) {
+        for (int r = 0; r < p->M; r++)
+            for (int j = 0; j < p->N; j++) got[(size_t)r * p->N + j] = c[(size_t)r * Np + j];
+        GradeCompare cmp = compare_for(p, p->atol, 0);
+        char *diff = grade_diff_floats(got, p->h_want, &cmp);
+        ok = diff == NULL;
+        free(diff);
+    }
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    free(a);
+    free(b);
+    free(c);
+    free(got);
+    return ok;
+}
+
+/* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
+   runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
+   finding to the least. */
+static char *explain_wrong_product(const Subject *s, const Problem *p, const float *outs, int runs, int bad) {
+    char *msg = malloc(2048);
+    size_t stride = p->mn + CANARY;
+    const float *out = outs + (size_t)bad * stride;
+
+    size_t unwritten = 0, first = 0, nans = 0;
+    for (size_t i = 0; i < p->mn; i++) {
+        if (bits_of(out[i]) == FILL_BITS && !unwritten++) first = i;
+        nans += out[i] != out[i];
+    }
+    if (unwritten == p->mn) {
+        snprintf(msg, 2048,
+                 "no element of C was written: the kernel did nothing (is it still the skeleton?), or the launch covered none of C; "
+                 "check the block and grid sizes in the launcher");
+        return msg;
+    }
+    if (unwritten) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): the grid does not cover C. %s",
+                 unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N,
+                 s->kind == SUBJECT_TILES ? "One warp per tile: ceil(tiles / TILES_PER_BLOCK) blocks of TILES_PER_BLOCK * 32 threads"
+                                          : "Along x it needs ceil(N / BN) blocks for the N columns and along y ceil(M / BM) blocks for "
+                                            "the M rows; inside the kernel the block's first column comes from blockIdx.x and its "
+                                            "first row from blockIdx.y");
+        return msg;
+    }
+    int order_dependent = 0;
+    for (int r = 1; r < runs; r++)
+        if (memcmp(outs, outs + (size_t)r * stride, p->mn * sizeof(float))) order_dependent = 1;
+    if (order_dependent) {
+        snprintf(msg, 2048,
+                 "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
+                 "warps read shared memory at the wrong time: a __syncthreads() is missing. A slice must be complete (every thread's "
+                 "stores done) before any warp's load_matrix_sync reads it, and no thread may overwrite a slice that other warps still "
+                 "read");
+        return msg;
+    }
+    if (matches_transposed(s, p, out, 1)) {
+        snprintf(msg, 2048,
+                 "C is the product with each 16 x 16 tile of B transposed: B is row-major, but its fragments read it column by column. "
+                 "Declare them wmma::fragment<wmma::matrix_b, 16, 16, 16, ..., wmma::row_major> (the layout of the array they load "
+                 "from, with ldm its row length)");
+        return msg;
+    }
+    if (matches_transposed(s, p, out, 0)) {
+        snprintf(msg, 2048,
+                 "C is the product with each 16 x 16 tile of A transposed: A is row-major, but its fragments read it column by column. "
+                 "Declare them wmma::fragment<wmma::matrix_a, 16, 16, 16, ..., wmma::row_major>");
+        return msg;
+    }
+    if (matches_transposed(s, p, out, 2)) {
+        snprintf(msg, 2048,
+                 "each 16 x 16 tile of C came out transposed: the accumulators were stored column by column. C is row-major: "
+                 "wmma::store_matrix_sync(pointer, acc, ldm, wmma::mem_row_major)");
+        return msg;
+    }
+    if (s->kind == SUBJECT_HALF && (p->M % PAD_MN || p->N % PAD_MN || p->K % PAD_K) &&
+        passes_when_padded(s, p, round_up(p->M, PAD_MN), round_up(p->N, PAD_MN), round_up(p->K, PAD_K)) &&
+        passes_when_padded(s, p, round_up(p->M, PAD_MN), round_up(p->N, PAD_MN), round_up(p->K, PAD_K))) {
+        snprintf(msg, 2048,
+                 "the partial tiles at the edges are mishandled: this product came out right when the grader padded M and N with zeros "
+                 "to multiples of %d and K to a multiple of %d. Every slot of the shared slices must be written in every step: the "
+                 "element, or 0 where it lies outside A or B (a skipped slot keeps an older value, NaN on the simulator, and the "
+                 "tensor cores multiply it); and only elements inside C may be copied out",
+                 PAD_MN, PAD_K);
+        return msg;
+    }
+    if (nans == p->mn) {
+        snprintf(msg, 2048,
+                 "every element of C is NaN: the accumulators were never set to zero. A fragment starts with whatever its registers "
+                 "held (NaN on the simulator): call wmma::fill_fragment(acc, 0.0f) on each accumulator before the first mma_sync");
+        return msg;
+    }
+#ifdef SIMCUDA
+    snprintf(msg, 2048, "every schedule gave the same wrong C, and no transposed tile explains it: %s", s->indexing_hint);
+#else
+    snprintf(msg, 2048,
+             "both runs gave the same wrong C, and no transposed tile explains it. A missing __syncthreads() can still look like this on "
+             "a GPU (`compute-sanitizer --tool racecheck` tells), but more likely: %s",
+             s->indexing_hint);
+#endif
+    return msg;
+}
+
+/* Runs one product under every schedule (twice on a GPU), compares with the CPU, and on a mismatch
+   fails with grade.c's diagnosis plus the lesson's. */
+static void check_product(const Subject *s, Dims d, uint64_t salt) {
+    Problem p;
+    problem_make(&p, s, d, salt);
+    int schedules = grade_schedule_count();
+    int runs = schedules > 1 ? schedules : 2;
+    size_t stride = p.mn + CANARY;
+    float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
+    float *norm = grade_alloc((p.mn ? p.mn : 1) * sizeof(float));
+    char *first_diff = NULL;
+    int bad = -1;
+    for (int r = 0; r < runs; r++) {
+        int sched = r < schedules ? r : 0;
+        float *out = outs + (size_t)r * stride;
+        run_into(s, &p, sched, out);
+        expect_canary_untouched(&p, out);
+        normalise(out, norm, p.mn);
+        GradeCompare cmp = compare_for(&p, p.atol, sched);
+        char *diff = grade_diff_floats(norm, p.h_want, &cmp);
+        if (diff && !first_diff) first_diff = diff, bad = r;
+        else free(diff);
+    }
+    if (first_diff) {
+        char *why = explain_wrong_product(s, &p, outs, runs, bad);
+        size_t len = strlen(first_diff) + strlen(why) + 64;
+        char *all = malloc(len);
+        snprintf(all, len, "%s\n  lesson 17: %s", first_diff, why);
+        free(first_diff);
+        free(why);
+        GradeCompare cmp = compare_for(&p, p.atol, bad < schedules ? bad : 0);
+        grade_fail_if(all, &cmp, __FILE__, __LINE__);
+    }
+    free(outs);
+    free(norm);
+    problem_free(&p);
+}
+
+/* K = 0 is legal (C is all zeros: an empty sum), and an empty C must not launch an empty grid. */
+static void check_degenerate(const Subject *s) {
+    GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, NULL, 0, 16, 16), "an empty C (M = 0)");
+    GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, NULL, 16, 0, 16), "an empty C (N = 0)");
+    const int M = 32, N = 48;
+    size_t mn = (size_t)M * N;
+    float *d_c = device_alloc((mn + CANARY) * sizeof(float));
+    float *got = grade_alloc((mn + CANARY) * sizeof(float)), *norm = grade_alloc(mn * sizeof(float));
+    float *want = calloc(mn, sizeof(float));
+    ck_assert(want != NULL);
+    grade_use_schedule(0);
+    ck_assert(cudaMemset(d_c, FILL_BYTE, (mn + CANARY) * sizeof(float)) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, d_c, M, N, 0), "K = 0 (C must become all zeros: the kernel must not read A or B)");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_c, (mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost), "copying C back");
+    normalise(got, norm, mn);
+    char what[96];
+    snprintf(what, sizeof what, "%s with K = 0 (C = 0)", s->name);
+    GradeCompare cmp = {.what = what, .n = mn, .width = N};
+    GRADE_EXPECT_FLOATS(norm, want, &cmp);
+    cudaFree(d_c);
+    free(got);
+    free(norm);
+    free(want);
+}
+
+/* Sizes that are not multiples of 16 are refused before anything runs. */
+static void check_refuses(int M, int N, int K) {
+    cudaError_t e = wmma_gemm_gpu(NULL, NULL, NULL, M, N, K);
+    ck_assert_msg(e == cudaErrorInvalidValue,
+                  "wmma_gemm_gpu(M = %d, N = %d, K = %d) returned %s: sizes that are not multiples of 16 (or negative) must return "
+                  "cudaErrorInvalidValue without launching (17.3 is the version for any size)",
+                  M, N, K, cudaGetErrorName(e));
+}
+
+/* ---- the property: the products ran on the tensor cores ---- */
+
+/* One product of whole tiles, profiled: the kernel must have executed at least M N K / 4096
+   tensor-core instructions (one mma_sync of a warp is 16 x 16 x 16 = 4096 multiply-adds; on a GPU
+   each compiles to one or more HMMA instructions), and 17.2 must stage through shared memory. */
+static void check_tensor_cores(const Subject *s, Dims d) {
+    grade_profile_begin();
+    Problem p;
+    problem_make(&p, s, d, 9);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(call(s, p.d_a, p.d_b, p.d_c, p.M, p.N, p.K), s->name);
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    problem_free(&p);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_get(s->kernel, &g) || !g.tensor_measured) {
+        grade_note_unchecked("the tensor-core instruction count (the simulator's profiler, or Nsight Compute's "
+                             "smsp__inst_executed_pipe_tensor_op_hmma on a GPU) could not be measured here");
+        return;
+    }
+    unsigned long long need = (unsigned long long)round_up(d.M, 16) * round_up(d.N, 16) * round_up(d.K, 16) / 4096;
+    ck_assert_msg(g.tensor_instructions >= need,
+                  "%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for a product that needs at least %llu "
+                  "(M N K / 4096 with M = %d, N = %d, K = %d): %s",
+                  p.what, s->kernel, g.tensor_instructions, need, d.M, d.N, d.K,
+                  g.tensor_instructions ? "part of the multiply-adds ran on the ordinary (CUDA) cores"
+                                        : "likely mistake: the products ran on the ordinary (CUDA) cores, as a loop of multiply-adds. "
+                                          "This lesson's exercises must use the tensor cores: wmma::load_matrix_sync, wmma::mma_sync, "
+                                          "wmma::store_matrix_sync");
+    if (s->kind == SUBJECT_BF16)
+        ck_assert_msg(g.shared_store_requests > 0,
+                      "%s: `%s` stored nothing in shared memory: 17.2 stages the slices of A and B through shared memory (each element "
+                      "read from global memory once per block, not once per warp), and the fragments load from there",
+                      p.what, s->kernel);
+}
+
+/* ---- 17.1 ---- */
+START_TEST(test_tiles_match_cpu_for_every_count_and_schedule) {
+    Dims d = {16 * kTileCounts[_i], 16, 16};
+    check_product(&kTiles, d, 1);
+}
+END_TEST
+
+START_TEST(test_tiles_reject_a_negative_count_and_launch_nothing_for_zero) {
+    ck_assert_msg(wmma_tiles_gpu(NULL, NULL, NULL, -1) == cudaErrorInvalidValue, "wmma_tiles_gpu(tiles = -1) must return cudaErrorInvalidValue");
+    GRADE_EXPECT_CUDA_OK(wmma_tiles_gpu(NULL, NULL, NULL, 0), "wmma_tiles_gpu with no tiles");
+}
+END_TEST
+
+START_TEST(test_tiles_run_on_the_tensor_cores) {
+    Dims d = {16 * 5, 16, 16};
+    check_tensor_cores(&kTiles, d);
+}
+END_TEST
+
+/* ---- 17.2 ---- */
+START_TEST(test_gemm_matches_cpu_for_every_size_and_schedule) { check_product(&kGemm, kGemmSizes[_i], 2); }
+END_TEST
+
+START_TEST(test_gemm_refuses_sizes_not_multiple_of_16_and_handles_empty_and_k_zero) {
+    check_refuses(17, 16, 16);
+    check_refuses(16, 24, 16);
+    check_refuses(16, 16, 8);
+    check_refuses(-16, 16, 16);
+    check_degenerate(&kGemm);
+}
+END_TEST
+
+START_TEST(test_gemm_runs_on_the_tensor_cores_from_shared_memory) {
+    Dims d = {64, 48, 32};
+    check_tensor_cores(&kGemm, d);
+}
+END_TEST
+
+/* ---- 17.3 ---- */
+START_TEST(test_padded_gemm_matches_cpu_for_every_size_and_schedule) { check_product(&kPadded, kPaddedSizes[_i], 3); }
+END_TEST
+
+START_TEST(test_padded_gemm_handles_empty_and_k_zero) { check_degenerate(&kPadded); }
+END_TEST
+
+START_TEST(test_padded_gemm_runs_on_the_tensor_cores) {
+    Dims d = {20, 33, 17};
+    check_tensor_cores(&kPadded, d);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    grade_profile_want_tensor_cores();
+    Suite *s = suite_create("17-tensor-cores");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "17.1");
+    tcase_add_loop_test(tc, test_tiles_match_cpu_for_every_count_and_schedule, 0, N_TILE_COUNTS);
+    tcase_add_test(tc, test_tiles_reject_a_negative_count_and_launch_nothing_for_zero);
+    grade_add_profiled_test(tc, test_tiles_run_on_the_tensor_cores);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "17.2");
+    tcase_add_loop_test(tc, test_gemm_matches_cpu_for_every_size_and_schedule, 0, N_GEMM_SIZES);
+    tcase_add_test(tc, test_gemm_refuses_sizes_not_multiple_of_16_and_handles_empty_and_k_zero);
+    grade_add_profiled_test(tc, test_gemm_runs_on_the_tensor_cores_from_shared_memory);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "17.3");
+    tcase_add_loop_test(tc, test_padded_gemm_matches_cpu_for_every_size_and_schedule, 0, N_PADDED_SIZES);
+    tcase_add_test(tc, test_padded_gemm_handles_empty_and_k_zero);
+    grade_add_profiled_test(tc, test_padded_gemm_runs_on_the_tensor_cores);
+    return s;
+}
+
+int main(void) { return grade_main("17", kExercises, N_EXERCISES, build_suite); }
