@@ -26,6 +26,9 @@
 typedef cudaError_t (*TransposeFn)(const float *, float *, int, int);
 /* Linked into the reference's benchmark only (lesson.mk): step k of the ladder, 0 past the last. */
 int transpose_step(int k, const char **name, TransposeFn *fn) __attribute__((weak));
+typedef cudaError_t (*ConvertFn)(const Particle *, ParticlesSoA, size_t);
+/* Likewise, the steps from 07.4's conversion to one as fast as a copy (solutions/07-coalescing/steps/). */
+int aos_soa_step(int k, const char **name, ConvertFn *fn) __attribute__((weak));
 
 #define GOAL_PADDED 0.90
 
@@ -38,6 +41,7 @@ typedef struct {
     unsigned stride, offset;
     Particle *aos;
     ParticlesSoA soa;
+    ConvertFn convert;
 } Job;
 
 static void run_transpose(void *ctx) {
@@ -59,6 +63,41 @@ static void run_soa(void *ctx) {
 static void run_convert(void *ctx) {
     Job *j = ctx;
     CUDA_CHECK(aos_to_soa_gpu(j->aos, j->soa, j->n));
+}
+static void run_convert_step(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(j->convert(j->aos, j->soa, j->n));
+}
+
+/* Runs j->convert on the first m <= j->n particles of j->aos into poisoned field arrays and compares
+   every field with the particles copied back; element m (when m < n) must stay poisoned. src holds
+   n particles, got n floats. Returns 1 when right. */
+static int convert_ok(Job *j, size_t m, Particle *src, float *got) {
+    size_t len = m < j->n ? m + 1 : m;
+    CUDA_CHECK(cudaMemcpy(src, j->aos, m * sizeof(Particle), cudaMemcpyDeviceToHost));
+    for (int k = 0; k < PARTICLE_FIELDS; k++) CUDA_CHECK(cudaMemset(j->soa.f[k], 0xFF, len * sizeof(float)));
+    cudaError_t e = j->convert(j->aos, j->soa, m);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        printf("    (n = %zu: the launch failed: %s)\n", m, cudaGetErrorName(e));
+        cudaGetLastError();
+        return 0;
+    }
+    for (int k = 0; k < PARTICLE_FIELDS; k++) {
+        CUDA_CHECK(cudaMemcpy(got, j->soa.f[k], len * sizeof(float), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < m; i++)
+            if (memcmp(&got[i], &((const float *)&src[i])[k], sizeof(float)) != 0) {
+                printf("    (n = %zu: field %d of particle %zu is wrong)\n", m, k, i);
+                return 0;
+            }
+        unsigned poison;
+        memcpy(&poison, &got[m < len ? m : 0], sizeof poison);
+        if (m < len && poison != 0xFFFFFFFFu) {
+            printf("    (n = %zu: field %d written past the end, at %zu)\n", m, k, m);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* One timed row; returns GB/s, 0 when the result was wrong (not timed). */
@@ -168,6 +207,18 @@ static void particles(size_t n, int reps, double copy_gbs) {
     double soa = row("07.4 particle update on the struct of arrays", run_soa, &j, 36.0 * n, copy_gbs, reps, soa_ok);
     if (aos > 0 && soa > 0) printf("    struct of arrays / array of structs: %.2f x\n", soa / aos);
     row("07.4 AoS -> SoA conversion (64 bytes per particle)", run_convert, &j, 64.0 * n, copy_gbs, reps, conv_ok);
+    if (aos_soa_step) {
+        /* each step checked on edge sizes (1, a partial tile, a partial last tile) and on n, then timed on n */
+        printf("  the steps from 07.4's conversion to a copy-speed one (solutions/07-coalescing/steps/)\n");
+        const char *name;
+        size_t sizes[] = {1, 3, 255, 257, 1000, 2 * 256 * 4 + 37, n};
+        for (int k = 0; aos_soa_step(k, &name, &j.convert); k++) {
+            int ok = 1;
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && ok; s++)
+                if (sizes[s] <= n) ok = convert_ok(&j, sizes[s], want, got);
+            row(name, run_convert_step, &j, 64.0 * n, copy_gbs, reps, ok);
+        }
+    }
     cudaFree(j.aos);
     for (int k = 0; k < PARTICLE_FIELDS; k++) cudaFree(j.soa.f[k]);
     free(h);

@@ -21,12 +21,18 @@
 #include "cuda_check.h"
 #include "scan.h"
 
+typedef cudaError_t (*ScanStepFn)(const float *, float *, size_t, void *);
+/* Linked into the reference's benchmark only (lesson.mk): step k from 10.2 as asked to a multi-kernel
+   scan that keeps up with CUB (solutions/10-scan/steps/), 0 past the last. */
+int scan_step(int k, const char **name, ScanStepFn *fn) __attribute__((weak));
+
 typedef struct {
     const float *in;
     float *out;
     size_t n;
     unsigned block;
     void *work;
+    ScanStepFn step;
 } Job;
 
 static void run_cub(void *ctx) {
@@ -40,6 +46,10 @@ static void run_multi(void *ctx) {
 static void run_single(void *ctx) {
     Job *j = ctx;
     CUDA_CHECK(scan_single_pass_float_gpu(j->in, j->out, j->n, j->work));
+}
+static void run_step(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(j->step(j->in, j->out, j->n, j->work));
 }
 
 /* Runs fn once on poisoned output and compares with want (within scan_float_tolerance): a timing of
@@ -62,6 +72,23 @@ static int scan_ok(BenchFn fn, Job *j, const float *h_in, const float *want, flo
         }
     }
     return 1;
+}
+
+/* Checks j->step on the first m <= j->n elements; out[m] (when m < n) is poisoned first and must stay so. */
+static int step_ok(const Job *j, size_t m, const float *h_in, float *want, float *got) {
+    Job e = *j;
+    e.n = m;
+    const unsigned poison = 0xFFFFFFFFu;
+    unsigned after = poison;
+    if (m < j->n) CUDA_CHECK(cudaMemset(j->out + m, 0xFF, sizeof(float)));
+    scan_float_cpu(h_in, want, m, 0);
+    int ok = scan_ok(run_step, &e, h_in, want, got);
+    if (ok && m < j->n) {
+        CUDA_CHECK(cudaMemcpy(&after, j->out + m, sizeof after, cudaMemcpyDeviceToHost));
+        if (after != poison) printf("    (written past the end, at element %zu)\n", m), ok = 0;
+    }
+    if (!ok) printf("    (wrong at n = %zu)\n", m);
+    return ok;
 }
 
 typedef struct {
@@ -110,7 +137,7 @@ int main(int argc, char **argv) {
     }
     scan_float_cpu(h_in, want, n, 0);
 
-    Job j = {NULL, NULL, n, 1024, NULL};
+    Job j = {NULL, NULL, n, 1024, NULL, NULL};
     CUDA_CHECK(cudaMalloc((void **)&j.in, n * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&j.out, n * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&j.work, scan_workspace_bytes(n)));
@@ -139,6 +166,20 @@ int main(int argc, char **argv) {
     double single = row(&t, "10.4 single-pass scan, decoupled look-back", run_single, &j, scan_ok(run_single, &j, h_in, want, got));
     if (single > 0 && t.cub_gbs > 0)
         printf("  10.4 / CUB = %.2f (goal for the reference: at least 0.90)\n", single / t.cub_gbs);
+    if (scan_step) {
+        /* each step checked on edge sizes (1, one tile and a bit, tiles and a partial one, more
+           tiles than one chunk of pass 2) before the timed size n */
+        printf("  the steps from 10.2 as asked to a multi-kernel scan at CUB's speed (solutions/10-scan/steps/)\n");
+        static const size_t sizes[] = {1, 31, 1023, 1025, 4097, 3 * 4096 - 5, 16384 * 1024 + 4096 * 3 + 1};
+        const char *name;
+        for (int k = 0; scan_step(k, &name, &j.step); k++) {
+            int ok = 1;
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && ok; s++)
+                if (sizes[s] < n) ok = step_ok(&j, sizes[s], h_in, want, got);
+            if (ok) ok = step_ok(&j, n, h_in, want, got);
+            row(&t, name, run_step, &j, ok);
+        }
+    }
 #ifdef SIMCUDA
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
