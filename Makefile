@@ -589,8 +589,21 @@ similarity: $(SANDBOX) ## similar code in students' TODO regions (Debian's sim_c
 	$(if $(SUBMISSIONS),,$(error make similarity needs SUBMISSIONS=<folder with one submission per student>))
 	$(Q)python3 tools/similarity.py $(SUBMISSIONS) $(SIMILARITY_OUT) $(if $(LESSON),--lesson=$(SELECTED))
 
+.PHONY: grade-slurm
+# make grade on a Slurm cluster (tools/grade_slurm.py): from the login node, one array task per student
+# (--gres=gpu:1 each on BACKEND=gpu) and a job merging their results when they have all ended.
+export SLURM_SBATCH_ARGS
+grade-slurm: graders need-check $(SANDBOX) $(if $(filter sim,$(BACKEND)),simlib) ## Slurm: make grade as one array task per student, then one gradebook: make grade-slurm SUBMISSIONS=dir [LESSON=NN] [GRADEBOOK=out] [SLURM_SBATCH_ARGS="--partition=p --time=60"] [SLURM_WAIT=0]
+	$(if $(SUBMISSIONS),,$(error make grade-slurm needs SUBMISSIONS=<folder with one submission per student>))
+	$(Q)python3 tools/grade_slurm.py $(SUBMISSIONS) $(GRADEBOOK) --backend=$(BACKEND) $(if $(LESSON),--lesson=$(LESSON)) $(if $(filter 0,$(SLURM_WAIT)),--no-wait)
+
 .PHONY: test-platforms
 # (lesson 02's graders built first: the test grades lesson 02 only)
-test-platforms: need-check $(if $(filter sim,$(BACKEND)),simlib) $(SANDBOX) $(RUNNER_OBJ) $(B)/judge/02-vector-add/judge $(B)/runner/02-vector-add/calls.o ## Gradescope's autograder, GitHub Classroom's workflow, lms.csv and make similarity, on lesson 02
-	@echo "== grading where instructors already grade: Gradescope, GitHub Classroom, an LMS's import, similarity"
+test-platforms: need-check $(if $(filter sim,$(BACKEND)),simlib) $(SANDBOX) $(RUNNER_OBJ) $(B)/judge/02-vector-add/judge $(B)/runner/02-vector-add/calls.o ## Gradescope's autograder, GitHub Classroom's workflow, lms.csv, make similarity and make grade-slurm (on a Slurm started for it), on lesson 02
+	@echo "== grading where instructors already grade: Gradescope, GitHub Classroom, an LMS's import, similarity, Slurm"
 	$(Q)bash tests/grade/test_platforms.sh $(BACKEND)
+
+.PHONY: test-slurm
+# (make test runs it inside test-platforms, on that test's class)
+test-slurm: need-check $(if $(filter sim,$(BACKEND)),simlib) $(SANDBOX) $(RUNNER_OBJ) $(B)/judge/02-vector-add/judge $(B)/runner/02-vector-add/calls.o ## make grade-slurm alone: a single-node Slurm started and stopped here (root, slurm-wlm, munge) grades lesson 02's class like make grade
+	$(Q)bash tests/grade/test_slurm.sh $(BACKEND)

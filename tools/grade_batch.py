@@ -3,6 +3,20 @@
 
     grade_batch.py SUBMISSIONS_DIR OUT_DIR [--lesson NN] [--jobs N] [--backend sim|gpu]
 
+or in three steps, one student per process, as `make grade-slurm` (tools/grade_slurm.py) runs it on
+a cluster:
+
+    grade_batch.py --plan SUBMISSIONS_DIR OUT_DIR [--lesson NN] [--backend sim|gpu]
+    grade_batch.py --task[=K] [--offset=N] OUT_DIR     (student K; else N + $SLURM_ARRAY_TASK_ID)
+    grade_batch.py --merge [--slurm-arrays=JOB@N,...] OUT_DIR
+
+--plan does what a run does before grading (checks the arguments, names the students, prepares
+OUT_DIR) and writes the list of students, the lesson, backend, seed, commit, build folder and time
+limit to OUT_DIR/.slurm/plan.json. --task grades one of them exactly as a run does (grade_one) and
+writes its result.json, results.json and check.log. --merge writes gradebook.csv and lms.csv from
+the students' result.json files; a student whose task left none (killed at its time limit, a node
+that failed, a cancelled job) gets an error row with 0 points and a result.json saying so.
+
 A submission is an entry of SUBMISSIONS_DIR named after the student: a folder (a copy of
 `lessons/`, or a checkout of the whole workbook), or an archive of one (.zip, .tar, .tar.gz, .tgz,
 .tar.bz2, .tar.xz). Only the student's own files are taken from it -- each lesson's `<name>.cu`
@@ -37,7 +51,9 @@ import csv
 import hashlib
 import json
 import os
+import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -54,7 +70,7 @@ from batch_refused import Refused
 from batch_results import check_result, gradescope, read_result
 from batch_tree import create_file, fresh_dir, make_tree, write_file
 from batch_unpack import open_nofollow
-from batch_workbook import ROOT, lesson_max, lessons_of_workbook, student_files, wanted_files
+from batch_workbook import ROOT, build_dir, lesson_max, lessons_of_workbook, student_files, wanted_files
 
 MARKER = ".grade-batch"   # says OUT_DIR is a gradebook (so students' folders in it may be replaced)
 
@@ -212,27 +228,34 @@ def write_lms(out, out_fd, shown, rows):
               [[row[0], "", "", row[0], ""] + row[1:1 + len(shown)] for row in sorted(rows)])
 
 
-def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
-    opts = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
-    if len(args) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    subs, out = os.path.abspath(args[0]), os.path.abspath(args[1])
+def finish(out_fd, student, why, raw, results, status, backend, shown):
+    """Writes a graded student's files; returns their gradebook row (and prints it)."""
+    if why:
+        status += "; renamed (%s)" % why
+    total, maximum, status = write_student(out_fd, student, raw, status, results, backend)
+    print("  %-24s %4d / %-4d %s" % (student, total, maximum, status))
+    return [student] + [(results.get(l) or {}).get("points", 0) for l in shown] + [total, maximum, status]
+
+
+def error(words):
+    sys.stderr.write("error: %s\n" % words)
+    return 2
+
+
+def setup(subs_arg, out_arg, opts):
+    """Checks a run's arguments and environment; returns (lessons, selected, backend, jobs, timeout),
+    or the exit status after one line saying what to fix."""
+    subs, out = os.path.abspath(subs_arg), os.path.abspath(out_arg)
     if not os.path.isdir(subs):
-        sys.stderr.write("error: SUBMISSIONS=%s is not a folder: give a folder holding one entry per student\n" % args[0])
-        return 2
+        return error("SUBMISSIONS=%s is not a folder: give a folder holding one entry per student" % subs_arg)
     if inside(out, subs) or inside(subs, out) or inside(ROOT, out):
-        sys.stderr.write("error: GRADEBOOK=%s and SUBMISSIONS=%s must be apart (neither inside the other, nor holding the workbook)\n" % (args[1], args[0]))
-        return 2
+        return error("GRADEBOOK=%s and SUBMISSIONS=%s must be apart (neither inside the other, nor holding the workbook)" % (out_arg, subs_arg))
     if os.path.isdir(out) and os.listdir(out) and not any(os.path.lexists(os.path.join(out, m)) for m in (MARKER, "gradebook.csv", "trees")):
-        sys.stderr.write("error: GRADEBOOK=%s holds files that are not a gradebook: give a new or empty folder\n" % args[1])
-        return 2
+        return error("GRADEBOOK=%s holds files that are not a gradebook: give a new or empty folder" % out_arg)
     lessons = lessons_of_workbook()
     selected = next((l for l in lessons if opts.get("lesson") and l.startswith(opts["lesson"])), None)
     if opts.get("lesson") and not selected:
-        sys.stderr.write("error: LESSON=%s: no such lesson; the lessons are: %s\n" % (opts["lesson"], " ".join(lessons)))
-        return 2
+        return error("LESSON=%s: no such lesson; the lessons are: %s" % (opts["lesson"], " ".join(lessons)))
     backend = opts.get("backend", "sim")
     try:
         jobs = max(1, int(opts.get("jobs", os.cpu_count() or 1)))
@@ -240,12 +263,16 @@ def main(argv):
         if not timeout > 0:
             raise ValueError
     except ValueError:
-        sys.stderr.write("error: JOBS must be a whole number and GRADE_BATCH_TIMEOUT a number of seconds above 0\n")
-        return 2
+        return error("JOBS must be a whole number and GRADE_BATCH_TIMEOUT a number of seconds above 0")
     if os.environ.get("GRADE_SEED") and not os.environ["GRADE_SEED"].isdigit():
-        sys.stderr.write("error: GRADE_SEED=%s: give a whole number\n" % os.environ["GRADE_SEED"])
-        return 2
+        return error("GRADE_SEED=%s: give a whole number" % os.environ["GRADE_SEED"])
+    return lessons, selected, backend, jobs, timeout
 
+
+def prepare(subs, out, subs_arg):
+    """Names the entries of subs and prepares out (its marker, trees/, an empty folder per student,
+    last run's trees removed); returns (out_fd, trees_fd, entries: [(student, why, raw, kind)],
+    skipped), or the exit status after one line."""
     subs_fd = os.open(subs, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     raws, skipped = [], []
     for raw in sorted(os.listdir(subs_fd)):
@@ -256,8 +283,7 @@ def main(argv):
         (skipped if kind == "skip" else raws).append((raw, kind))
     os.close(subs_fd)
     if not raws:
-        sys.stderr.write("error: %s holds no submissions (folders or .zip/.tar/.tar.gz archives)\n" % args[0])
-        return 2
+        return error("%s holds no submissions (folders or .zip/.tar/.tar.gz archives)" % subs_arg)
     names = assign_names([r for r, _k in raws])
 
     os.makedirs(out, exist_ok=True)
@@ -289,16 +315,51 @@ def main(argv):
                                                                  universal_newlines=True).strip()
         except (OSError, subprocess.CalledProcessError):
             pass
-    sandbox, why_not = find_sandbox()   # where archives are read: in the sandbox, or said here why not
-    if why_not:
-        sys.stderr.write("warning: %s\n" % why_not)
-    wanted = wanted_files(lessons)
-    print("grading %d submission(s), %d at a time, backend %s%s" % (len(entries), jobs, backend, ", lesson " + selected if selected else ""))
+    return out_fd, trees_fd, entries, skipped
+
+
+def tell_names(entries, skipped):
     for raw, _k in skipped:
         print("  skipped %s (a hidden file, not an archive)" % ascii(raw))
     for student, why, raw, _k in entries:
         if why:
             print("  %s is %s (%s)" % (ascii(raw), student, why))
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    opts = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
+    flags = {a[2:] for a in argv if a.startswith("--") and "=" not in a}
+    if "task" in opts or "task" in flags or "merge" in flags:
+        if len(args) != 1:
+            sys.stderr.write(__doc__)
+            return 2
+        return task(os.path.abspath(args[0]), opts) if "merge" not in flags else merge(os.path.abspath(args[0]), opts)
+    if len(args) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    subs, out = os.path.abspath(args[0]), os.path.abspath(args[1])
+    checked = setup(args[0], args[1], opts)
+    if isinstance(checked, int):
+        return checked
+    lessons, selected, backend, jobs, timeout = checked
+    if "plan" in flags:
+        planned = plan(subs, out, args[0], selected, backend, timeout)
+        if isinstance(planned, int):
+            return planned
+        print("planned %d student(s) in %s" % (len(planned[0]), os.path.join(out, PLAN)))
+        tell_names(*planned[1:])
+        return 0
+    prepared = prepare(subs, out, args[0])
+    if isinstance(prepared, int):
+        return prepared
+    out_fd, trees_fd, entries, skipped = prepared
+    sandbox, why_not = find_sandbox()   # where archives are read: in the sandbox, or said here why not
+    if why_not:
+        sys.stderr.write("warning: %s\n" % why_not)
+    wanted = wanted_files(lessons)
+    print("grading %d submission(s), %d at a time, backend %s%s" % (len(entries), jobs, backend, ", lesson " + selected if selected else ""))
+    tell_names(entries, skipped)
     shown = [selected] if selected else lessons
     trees = os.path.join(out, "trees")
     rows = []
@@ -312,11 +373,7 @@ def main(argv):
                 results, status = fut.result()
             except Exception as e:
                 results, status = {l: None for l in shown}, "error: internal error (%s)" % type(e).__name__
-            if why:
-                status += "; renamed (%s)" % why
-            total, maximum, status = write_student(out_fd, student, raw, status, results, backend)
-            rows.append([student] + [(results.get(l) or {}).get("points", 0) for l in shown] + [total, maximum, status])
-            print("  %-24s %4d / %-4d %s" % (student, total, maximum, status))
+            rows.append(finish(out_fd, student, why, raw, results, status, backend, shown))
     except BaseException:   # Ctrl-C: what runs is killed, nothing queued starts
         kill_all()
         pool.shutdown(wait=False, cancel_futures=True)
@@ -325,6 +382,162 @@ def main(argv):
     write_gradebook(out, out_fd, shown, rows)
     write_lms(out, out_fd, shown, rows)
     print("gradebook: %s (for Canvas or Moodle: lms.csv beside it)" % os.path.join(out, "gradebook.csv"))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# One student per process (make grade-slurm): --plan once, --task per student, --merge at the end.
+# The plan names every student here, once; a task is given only its number, so no student's name
+# reaches Slurm, a job script or a shell.
+PLAN = os.path.join(".slurm", "plan.json")   # in OUT_DIR: a name no student can have (none starts with '.')
+
+
+def plan(subs, out, subs_arg, selected, backend, timeout):
+    """--plan: prepares out as a run does and writes the plan; returns its students, entries and
+    skipped entries (for tell_names), or the exit status after one line."""
+    prepared = prepare(subs, out, subs_arg)
+    if isinstance(prepared, int):
+        return prepared
+    out_fd, trees_fd, entries, skipped = prepared
+    os.close(trees_fd)
+    try:
+        os.mkdir(".slurm", 0o755, dir_fd=out_fd)
+    except FileExistsError:
+        pass
+    record = {"schema": 1, "submissions": subs, "lesson": selected, "backend": backend, "timeout": timeout,
+              "seed": os.environ.get("GRADE_SEED") or None, "commit": os.environ.get("GRADE_COMMIT"), "build": build_dir(),
+              "students": [{"student": s, "why": why, "entry": os.fsencode(raw).hex(), "kind": kind} for s, why, raw, kind in entries]}
+    slurm_fd = os.open(".slurm", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=out_fd)
+    try:
+        write_file(slurm_fd, "plan.json", json.dumps(record, indent=1).encode())
+    finally:
+        os.close(slurm_fd)
+        os.close(out_fd)
+    return record["students"], entries, skipped
+
+
+def read_plan(out):
+    """(the plan, out_fd, its environment set: seed, commit, build folder), or raises Refused."""
+    try:
+        out_fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as e:
+        raise Refused("cannot open GRADEBOOK=%s (%s)" % (out, os.strerror(e.errno)))
+    try:
+        with os.fdopen(open_nofollow(out_fd, PLAN.split(os.sep), False), "rb") as f:
+            record = json.loads(f.read().decode("utf-8"))
+        if record.get("schema") != 1 or not isinstance(record.get("students"), list):
+            raise ValueError
+    except (OSError, ValueError, Refused):
+        os.close(out_fd)
+        raise Refused("%s has no readable plan (%s): grade it again with make grade-slurm" % (out, PLAN))
+    for var, key in (("GRADE_SEED", "seed"), ("GRADE_COMMIT", "commit"), ("GRADE_BATCH_BUILD", "build")):
+        if record.get(key):
+            os.environ[var] = str(record[key])
+        else:
+            os.environ.pop(var, None)
+    return record, out_fd
+
+
+def task(out, opts):
+    """--task: grades the plan's student K (--task=K, or --offset plus $SLURM_ARRAY_TASK_ID)."""
+    try:
+        record, out_fd = read_plan(out)
+    except Refused as e:
+        return error(str(e))
+    try:
+        k = int(opts["task"]) if "task" in opts else int(opts.get("offset", 0)) + int(os.environ["SLURM_ARRAY_TASK_ID"])
+        if k < 0:
+            raise IndexError
+        student = record["students"][k]
+    except (KeyError, ValueError):
+        return error("--task needs a number (--task=K), or SLURM_ARRAY_TASK_ID in the environment")
+    except IndexError:
+        return error("no student %s in %s's plan of %d" % (k, out, len(record["students"])))
+    # Slurm ends a task (time limit, scancel) with SIGTERM: what it started goes with it.
+    signal.signal(signal.SIGTERM, lambda *_: (kill_all(), sys.exit(128 + signal.SIGTERM)))
+    lessons = lessons_of_workbook()
+    selected, backend = record["lesson"], record["backend"]
+    shown = [selected] if selected else lessons
+    raw = os.fsdecode(bytes.fromhex(student["entry"]))
+    trees_fd = os.open("trees", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=out_fd)
+    sandbox, why_not = find_sandbox()
+    if why_not:
+        sys.stderr.write("warning: %s\n" % why_not)
+    print("grading student %d of %d, backend %s%s" % (k + 1, len(record["students"]), backend, ", lesson " + selected if selected else ""))
+    results, status = grade_one(student["student"], student["kind"], os.path.join(record["submissions"], raw), out_fd, trees_fd,
+                                os.path.join(out, "trees"), lessons, selected, backend, float(record["timeout"]),
+                                wanted_files(lessons), sandbox)
+    finish(out_fd, student["student"], student["why"], raw, results, status, backend, shown)
+    return 0
+
+
+def read_record(out_fd, student, raw, shown):
+    """The result.json the student's task wrote (results, status), or None if it wrote none whole."""
+    try:
+        with os.fdopen(open_nofollow(out_fd, (student, "result.json"), False), "rb") as f:
+            r = json.loads(f.read(64 << 20).decode("utf-8"))
+    except (OSError, ValueError, Refused):
+        return None
+    ok = (isinstance(r, dict) and r.get("schema") == 1 and r.get("student") == student and isinstance(r.get("status"), str)
+          and r.get("entry") == os.fsencode(raw).decode("utf-8", "backslashreplace")
+          and isinstance(r.get("lessons"), dict) and sorted(r["lessons"]) == sorted(shown)
+          and all(v is None or (isinstance(v, dict) and isinstance(v.get("points"), int) and isinstance(v.get("total_points"), int))
+                  for v in r["lessons"].values()))
+    return (r["lessons"], r["status"]) if ok else None
+
+
+def slurm_end(out, array, index):
+    """Why Slurm ended a task, from the last line it wrote into the task's output, if it did."""
+    try:
+        with open(os.path.join(out, ".slurm", "task-%s_%d.out" % (array, index)), "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            tail = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    found = re.findall(r"\*\*\* (?:JOB|STEP) [0-9.]+ ON \S+ CANCELLED AT \S+( DUE TO [A-Z][A-Z ]*[A-Z])?[^*\n]*\*\*\*", tail)
+    return ("cancelled" + found[-1].lower()) if found else None
+
+
+def merge(out, opts):
+    """--merge: the gradebook from the students' result.json files, as a run writes it."""
+    try:
+        record, out_fd = read_plan(out)
+    except Refused as e:
+        return error(str(e))
+    arrays = []   # [(job id, first student)] from --slurm-arrays=JOB@N,...
+    for part in filter(None, opts.get("slurm-arrays", "").split(",")):
+        job, _, first = part.partition("@")
+        arrays.append((job, int(first or 0)))
+    lessons = lessons_of_workbook()
+    selected, backend = record["lesson"], record["backend"]
+    shown = [selected] if selected else lessons
+    rows, lost = [], 0
+    print("merging %d student(s), backend %s%s" % (len(record["students"]), backend, ", lesson " + selected if selected else ""))
+    for k, student in enumerate(record["students"]):
+        name, raw = student["student"], os.fsdecode(bytes.fromhex(student["entry"]))
+        done = read_record(out_fd, name, raw, shown)
+        if done:
+            results, status = done
+            total, maximum, status = write_student(out_fd, name, raw, status, results, backend)
+            rows.append([name] + [(results.get(l) or {}).get("points", 0) for l in shown] + [total, maximum, status])
+            print("  %-24s %4d / %-4d %s" % (name, total, maximum, status))
+            continue
+        lost += 1
+        where = [(job, k - first) for job, first in arrays if first <= k]
+        log = ".slurm/task-%s_%d.out" % where[-1] if where else None
+        why = (log and slurm_end(out, *where[-1])) or "killed, cancelled or lost with its node"
+        status = "error: its Slurm task did not finish (%s)%s" % (why, "; see " + log if log else "")
+        try:   # what a task that died left half written goes
+            os.close(fresh_dir(out_fd, name))
+        except OSError:
+            pass
+        rows.append(finish(out_fd, name, student["why"], raw, {l: None for l in shown}, status, backend, shown))
+    write_gradebook(out, out_fd, shown, rows)
+    write_lms(out, out_fd, shown, rows)
+    print("gradebook: %s (for Canvas or Moodle: lms.csv beside it)" % os.path.join(out, "gradebook.csv"))
+    if lost:
+        print("%d student(s) have no result from their Slurm task: their rows say why, with 0 points" % lost)
     return 0
 
 

@@ -27,13 +27,15 @@ check() { if eval "$2"; then pass=$((pass + 1)); echo "  ok    $1"; else fail=$(
 
 l=02-vector-add
 subs=$tmp/submissions
+. tests/grade/class_02.sh   # the four files: class_files
+f=$tmp/files
+class_files "$f"
 mk() { mkdir -p "$1/$l" && cp -r lessons/$l/. "$1/$l/"; }
-mk "$subs/solved" && cp solutions/$l/vector_add.cu "$subs/solved/$l/" && echo '#define vector_add_gpu cheat' >>"$subs/solved/$l/vector_add.h"
-mkdir -p "$tmp/half/repo/lessons" && mk "$tmp/half/repo/lessons" && cp solutions/$l/vector_add.cu "$tmp/half/repo/lessons/$l/" &&
-  patch -s "$tmp/half/repo/lessons/$l/vector_add.cu" < tests/wrong/$l/no_grid_stride_loop.patch &&
+mk "$subs/solved" && cp "$f/solved.cu" "$subs/solved/$l/vector_add.cu" && echo '#define vector_add_gpu cheat' >>"$subs/solved/$l/vector_add.h"
+mkdir -p "$tmp/half/repo/lessons" && mk "$tmp/half/repo/lessons" && cp "$f/half.cu" "$tmp/half/repo/lessons/$l/vector_add.cu" &&
   tar -C "$tmp/half" -czf "$subs/half-done.tar.gz" repo
-mk "$tmp/broken" && echo "this is not C++;" >>"$tmp/broken/$l/vector_add.cu" && (cd "$tmp/broken" && python3 -m zipfile -c "$subs/broken.zip" $l >/dev/null)
-mk "$subs/forger" && cp solutions/$l/vector_add.cu "$subs/forger/$l/" && patch -s "$subs/forger/$l/vector_add.cu" < tests/wrong/$l/attack_forge_results.patch
+mk "$tmp/broken" && cp "$f/broken.cu" "$tmp/broken/$l/vector_add.cu" && (cd "$tmp/broken" && python3 -m zipfile -c "$subs/broken.zip" $l >/dev/null)
+mk "$subs/forger" && cp "$f/malicious.cu" "$subs/forger/$l/vector_add.cu"
 
 # The same class, attacked.
 class=$tmp/class

@@ -21,6 +21,8 @@
 #   similarity   make similarity on five students: a copy with other names and layout is the top pair,
 #                a different solution and the untouched skeleton are not, a link is not compared;
 #                without sim_c, one line naming the apt-get command.
+#   Slurm        test_slurm.sh: make grade-slurm of the same class on a single-node cluster it starts,
+#                against make grade's gradebook (skipped in one line without slurm-wlm and munge).
 # Ends with "platforms: N passed, M failed".
 set -u
 backend=$1
@@ -35,46 +37,19 @@ l=02-vector-add
 export GRADE_SEED=20270115   # make grade and the autograder grade the same inputs
 unset AUTOGRADER_ROOT
 
-# The four submissions' files.
+# The four submissions' files (tests/grade/class_02.sh), the malicious one also forging
+# Gradescope's results wherever it can.
+. tests/grade/class_02.sh
 f=$tmp/files
-mkdir -p "$f"
-cp solutions/$l/vector_add.cu "$f/solved.cu"
-cp solutions/$l/vector_add.cu "$f/half.cu" && patch -s "$f/half.cu" < tests/wrong/$l/no_grid_stride_loop.patch
-cp lessons/$l/vector_add.cu "$f/broken.cu" && echo "this is not C++;" >>"$f/broken.cu"
-cp solutions/$l/vector_add.cu "$f/malicious.cu" && patch -s "$f/malicious.cu" < tests/wrong/$l/attack_forge_results.patch
 marker=/tmp/cuda-workbook-attack-gradescope-$$
 rm -f "$marker"
 targets="$tmp/ag/solved/results/results.json $tmp/ag/half/results/results.json $tmp/ag/broken/results/results.json"
 targets="$targets $tmp/ag/malicious/results/results.json $tmp/ag-src/workbook/tools/forged.py $tmp/gradebook/solved/results.json"
-python3 - "$f/malicious.cu" "$marker" $targets <<'PY'
-import sys
-path, marker, targets = sys.argv[1], sys.argv[2], sys.argv[3:]
-src = open(path).read()
-forge = '''static void forge_gradescope(void) {
-    static const char *paths[] = {%s, NULL};
-    for (int k = 0; paths[k]; k++) {
-        FILE *j = fopen(paths[k], "w");
-        if (!j) continue;
-        fprintf(j, "{\\"score\\": 100, \\"tests\\": []}\\n");
-        fclose(j);
-        FILE *m = fopen("%s", "w");
-        if (m) fclose(m);
-    }
-}
-''' % (", ".join('"%s"' % t for t in targets), marker)
-anchor = "__attribute__((constructor)) static void forge_results(void) {"
-assert anchor in src and src.count("forge_everywhere();") == 2
-src = src.replace(anchor, forge + anchor).replace("forge_everywhere();", "forge_everywhere(); forge_gradescope();")
-open(path, "w").write(src)
-PY
+class_files "$f" "$marker" $targets $(slurm_targets "$tmp/slurm")
 
 # make grade on the class: a lesson folder, a checkout, a zip, a lesson folder.
 subs=$tmp/submissions
-mkdir -p "$subs/solved/$l" "$subs/half/lessons/$l" "$subs/malicious/$l" "$tmp/z/$l"
-cp "$f/solved.cu" "$subs/solved/$l/vector_add.cu"
-cp "$f/half.cu" "$subs/half/lessons/$l/vector_add.cu" && cp Makefile "$subs/half/"
-cp "$f/broken.cu" "$tmp/z/$l/vector_add.cu" && (cd "$tmp/z" && python3 -m zipfile -c "$subs/broken.zip" $l >/dev/null)
-cp "$f/malicious.cu" "$subs/malicious/$l/vector_add.cu"
+class_folder "$subs" "$f"
 book=$tmp/gradebook
 t=$SECONDS
 make -s grade BACKEND="$backend" SUBMISSIONS="$subs" LESSON=02 GRADEBOOK="$book" JOBS=2 >"$tmp/grade.log" 2>&1
@@ -323,5 +298,8 @@ rc=$?
 check "without sim_c: one line naming the apt-get command" \
   '[ $rc -ne 0 ] && [ "$(grep -v "^make" "$tmp/sim-none.log" | grep -c .)" -eq 1 ] && grep -q "^error: sim_c .*not installed: run .sudo apt-get install similarity-tester." "$tmp/sim-none.log" || { cat "$tmp/sim-none.log"; false; }'
 
+# Slurm: make grade-slurm of the same class on a cluster of its own, against make grade's gradebook.
+bash tests/grade/test_slurm.sh "$backend" "$tmp/slurm" "$subs" "$book" "$marker"
+slurm_rc=$?
 echo "platforms: $pass passed, $fail failed ($((SECONDS - started)) s)"
-[ $fail -eq 0 ]
+[ $fail -eq 0 ] && [ $slurm_rc -eq 0 ]
