@@ -148,23 +148,20 @@ ifeq ($(BACKEND),sim)
   CUDACC := $(SIMCC_RUN) -O1 -g
   CC_C := $(SIMCC_RUN) -O1 -g -std=gnu11 -Wall
   LINK := $(SIMCC_RUN)
-  LINK_LIBS := $(CHECK_LIBS)
+  # (the demos and benchmarks: nothing of the test library, whose inputs they take from inputs.h)
+  LINK_LIBS :=
   # the graded programs link the AddressSanitizer runtime; the plain one is a dependency of its own
   # users (lesson 12's libraries, the simulator's tests and benchmark), so a first `make check`
   # compiles the simulator once, not twice
   CC_DEPS := $(SIMLIB_DIR)/libsimcuda-asan.a $(SIMCC)
-  CC_CHECK_CFLAGS := $(CHECK_CFLAGS)
 else
   # -lineinfo: Nsight Compute's source view and compute-sanitizer's reports name the CUDA line
   # (no effect on the code generated)
   CUDACC := nvcc -O2 $(NVCC_ARCH) -std=c++17 -lineinfo
   CC_C := nvcc -O2 $(NVCC_ARCH) -Xcompiler -Wall,-std=gnu11
   LINK := nvcc $(NVCC_ARCH)
-  LINK_LIBS := $(filter-out -pthread,$(CHECK_LIBS)) -lpthread
+  LINK_LIBS := -lpthread
   CC_DEPS :=
-  # nvcc does not take -pthread itself; hand it to the host compiler (CHECK_CFLAGS itself stays as
-  # it is: gcc builds the judge, and a make started from a recipe inherits it)
-  CC_CHECK_CFLAGS := $(patsubst -pthread,-Xcompiler -pthread,$(CHECK_CFLAGS))
 endif
 INCLUDES := -Icommon
 
@@ -189,7 +186,7 @@ COMMON_OBJ := $(B)/common/grade_inputs.o $(B)/common/bench.o
 $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
-	$(Q)$(CC_C) $(INCLUDES) $(CC_CHECK_CFLAGS) -c $< -o $@
+	$(Q)$(CC_C) $(INCLUDES) -c $< -o $@
 
 # ---------------------------------------------------------------------------------------------
 # Grading is split in two programs (see common/judge.h):
@@ -279,7 +276,7 @@ endef
 # says which, and why that is safe): about 110 compiles where there were 330. A variant its pack
 # does not show rejected as promised is built alone, then, by tools/test_lessons.sh. VARIANTS="a b"
 # (a few variants tried) builds each alone.
-ifneq ($(filter test test-programs test-lessons,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-programs test-lessons test-lessons-each test-lesson-%,$(MAKECMDGOALS)),)
 ifeq ($(VARIANTS),)
 $(shell mkdir -p $(B) && $(PYTHON_QUICK) tools/variant_packs.py --make $(BACKEND) >$(B)/variant-packs.mk)
 include $(B)/variant-packs.mk
@@ -309,7 +306,7 @@ $(1)_CPU_OBJ := $$(patsubst lessons/$(1)/%.c,$(B)/lessons/$(1)/%.o,$$($(1)_CPU))
 $(B)/lessons/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h common/*.h $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)
-	$(Q)$(CC_C) $$($(1)_INC) $(CC_CHECK_CFLAGS) -c $$< -o $$@
+	$(Q)$(CC_C) $$($(1)_INC) -c $$< -o $$@
 
 # the judge: the grader, the CPU reference, the stubs that call into the runner
 $(B)/judge/$(1)/%.o: lessons/$(1)/%.c lessons/$(1)/*.h $(JUDGE_DEPS)
@@ -482,9 +479,23 @@ test-docs: docs ## open the built docs in headless Chromium: links, images, less
 .PHONY: test-lessons
 lesson_variants = $(foreach p,$($(1)_PACKS),$(B)/wrong-$(p)/$(1)/runner) $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/runner)
 LESSON_TEST_PROGRAMS := $(foreach l,$(SELECTED),$(B)/judge/$(l)/judge $(B)/solution/$(l)/runner $(B)/student/$(l)/runner $(call lesson_variants,$(l)))
+TEST_LESSONS_ENV = TEST_LESSONS_PACKS=$(if $(VARIANTS),,1) TEST_LESSONS_MAKE="$(MAKE) --no-print-directory -s BUILD=$(BUILD) BACKEND=$(BACKEND)"
 test-lessons: need-check $(LESSON_TEST_PROGRAMS) ## check solutions, skeletons and wrong variants
-	$(Q)$(LOCK); TEST_LESSONS_PACKS=$(if $(VARIANTS),,1) TEST_LESSONS_MAKE="$(MAKE) --no-print-directory -s BUILD=$(BUILD) BACKEND=$(BACKEND)" \
-	  bash tools/test_lessons.sh $(B) $(SELECTED)
+	$(Q)$(LOCK); $(TEST_LESSONS_ENV) bash tools/test_lessons.sh $(B) $(SELECTED)
+
+# make test grades each lesson as soon as its own programs are built (test-lesson-NN-topic), while
+# the next lessons still compile, and test-lessons-each adds up their reports (one per lesson, in
+# $(B)/lesson-tests/). A lesson's report is printed whole when it ends; its failures fail the sum.
+.PHONY: test-lessons-each $(foreach l,$(SELECTED),test-lesson-$(l))
+define lesson_test_rule
+test-lesson-$(1): $(B)/judge/$(1)/judge $(B)/solution/$(1)/runner $(B)/student/$(1)/runner $(call lesson_variants,$(1)) | need-check
+	@mkdir -p $(B)/lesson-tests
+	$(Q)$(TEST_LESSONS_ENV) TEST_LESSONS_JOBS=1 bash tools/test_lessons.sh $(B) $(1) >$(B)/lesson-tests/$(1).out 2>&1; cat $(B)/lesson-tests/$(1).out
+endef
+$(foreach l,$(SELECTED),$(eval $(call lesson_test_rule,$(l))))
+test-lessons-each: $(foreach l,$(SELECTED),test-lesson-$(l))
+	$(Q)cat $(foreach l,$(SELECTED),$(B)/lesson-tests/$(l).out) | awk '/^lessons: /{p += $$2; f += $$4; n++} \
+	  END {print "lessons: " p " passed, " f " failed"; exit (f > 0 || n != $(words $(SELECTED)))}'
 
 # ---------------------------------------------------------------------------------------------
 # The grader's own toolkit, tested on known wrong results.
@@ -530,16 +541,18 @@ test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator tes
 	$(Q)ARCH=$(ARCH) bash tools/parity.sh
 
 .PHONY: test
-# Everything `make test` runs is built first, on every core; the tests then run one after another.
+# `make test` is one make of every test target, one job more than the cores: each test starts as
+# soon as what it needs is built, so the simulator's, the docs' and the grading platforms' tests run
+# while the lessons' programs still compile (with the programs built first and the tests after, two
+# cores were idle a third of the time).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 .PHONY: test-programs
 test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator $(B)/tests/test_grade $(LESSON_TEST_PROGRAMS)
-# The lessons' tests run beside the docs' and the others, three at once: all of them spend much of
-# their time waiting (for runners, sandboxes, Chromium), so two cores keep up with three. Batch
-# grading comes last (its attackers' markers have names of their own).
+# (the tests spend much of their time waiting, for runners, sandboxes and Chromium: one job more
+# than the cores keeps them busy; -O keeps each test's report in one piece)
+TEST_JOBS := $(shell echo $$(($(NPROC) + 1)))
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading, grading platforms)
-	$(Q)$(MAKE) --no-print-directory -j$(NPROC) test-programs
-	$(Q)$(MAKE) --no-print-directory -j3 -O test-lessons test-sim test-common docs test-docs test-grade test-platforms
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-programs test-lessons-each test-sim test-common docs test-docs test-grade test-platforms
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <check.h>
 
+#include "inputs.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,17 +66,7 @@ void grade_lesson_needs_whole_gpu(const char *why);
 #define grade_add_profiled_test(tc, test) grade_add_profiled_test_((tc), (test))
 void grade_add_profiled_test_(TCase *tc, const TTest *test);
 
-/* ---- inputs ---- */
-
-/** The run's base seed: $GRADE_SEED if set (a number, else the grader stops with an error), else a
-    fixed default. Printed with every failure. */
-uint64_t grade_seed(void);
-/** Fills a[0..n) with values uniform in [lo, hi), never exactly zero (zeros hide bugs). */
-void grade_fill_floats(float *a, size_t n, uint64_t seed, float lo, float hi);
-/** Fills a[0..n) with integers uniform in [lo, hi]. */
-void grade_fill_ints(int *a, size_t n, uint64_t seed, int lo, int hi);
-/** Fills a[0..n) with random bytes. */
-void grade_fill_bytes(unsigned char *a, size_t n, uint64_t seed);
+/* ---- inputs: grade_seed, grade_fill_floats, grade_fill_ints, grade_fill_bytes (inputs.h) ---- */
 
 /* ---- poison ---- */
 

@@ -1,6 +1,6 @@
 /* grade_inputs.c -- the grader's seeded inputs (also used by the demos and benchmarks): the same
    seed gives the same numbers on every machine, and no value is ever exactly zero. */
-#include "grade.h"
+#include "inputs.h"
 
 #include <errno.h>
 #include <stdio.h>

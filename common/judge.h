@@ -3,7 +3,7 @@
  * @brief The trusted half of the grader: starts the runner (the only program linked with the
  *        student's code) in a sandbox and calls the student's functions through it.
  *
- * A lesson's judge-side stubs (tests/calls_NN_topic.c, compiled without GRADE_RUNNER_SIDE) have the
+ * A lesson's judge-side stubs (tests/calls/NN-topic.c, compiled without GRADE_RUNNER_SIDE) have the
  * same signatures as the lesson's header, so the tests call `vector_add_gpu(...)` as before:
  *
  *     cudaError_t vector_add_gpu(const float *d_a, const float *d_b, float *d_c, size_t n, unsigned block) {

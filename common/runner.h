@@ -6,7 +6,7 @@
  * The runner is the only program linked with the student's `.cu` file. It is not linked with the
  * CPU reference or the grader: it maps the judge's shared page, waits for a request, calls the
  * named function and replies (common/runner.c). Each lesson lists its functions in
- * `tests/calls_NN_topic.c`, in a section compiled with GRADE_RUNNER_SIDE defined:
+ * `tests/calls/NN-topic.c`, in a section compiled with GRADE_RUNNER_SIDE defined:
  *
  *     static int64_t call_vector_add_gpu(const RunnerCall *c) {
  *         return vector_add_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), rc_u64(c, 3), (unsigned)rc_u64(c, 4));
@@ -40,7 +40,7 @@ typedef struct {
     RunnerFn fn;
 } RunnerFunction;
 
-/** The lesson's table, ended by {NULL, NULL} (defined in tests/calls_NN_topic.c). */
+/** The lesson's table, ended by {NULL, NULL} (defined in tests/calls/NN-topic.c). */
 extern const RunnerFunction runner_functions[];
 
 /** Argument i as a pointer: a device pointer as given, or the runner's copy of host bytes. */

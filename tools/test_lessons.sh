@@ -25,7 +25,7 @@ b=$1
 shift
 backend=$(basename "$b")   # sim or gpu: a wrong variant may expect a different diagnosis on each
 top=$(mktemp -d)
-trap 'rm -rf "$top" /tmp/cuda-workbook-secret' EXIT
+trap 'rm -rf "$top"' EXIT
 # (the seconds since the previous verdict, with TEST_LESSONS_LOGS: which gradings are slow)
 # (set here, not in a $(...) subshell, where the new value of `since` would be lost)
 took() { took=; [ -n "${TEST_LESSONS_LOGS:-}" ] && took=" ($((SECONDS - since)) s)"; since=$SECONDS; }
@@ -192,9 +192,14 @@ variants() {
           continue
         fi
       fi
-      # not shown in its pack: its own program, graded as every variant is
-      env -u MAKEFLAGS -u MAKELEVEL ${TEST_LESSONS_MAKE:-make --no-print-directory -s BUILD=$(dirname "$b") BACKEND=$backend} \
-        "$b/wrong-$name/$l/runner" >"$tmp/build-$name.log" 2>&1
+      # not shown in its pack: its own program, graded as every variant is (built by a make of its
+      # own, tried again once: under make test other lessons still compile beside it, and a
+      # dependency file read while its compiler writes it fails that make)
+      for try in 1 2; do
+        env -u MAKEFLAGS -u MAKELEVEL ${TEST_LESSONS_MAKE:-make --no-print-directory -s BUILD=$(dirname "$b") BACKEND=$backend} \
+          "$b/wrong-$name/$l/runner" >"$tmp/build-$name.log" 2>&1 && break
+        sleep 2
+      done
     fi
     if [[ $name == attack_* ]]; then
       rm -rf /tmp/cuda-workbook-attack-* /dev/shm/cuda-workbook-attack-* /etc/cuda-workbook-attack-*
@@ -250,9 +255,18 @@ report() {
   fi
 }
 jobs=${TEST_LESSONS_JOBS:-4}
+# (several test_lessons.sh may run at once, as make test runs one per lesson: the attacks of all of
+# them take turns through one lock, and the secret file exists only while this chain holds it)
 (
   for l in "$@"; do
-    if ls tests/wrong/"$l"/attack_*.patch >/dev/null 2>&1; then one_lesson "$l" attacks 2>&1 | report "$l.attacks"; fi
+    if ls tests/wrong/"$l"/attack_*.patch >/dev/null 2>&1; then
+      (
+        exec 8>/tmp/cuda-workbook-attacks.lock
+        flock 8
+        trap 'rm -f /tmp/cuda-workbook-secret' EXIT
+        one_lesson "$l" attacks 2>&1 | report "$l.attacks"
+      )
+    fi
   done
 ) &
 running=1

@@ -9,7 +9,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "vector_add.h"
 
 typedef struct {

@@ -11,7 +11,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "matmul_naive.h"
 
 typedef struct {

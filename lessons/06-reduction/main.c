@@ -13,7 +13,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "reduce.h"
 
 /* A launch the student has not written yet fails; say so and go on with the other exercises. */

@@ -16,7 +16,7 @@
 #include "bench.h"
 #include "coalescing.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 
 #ifdef SIMCUDA
 #define COPY_N ((size_t)1 << 14)

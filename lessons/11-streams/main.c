@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "streams.h"
 #include "trace/timeline.h"
 

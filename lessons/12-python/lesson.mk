@@ -3,6 +3,11 @@
 #                                    (build/<backend>/<student|solution>/NN-topic/lib<name>.so)
 #   make python-env                  a virtual environment with requirements.txt in $(BUILD)/venv
 # and how lesson 12's runner carries the student's Python (see tests/calls/12-python.c).
+#
+# solutions/12-python/pykernels.cu is this folder's pykernels.cu unchanged, on purpose: lesson 12's
+# exercises are its Python files, but every lesson's reference build (SOLUTION=1, make test's
+# solution runner, the wrong variants' base) takes the lesson's graded .cu from solutions/. A copy
+# there is one file; a lesson-12 exception in each of those places would be several.
 
 # ---- shared libraries ------------------------------------------------------------------------
 # On the simulator a library needs the simulator's runtime compiled as position-independent code

@@ -18,7 +18,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "libraries.h"
 
 /* CuPy 13 on an H200, cp.linalg.inv of a random 5000 x 5000 matrix (issue 15): ms. */

@@ -13,7 +13,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "libraries.h"
 
 /* max |A X - I| for row-major n x n A and X on the device, with cuBLAS: read column-major they are

@@ -15,7 +15,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
-#include "grade.h"
+#include "inputs.h"
 #include "tensor_cores.h"
 
 #include <cublas_v2.h>
