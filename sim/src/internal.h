@@ -10,6 +10,9 @@
 
 namespace simcuda {
 
+/** printf into a std::string (at most 1023 characters): the simulator's diagnoses are built with it. */
+std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+
 struct LaunchRecord {
     LaunchConfig cfg;
     KernelBody *body;

@@ -161,7 +161,7 @@ bool race_warp_ordered(unsigned earlier, unsigned ops_then, unsigned later) {
     return false;
 }
 
-static std::string fmt(const char *f, ...) {
+std::string fmt(const char *f, ...) {
     char buf[1024];
     va_list ap;
     va_start(ap, f);

@@ -13,15 +13,6 @@
 namespace simcuda {
 namespace wmma_impl {
 
-static std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static std::string fmt(const char *f, ...) {
-    char buf[1024];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    return buf;
-}
 
 static const char *lane_text(unsigned l) {
     static char buf[16];
