@@ -44,18 +44,24 @@ def changed_lines(patch):
     return lines
 
 
+def exercise_of(patch, solution):
+    """NN.k when every line the patch changes lies in that one TODO region of the solution, else None."""
+    regs = regions(solution)
+    ids = set()
+    for n in changed_lines(patch):
+        inside = [r[2] for r in regs if r[0] <= n <= r[1]]
+        if not inside:
+            return None
+        ids.add(inside[0])
+    return ids.pop() if len(ids) == 1 else None
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: patch_exercise.py PATCH SOLUTION")
-    regs = regions(sys.argv[2])
-    ids = set()
-    for n in changed_lines(sys.argv[1]):
-        inside = [r[2] for r in regs if r[0] <= n <= r[1]]
-        if not inside:
-            return
-        ids.add(inside[0])
-    if len(ids) == 1:
-        print(ids.pop())
+    found = exercise_of(sys.argv[1], sys.argv[2])
+    if found:
+        print(found)
 
 
 if __name__ == "__main__":

@@ -64,14 +64,7 @@ def packable(lesson, patch, backend, solution):
     targets = re.findall(r"^--- (\S+)", text, re.M)
     if len(targets) != 1 or os.path.basename(targets[0]) != os.path.basename(solution):
         return None
-    regs = patch_exercise.regions(solution)
-    ids = set()
-    for n in patch_exercise.changed_lines(patch):
-        inside = [r[2] for r in regs if r[0] <= n <= r[1]]
-        if not inside:
-            return None
-        ids.add(inside[0])
-    return ids.pop() if len(ids) == 1 else None
+    return patch_exercise.exercise_of(patch, solution)
 
 
 def packs(lesson, backend):
