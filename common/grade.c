@@ -65,6 +65,21 @@ void *grade_alloc(size_t bytes) {
     return p;
 }
 
+/* The judge's device buffers (in the runner, through judge.h): cudaMalloc or fail the test, and the
+   inputs copied over. A size of 0 still gets a buffer, so that a kernel given it has an address. */
+void *grade_device_alloc(size_t bytes) {
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
+    return d;
+}
+
+void grade_to_device(void *d, const void *h, size_t bytes) {
+    if (!bytes) return;
+    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
+}
+
 /* ---- schedules ---- */
 #ifdef SIMCUDA
 static char random_schedule[64];

@@ -125,6 +125,10 @@ void grade_expect_cuda_ok(int err, const char *what, const char *file, int line)
 
 /** Allocates or fails the test with a clear message (tests never continue on NULL). */
 void *grade_alloc(size_t bytes);
+/** cudaMalloc (at least 4 bytes) or fails the test with a clear message. */
+void *grade_device_alloc(size_t bytes);
+/** cudaMemcpy host to device (nothing for 0 bytes) or fails the test with a clear message. */
+void grade_to_device(void *d, const void *h, size_t bytes);
 
 /* ---- performance properties: what the hardware does, not only what the values are ---- */
 

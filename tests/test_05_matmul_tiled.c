@@ -78,19 +78,6 @@ typedef struct {
     char what[160];
 } Problem;
 
-static void *device_alloc(size_t bytes) {
-    void *d = NULL;
-    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
-    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
-    return d;
-}
-
-static void to_device(void *d, const void *h, size_t bytes) {
-    if (!bytes) return;
-    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
-    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
-}
-
 static void problem_make(Problem *p, const char *name, Dims d, uint64_t salt) {
     p->M = d.M, p->K = d.K, p->N = d.N;
     p->mn = (size_t)d.M * d.N;
@@ -104,11 +91,11 @@ static void problem_make(Problem *p, const char *name, Dims d, uint64_t salt) {
     grade_fill_floats(p->h_b, kn, p->seed + 1, -1.0f, 1.0f);
     matmul_cpu(p->h_a, p->h_b, p->h_want, d.M, d.K, d.N);
     /* A and B are exactly their size, so a read past them is an out-of-bounds access the simulator reports. */
-    p->d_a = device_alloc(mk * sizeof(float));
-    p->d_b = device_alloc(kn * sizeof(float));
-    p->d_c = device_alloc((p->mn + CANARY) * sizeof(float));
-    to_device(p->d_a, p->h_a, mk * sizeof(float));
-    to_device(p->d_b, p->h_b, kn * sizeof(float));
+    p->d_a = grade_device_alloc(mk * sizeof(float));
+    p->d_b = grade_device_alloc(kn * sizeof(float));
+    p->d_c = grade_device_alloc((p->mn + CANARY) * sizeof(float));
+    grade_to_device(p->d_a, p->h_a, mk * sizeof(float));
+    grade_to_device(p->d_b, p->h_b, kn * sizeof(float));
 }
 
 static void problem_free(Problem *p) {
@@ -185,9 +172,9 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Kp
         for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
     for (int k = 0; k < p->K; k++)
         for (int col = 0; col < p->N; col++) b[(size_t)k * Np + col] = p->h_b[(size_t)k * p->N + col];
-    float *d_a = device_alloc(mk * sizeof(float)), *d_b = device_alloc(kn * sizeof(float)), *d_c = device_alloc(mn * sizeof(float));
-    to_device(d_a, a, mk * sizeof(float));
-    to_device(d_b, b, kn * sizeof(float));
+    float *d_a = grade_device_alloc(mk * sizeof(float)), *d_b = grade_device_alloc(kn * sizeof(float)), *d_c = grade_device_alloc(mn * sizeof(float));
+    grade_to_device(d_a, a, mk * sizeof(float));
+    grade_to_device(d_b, b, kn * sizeof(float));
     grade_use_schedule(0);
     int ok = cudaMemset(d_c, FILL_BYTE, mn * sizeof(float)) == cudaSuccess && s->fn(d_a, d_b, d_c, Mp, Kp, Np) == cudaSuccess &&
              cudaMemcpy(c, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
@@ -337,7 +324,7 @@ static void check_degenerate(const Subject *s) {
     GRADE_EXPECT_CUDA_OK(s->fn(NULL, NULL, NULL, 7, 5, 0), "an empty C (N = 0)");
     const int M = 19, N = 21;
     size_t mn = (size_t)M * N;
-    float *d_c = device_alloc((mn + CANARY) * sizeof(float));
+    float *d_c = grade_device_alloc((mn + CANARY) * sizeof(float));
     float *got = grade_alloc((mn + CANARY) * sizeof(float)), *norm = grade_alloc(mn * sizeof(float));
     float *want = calloc(mn, sizeof(float));
     ck_assert(want != NULL);

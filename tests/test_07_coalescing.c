@@ -49,19 +49,6 @@ static uint32_t bits_of(float f) {
     return u;
 }
 
-static void *device_alloc(size_t bytes) {
-    void *d = NULL;
-    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
-    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
-    return d;
-}
-
-static void to_device(void *d, const void *h, size_t bytes) {
-    if (!bytes) return;
-    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
-    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
-}
-
 static void fill_device(void *d, size_t bytes) {
     cudaError_t e = cudaMemset(d, FILL_BYTE, bytes);
     ck_assert_msg(e == cudaSuccess, "grader: cudaMemset failed: %s", cudaGetErrorName(e));
@@ -203,8 +190,8 @@ static void check_copy(size_t n, StrideCase sc, int schedules) {
     unsigned base = fill_traceable(h_in, in_n, seed);
     copy_strided_cpu(h_in, want, n, sc.stride, sc.offset);
     /* exactly in_n floats: a read past the last one needed is reported by the simulator */
-    float *d_in = device_alloc(in_n * sizeof(float)), *d_out = device_alloc((n + CANARY) * sizeof(float));
-    to_device(d_in, h_in, in_n * sizeof(float));
+    float *d_in = grade_device_alloc(in_n * sizeof(float)), *d_out = grade_device_alloc((n + CANARY) * sizeof(float));
+    grade_to_device(d_in, h_in, in_n * sizeof(float));
     for (int s = 0; s < schedules; s++) {
         char what[192], buf[256];
         snprintf(what, sizeof what, "copy_strided_gpu, n = %zu, stride %u, offset %u, input seed %llu", n, sc.stride, sc.offset,
@@ -388,8 +375,8 @@ static void check_transpose(const Transpose *t, Shape sh, int schedules) {
     uint64_t seed = grade_seed() + (uint64_t)sh.rows * 7919 + (uint64_t)sh.cols;
     unsigned base = fill_traceable(h_in, n, seed);
     transpose_cpu(h_in, want, sh.rows, sh.cols);
-    float *d_in = device_alloc(n * sizeof(float)), *d_out = device_alloc(stride * sizeof(float));
-    to_device(d_in, h_in, n * sizeof(float));
+    float *d_in = grade_device_alloc(n * sizeof(float)), *d_out = grade_device_alloc(stride * sizeof(float));
+    grade_to_device(d_in, h_in, n * sizeof(float));
     char what[192];
     snprintf(what, sizeof what, "%s of a %d x %d matrix (rows x cols; the output is %d x %d), input seed %llu", t->name, sh.rows, sh.cols, sh.cols,
              sh.rows, (unsigned long long)seed);
@@ -490,7 +477,7 @@ static const size_t kParticleSizes[] = {1, 31, 32, 33, 1000, 4099};
 /* n particles' fields on the device, one array each with CANARY floats after it. */
 static ParticlesSoA soa_alloc(size_t n) {
     ParticlesSoA s;
-    for (int k = 0; k < PARTICLE_FIELDS; k++) s.f[k] = device_alloc((n + CANARY) * sizeof(float));
+    for (int k = 0; k < PARTICLE_FIELDS; k++) s.f[k] = grade_device_alloc((n + CANARY) * sizeof(float));
     return s;
 }
 static void soa_free(ParticlesSoA s) {
@@ -520,7 +507,7 @@ static void check_soa_update(size_t n, unsigned block, int schedules) {
         grade_use_schedule(s);
         for (int k = 0; k < PARTICLE_FIELDS; k++) {
             fill_device(d.f[k], (n + CANARY) * sizeof(float));
-            to_device(d.f[k], h[k], n * sizeof(float));
+            grade_to_device(d.f[k], h[k], n * sizeof(float));
         }
         GRADE_EXPECT_CUDA_OK(particles_soa_gpu(d, n, dt, block), what);
         for (int k = 0; k < PARTICLE_FIELDS; k++) {
@@ -611,8 +598,8 @@ static void check_conversion(size_t n, int schedules) {
     unsigned base = fill_traceable(flat, nf, seed);
     for (int k = 0; k < PARTICLE_FIELDS; k++) want[k] = grade_alloc(n * sizeof(float));
     aos_to_soa_cpu((const Particle *)flat, want, n);
-    Particle *d_aos = device_alloc(nf * sizeof(float));
-    to_device(d_aos, flat, nf * sizeof(float));
+    Particle *d_aos = grade_device_alloc(nf * sizeof(float));
+    grade_to_device(d_aos, flat, nf * sizeof(float));
     ParticlesSoA d = soa_alloc(n);
     char what[160];
     snprintf(what, sizeof what, "aos_to_soa_gpu, n = %zu particles, input seed %llu", n, (unsigned long long)seed);

@@ -94,19 +94,6 @@ typedef struct {
     char what[160];
 } Problem;
 
-static void *device_alloc(size_t bytes) {
-    void *d = NULL;
-    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 4);
-    ck_assert_msg(e == cudaSuccess, "grader: cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorName(e));
-    return d;
-}
-
-static void to_device(void *d, const void *h, size_t bytes) {
-    if (!bytes) return;
-    cudaError_t e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
-    ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
-}
-
 static uint16_t to_bits(const Subject *s, float f) { return s->kind == SUBJECT_BF16 ? tc_float_to_bf16(f).bits : tc_float_to_half(f).bits; }
 
 /* C = A B on the CPU from 16-bit bits (M x K times K x N, row-major), in double. */
@@ -165,11 +152,11 @@ static void problem_make(Problem *p, const Subject *s, Dims d, uint64_t salt) {
         p->atol = tolerance(s, p->h_a, p->h_b, d.M, d.N, d.K);
     }
     /* A and B are exactly their size, so a read past them is an out-of-bounds access the simulator reports. */
-    p->d_a = device_alloc(mk * 2);
-    p->d_b = device_alloc(kn * 2);
-    p->d_c = device_alloc((p->mn + CANARY) * sizeof(float));
-    to_device(p->d_a, p->h_a, mk * 2);
-    to_device(p->d_b, p->h_b, kn * 2);
+    p->d_a = grade_device_alloc(mk * 2);
+    p->d_b = grade_device_alloc(kn * 2);
+    p->d_c = grade_device_alloc((p->mn + CANARY) * sizeof(float));
+    grade_to_device(p->d_a, p->h_a, mk * 2);
+    grade_to_device(p->d_b, p->h_b, kn * 2);
 }
 
 static void problem_free(Problem *p) {
@@ -297,10 +284,10 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np
         for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
     for (int k = 0; k < p->K; k++)
         for (int j = 0; j < p->N; j++) b[(size_t)k * Np + j] = p->h_b[(size_t)k * p->N + j];
-    void *d_a = device_alloc(mk * 2), *d_b = device_alloc(kn * 2);
-    float *d_c = device_alloc(mn * sizeof(float));
-    to_device(d_a, a, mk * 2);
-    to_device(d_b, b, kn * 2);
+    void *d_a = grade_device_alloc(mk * 2), *d_b = grade_device_alloc(kn * 2);
+    float *d_c = grade_device_alloc(mn * sizeof(float));
+    grade_to_device(d_a, a, mk * 2);
+    grade_to_device(d_b, b, kn * 2);
     grade_use_schedule(0);
     int ok = cudaMemset(d_c, FILL_BYTE, mn * sizeof(float)) == cudaSuccess && call(s, d_a, d_b, d_c, Mp, Np, Kp) == cudaSuccess &&
              cudaMemcpy(c, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
@@ -453,7 +440,7 @@ static void check_degenerate(const Subject *s) {
     GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, NULL, 16, 0, 16), "an empty C (N = 0)");
     const int M = 32, N = 48;
     size_t mn = (size_t)M * N;
-    float *d_c = device_alloc((mn + CANARY) * sizeof(float));
+    float *d_c = grade_device_alloc((mn + CANARY) * sizeof(float));
     float *got = grade_alloc((mn + CANARY) * sizeof(float)), *norm = grade_alloc(mn * sizeof(float));
     float *want = calloc(mn, sizeof(float));
     ck_assert(want != NULL);
