@@ -34,7 +34,7 @@ NVCC_ARCH := $(if $(ARCH),-arch=$(ARCH),-gencode arch=compute_80,code=sm_80 -gen
 # The simulator's runtime library, in two flavours: with AddressSanitizer (the default for
 # students: out-of-bounds and host/device mix-ups are caught) and without (for speed).
 SIM_SRC := $(wildcard sim/src/*.cpp)
-SIM_HDR := $(wildcard sim/include/*.h sim/include/simcuda/*.h)
+SIM_HDR := $(wildcard sim/include/*.h sim/include/simcuda/*.h sim/include/cuda/* sim/include/cooperative_groups/*)
 SIMLIB_DIR := $(BUILD)/simlib
 # simcc links the runtime of this build folder (BUILD=... gives another one)
 export SIMCC_LIBDIR := $(abspath $(SIMLIB_DIR))

@@ -1,16 +1,17 @@
 /**
  * @file test_12_python.c
  * @brief Grader for lesson 12: the student's Python (cudalib.py, numba_kernels.py,
- *        cupy_kernels.py), run by the runner's own Python process on seeded inputs, against the
+ *        cupy_kernels.py, pycuda_kernels.py, torch_ext.py), run by the runner's own Python process on seeded inputs, against the
  *        CPU references: values, the kernels launched, device memory left behind, and the clear
  *        exceptions a wrong dtype, a non-contiguous array or mismatched shapes must raise.
  *
  * The judge stays C: it makes the inputs, poisons the outputs and compares. The runner passes each
  * request to tests/calls/12-python.py (calls/12-python.h), which calls the student's function and
  * writes back the array it returned. An exercise whose package (NumPy, Numba, CuPy) is not usable
- * on this machine is marked as not checked here, never as failed; 12.4 and 12.5 need a GPU.
+ * on this machine is marked as not checked here, never as failed; 12.4 to 12.7 need a GPU.
  */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,10 @@ static const GradeExercise kExercises[] = {
     {"12.3", 2, "numba_kernels: @cuda.jit vector add and grayscale (Numba's own simulator without a GPU)", 0, NULL},
     {"12.4", 3, "cupy_kernels: pykernels.cu through RawModule on CuPy arrays; a stream waited for before asnumpy", 1, NULL},
     {"12.5", 2, "cupy_kernels: zero-copy: CuPy, PyTorch and Numba device arrays to the C library and to each other", 1, NULL},
+    {"12.6", 3, "pycuda_kernels: pykernels.cu through SourceModule, gpuarray and driver.In/Out, a stream, driver.Event, nothing leaked "
+                "(PyCUDA drives a real GPU through the CUDA driver API, which the simulator does not have)", 1, NULL},
+    {"12.7", 3, "torch_ext: vector add and tiled matmul as PyTorch operators (load_inline): checked inputs, the current stream, "
+                "autograd (needs PyTorch built with CUDA, and a GPU)", 1, NULL},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 
@@ -154,7 +159,10 @@ static void expect_array(const char *what, const Reply *r, const char *want_type
                      !strncmp(r->message, "IndexError", 10) ? " (an index outside an array: the threads of the last blocks that fall "
                                                               "beyond the data need the bounds guard)"
                      : !strncmp(r->message, "CudaError", 9) ? " (a CUDA call failed: its error names the call)"
-                                                            : "",
+                     : strstr(r->message, "cuLaunchKernel failed")
+                         ? " (the driver refused the launch: a grid of 0 blocks? n // block is 0 when n < block: round the grid up, "
+                           "(n + block - 1) // block blocks)"
+                         : "",
                      printed());
     ck_assert_msg(strstr(r->info, "written=1") != NULL,
                   "%s returned %s, not %s\n  return the result as an array of the inputs' type and of the result's size%s", what,
@@ -203,8 +211,12 @@ static float *vec_blob(size_t n, uint64_t seed) {
 }
 
 /* op: vector_add (12.1), numba_vector_add (12.3), cupy_vector_add (12.4), zero_copy (12.5). */
-static int check_vector(const char *op, const char *extra, size_t n, unsigned block, const char *kernel, const char *hint) {
-    uint64_t seed = grade_seed() + 1200 + n;
+/* Gives the leak check of a call its own words (PyCUDA's allocations), or NULL. */
+typedef void (*LeakCheck)(const char *what, const Reply *r);
+
+static int check_vector_seeded(const char *op, const char *extra, size_t n, unsigned block, const char *kernel, const char *hint,
+                               uint64_t seed_offset, LeakCheck leak) {
+    uint64_t seed = grade_seed() + 1200 + n + seed_offset;
     float *blob = vec_blob(n, seed);
     float *want = blob_floats(n);
     vector_add_cpu(blob, blob + n, want, n);
@@ -214,6 +226,7 @@ static int check_vector(const char *op, const char *extra, size_t n, unsigned bl
     Reply r;
     int go = ask(what, req, blob, 3 * n * sizeof(float), &r);
     if (go) {
+        if (leak && strcmp(r.status, "raise")) leak(what, &r);
         expect_array(what, &r, "a float32 array of n elements", kernel, hint);
         if (!strcmp(op, "vector_add")) expect_threads(what, &r, kernel, (long long)n);
         GradeCompare cmp = {.what = "c = a + b", .n = n, .block = block, .atol = 0.0, .rtol = 0.0};
@@ -222,6 +235,10 @@ static int check_vector(const char *op, const char *extra, size_t n, unsigned bl
     free(blob);
     free(want);
     return go;
+}
+
+static int check_vector(const char *op, const char *extra, size_t n, unsigned block, const char *kernel, const char *hint) {
+    return check_vector_seeded(op, extra, n, block, kernel, hint, 0, NULL);
 }
 
 START_TEST(test_vector_add_matches_the_cpu_at_every_size) {
@@ -272,9 +289,9 @@ static float *mat_blob(Dims d, uint64_t seed) {
     return blob;
 }
 
-static int check_matmul(const char *op, Dims d, const char *kernel, const char *hint) {
+static int check_matmul_seeded(const char *op, Dims d, const char *kernel, const char *hint, uint64_t seed_offset, LeakCheck leak) {
     size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
-    float *blob = mat_blob(d, grade_seed() + 1220 + (uint64_t)d.M * 7 + d.N);
+    float *blob = mat_blob(d, grade_seed() + 1220 + (uint64_t)d.M * 7 + d.N + seed_offset);
     float *want = blob_floats(mn);
     matmul_cpu(blob, blob + mk, want, d.M, d.K, d.N);
     char req[128], what[160];
@@ -283,6 +300,7 @@ static int check_matmul(const char *op, Dims d, const char *kernel, const char *
     Reply r;
     int go = ask(what, req, blob, (mk + kn + mn) * sizeof(float), &r);
     if (go) {
+        if (leak && strcmp(r.status, "raise")) leak(what, &r);
         expect_array(what, &r, "an M x N float32 array", kernel, hint);
         if (!strcmp(op, "matmul")) expect_threads(what, &r, kernel, (long long)mn);
         /* each product is below 1 in magnitude: float32 sums of K of them stay within a few K ulps */
@@ -294,6 +312,8 @@ static int check_matmul(const char *op, Dims d, const char *kernel, const char *
     free(want);
     return go;
 }
+
+static int check_matmul(const char *op, Dims d, const char *kernel, const char *hint) { return check_matmul_seeded(op, d, kernel, hint, 0, NULL); }
 
 START_TEST(test_matmul_matches_the_cpu_at_every_size) {
     check_matmul("matmul", kMatSizes[_i], "matmul_naive_kernel", "lib.matmul_tiled_gpu");
@@ -475,6 +495,338 @@ START_TEST(test_dlpack_shares_memory_both_ways) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.6 PyCUDA (a GPU)                                                                             */
+
+/* The allocations PyCUDA made during a call (the driver's counting mem_alloc, calls/12-python.py)
+   that are still alive once it returned, its result dropped and the garbage collected. */
+static void expect_no_pycuda_leak(const char *what, const Reply *r) {
+    ck_assert_msg(r->leaked <= 0,
+                  "%s left %ld device allocation(s) alive after it returned (its result dropped, gc.collect() run): PyCUDA frees a "
+                  "buffer when the last reference to it goes, so a reference kept past the call -- in a module-level list, dict or "
+                  "cache, \"so that the kernel can still read it\" -- holds its device memory for as long as the process lives. "
+                  "Keep nothing but the result (a launch's arguments stay alive until it is queued; the stream orders the rest)",
+                  what, r->leaked);
+}
+
+static const size_t kPycudaSizes[] = {1, 255, 257, 100003, ((size_t)1 << 20) + 7};
+#define N_PYCUDA (int)(sizeof kPycudaSizes / sizeof kPycudaSizes[0])
+
+START_TEST(test_pycuda_gpuarray_vector_add_matches_the_cpu) {
+    check_vector_seeded("pycuda_vector_add", "", kPycudaSizes[_i], _i % 2 ? 96 : 256, "vector_add_kernel",
+                        "the SourceModule's vector_add_kernel(..., block=, grid=)", 7001, expect_no_pycuda_leak);
+}
+END_TEST
+
+START_TEST(test_pycuda_in_out_vector_add_matches_the_cpu) {
+    check_vector_seeded("pycuda_in_out", "", kPycudaSizes[_i], _i % 2 ? 256 : 96, "vector_add_kernel",
+                        "vector_add_kernel(cuda.In(a), cuda.In(b), cuda.Out(c), ...)", 7103, expect_no_pycuda_leak);
+}
+END_TEST
+
+START_TEST(test_pycuda_matmul_matches_the_cpu) {
+    check_matmul_seeded("pycuda_matmul", kMatSizes[_i], "matmul_naive_kernel", "the SourceModule's matmul_naive_kernel", 7207,
+                        expect_no_pycuda_leak);
+}
+END_TEST
+
+static void refuse_op(const char *op, const char *fn, const char *form, size_t n, const char *exc, const char *shown, const char *why) {
+    float *blob = vec_blob(n, grade_seed() + 1291);
+    char req[160], what[200];
+    snprintf(req, sizeof req, "%s n=%zu block=256 form=%s", op, n, form);
+    snprintf(what, sizeof what, "%s(a, b) with %s", fn, shown);
+    Reply r;
+    if (ask(what, req, blob, 3 * n * sizeof(float), &r)) expect_refusal(fn, &r, exc, shown, why);
+    free(blob);
+}
+
+START_TEST(test_pycuda_refuses_what_the_kernel_cannot_read) {
+    refuse_op("pycuda_vector_add", "vector_add_gpuarray", "numpy", 1000, "TypeError", "NumPy (host) arrays",
+              "a NumPy array's memory is on the host, and PyCUDA would hand the kernel a host address. gpuarray.to_gpu(x) copies it "
+              "to the device (or use cuda.In(x), as vector_add_in_out does)");
+    refuse_op("pycuda_in_out", "vector_add_in_out", "float64", 1000, "TypeError", "a float64 array",
+              "the kernel reads float32: cuda.In copies the float64 bytes as they are, and the kernel reads them four at a time");
+    refuse_op("pycuda_in_out", "vector_add_in_out", "strided", 1000, "ValueError", "a non-contiguous array (a[::2] of a longer array)",
+              "cuda.In copies a.nbytes consecutive bytes from a's address: for a[::2] half of them are the elements in between");
+    refuse_op("pycuda_in_out", "vector_add_in_out", "mismatch", 1000, "ValueError", "b one element shorter than a",
+              "the kernel reads n elements of both: past the end of the shorter one");
+}
+END_TEST
+
+START_TEST(test_pycuda_stream_result_is_waited_for) {
+    size_t n = (size_t)1 << 20;
+    float *blob = vec_blob(n, grade_seed() + 1651);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    Reply r;
+    if (ask("vector_add_on_stream(a busy non-blocking driver.Stream)", "pycuda_stream n=1048576 delay_ms=200", blob, 3 * n * sizeof(float),
+            &r)) {
+        expect_array("vector_add_on_stream", &r, "a float32 NumPy array of n elements", "vector_add_kernel", "the SourceModule's kernel");
+        char *diag = grade_diff_floats(blob + 2 * n, want, &(GradeCompare){.what = "out = a + b, copied to the host", .n = n});
+        if (diag) {
+            free(diag);
+            ck_abort_msg("vector_add_on_stream returned values its kernel had not written yet (the stream was still busy with earlier "
+                         "work): out.get() copies with a synchronous cuMemcpyDtoH on the legacy default stream, which does not wait "
+                         "for a non-blocking stream. Call stream.synchronize() before out.get(), or copy on the stream "
+                         "(out.get_async(stream), then stream.synchronize())");
+        }
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+static double info_number(const Reply *r, const char *key) {
+    const char *p = strstr(r->info, key);
+    return p ? strtod(p + strlen(key), NULL) : -1.0;
+}
+
+START_TEST(test_pycuda_event_timing) {
+    size_t n = 100003;
+    int reps = 20;
+    float *blob = vec_blob(n, grade_seed() + 1661);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    Reply r;
+    if (ask("time_vector_add(n = 100003, reps = 20)", "pycuda_time n=100003 reps=20", blob, 3 * n * sizeof(float), &r)) {
+        expect_array("time_vector_add", &r, "a float (milliseconds per launch)", "vector_add_kernel", "the SourceModule's kernel");
+        ck_assert_msg(launches_of(&r, "vector_add_kernel") >= reps,
+                      "time_vector_add(reps = %d) launched vector_add_kernel %ld time(s): time `reps` launches between the two events "
+                      "(one launch is too short to time)",
+                      reps, launches_of(&r, "vector_add_kernel"));
+        double ms = info_number(&r, "ms="), wall = info_number(&r, "wall_ms="), events = info_number(&r, "events=");
+        ck_assert_msg(strstr(r.info, "ms=none") == NULL, "time_vector_add returned %s, not a number of milliseconds", r.info);
+        ck_assert_msg(events >= 2,
+                      "time_vector_add recorded %.0f driver.Event(s): time the GPU's work with two events, start.record() before the "
+                      "launches and stop.record() after, then stop.synchronize() and start.time_till(stop) (a clock on the host "
+                      "measures Python and the queue, not the kernels)",
+                      events < 0 ? 0 : events);
+        ck_assert_msg(ms > 0 && ms * reps <= wall * 1.05 + 0.5,
+                      "time_vector_add says %.4g ms per launch, %.4g ms for %d launches, but the whole call took %.4g ms: return the "
+                      "time between the events divided by reps (time_till gives milliseconds)",
+                      ms, ms * reps, reps, wall);
+        GradeCompare cmp = {.what = "c = a + b after the timed launches", .n = n};
+        GRADE_EXPECT_FLOATS(blob + 2 * n, want, &cmp);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------- */
+/* 12.7 a PyTorch extension (a GPU)                                                                */
+
+/* load_inline compiles with nvcc, the host compiler and ninja: tens of seconds the first time, so
+   the build gets a call limit of its own (GRADE_TIMEOUT when larger), and the calls after it a
+   minute (a Python restarted after a RuntimeError imports PyTorch again and finds the build done). */
+static int torch_ask(const char *what, const char *request, void *blob, size_t bytes, Reply *r, long seconds) {
+    char *old = getenv("GRADE_TIMEOUT") ? strdup(getenv("GRADE_TIMEOUT")) : NULL;
+    long now = env_long("GRADE_TIMEOUT", 15);
+    char v[32];
+    snprintf(v, sizeof v, "%ld", now > seconds ? now : seconds);
+    setenv("GRADE_TIMEOUT", v, 1);
+    int go = ask(what, request, blob, bytes, r);
+    if (old) {
+        setenv("GRADE_TIMEOUT", old, 1);
+        free(old);
+    } else {
+        unsetenv("GRADE_TIMEOUT");
+    }
+    return go;
+}
+
+START_TEST(test_torch_extension_builds) {
+    float dummy[16];
+    Reply r;
+    if (torch_ask("torch_ext.build()", "torch_build", dummy, sizeof dummy, &r, 420)) {
+        if (!strcmp(r.status, "raise"))
+            ck_abort_msg("torch_ext.build() raised %s\n  load_inline compiles CPP_SOURCE with the host compiler and CUDA_SOURCE with "
+                         "nvcc: the compiler's first error is in the message above (and in what was printed below)%s",
+                         r.message, printed());
+        ck_assert_msg(strstr(r.info, "functions=vector_add,matmul") != NULL,
+                      "the extension torch_ext.build() made does not have both functions (%s): load_inline's functions= names the C++ "
+                      "functions Python gets, vector_add and matmul",
+                      r.info);
+    }
+}
+END_TEST
+
+static const size_t kTorchSizes[] = {1, 257, 100003, ((size_t)1 << 20) + 7};
+
+START_TEST(test_torch_vector_add_matches_the_cpu) {
+    size_t n = kTorchSizes[_i];
+    float *blob = vec_blob(n, grade_seed() + 1701 + n);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    char req[128], what[128];
+    snprintf(req, sizeof req, "torch_vector_add n=%zu", n);
+    snprintf(what, sizeof what, "ext.vector_add(a, b) (n = %zu)", n);
+    Reply r;
+    if (torch_ask(what, req, blob, 3 * n * sizeof(float), &r, 60)) {
+        expect_array(what, &r, "a float32 CUDA tensor of n elements", "vector_add_kernel", "vector_add_kernel<<<grid, block, 0, stream>>>");
+        ck_assert_msg(strstr(r.info, "device=1") != NULL, "%s returned a tensor on the host (%s): return the CUDA tensor the kernel wrote",
+                      what, r.info);
+        GradeCompare cmp = {.what = "c = a + b", .n = n, .block = 256};
+        GRADE_EXPECT_FLOATS(blob + 2 * n, want, &cmp);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+START_TEST(test_torch_matmul_matches_the_cpu) {
+    Dims d = kMatSizes[_i];
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
+    float *blob = mat_blob(d, grade_seed() + 1731 + (uint64_t)d.M * 7 + d.N);
+    float *want = blob_floats(mn);
+    matmul_cpu(blob, blob + mk, want, d.M, d.K, d.N);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "torch_matmul M=%d K=%d N=%d", d.M, d.K, d.N);
+    snprintf(what, sizeof what, "ext.matmul(A %d x %d, B %d x %d)", d.M, d.K, d.K, d.N);
+    Reply r;
+    if (torch_ask(what, req, blob, (mk + kn + mn) * sizeof(float), &r, 60)) {
+        expect_array(what, &r, "an M x N float32 CUDA tensor", mn ? "matmul_tiled_kernel" : NULL, "matmul_tiled_kernel<<<grid, block, 0, stream>>>");
+        GradeCompare cmp = {.what = "C = A B", .n = mn, .width = (size_t)d.N, .atol = 8.0 * (d.K > 0 ? d.K : 1) * FLT_EPSILON,
+                            .rtol = 4.0 * FLT_EPSILON};
+        GRADE_EXPECT_FLOATS(blob + mk + kn, want, &cmp);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+/* A tensor the kernel cannot read as it is must be refused (TORCH_CHECK: RuntimeError, or
+   TORCH_CHECK_TYPE / _VALUE: TypeError / ValueError) -- or, where `may_convert`, made readable
+   (x.contiguous()) with the right values. `want` (n floats) are the right values, `got` the output. */
+static void expect_torch_refusal(const char *what, const Reply *r, const char *shown, const char *why, int may_convert, const float *got,
+                                 const float *want, size_t n, size_t width) {
+    if (!strcmp(r->status, "raise")) {
+        ck_assert_msg(!strncmp(r->message, "RuntimeError:", 13) || !strncmp(r->message, "TypeError:", 10) ||
+                          !strncmp(r->message, "ValueError:", 11),
+                      "%s, given %s, raised %s; TORCH_CHECK raises RuntimeError (TORCH_CHECK_TYPE TypeError, TORCH_CHECK_VALUE "
+                      "ValueError)%s",
+                      what, shown, r->message, printed());
+        return;
+    }
+    if (may_convert && strstr(r->info, "written=1")) {
+        char *diag = grade_diff_floats(got, want, &(GradeCompare){.what = "the result", .n = n, .width = width});
+        if (!diag) return; /* made contiguous first: right */
+        free(diag);
+        ck_abort_msg("%s accepted %s and returned wrong values: %s. TORCH_CHECK(x.is_contiguous(), ...) refuses it, or x = "
+                     "x.contiguous() makes a copy the kernel can read",
+                     what, shown, why);
+    }
+    ck_abort_msg("%s accepted %s instead of refusing it (it returned %s)\n  why it must refuse: %s", what, shown, r->info, why);
+}
+
+static void refuse_torch_vector(const char *form, size_t n, const char *shown, const char *why, int may_convert) {
+    float *blob = vec_blob(n, grade_seed() + 1741);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "torch_vector_add n=%zu form=%s", n, form);
+    snprintf(what, sizeof what, "ext.vector_add(a, b) with %s", shown);
+    Reply r;
+    if (torch_ask(what, req, blob, 3 * n * sizeof(float), &r, 60)) expect_torch_refusal(what, &r, shown, why, may_convert, blob + 2 * n, want, n, 0);
+    free(blob);
+    free(want);
+}
+
+static void refuse_torch_matmul(const char *form, const char *shown, const char *why, int may_convert) {
+    Dims d = {24, 40, 32};
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
+    float *blob = mat_blob(d, grade_seed() + 1751);
+    float *want = blob_floats(mn);
+    matmul_cpu(blob, blob + mk, want, d.M, d.K, d.N);
+    char req[128], what[160];
+    snprintf(req, sizeof req, "torch_matmul M=%d K=%d N=%d form=%s", d.M, d.K, d.N, form);
+    snprintf(what, sizeof what, "ext.matmul(A, B) with %s", shown);
+    Reply r;
+    if (torch_ask(what, req, blob, (mk + kn + mn) * sizeof(float), &r, 60)) {
+        /* the product's tolerance: what a conversion must match */
+        float *got = blob + mk + kn;
+        int close = 1;
+        for (size_t i = 0; i < mn && close; i++) close = fabsf(got[i] - want[i]) <= 8.0f * d.K * FLT_EPSILON + 4.0f * FLT_EPSILON * fabsf(want[i]);
+        if (may_convert && close && strstr(r.info, "written=1")) memcpy(got, want, mn * sizeof(float));
+        expect_torch_refusal(what, &r, shown, why, may_convert, got, want, mn, (size_t)d.N);
+    }
+    free(blob);
+    free(want);
+}
+
+START_TEST(test_torch_refuses_what_the_kernel_cannot_read) {
+    refuse_torch_vector("strided", 1000, "a non-contiguous tensor (a[::2] of a longer one)",
+                        "the kernel reads n consecutive floats from a.data_ptr(): for a[::2] every other one is an element in between", 1);
+    refuse_torch_vector("float64", 1000, "float64 tensors",
+                        "the kernel reads float32: data_ptr<float>() on a float64 tensor throws, and a raw pointer to its bytes gives "
+                        "garbage. TORCH_CHECK(a.scalar_type() == torch::kFloat32, ...)",
+                        0);
+    refuse_torch_vector("cpu", 1000, "tensors on the host (CPU)",
+                        "a CPU tensor's data_ptr() is a host address: the kernel cannot read it. TORCH_CHECK(a.is_cuda(), ...)", 0);
+    refuse_torch_vector("mismatch", 1000, "b one element shorter than a", "the kernel reads n elements of both: past the end of the shorter one", 0);
+    refuse_torch_vector("twod", 1000, "2-D tensors (2 x 500)", "vector_add is defined on 1-D tensors; say so rather than guess", 0);
+    refuse_torch_matmul("transposed", "B given as b.t() of a row-major N x K tensor (not contiguous)",
+                        "B.t() is a view with strides (1, K): read as row-major K x N it gives the wrong element almost everywhere", 1);
+    refuse_torch_matmul("float64", "float64 matrices", "the kernel reads float32", 0);
+    refuse_torch_matmul("mismatch", "B with one row fewer than A has columns", "A's K columns must meet B's K rows: the kernel would read past "
+                        "the end of B", 0);
+    refuse_torch_matmul("onedim", "a 1-D A", "a matrix has two dimensions: (M, K)", 0);
+}
+END_TEST
+
+START_TEST(test_torch_launches_on_the_current_stream) {
+    size_t n = (size_t)1 << 20;
+    float *blob = vec_blob(n, grade_seed() + 1761);
+    float *want = blob_floats(n);
+    vector_add_cpu(blob, blob + n, want, n);
+    Reply r;
+    if (torch_ask("ext.vector_add inside `with torch.cuda.stream(s)`", "torch_stream n=1048576 delay_ms=200", blob, 3 * n * sizeof(float), &r,
+                  60)) {
+        expect_array("ext.vector_add on a side stream", &r, "a float32 CUDA tensor", NULL, NULL);
+        char *diag = grade_diff_floats(blob + 2 * n, want, &(GradeCompare){.what = "c = a + b, a written on the current stream", .n = n});
+        if (diag) {
+            free(diag);
+            ck_abort_msg("ext.vector_add read its input before the work queued before it had written it: its kernel ran on another "
+                         "stream than PyTorch's current one (here a side stream, `with torch.cuda.stream(s)`). A launch without a "
+                         "stream goes to the legacy default stream, which does not wait for PyTorch's streams: launch with "
+                         "<<<grid, block, 0, at::cuda::getCurrentCUDAStream()>>>");
+        }
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
+START_TEST(test_torch_autograd_passes_the_gradient_to_both_inputs) {
+    size_t n = 4099;
+    float *blob = blob_floats(5 * n);
+    grade_fill_floats(blob, 3 * n, grade_seed() + 1771, -4.0f, 4.0f);
+    grade_poison_floats(blob + 3 * n, 2 * n);
+    float *want = blob_floats(2 * n);
+    memcpy(want, blob + 2 * n, n * sizeof(float)); /* d/da sum(c * w) = w */
+    memcpy(want + n, blob + 2 * n, n * sizeof(float));
+    Reply r;
+    if (torch_ask("torch_ext.add(a, b), then (c * w).sum().backward()", "torch_autograd n=4099", blob, 5 * n * sizeof(float), &r, 60)) {
+        if (!strcmp(r.status, "raise") && strstr(r.message, "incorrect number of gradients"))
+            ck_abort_msg("VectorAdd.backward returned the wrong number of gradients (%s): backward returns one per input of forward, in "
+                         "order -- here (grad_c, grad_c), since c = a + b passes dL/dc unchanged to both",
+                         r.message);
+        expect_array("torch_ext.add + backward()", &r, "gradients", "vector_add_kernel", "the extension's vector_add in VectorAdd.forward");
+        ck_assert_msg(strstr(r.info, "forward=1") != NULL, "torch_ext.add(a, b) did not return a + b (%s)", r.info);
+        ck_assert_msg(strstr(r.info, "agrad=set") && strstr(r.info, "bgrad=set"),
+                      "after backward(), %s: VectorAdd.backward must return a gradient for each input of forward (%s); None means "
+                      "\"no gradient\", which a + b does not have",
+                      strstr(r.info, "bgrad=none") ? "b.grad is None" : "a.grad is None", r.info);
+        GradeCompare ga = {.what = "a.grad = dL/dc (L = sum(c * w))", .n = n};
+        GRADE_EXPECT_FLOATS(blob + 3 * n, want, &ga);
+        GradeCompare gb = {.what = "b.grad = dL/dc (L = sum(c * w))", .n = n};
+        GRADE_EXPECT_FLOATS(blob + 4 * n, want + n, &gb);
+    }
+    free(blob);
+    free(want);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     Suite *s = suite_create("12-python");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "12.1");
@@ -498,6 +850,24 @@ static Suite *build_suite(void) {
         tcase_add_loop_test(tc, test_zero_copy_on_each_library_s_device_arrays, 0, 3);
         tcase_add_test(tc, test_zero_copy_refuses_host_arrays);
         tcase_add_test(tc, test_dlpack_shares_memory_both_ways);
+    }
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "12.6");
+    if (tc) {
+        tcase_add_loop_test(tc, test_pycuda_gpuarray_vector_add_matches_the_cpu, 0, N_PYCUDA);
+        tcase_add_loop_test(tc, test_pycuda_in_out_vector_add_matches_the_cpu, 0, N_PYCUDA);
+        tcase_add_loop_test(tc, test_pycuda_matmul_matches_the_cpu, 0, N_MAT);
+        tcase_add_test(tc, test_pycuda_refuses_what_the_kernel_cannot_read);
+        tcase_add_test(tc, test_pycuda_stream_result_is_waited_for);
+        tcase_add_test(tc, test_pycuda_event_timing);
+    }
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "12.7");
+    if (tc) {
+        tcase_add_test(tc, test_torch_extension_builds);
+        tcase_add_loop_test(tc, test_torch_vector_add_matches_the_cpu, 0, 4);
+        tcase_add_loop_test(tc, test_torch_matmul_matches_the_cpu, 0, N_MAT);
+        tcase_add_test(tc, test_torch_refuses_what_the_kernel_cannot_read);
+        tcase_add_test(tc, test_torch_launches_on_the_current_stream);
+        tcase_add_test(tc, test_torch_autograd_passes_the_gradient_to_both_inputs);
     }
     return s;
 }

@@ -93,6 +93,9 @@ def main(argv):
         inside_repo = real.startswith(ROOT + os.sep)
         if real.startswith(tuple(allowed)) and real.endswith(HEADERS):
             continue
+        # the simulator's libcu++ headers are extensionless, as CUDA's are (<cuda/pipeline>, <cuda/barrier>)
+        if real.startswith(tuple(allowed)) and real.startswith(os.path.join(ROOT, "sim", "include", "cuda") + os.sep) and "." not in os.path.basename(real):
+            continue
         if not inside_repo and (real.startswith(SYSTEM) or real.startswith(cuda)):
             continue
         return refuse_outside(source, real)

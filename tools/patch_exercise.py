@@ -4,6 +4,7 @@ line the patch changes lies in the solution's `TODO(NN.k) begin` .. `TODO(NN.k) 
 nothing otherwise (a change outside the regions, or in several). tools/test_lessons.sh grades that
 exercise alone first, which is enough to see the variant rejected, and falls back to the whole
 lesson when the expected diagnosis does not show up."""
+import os
 import re
 import sys
 
@@ -59,7 +60,14 @@ def exercise_of(patch, solution):
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: patch_exercise.py PATCH SOLUTION")
-    found = exercise_of(sys.argv[1], sys.argv[2])
+    solution = sys.argv[2]
+    # a patch of another file of the lesson (lesson 12's Python modules beside its .cu): that file's regions
+    with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+        target = next((m.group(1) for m in (re.match(r"--- a/(\S+)", line) for line in f) if m), None)
+    beside = os.path.join(os.path.dirname(solution), target) if target else None
+    if beside and os.path.basename(target) != os.path.basename(solution) and os.path.isfile(beside):
+        solution = beside
+    found = exercise_of(sys.argv[1], solution)
     if found:
         print(found)
 

@@ -56,11 +56,11 @@ lib: ## a lesson's .cu as a shared library for Python's ctypes: make lib LESSON=
 	@echo "library: $(B)/$(if $(SOLUTION),solution,student)/$(SELECTED)/lib$(call py12_name,$(SELECTED)).so"
 
 # ---- lesson 12's own variants ------------------------------------------------------------------
-# Each variant (student, solution, wrong-NAME) is staged in $(B)/<variant>/12-python/py/: the three
+# Each variant (student, solution, wrong-NAME) is staged in $(B)/<variant>/12-python/py/: the five
 # Python modules and pykernels.cu. A wrong variant's patch may change any one of them (its `--- a/`
 # line names it), so its staging, and its pykernels.cu, have rules of their own here (they take
 # precedence over the Makefile's pattern rule, which patches the .cu only).
-PY12_SRC := cudalib.py numba_kernels.py cupy_kernels.py pykernels.cu
+PY12_SRC := cudalib.py numba_kernels.py cupy_kernels.py pycuda_kernels.py torch_ext.py pykernels.cu
 PY12_WRONG := $(basename $(notdir $(wildcard tests/wrong/12-python/*.patch)))
 
 $(B)/student/12-python/py/stamp: $(addprefix lessons/12-python/,$(PY12_SRC))
@@ -116,7 +116,8 @@ $(B)/%/12-python/pyfiles.o: $(B)/%/12-python/py/stamp $(B)/%/12-python/libpykern
 	$(call say,EMBED,$@)
 	$(Q)printf '%s\n' '$(PY12_PYTHON)' >$(@D)/python.txt
 	$(Q){ for f in py12_harness:tests/calls/12-python.py py12_cudalib:$(@D)/py/cudalib.py py12_numba_kernels:$(@D)/py/numba_kernels.py \
-	        py12_cupy_kernels:$(@D)/py/cupy_kernels.py py12_cu:$(@D)/py/pykernels.cu py12_lib:$(@D)/libpykernels.so \
+	        py12_cupy_kernels:$(@D)/py/cupy_kernels.py py12_pycuda_kernels:$(@D)/py/pycuda_kernels.py py12_torch_ext:$(@D)/py/torch_ext.py \
+	        py12_cu:$(@D)/py/pykernels.cu py12_lib:$(@D)/libpykernels.so \
 	        py12_python:$(@D)/python.txt; do \
 	    printf '.section .rodata\n.balign 16\n.globl %s\n%s:\n.incbin "%s"\n.globl %s_end\n%s_end:\n.byte 0\n' \
 	      "$${f%%:*}" "$${f%%:*}" "$${f#*:}" "$${f%%:*}" "$${f%%:*}"; done; \

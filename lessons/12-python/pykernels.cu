@@ -1,10 +1,12 @@
 /**
  * @file pykernels.cu
- * @brief Lesson 12: the kernels Python uses, in one source that three compilers read: nvcc (or
- *        simcc) builds it into the library ctypes loads, and CuPy's RawModule compiles its kernels
- *        part with NVRTC at run time.
+ * @brief Lesson 12: the kernels Python uses, in one source that every door of the lesson reads:
+ *        nvcc (or simcc) builds it into the library ctypes loads, CuPy's RawModule compiles its
+ *        kernels part with NVRTC at run time, PyCUDA's SourceModule with nvcc, and the PyTorch
+ *        extension #includes it (the last two define PYKERNELS_KERNELS_ONLY).
  *
- * Given: nothing to edit here (your files are cudalib.py, numba_kernels.py and cupy_kernels.py).
+ * Given: nothing to edit here (your files are cudalib.py, numba_kernels.py, cupy_kernels.py,
+ * pycuda_kernels.py and torch_ext.py).
  * `make lib LESSON=12` builds it into build/sim (or gpu)/student/12-python/libpykernels.so.
  */
 
@@ -29,8 +31,25 @@ extern "C" __global__ void matmul_naive_kernel(const float *A, const float *B, f
     C[(long long)row * N + col] = acc;
 }
 
-#ifndef __CUDACC_RTC__
-// ---- host code: the launchers ctypes calls (not for NVRTC) ---------------------------------------
+/** C = A B with 16 x 16 tiles of A and B staged in shared memory (lesson 05's tiled kernel), for
+    the PyTorch extension (12.7); launched with 16 x 16 blocks, a grid of ceil(N/16) x ceil(M/16). */
+extern "C" __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, int M, int K, int N) {
+    __shared__ float tA[16][16], tB[16][16];
+    int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        int ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+        tA[threadIdx.y][threadIdx.x] = row < M && ka < K ? A[(long long)row * K + ka] : 0.0f;
+        tB[threadIdx.y][threadIdx.x] = kb < K && col < N ? B[(long long)kb * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < 16; k++) acc += tA[threadIdx.y][k] * tB[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[(long long)row * N + col] = acc;
+}
+
+#if !defined(__CUDACC_RTC__) && !defined(PYKERNELS_KERNELS_ONLY)
+// ---- host code: the launchers ctypes calls (not for NVRTC, PyCUDA or the PyTorch extension) ------
 #include <string.h>
 
 #include "pykernels.h"

@@ -8,6 +8,7 @@
 #endif
 
 #include "cuda_runtime.h"
+#include "simcuda/async.h"
 #include <cstring>
 #include <type_traits>
 
@@ -269,6 +270,41 @@ class grid_group {
     dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
 };
 inline grid_group this_grid() { return grid_group(); }
+
+/* A thread block cluster (compute capability 9.0: __cluster_dims__ or cudaLaunchKernelEx's cluster
+   attribute): its blocks run together, meet in sync(), and reach each other's shared memory through
+   map_shared_rank (distributed shared memory), bounds-checked by the simulator (simcuda/async.h). */
+class cluster_group {
+  public:
+    bool is_valid() const { return true; }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const { simcuda::cluster_sync(file, line); }
+    unsigned block_rank() const { return simcuda::cluster_shape().rank; }
+    unsigned num_blocks() const {
+        simcuda::ClusterShape s = simcuda::cluster_shape();
+        return s.x * s.y * s.z;
+    }
+    dim3 dim_blocks() const {
+        simcuda::ClusterShape s = simcuda::cluster_shape();
+        return dim3(s.x, s.y, s.z);
+    }
+    dim3 group_dim() const { return dim_blocks(); }
+    dim3 block_index() const {
+        simcuda::ClusterShape s = simcuda::cluster_shape();
+        return dim3(s.ix, s.iy, s.iz);
+    }
+    unsigned long long thread_rank() const { return (unsigned long long)block_rank() * details::block_threads() + details::linear_thread(); }
+    unsigned long long size() const { return (unsigned long long)num_blocks() * details::block_threads(); }
+    unsigned long long num_threads() const { return size(); }
+    dim3 dim_threads() const { return blockDim; }
+    template <class T>
+    T *map_shared_rank(T *addr, unsigned rank, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        return (T *)simcuda::cluster_map_shared((const void *)addr, rank, file, line);
+    }
+    unsigned query_shared_rank(const void *addr, const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
+        return simcuda::cluster_query_shared_rank(addr, file, line);
+    }
+};
+inline cluster_group this_cluster() { return cluster_group(); }
 
 /* ---- functors for reduce and scan (cooperative_groups/functional.h) ---- */
 template <class T> struct plus { T operator()(const T &a, const T &b) const { return a + b; } };

@@ -96,6 +96,7 @@ typedef enum cudaError {
     cudaErrorCapturedEvent = 907,
     cudaErrorStreamCaptureWrongThread = 908,
     cudaErrorGraphExecUpdateFailure = 910,
+    cudaErrorInvalidClusterSize = 912,
     cudaErrorUnknown = 999
 } cudaError_t;
 
@@ -324,12 +325,19 @@ enum cudaDeviceAttr {
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-    cudaDevAttrMaxBlocksPerMultiprocessor = 106
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrClusterLaunch = 120
 };
 
 enum cudaFuncAttribute {
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+    cudaFuncAttributeClusterDimMustBeSet = 10,
+    cudaFuncAttributeRequiredClusterWidth = 11,
+    cudaFuncAttributeRequiredClusterHeight = 12,
+    cudaFuncAttributeRequiredClusterDepth = 13,
+    cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+    cudaFuncAttributeClusterSchedulingPolicyPreference = 15
 };
 
 enum cudaFuncCache {

@@ -69,6 +69,12 @@ int register_kernel_launcher(const void *func, const char *name, int nparams, Ar
     return nparams;
 }
 
+/* The name simcc registered for a kernel, or `fallback` (cudaLaunchKernelEx names the kernel it launches). */
+const char *kernel_name(const void *func, const char *fallback) {
+    auto it = func ? kernels().find(func) : kernels().end();
+    return it == kernels().end() ? fallback : it->second.name;
+}
+
 cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t stream,
                               const char *file, int line) {
     auto it = func ? kernels().find(func) : kernels().end();
@@ -308,6 +314,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrIsMultiGpuBoard: *value = 0; break;
     case cudaDevAttrPageableMemoryAccess: *value = 0; break;
     case cudaDevAttrCooperativeLaunch: *value = 1; break;
+    case cudaDevAttrClusterLaunch: *value = 1; break; /* compute capability 9.0: thread block clusters */
     default: return record(cudaErrorInvalidValue);
     }
     return cudaSuccess;

@@ -17,6 +17,7 @@ struct LaunchRecord {
     LaunchConfig cfg;
     KernelBody *body;
     int device; /* the device it runs on: the one current at the launch (SIM_DEVICES) */
+    dim3 cluster = dim3(1, 1, 1); /* blocks per thread block cluster (__cluster_dims__, cudaLaunchKernelEx) */
 };
 
 /* Runs every block of a launch to completion (scheduler.cpp). */

@@ -14,6 +14,8 @@
 
 namespace simcuda {
 
+void dsm_check_report(const void *addr, size_t size, bool write, const std::string &loc); /* scheduler.cpp */
+
 /* "file.cu:12" of the first stack frame that is the program's own code, from a report's text. */
 [[maybe_unused]] static std::string first_user_frame(const char *report) {
     const char *p = report;
@@ -66,6 +68,7 @@ static void on_asan_report(const char *report) {
     std::string loc = where.empty() ? std::string("") : " at " + where;
     const char *rw = write ? "write" : "read";
     std::string full = g_report_path.empty() ? "" : " (full AddressSanitizer report: " + g_report_path + ")";
+    if (current_launch()) dsm_check_report(addr, size, write != 0, loc); /* another block's shared memory (clusters) */
     if (!current_launch() && k == MEM_DEVICE) {
         snprintf(buf, sizeof buf, "host code %ss device memory%s: %p is inside a %zu-byte cudaMalloc buffer, which only kernels may touch%s",
                  rw, loc.c_str(), addr, alloc, full.c_str());

@@ -20,11 +20,23 @@
 #include "fiber.h"
 #include "racecheck.h"
 
+#include "simcuda/async.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <deque>
+#include <map>
 #include <memory>
 #include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define SIMCUDA_POISON(p, n) __asan_poison_memory_region((p), (n))
+#define SIMCUDA_UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
+#else
+#define SIMCUDA_POISON(p, n) ((void)(p), (void)(n))
+#define SIMCUDA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 extern "C" {
 extern char __start_simcuda_shared[] __attribute__((weak));
@@ -89,6 +101,22 @@ struct Block {
     unsigned long long events = 0;      /* scheduling points passed since it was armed */
     unsigned long long preempt_at = 0;  /* suspend the block at this scheduling point; 0: never */
     std::vector<unsigned char> saved_static, saved_dynamic; /* its shared memory while suspended */
+    /* thread block clusters: its cluster, its rank there, and whether all its threads wait in
+       cluster.sync() for other blocks of the cluster */
+    struct Cluster *cluster = nullptr;
+    unsigned cluster_rank = 0;
+    bool cluster_waiting = false;
+    bool finished = false;
+};
+
+/* A thread block cluster of the running launch: its blocks all start before any other block does,
+   so that cluster.sync() can wait for them; a block's shared memory is reached from the others
+   through its saved copy while it is suspended (distributed shared memory). */
+struct Cluster {
+    std::vector<Block *> members; /* by rank; null until started */
+    unsigned size = 0, arrived = 0, finished = 0;
+    const char *file = nullptr; /* where the first waiting block waits */
+    int line = 0;
 };
 
 /* The running block, and the blocks of the launch (one unless blocks wait for each other). */
@@ -110,6 +138,8 @@ static constexpr unsigned kSpinAtomics = 16, kSpinFences = 64, kSpinSleeps = 4;
 static constexpr unsigned kWarpHistory = 64;
 static Fiber *g_free_fibers = nullptr;
 static unsigned long long g_rng = 1;
+void async_block_end(unsigned long long block); /* async_copy.cpp */
+void async_launch_end();
 
 static size_t fiber_stack_bytes() {
     static size_t bytes = 0;
@@ -387,7 +417,20 @@ static void preempt_block(Block &B, SimThread &t) {
 #define SIMCUDA_MAYBE_PREEMPT(B, t) \
     if (__builtin_expect((B).armed, 0) && ++(B).events >= (B).preempt_at) preempt_block((B), (t))
 
-int syncthreads(int kind, int predicate, const char *file, int line) {
+static int block_barrier(int kind, int predicate, const char *file, int line, bool cluster);
+static void release_cluster(Cluster &C);
+
+int syncthreads(int kind, int predicate, const char *file, int line) { return block_barrier(kind, predicate, file, line, false); }
+
+void note_progress() { g_progress++; }
+
+void cluster_sync(const char *file, int line) {
+    if (!g_in_kernel || !g_cur) fatal("cluster.sync() outside a kernel", fmt("called from host code at %s:%d", file, line));
+    /* a launch without clusters is made of clusters of one block: cluster.sync() is the block's barrier */
+    block_barrier(BAR_PLAIN, 1, file, line, g_bp->cluster != nullptr);
+}
+
+static int block_barrier(int kind, int predicate, const char *file, int line, bool cluster) {
     if (!g_in_kernel || !g_cur) fatal("__syncthreads() outside a kernel", fmt("called from host code at %s:%d", file, line));
     Block &B = *g_bp;
     SimThread &t = *g_cur;
@@ -416,12 +459,23 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
                           thread_name(B.th[i]).c_str(), B.th[i].file, B.th[i].line, thread_name(t).c_str(), file, line),
                       "all threads of a block must meet at the same __syncthreads(); move it out of the if/else");
         int r = kind == BAR_COUNT ? B.bar_count : kind == BAR_AND ? B.bar_and : kind == BAR_OR ? B.bar_or : 0;
-        for (unsigned k = 0; k < B.n; k++) {
-            SimThread &u = B.th[B.order[k]];
-            u.result = r;
-            make_ready(u);
+        if (cluster) {
+            /* the whole block waits in cluster.sync(): the last block of the cluster to arrive releases all */
+            Cluster &C = *B.cluster;
+            if (C.arrived++ == 0) {
+                C.file = file;
+                C.line = line;
+            }
+            if (C.arrived == C.size) release_cluster(C);
+            else B.cluster_waiting = true;
+        } else {
+            for (unsigned k = 0; k < B.n; k++) {
+                SimThread &u = B.th[B.order[k]];
+                u.result = r;
+                make_ready(u);
+            }
+            if (B.mode == SCHED_RANDOM) shuffle(B.ready, B.ready_head);
         }
-        if (B.mode == SCHED_RANDOM) shuffle(B.ready, B.ready_head);
         B.bar_gen++;
         B.bar_arrived = 0;
         B.bar_count = 0;
@@ -430,6 +484,121 @@ int syncthreads(int kind, int predicate, const char *file, int line) {
     }
     wait_here();
     return t.result;
+}
+
+/* Every block of the cluster continues after cluster.sync(): its threads become ready in their
+   block (a suspended block runs them when it is resumed). */
+static void release_cluster(Cluster &C) {
+    C.arrived = 0;
+    g_progress++;
+    for (Block *M : C.members) {
+        if (!M) continue;
+        M->cluster_waiting = false;
+        for (unsigned k = 0; k < M->n; k++) {
+            SimThread &u = M->th[M->order[k]];
+            u.result = 0;
+            u.state = T_READY;
+            M->ready.push_back(u.tid);
+        }
+        if (M->mode == SCHED_RANDOM) shuffle(M->ready, M->ready_head);
+    }
+}
+
+ClusterShape cluster_shape() {
+    ClusterShape s{1, 1, 1, 0, 0, 0, 0};
+    if (!g_in_kernel || !g_launch) return s;
+    dim3 c = g_launch->cluster;
+    s.x = c.x, s.y = c.y, s.z = c.z;
+    s.ix = blockIdx.x % c.x, s.iy = blockIdx.y % c.y, s.iz = blockIdx.z % c.z;
+    s.rank = s.ix + c.x * (s.iy + c.y * s.iz);
+    return s;
+}
+
+/* Where p lies in shared memory: 0 static, 1 dynamic (offset in *off); -1 elsewhere. */
+static int shared_offset(const void *p, size_t *off) {
+    const char *c = (const char *)p;
+    size_t st = static_shared_bytes();
+    if (st && in_static_shared(p)) {
+        *off = (size_t)(c - (const char *)__start_simcuda_shared);
+        return 0;
+    }
+    size_t dyn = g_launch ? g_launch->cfg.dynamic_smem : 0;
+    if (c >= (const char *)dynamic_shared_arena && c < (const char *)dynamic_shared_arena + dyn) {
+        *off = (size_t)(c - (const char *)dynamic_shared_arena);
+        return 1;
+    }
+    return -1;
+}
+
+static std::string block_name(const Block &b) { return fmt("block (%u,%u,%u)", b.idx.x, b.idx.y, b.idx.z); }
+
+void *cluster_map_shared(const void *p, unsigned rank, const char *file, int line) {
+    if (!g_in_kernel || !g_cur) fatal("map_shared_rank outside a kernel", fmt("called from host code at %s:%d", file, line));
+    Block &B = *g_bp;
+    unsigned size = B.cluster ? B.cluster->size : 1;
+    if (rank >= size)
+        fatal("distributed shared memory rank out of range",
+              fmt("map_shared_rank(ptr, %u) at %s:%d: the cluster has %u block%s, ranks 0 to %u", rank, file, line, size, size == 1 ? "" : "s",
+                  size - 1),
+              "a rank names a block of this cluster, from 0 to cluster.num_blocks() - 1 (not blockIdx): compute it from what that block "
+              "owns, e.g. bin / bins_per_block");
+    size_t off = 0;
+    int where = shared_offset(p, &off);
+    if (where < 0)
+        fatal("map_shared_rank of an address outside shared memory",
+              fmt("map_shared_rank(%p, %u) at %s:%d: the address is not in this block's shared memory", p, rank, file, line),
+              "pass the address of a __shared__ variable (or of extern __shared__ memory): its copy in the other block is returned");
+    if (rank == B.cluster_rank || !B.cluster) return const_cast<void *>(p);
+    Block *T = B.cluster->members[rank];
+    if (!T)
+        fatal("distributed shared memory of a block that has not started",
+              fmt("map_shared_rank(ptr, %u) at %s:%d: the block of rank %u has not started yet", rank, file, line, rank),
+              "call cluster.sync() before the first access to another block's shared memory: it guarantees that every block of the "
+              "cluster is running");
+    std::vector<unsigned char> &mem = where == 0 ? T->saved_static : T->saved_dynamic;
+    return mem.data() + off;
+}
+
+unsigned cluster_query_shared_rank(const void *p, const char *file, int line) {
+    if (!g_in_kernel || !g_cur) fatal("query_shared_rank outside a kernel", fmt("called from host code at %s:%d", file, line));
+    Block &B = *g_bp;
+    size_t off;
+    if (shared_offset(p, &off) >= 0 || !B.cluster) return B.cluster_rank;
+    for (Block *M : B.cluster->members)
+        if (M && (((const unsigned char *)p >= M->saved_static.data() && (const unsigned char *)p < M->saved_static.data() + M->saved_static.size()) ||
+                  ((const unsigned char *)p >= M->saved_dynamic.data() && (const unsigned char *)p < M->saved_dynamic.data() + M->saved_dynamic.size())))
+            return M->cluster_rank;
+    fatal("query_shared_rank of an address outside shared memory", fmt("query_shared_rank(%p) at %s:%d: not shared memory of this cluster", p, file, line));
+}
+
+/* AddressSanitizer reported an access at addr (sanitizer.cpp): if it is another block's shared memory
+   reached through map_shared_rank, say what went wrong and stop. */
+void dsm_check_report(const void *addr, size_t size, bool write, const std::string &loc) {
+    if (!g_in_kernel || !g_bp || !g_bp->cluster) return;
+    const unsigned char *a = (const unsigned char *)addr;
+    /* inside a block's copy first, then up to 4 KiB past one's end */
+    for (int pass = 0; pass < 2; pass++)
+        for (Block *M : g_bp->cluster->members) {
+            if (!M) continue;
+            for (int k = 0; k < 2; k++) {
+                const std::vector<unsigned char> &mem = k == 0 ? M->saved_static : M->saved_dynamic;
+                if (mem.empty() || a < mem.data() || a >= mem.data() + mem.size() + (pass ? 4096 : 0)) continue;
+                const char *rw = write ? "write" : "read";
+                if (!pass && M->finished)
+                    fatal("distributed shared memory of a block that has exited",
+                          fmt("%zu-byte %s%s of the shared memory of cluster rank %u, %s, which has already exited: a block's shared "
+                              "memory exists only while the block runs",
+                              size, rw, loc.c_str(), M->cluster_rank, block_name(*M).c_str()),
+                          "call cluster.sync() before a block exits (after its last access to other blocks' shared memory, and theirs to "
+                          "its own), so that no block still reads or writes the shared memory of one that has finished");
+                fatal("out-of-bounds distributed shared memory access",
+                      fmt("%zu-byte %s%s at byte %zu of %s shared memory of cluster rank %u, %s, which has %zu bytes", size, rw, loc.c_str(),
+                          (size_t)(a - mem.data()), k == 0 ? "the static" : "the dynamic (extern __shared__)", M->cluster_rank,
+                          block_name(*M).c_str(), mem.size()),
+                      "index another block's shared memory within the same bounds as your own: map_shared_rank gives the same variable "
+                      "in the other block");
+            }
+        }
 }
 
 unsigned lane_id() { return g_cur ? (g_cur->tid & 31) : 0; }
@@ -849,11 +1018,34 @@ void run_kernel(const LaunchRecord &L) {
     unsigned long long nblocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
     std::vector<unsigned long long> blocks;
     bool permute = s.mode == SCHED_RANDOM;
-    if (permute) {
+    /* Thread block clusters: the blocks start cluster by cluster, each cluster's all at once. */
+    const dim3 cl = L.cluster;
+    const unsigned csize = cl.x * cl.y * cl.z;
+    const bool clustered = csize > 1;
+    std::map<unsigned long long, Cluster> clusters;
+    if (clustered) {
+        unsigned long long ncl = nblocks / csize;
+        unsigned gcx = c.grid.x / cl.x, gcy = c.grid.y / cl.y;
+        std::vector<unsigned long long> qs(ncl);
+        std::vector<unsigned> rs(csize);
+        for (unsigned long long q = 0; q < ncl; q++) qs[q] = s.mode == SCHED_REVERSE ? ncl - 1 - q : q;
+        if (permute) shuffle(qs, 0);
+        blocks.reserve(nblocks);
+        for (unsigned long long q : qs) {
+            for (unsigned r = 0; r < csize; r++) rs[r] = s.mode == SCHED_REVERSE ? csize - 1 - r : r;
+            if (permute) shuffle(rs, 0);
+            unsigned long long qx = q % gcx, qy = q / gcx % gcy, qz = q / gcx / gcy;
+            for (unsigned r : rs) {
+                unsigned long long bx = qx * cl.x + r % cl.x, by = qy * cl.y + r / cl.x % cl.y, bz = qz * cl.z + r / cl.x / cl.y;
+                blocks.push_back(bx + c.grid.x * (by + (unsigned long long)c.grid.y * bz));
+            }
+        }
+    } else if (permute) {
         blocks.resize(nblocks);
         for (unsigned long long i = 0; i < nblocks; i++) blocks[i] = i;
         shuffle(blocks, 0);
     }
+    const unsigned resident_limit = clustered && csize > kResidentBlocks ? csize : kResidentBlocks;
     g_launch = &L;
     g_in_kernel = true;
     g_kernel_aborted = false;
@@ -866,7 +1058,7 @@ void run_kernel(const LaunchRecord &L) {
     unsigned long long k = 0, stalls = 0, last_progress = g_progress;
     for (;;) {
         Block *bp;
-        if (k < nblocks && resident < kResidentBlocks) {
+        if (k < nblocks && (resident < resident_limit || (clustered && k % csize != 0))) {
             /* A free slot: start the next block (as a GPU fills its multiprocessors). */
             if (free_blocks.empty()) {
                 if (prepared == g_blocks.size()) g_blocks.emplace_back(new Block);
@@ -876,15 +1068,46 @@ void run_kernel(const LaunchRecord &L) {
             bp = free_blocks.back();
             free_blocks.pop_back();
             resident++;
-            unsigned long long b = permute ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
+            unsigned long long b = permute || clustered ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
             k++;
-            start_block(*bp, L, (unsigned)(b % c.grid.x), (unsigned)(b / c.grid.x % c.grid.y), (unsigned)(b / c.grid.x / c.grid.y), order);
+            unsigned bx = (unsigned)(b % c.grid.x), by = (unsigned)(b / c.grid.x % c.grid.y), bz = (unsigned)(b / c.grid.x / c.grid.y);
+            bp->cluster = nullptr;
+            bp->cluster_rank = 0;
+            bp->cluster_waiting = false;
+            bp->finished = false;
+            if (clustered) {
+                /* its shared memory's copy, which other blocks reach while it is suspended, has its final
+                   size from the start (so that pointers into it stay valid) */
+                SIMCUDA_UNPOISON(bp->saved_static.data(), bp->saved_static.size());
+                SIMCUDA_UNPOISON(bp->saved_dynamic.data(), bp->saved_dynamic.size());
+                bp->saved_static.resize(static_shared_bytes());
+                bp->saved_dynamic.resize(c.dynamic_smem);
+                unsigned long long q = bx / cl.x + (unsigned long long)(c.grid.x / cl.x) * (by / cl.y + (unsigned long long)(c.grid.y / cl.y) * (bz / cl.z));
+                Cluster &C = clusters[q];
+                if (!C.size) {
+                    C.size = csize;
+                    C.members.assign(csize, nullptr);
+                }
+                bp->cluster = &C;
+                bp->cluster_rank = bx % cl.x + cl.x * (by % cl.y + cl.y * (bz % cl.z));
+                C.members[bp->cluster_rank] = bp;
+            }
+            start_block(*bp, L, bx, by, bz, order);
         } else if (!waiting.empty()) {
             /* Round robin; the random schedule resumes a random one, so that a block may run on
                while an earlier one stays half done. */
             if (permute && waiting.size() > 1) std::swap(waiting.front(), waiting[next_random() % waiting.size()]);
-            bp = waiting.front();
-            waiting.pop_front();
+            /* a block whose threads all wait in cluster.sync() stays suspended until its cluster is released */
+            size_t w = 0;
+            while (w < waiting.size() && waiting[w]->cluster_waiting) w++;
+            if (w == waiting.size()) {
+                g_bp = nullptr;
+                fatal("deadlock", fmt("%zu blocks wait in cluster.sync() at %s:%d for blocks of their clusters that never arrive", waiting.size(),
+                                      waiting.front()->cluster ? waiting.front()->cluster->file : "?", waiting.front()->cluster ? waiting.front()->cluster->line : 0),
+                      "every block of a cluster must reach each cluster.sync()");
+            }
+            bp = waiting[w];
+            waiting.erase(waiting.begin() + (long)w);
             resume_block(*bp);
         } else {
             break;
@@ -893,16 +1116,42 @@ void run_kernel(const LaunchRecord &L) {
         if (g_kernel_aborted) break;
         if (B.done == B.n) {
             if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
-            free_blocks.push_back(bp);
+            async_block_end(B.idx.x + (unsigned long long)c.grid.x * (B.idx.y + (unsigned long long)c.grid.y * B.idx.z));
             resident--;
+            if (!B.cluster) {
+                free_blocks.push_back(bp);
+                continue;
+            }
+            Cluster &C = *B.cluster;
+            B.finished = true;
+            if (C.arrived) {
+                g_bp = nullptr;
+                fatal("barrier divergence",
+                      fmt("%s exited, but other blocks of its cluster wait for it in cluster.sync() at %s:%d: every block of a cluster must "
+                          "reach each cluster.sync()",
+                          block_name(B).c_str(), C.file, C.line),
+                      "do not return early before a cluster.sync(): every thread of every block of the cluster must call it");
+            }
+            if (++C.finished < C.size) {
+                /* its shared memory is gone: another block's access to it is diagnosed (sanitizer.cpp) */
+                SIMCUDA_POISON(B.saved_static.data(), B.saved_static.size());
+                SIMCUDA_POISON(B.saved_dynamic.data(), B.saved_dynamic.size());
+                continue;
+            }
+            for (Block *M : C.members) {
+                SIMCUDA_UNPOISON(M->saved_static.data(), M->saved_static.size());
+                SIMCUDA_UNPOISON(M->saved_dynamic.data(), M->saved_dynamic.size());
+                M->cluster = nullptr;
+                free_blocks.push_back(M);
+            }
             continue;
         }
-        if (B.preempted < 0 && B.yielded.empty()) report_deadlock(); /* stuck inside the block */
+        if (B.preempted < 0 && B.yielded.empty() && !B.cluster_waiting) report_deadlock(); /* stuck inside the block */
         /* Suspended: it waits for others (or was preempted). A spin that sees no progress anywhere
            for many rounds never ends. */
         save_shared(B, c.dynamic_smem);
         waiting.push_back(bp);
-        if (B.preempted >= 0) continue;
+        if (B.preempted >= 0 || B.cluster_waiting) continue;
         if (g_progress != last_progress) {
             last_progress = g_progress;
             stalls = 0;
@@ -918,6 +1167,12 @@ void run_kernel(const LaunchRecord &L) {
         g_cur = nullptr;
     }
     if (__builtin_expect(g_racecheck, 0)) race_launch_end();
+    async_launch_end();
+    for (auto &b : g_blocks) {
+        SIMCUDA_UNPOISON(b->saved_static.data(), b->saved_static.size());
+        SIMCUDA_UNPOISON(b->saved_dynamic.data(), b->saved_dynamic.size());
+        b->cluster = nullptr;
+    }
     leave_device_mode();
     if (__builtin_expect(g_profiling, 0)) profile_launch_end();
     printf_kernel_end();

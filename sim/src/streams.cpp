@@ -189,10 +189,14 @@ static const char *bad_config(const LaunchConfig &c, const void *func) {
 /* No default hook: weak, so it is null unless a harness (the grader's runner) defines it. */
 extern "C" void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) __attribute__((weak));
 
+const char *cluster_for_launch(const LaunchConfig &c, const void *func, dim3 *out, cudaError_t *err); /* cluster.cpp */
+
 void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     CUstream_st *s = resolve(c.stream);
-    cudaError_t err = cudaSuccess;
+    cudaError_t err = cudaSuccess, cluster_err = cudaSuccess;
     std::string why;
+    dim3 cluster;
+    const char *cluster_why = cluster_for_launch(c, func, &cluster, &cluster_err);
     if (const LaunchRecord *parent = current_launch()) {
         char b[600];
         snprintf(b, sizeof b, "kernel '%s' launched kernel '%s' at %s:%d from device code (dynamic parallelism)", parent->cfg.site.kernel, c.site.kernel,
@@ -219,6 +223,9 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     } else if (const char *w = bad_config(c, func)) {
         err = cudaErrorInvalidValue;
         why = w;
+    } else if (cluster_why) {
+        err = cluster_err;
+        why = cluster_why;
     } else if ((err = capture_check_stream(s, c.stream))) {
         why = "it was launched on the legacy default stream while a blocking stream captures (the legacy stream would wait for it)";
     } else if (int lb = func_launch_bounds(func)) {
@@ -255,7 +262,7 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     }
     /* The kernel runs on its stream's device, also when another device is current: what an H200
        with CUDA 13 does (the CUDA Programming Guide says such a launch fails; it did not). */
-    LaunchRecord *rec = new LaunchRecord{c, body, s->device};
+    LaunchRecord *rec = new LaunchRecord{c, body, s->device, cluster};
     OpInfo info;
     info.what = std::string("kernel '") + c.site.kernel + "' (launched at " + c.site.file + ":" + std::to_string(c.site.line) + ")";
     info.pointers = take_kernel_pointers();

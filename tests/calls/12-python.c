@@ -34,6 +34,8 @@ PY12_FILE(py12_harness)
 PY12_FILE(py12_cudalib)
 PY12_FILE(py12_numba_kernels)
 PY12_FILE(py12_cupy_kernels)
+PY12_FILE(py12_pycuda_kernels)
+PY12_FILE(py12_torch_ext)
 PY12_FILE(py12_cu)
 PY12_FILE(py12_lib)
 PY12_FILE(py12_python)
@@ -46,6 +48,8 @@ static const struct {
     {"cudalib.py", py12_cudalib, py12_cudalib_end, 0644},
     {"numba_kernels.py", py12_numba_kernels, py12_numba_kernels_end, 0644},
     {"cupy_kernels.py", py12_cupy_kernels, py12_cupy_kernels_end, 0644},
+    {"pycuda_kernels.py", py12_pycuda_kernels, py12_pycuda_kernels_end, 0644},
+    {"torch_ext.py", py12_torch_ext, py12_torch_ext_end, 0644},
     {"pykernels.cu", py12_cu, py12_cu_end, 0644},
     {"libpykernels.so", py12_lib, py12_lib_end, 0755},
 };

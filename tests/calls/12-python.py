@@ -478,9 +478,475 @@ def op_dlpack(args, blob, cnt):
     return put_result(blob, area, cp.asnumpy(x)) + " torch_same=%d cupy_same=%d" % (same, back)
 
 
+# ---- PyCUDA (12.6, a GPU) ---------------------------------------------------------------------
+_pycuda = None
+_tracked = []          # weak references to the allocations made through PyCUDA while a call runs
+_tracking = [False]
+
+
+def need_pycuda():
+    """pycuda.driver, with a context (pycuda.autoinit) and the grader's count of device allocations:
+    every allocation PyCUDA makes in Python (gpuarray's, driver.In/Out's, mem_alloc's) goes through
+    pycuda.driver.mem_alloc, which is replaced by a counting one before gpuarray binds it as its
+    default allocator."""
+    global _pycuda
+    if _pycuda is None:
+        try:
+            import pycuda.driver as drv
+        except Exception as e:  # noqa: BLE001
+            raise Missing("PyCUDA is not usable for %s (%s): `pip install pycuda` builds it against your CUDA toolkit; offline, "
+                          "tools/gpu/pycuda_build.sh (see lesson 12's README)" % (sys.executable, clean(e)))
+        import weakref
+        real = drv.mem_alloc
+
+        def counting_mem_alloc(nbytes):
+            a = real(nbytes)
+            if _tracking[0]:
+                try:
+                    _tracked.append(weakref.ref(a))
+                except TypeError:  # no weak references to it: its address, asked after the call
+                    _tracked.append(int(a))
+            return a
+        drv.mem_alloc = counting_mem_alloc
+        try:
+            import pycuda.autoinit  # noqa: F401
+            import pycuda.compiler  # noqa: F401
+            import pycuda.gpuarray as gpuarray
+        except Exception as e:  # noqa: BLE001
+            raise Missing("PyCUDA %s cannot use the GPU here (%s)" % (package_version("pycuda") or "", clean(e)))
+        # (in case gpuarray was imported before: its defaults bound to the real allocator)
+        for f in [gpuarray.GPUArray.__init__] + [v for v in vars(gpuarray).values() if callable(v) and hasattr(v, "__defaults__")]:
+            d = getattr(f, "__defaults__", None)
+            if d and any(x is real for x in d):
+                f.__defaults__ = tuple(counting_mem_alloc if x is real else x for x in d)
+        _pycuda = drv
+    return _pycuda
+
+
+def pycuda_live():
+    """Allocations made during the call that are still alive (-1: some cannot be watched)."""
+    import gc
+    gc.collect()
+    live = 0
+    for w in _tracked:
+        if isinstance(w, int):  # an address: alive while the driver still knows its allocation
+            try:
+                _pycuda.mem_get_address_range(w)
+                live += 1
+            except Exception:  # noqa: BLE001 -- freed, or no way to ask
+                pass
+        elif w() is not None:
+            live += 1
+    return live
+
+
+class CountedFunction:
+    """Stands in for a PyCUDA kernel (module.get_function): counts its launches."""
+
+    def __init__(self, f, name, cnt):
+        self._f, self._name, self._cnt = f, name, cnt
+
+    def __call__(self, *a, **k):
+        self._cnt.add(self._name)
+        return self._f(*a, **k)
+
+    def prepared_call(self, *a, **k):
+        self._cnt.add(self._name)
+        return self._f.prepared_call(*a, **k)
+
+    def prepared_async_call(self, *a, **k):
+        self._cnt.add(self._name)
+        return self._f.prepared_async_call(*a, **k)
+
+    def __getattr__(self, attr):
+        return getattr(self._f, attr)
+
+
+class CountedSourceModule:
+    def __init__(self, real_cls, cnt, *a, **k):
+        self._m = real_cls(*a, **k)
+        self._cnt = cnt
+
+    def get_function(self, name):
+        return CountedFunction(self._m.get_function(name), name, self._cnt)
+
+    def __getattr__(self, attr):
+        return getattr(self._m, attr)
+
+
+_pycuda_modules = {}
+
+
+def pycuda_module(cnt):
+    """The student's module and the SourceModule its load_module made (once per process: nvcc runs
+    each time otherwise), with its kernels counted by `cnt`."""
+    drv = need_pycuda()
+    import pycuda.compiler
+    mod = student("pycuda_kernels")
+    if "raw" not in _pycuda_modules:
+        real = pycuda.compiler.SourceModule
+        counter = Counter()
+        make = lambda *a, **k: CountedSourceModule(real, counter, *a, **k)  # noqa: E731
+        had = getattr(mod, "SourceModule", None)
+        pycuda.compiler.SourceModule = make
+        if had is not None:
+            mod.SourceModule = make
+        try:
+            _pycuda_modules["raw"] = (mod.load_module(CU_PATH), counter)
+        finally:
+            pycuda.compiler.SourceModule = real
+            if had is not None:
+                mod.SourceModule = had
+    raw, counter = _pycuda_modules["raw"]
+    if isinstance(raw, CountedSourceModule):
+        raw._cnt = cnt
+    return drv, mod, raw
+
+
+def poison_allocator(drv, nbytes, count=3):
+    """Frees `count` blocks of nbytes filled with NaN: the allocations of the call that follows often
+    get them back, so that an element the kernel never wrote shows as NaN, not as a value left from
+    an earlier right answer."""
+    blocks = []
+    for _ in range(count):
+        p = drv.mem_alloc(max(4, nbytes))
+        drv.memset_d32(p, 0x7FC00000, max(1, nbytes // 4))
+        blocks.append(p)
+    drv.Context.synchronize()
+    for p in blocks:
+        p.free()
+
+
+def pycuda_call(f, *a):
+    """f(*a) with the allocations it makes watched."""
+    del _tracked[:]
+    _tracking[0] = True
+    try:
+        return f(*a)
+    finally:
+        _tracking[0] = False
+
+
+def gpuarray_result(result, area, blob):
+    import pycuda.gpuarray as gpuarray
+    if not isinstance(result, gpuarray.GPUArray):
+        return "type=%s.%s" % (type(result).__module__, type(result).__name__)
+    return put_result(blob, area, result.get()) + " device=1"
+
+
+def op_pycuda_vector_add(args, blob, cnt):
+    drv, mod, raw = pycuda_module(cnt)
+    import pycuda.gpuarray as gpuarray
+    n = int(args["n"])
+    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, n)
+    da, db = (a, b) if args.get("form") == "numpy" else (gpuarray.to_gpu(a), gpuarray.to_gpu(b))
+    poison_allocator(drv, 4 * n)
+    result = pycuda_call(mod.vector_add_gpuarray, raw, da, db, int(args.get("block", 256)))
+    info = gpuarray_result(result, area, blob)
+    del result
+    return info
+
+
+def op_pycuda_in_out(args, blob, cnt):
+    drv, mod, raw = pycuda_module(cnt)
+    n = int(args["n"])
+    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, n)
+    form = args.get("form", "ok")
+    if form == "mismatch":
+        b = b[:-1].copy()
+    elif form in ("float64", "int32", "list", "strided"):
+        a, b = make_form(a, form), make_form(b, form)
+    poison_allocator(drv, 4 * n)
+    result = pycuda_call(mod.vector_add_in_out, raw, a, b, int(args.get("block", 256)))
+    return put_result(blob, area, result)
+
+
+def op_pycuda_matmul(args, blob, cnt):
+    drv, mod, raw = pycuda_module(cnt)
+    import pycuda.gpuarray as gpuarray
+    M, K, N = int(args["M"]), int(args["K"]), int(args["N"])
+    a, b = blob.take(np.float32, M * K).reshape(M, K), blob.take(np.float32, K * N).reshape(K, N)
+    area = blob.out_area(np.float32, M * N)
+    poison_allocator(drv, 4 * M * N)
+    result = pycuda_call(mod.matmul_gpuarray, raw, gpuarray.to_gpu(a), gpuarray.to_gpu(b))
+    info = gpuarray_result(result, area, blob)
+    del result
+    return info
+
+
+_pycuda_delay = []
+
+
+def op_pycuda_stream(args, blob, cnt):
+    """vector_add_on_stream on a non-blocking stream kept busy for a while first: a copy that does
+    not wait for the stream reads `out` before the kernel wrote it."""
+    drv, mod, raw = pycuda_module(cnt)
+    import pycuda.gpuarray as gpuarray
+    from pycuda.compiler import SourceModule
+    n = int(args["n"])
+    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, n)
+    da, db = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+    out = gpuarray.to_gpu(np.full(n, np.nan, dtype=np.float32))
+    if not _pycuda_delay:
+        _pycuda_delay.append(SourceModule(DELAY_SRC, no_extern_c=True).get_function("py12_delay"))
+    drv.Context.synchronize()
+    stream = drv.Stream(flags=1)  # CU_STREAM_NON_BLOCKING: the legacy default stream does not wait for it
+    try:
+        rate = drv.Context.get_device().get_attribute(drv.device_attribute.CLOCK_RATE)  # kHz
+    except Exception:  # noqa: BLE001 -- an attribute a newer CUDA dropped: assume 2 GHz
+        rate = 2000000
+    _pycuda_delay[0](np.int64(rate * int(args.get("delay_ms", 200))), block=(1, 1, 1), grid=(1, 1), stream=stream)
+    result = pycuda_call(mod.vector_add_on_stream, raw, da, db, out, stream)
+    stream.synchronize()
+    return put_result(blob, area, result)
+
+
+def op_pycuda_time(args, blob, cnt):
+    """time_vector_add: milliseconds per launch by driver.Event; the events it recorded are counted."""
+    drv, mod, raw = pycuda_module(cnt)
+    import time
+    import pycuda.gpuarray as gpuarray
+    n, reps = int(args["n"]), int(args.get("reps", 20))
+    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, n)
+    da, db = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+    dc = gpuarray.to_gpu(np.full(n, np.nan, dtype=np.float32))
+    real_event = drv.Event
+    recorded = [0]
+
+    class CountedEvent(real_event):
+        def record(self, *a, **k):
+            recorded[0] += 1
+            return real_event.record(self, *a, **k)
+
+    drv.Event = CountedEvent
+    drv.Context.synchronize()
+    t = time.perf_counter()
+    try:
+        ms = pycuda_call(mod.time_vector_add, raw, da, db, dc, reps)
+    finally:
+        drv.Event = real_event
+    drv.Context.synchronize()
+    wall = (time.perf_counter() - t) * 1e3
+    info = put_result(blob, area, dc.get())
+    try:
+        ms = float(ms)
+    except (TypeError, ValueError):
+        return info + " ms=none"
+    return info + " ms=%.6g wall_ms=%.6g reps=%d events=%d" % (ms, wall, reps, recorded[0])
+
+
+# ---- a PyTorch extension (12.7, a GPU) ----------------------------------------------------------
+TORCH_BUILD_DIR = os.path.join(HERE, "cache", "torch_ext")
+
+
+def need_torch():
+    """PyTorch with CUDA, and what load_inline runs: ninja (the pip package's, beside this
+    interpreter) and nvcc. The sandbox's PATH is the system's: the interpreter's bin/ and ninja's
+    folder are added."""
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch.cuda.is_available() is False (%s)" % ("a CPU-only build" if not torch.version.cuda else "no GPU seen"))
+    except Exception as e:  # noqa: BLE001
+        raise Missing("PyTorch with CUDA is not usable for %s (%s): pip install torch (a CUDA build; see requirements.txt)"
+                      % (sys.executable, clean(e)))
+    import shutil
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    extra = [os.path.dirname(sys.executable)]
+    try:
+        import ninja
+        extra.append(getattr(ninja, "BIN_DIR", os.path.join(os.path.dirname(ninja.__file__), "data", "bin")))
+    except Exception:  # noqa: BLE001 -- a ninja of the system's, perhaps
+        pass
+    os.environ["PATH"] = os.pathsep.join([p for p in extra if p not in path] + path)
+    if not shutil.which("ninja"):
+        raise Missing("ninja is missing for %s: torch.utils.cpp_extension builds with it: pip install ninja (or sudo apt-get install "
+                      "ninja-build)" % sys.executable)
+    return torch
+
+
+def torch_ext(cnt):
+    """The student's module, with its extension built (once per process; the build folder keeps it
+    across the processes of one grading)."""
+    torch = need_torch()
+    mod = student("torch_ext")
+    if getattr(mod, "_ext", None) is None:
+        mod.build(HERE, TORCH_BUILD_DIR)
+    return torch, mod, mod._ext
+
+
+def kernels_run(torch, f):
+    """f() with the CUDA kernels it ran counted by PyTorch's profiler: (result, {name: count}), or
+    (result, None) where the profiler cannot see the GPU's activity."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        prof = profile(activities=[ProfilerActivity.CUDA])
+        prof.__enter__()
+    except Exception:  # noqa: BLE001
+        return f(), None
+    try:
+        result = f()
+        torch.cuda.synchronize()
+    finally:
+        prof.__exit__(None, None, None)
+    counts = {}
+    try:
+        for e in prof.events():
+            if "CUDA" in str(getattr(e, "device_type", "")):
+                counts[e.name] = counts.get(e.name, 0) + 1
+    except Exception:  # noqa: BLE001
+        return result, None
+    # no GPU activity at all: the profiler could not see it here (not: the call ran no kernel, which
+    # would still show PyTorch's own kernels or copies)
+    return result, counts or None
+
+
+def count_kernels(cnt, counts, names):
+    for name in names:
+        if counts is None:
+            cnt.add(name + "?")  # unknown: the judge does not hold it against the call
+        else:
+            k = sum(v for key, v in counts.items() if name in key)
+            if k:
+                cnt.add(name, k)
+
+
+def tensor_result(torch, result, area, blob):
+    if not isinstance(result, torch.Tensor):
+        return "type=%s.%s" % (type(result).__module__, type(result).__name__)
+    info = put_result(blob, area, result.detach().cpu().numpy()) + (" device=1" if result.is_cuda else " device=0")
+    return info
+
+
+def torch_form(torch, x, form, shape=None):
+    """The tensor a test gives: the right one (float32 on the GPU), or one of the wrong ones."""
+    t = torch.from_numpy(x.reshape(shape) if shape else x)
+    if form == "cpu":
+        return t
+    if form == "float64":
+        return t.double().cuda()
+    if form == "strided":  # the same values, every other element of a twice-as-long tensor
+        big = torch.empty(2 * t.numel(), dtype=torch.float32, device="cuda")
+        big[::2] = t.reshape(-1).cuda()
+        big[1::2] = float("nan")
+        return big[::2].reshape(t.shape)
+    return t.cuda()
+
+
+def op_torch_build(args, blob, cnt):
+    import time
+    need_torch()
+    mod = student("torch_ext")
+    t = time.perf_counter()
+    ext = mod.build(HERE, TORCH_BUILD_DIR)
+    has = ",".join(f for f in ("vector_add", "matmul") if hasattr(ext, f)) or "none"
+    return "functions=%s seconds=%.1f" % (has, time.perf_counter() - t)
+
+
+def op_torch_vector_add(args, blob, cnt):
+    torch, mod, ext = torch_ext(cnt)
+    n = int(args["n"])
+    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, n)
+    form = args.get("form", "ok")
+    if form == "mismatch":
+        ta, tb = torch_form(torch, a, "ok"), torch_form(torch, b[:-1].copy(), "ok")
+    elif form == "twod":
+        ta, tb = torch_form(torch, a, "ok", (2, n // 2)), torch_form(torch, b, "ok", (2, n // 2))
+    else:
+        ta, tb = torch_form(torch, a, form), torch_form(torch, b, form)
+    torch.cuda.synchronize()
+    result, counts = kernels_run(torch, lambda: ext.vector_add(ta, tb))
+    count_kernels(cnt, counts, ["vector_add_kernel"])
+    return tensor_result(torch, result, area, blob)
+
+
+def op_torch_matmul(args, blob, cnt):
+    torch, mod, ext = torch_ext(cnt)
+    M, K, N = int(args["M"]), int(args["K"]), int(args["N"])
+    a, b = blob.take(np.float32, M * K).reshape(M, K), blob.take(np.float32, K * N).reshape(K, N)
+    area = blob.out_area(np.float32, M * N)
+    form = args.get("form", "ok")
+    ta, tb = torch_form(torch, a, "ok"), torch_form(torch, b, "ok")
+    if form == "transposed":  # b's values, held as the transpose of a row-major N x K tensor
+        tb = tb.t().contiguous().t()
+    elif form == "float64":
+        ta, tb = ta.double(), tb.double()
+    elif form == "mismatch":
+        tb = tb[:-1].contiguous()
+    elif form == "onedim":
+        ta = ta.reshape(-1)
+    elif form == "cpu":
+        ta = ta.cpu()
+    torch.cuda.synchronize()
+    result, counts = kernels_run(torch, lambda: ext.matmul(ta, tb))
+    count_kernels(cnt, counts, ["matmul_tiled_kernel"])
+    info = tensor_result(torch, result, area, blob)
+    if isinstance(result, torch.Tensor) and form == "ok" and result.shape == (M, N):
+        # PyTorch's own product, for the reader of the reply (the judge compares with its CPU reference)
+        info += " vs_torch_matmul=%.3g" % float((result - ta @ tb).abs().max()) if M * N else ""
+    return info
+
+
+def op_torch_stream(args, blob, cnt):
+    """ext.vector_add inside `with torch.cuda.stream(s)`, on an input that s writes after a long
+    wait: a launch on any other stream than PyTorch's current one reads it before it is written."""
+    torch, mod, ext = torch_ext(cnt)
+    n = int(args["n"])
+    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, n)
+    ta, tb = torch_form(torch, a, "ok"), torch_form(torch, b, "ok")
+    late = torch.full_like(ta, float("nan"))
+    torch.cuda.synchronize()
+    if not hasattr(torch.cuda, "_sleep"):
+        raise Missing("this PyTorch (%s) has no torch.cuda._sleep, which the grader keeps a stream busy with" % torch.__version__)
+    s = torch.cuda.Stream()  # PyTorch's streams are non-blocking: the legacy default stream does not wait for them
+    cycles = int(2.0e6 * int(args.get("delay_ms", 200)))  # about that many ms at 2 GHz
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(cycles)
+        late.copy_(ta)
+        result = ext.vector_add(late, tb)
+    s.synchronize()
+    torch.cuda.synchronize()
+    return tensor_result(torch, result, area, blob)
+
+
+def op_torch_autograd(args, blob, cnt):
+    """c = torch_ext.add(a, b); (c * w).sum().backward(): a.grad and b.grad must both be w."""
+    torch, mod, ext = torch_ext(cnt)
+    n = int(args["n"])
+    a, b, w = blob.take(np.float32, n), blob.take(np.float32, n), blob.take(np.float32, n)
+    area = blob.out_area(np.float32, 2 * n)
+    ta = torch.from_numpy(a).cuda().requires_grad_()
+    tb = torch.from_numpy(b).cuda().requires_grad_()
+    tw = torch.from_numpy(w).cuda()
+
+    def forward_backward():
+        c = mod.add(ta, tb)
+        (c * tw).sum().backward()
+        return c
+
+    c, counts = kernels_run(torch, forward_backward)
+    count_kernels(cnt, counts, ["vector_add_kernel"])
+    grads = []
+    for t, name in ((ta, "a"), (tb, "b")):
+        grads.append(t.grad.detach().cpu().numpy() if t.grad is not None else np.full(n, np.nan, dtype=np.float32))
+    info = put_result(blob, area, np.concatenate(grads).astype(np.float32))
+    forward_ok = isinstance(c, torch.Tensor) and bool(torch.equal(c.detach(), ta.detach() + tb.detach()))
+    return info + " agrad=%s bgrad=%s forward=%d" % ("none" if ta.grad is None else "set", "none" if tb.grad is None else "set", forward_ok)
+
+
 OPS = {"vector_add": op_vector_add, "matmul": op_matmul, "numba_vector_add": op_numba_vector_add,
        "numba_grayscale": op_numba_grayscale, "cupy_vector_add": op_cupy_vector_add, "cupy_matmul": op_cupy_matmul,
-       "cupy_stream": op_cupy_stream, "zero_copy": op_zero_copy, "dlpack": op_dlpack}
+       "cupy_stream": op_cupy_stream, "zero_copy": op_zero_copy, "dlpack": op_dlpack,
+       "pycuda_vector_add": op_pycuda_vector_add, "pycuda_in_out": op_pycuda_in_out, "pycuda_matmul": op_pycuda_matmul,
+       "pycuda_stream": op_pycuda_stream, "pycuda_time": op_pycuda_time, "torch_build": op_torch_build,
+       "torch_vector_add": op_torch_vector_add, "torch_matmul": op_torch_matmul, "torch_stream": op_torch_stream,
+       "torch_autograd": op_torch_autograd}
 
 
 def handle(line):
@@ -505,6 +971,8 @@ def handle(line):
             print_student_traceback(e)
         if live >= 0:
             leaked = harness_lib().pykernels_live_allocations() - live
+        elif op.startswith("pycuda_") and _pycuda is not None:
+            leaked = pycuda_live()  # the call's own allocations still alive (its result is dropped by now)
         blob.save()
     except Missing as e:
         status, info, message = "missing", "needs=" + e.needs if e.needs else "-", clean(e)

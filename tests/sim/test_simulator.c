@@ -762,6 +762,39 @@ START_TEST(test_random_schedule_switches_before_atomics) {
 }
 END_TEST
 
+/* ---- Asynchronous copies and thread block clusters (programs/async_copies.cu) ---- */
+
+/* Each API's copies against the CPU under a schedule of their own (forward, reverse, random), and
+   clusters: a histogram in distributed shared memory, cudaLaunchKernelEx's ranks and the launch
+   errors CUDA returns; a read before the wait sees the poison. */
+static const char *const kAsyncModes[] = {"pipeline", "cuda-pipeline", "barrier", "cluster", "cluster-errors", "stale"};
+
+START_TEST(test_async_copies_and_clusters_match_the_cpu) {
+    RunResult r;
+    run_program("programs/async_copies", kAsyncModes[_i], kSchedules[_i % 4], &r);
+    ck_assert_msg(r.status == 0, "async_copies %s exited with %d:\n%s", kAsyncModes[_i], r.status, r.out);
+    expect_output(&r, kAsyncModes[_i], "PASS");
+    ck_assert_msg(strstr(r.out, "simcuda: error") == NULL, "async_copies %s: unexpected diagnosis:\n%s", kAsyncModes[_i], r.out);
+}
+END_TEST
+
+static const PlantedBug kAsyncBugs[] = {
+    {"size", "bad asynchronous copy size in kernel 'elements_not_bytes'", "copies 1 bytes: the size must be 4, 8 or 16 bytes"},
+    {"rank", "distributed shared memory rank out of range in kernel 'bad_rank'", "map_shared_rank(ptr, 3) at tests/sim/programs/async_copies.cu:"},
+    {"exited", "distributed shared memory of a block that has exited in kernel 'exits_early'", "which has already exited"},
+};
+
+START_TEST(test_async_and_cluster_mistakes_are_diagnosed) {
+    const PlantedBug *b = &kAsyncBugs[_i];
+    RunResult r;
+    run_program("programs/async_copies", b->mode, NULL, &r);
+    ck_assert_msg(r.status != 0, "mode %s: the program exited 0; the mistake went unnoticed:\n%s", b->mode, r.out);
+    expect_output(&r, b->mode, b->diagnosis);
+    expect_output(&r, b->mode, b->detail);
+    expect_output(&r, b->mode, "simcuda: hint:");
+}
+END_TEST
+
 static Suite *simulator_suite(void) {
     Suite *s = suite_create("simulator");
     TCase *core = tcase_create("Core");
@@ -784,6 +817,8 @@ static Suite *simulator_suite(void) {
     tcase_add_loop_test(checks, test_wmma_misuse_is_diagnosed_in_one_message, 0, (int)(sizeof kWmmaBugs / sizeof kWmmaBugs[0]));
     tcase_add_test(checks, test_shared_memory_read_before_write_is_poisoned);
     tcase_add_test(checks, test_static_shared_overrun_names_the_line);
+    tcase_add_loop_test(checks, test_async_copies_and_clusters_match_the_cpu, 0, (int)(sizeof kAsyncModes / sizeof kAsyncModes[0]));
+    tcase_add_loop_test(checks, test_async_and_cluster_mistakes_are_diagnosed, 0, (int)(sizeof kAsyncBugs / sizeof kAsyncBugs[0]));
     suite_add_tcase(s, checks);
     TCase *compat = tcase_create("Compat");
     tcase_set_timeout(compat, 60);

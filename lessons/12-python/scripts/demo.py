@@ -1,6 +1,6 @@
 """demo.py -- lesson 12's demo (`make run LESSON=12 [ARGS=n]`): your modules on a real-sized input,
-each way this machine allows: ctypes + NumPy (12.1, 12.2), Numba (12.3), CuPy (12.4) and the
-zero-copy exchange (12.5); each result checked against NumPy and timed."""
+each way this machine allows: ctypes + NumPy (12.1, 12.2), Numba (12.3), CuPy (12.4), the
+zero-copy exchange (12.5), PyCUDA (12.6) and the PyTorch extension (12.7); each result checked and timed."""
 import os
 import time
 
@@ -70,7 +70,7 @@ def main():
             print("  %s" % ("not done yet: " + str(e) if todo(e) else "%s: %s" % (type(e).__name__, e)))
 
     if sim:
-        print("12.4/12.5 CuPy and zero-copy: need a GPU")
+        print("12.4 to 12.7 (CuPy, zero-copy, PyCUDA, the PyTorch extension): need a GPU")
         return
     print("12.4 CuPy")
     ck = pyhelp.optional("cupy_kernels")
@@ -88,6 +88,43 @@ def main():
             print("  device_pointer(x) = %#x, x.data.ptr = %#x" % (ck.device_pointer(da), da.data.ptr))
         except Exception as e:  # noqa: BLE001
             print("  %s" % ("not done yet: " + str(e) if todo(e) else "%s: %s" % (type(e).__name__, e)))
+
+    lesson = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    print("12.6 PyCUDA")
+    pk = pyhelp.optional("pycuda_kernels")
+    if pk and pk.cuda is not None:
+        try:
+            import pycuda.gpuarray as gpuarray
+            mod = pk.load_module(os.path.join(lesson, "pykernels.cu"))
+            da, db = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+            c = pk.vector_add_gpuarray(mod, da, db).get()
+            print("  vector_add_gpuarray: %s; vector_add_in_out: %s" % ("right" if np.array_equal(c, a + b) else "WRONG",
+                  "right" if np.array_equal(pk.vector_add_in_out(mod, a, b), a + b) else "WRONG"))
+            ms = pk.time_vector_add(mod, da, db, gpuarray.empty_like(da), 20)
+            print("  time_vector_add: %.3f ms per launch, %.0f GB/s (driver.Event)" % (ms, 12.0 * n / (ms * 1e6)))
+        except Exception as e:  # noqa: BLE001
+            print("  %s" % ("not done yet: " + str(e) if todo(e) else "%s: %s" % (type(e).__name__, e)))
+    elif pk:
+        print("  (PyCUDA not usable here: %s)" % pk._WHY)
+    print("12.7 a PyTorch extension")
+    te = pyhelp.optional("torch_ext")
+    if te and not te._WHY:
+        try:
+            torch = te.torch
+            t, ms = timed(te.build, lesson, os.path.join(args.libdir, "torch_ext"))
+            print("  build: %.1f s (the first time: nvcc, c++ and ninja; then cached in %s)" % (ms / 1e3, os.path.join(args.libdir, "torch_ext")))
+            ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+            print("  ext.vector_add vs torch.add: %s" % ("equal" if torch.equal(t.vector_add(ta, tb), torch.add(ta, tb)) else "DIFFERENT"))
+            tA, tB = torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()
+            print("  ext.matmul vs torch.matmul: largest difference %.2g" % float((t.matmul(tA, tB) - torch.matmul(tA, tB)).abs().max()))
+            ta.requires_grad_()
+            tb.requires_grad_()
+            te.add(ta, tb).sum().backward()
+            print("  autograd: a.grad and b.grad all ones: %s" % bool((ta.grad == 1).all() and (tb.grad == 1).all()))
+        except Exception as e:  # noqa: BLE001
+            print("  %s" % ("not done yet: " + str(e) if todo(e) else "%s: %s" % (type(e).__name__, " ".join(str(e).split())[:300])))
+    elif te:
+        print("  (PyTorch with CUDA not usable here: %s)" % te._WHY)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """pydoctor.py DRIVER_CUDA -- `make doctor`'s Python part (lesson 12): for this interpreter, which of
-NumPy, Numba, CuPy, PyCUDA, PyTorch and TensorFlow are installed, whether each sees the GPU, and the
-usual version mismatches (a wheel built for another CUDA major than the driver supports, a Numba
+NumPy, Numba, CuPy, PyCUDA, PyTorch and TensorFlow are installed, whether each sees the GPU (so which
+of lessons 12.4 to 12.7 this machine can run), and the usual version mismatches (a wheel built for another CUDA major than the driver supports, a Numba
 older than the NumPy beside it). Prints lines "ok|note|fix<TAB>text"; doctor.sh formats them."""
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -83,25 +84,54 @@ else:
         say("fix" if gpu else "note", "CuPy %s is installed but cannot use a GPU: %s" % (cp.__version__, short(e)))
 
 pycuda, e = load("pycuda.driver")
-if pycuda is None:
-    say("note", "PyCUDA is missing (optional: the lesson shows its SourceModule): pip install pycuda")
+if pycuda is None and importlib.util.find_spec("pycuda") is not None:
+    say("fix" if gpu else "note", "PyCUDA is installed but does not load (lesson 12.6 %s): %s" % (
+        "cannot run" if gpu else "waits for a GPU", short(e)))
+elif pycuda is None:
+    say("note", ("PyCUDA is missing (lesson 12.6): pip install pycuda (it builds against your CUDA toolkit and needs Python's "
+                 "headers; offline, tools/gpu/pycuda_build.sh)") if gpu else "PyCUDA is missing (lesson 12.6 needs it and a GPU)")
 else:
     try:
         pycuda.init()
-        say("ok", "PyCUDA sees %d GPU(s)" % pycuda.Device.count())
+        say("ok", "PyCUDA %s sees %d GPU(s): lesson 12.6 can run here" % (getattr(sys.modules.get("pycuda"), "VERSION_TEXT", "?"),
+                                                                          pycuda.Device.count()))
     except Exception as e:  # noqa: BLE001
-        say("fix" if gpu else "note", "PyCUDA is installed but cannot use a GPU: %s" % short(e))
+        say("fix" if gpu else "note", "PyCUDA is installed but cannot use a GPU (lesson 12.6 waits for one): %s" % short(e))
+
+
+def extension_tools():
+    """What torch.utils.cpp_extension.load_inline runs (lesson 12.7): ninja, nvcc, Python.h; the missing ones."""
+    import shutil
+    import sysconfig
+    missing = []
+    ninja = shutil.which("ninja")
+    if not ninja:
+        try:
+            import ninja as ninja_pkg  # noqa: F401 -- the pip package's binary
+            ninja = "pip"
+        except Exception:  # noqa: BLE001
+            missing.append("ninja (pip install ninja)")
+    if not shutil.which("nvcc") and not os.environ.get("CUDA_HOME"):
+        missing.append("nvcc (the CUDA toolkit on PATH, or CUDA_HOME)")
+    if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
+        missing.append("Python.h (sudo apt-get install python%d.%d-dev)" % sys.version_info[:2])
+    return missing
+
 
 torch, e = load("torch")
 if torch is None:
-    say("note", "PyTorch is missing (optional: lesson 12.5's DLPack exchange)")
+    say("note", "PyTorch is missing (lesson 12.7's extension; 12.5's DLPack exchange)")
 else:
     built = getattr(torch.version, "cuda", None)
     if not mismatch("PyTorch %s" % torch.__version__, wheel_major(built or "")):
         if torch.cuda.is_available():
-            say("ok", "PyTorch %s (CUDA %s) sees %s" % (torch.__version__, built, torch.cuda.get_device_name(0)))
+            lacking = extension_tools()
+            say("ok", "PyTorch %s (CUDA %s) sees %s: lesson 12.7 can run here" % (torch.__version__, built, torch.cuda.get_device_name(0))
+                if not lacking else "PyTorch %s (CUDA %s) sees %s" % (torch.__version__, built, torch.cuda.get_device_name(0)))
+            if lacking:
+                say("fix", "lesson 12.7 builds a PyTorch extension (load_inline), which needs: " + ", ".join(lacking))
         else:
-            say("fix" if gpu and built else "note", "PyTorch %s (CUDA %s) sees no GPU%s" % (
+            say("fix" if gpu and built else "note", "PyTorch %s (CUDA %s) sees no GPU%s: lesson 12.7 waits for one" % (
                 torch.__version__, built or "none: a CPU-only build", ": torch.cuda.is_available() is False" if built else ""))
 
 tf, e = load("tensorflow")

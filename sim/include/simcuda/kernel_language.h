@@ -32,9 +32,11 @@
 #ifdef __SIMCUDA_REWRITE__
 #define __global__ __simcuda_global__
 #define __launch_bounds__(...) __simcuda_launch_bounds__(__VA_ARGS__)
+#define __cluster_dims__(...) __simcuda_cluster_dims__(__VA_ARGS__)
 #else
 #define __global__
 #define __launch_bounds__(...)
+#define __cluster_dims__(...)
 #endif
 #define __device__
 #define __host__
@@ -371,6 +373,10 @@ inline int register_kernel(void (*k)(P...), const char *name) {
     return register_kernel_launcher((const void *)k, name, (int)sizeof...(P), &launch_from_args<P...>);
 }
 
+const char *kernel_name(const void *func, const char *fallback);
+int register_cluster_dims(const void *func, unsigned x, unsigned y, unsigned z); /* __cluster_dims__ (cluster.cpp) */
+void set_func_nonportable_cluster(const void *func, int allowed);
+
 /* __launch_bounds__(maxThreads, minBlocks) of an ordinary kernel, registered by simcc's rewrite. */
 int register_launch_bounds(const void *func, int max_threads, int min_blocks);
 int func_launch_bounds(const void *func);
@@ -504,6 +510,60 @@ inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3
                                                const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
     return simcuda::launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, smem, stream, file, line);
 }
+/* cudaLaunchKernelEx: a launch with attributes; the simulator takes the thread block cluster's
+   dimensions (cudaLaunchAttributeClusterDimension) and ignores the others. */
+enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8
+};
+union cudaLaunchAttributeValue {
+    char pad[64];
+    int cooperative;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+    int priority;
+};
+struct cudaLaunchAttribute {
+    cudaLaunchAttributeID id;
+    char pad[8 - sizeof(cudaLaunchAttributeID)];
+    cudaLaunchAttributeValue val;
+};
+typedef cudaLaunchAttribute cudaLaunchAttribute_t;
+struct cudaLaunchConfig_t {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+};
+namespace simcuda {
+void set_next_launch_cluster(unsigned x, unsigned y, unsigned z, bool non_portable);
+template <class... P, class... A>
+inline cudaError_t launch_ex(const char *file, int line, const cudaLaunchConfig_t *config, void (*k)(P...), A &&...args) {
+    static_assert(sizeof...(P) == sizeof...(A), "cudaLaunchKernelEx: the kernel is given the wrong number of arguments");
+    if (!config || (config->numAttrs && !config->attrs)) return cudaErrorInvalidValue;
+    cudaGetLastError();
+    for (unsigned i = 0; i < config->numAttrs; i++)
+        if (config->attrs[i].id == cudaLaunchAttributeClusterDimension)
+            set_next_launch_cluster(config->attrs[i].val.clusterDim.x, config->attrs[i].val.clusterDim.y, config->attrs[i].val.clusterDim.z, false);
+    LaunchConfig c{LaunchSite{kernel_name((const void *)k, "cudaLaunchKernelEx"), file, line}, config->gridDim, config->blockDim,
+                   config->dynamicSmemBytes, config->stream};
+    if constexpr (sizeof...(P) == sizeof...(A))
+        launch_copies(c, k, std::forward_as_tuple(std::forward<A>(args)...), std::index_sequence_for<P...>());
+    return cudaGetLastError();
+}
+} // namespace simcuda
+#define cudaLaunchKernelEx(...) ::simcuda::launch_ex(__FILE__, __LINE__, __VA_ARGS__)
+
 template <class T>
 inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned flags = cudaMemAttachGlobal) {
     return cudaMallocManaged((void **)p, size, flags);
@@ -569,6 +629,7 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &) {
 template <class T>
 inline cudaError_t cudaFuncSetAttribute(T *func, cudaFuncAttribute attr, int value) {
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) simcuda::set_func_max_dynamic_smem((const void *)func, value);
+    if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) simcuda::set_func_nonportable_cluster((const void *)func, value);
     return cudaSuccess;
 }
 template <class T>

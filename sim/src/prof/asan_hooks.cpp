@@ -2,7 +2,8 @@
  * with `--param asan-instrumentation-with-call-threshold=0`: every load and store then calls
  * __asan_loadN / __asan_storeN. These definitions take precedence over AddressSanitizer's (the
  * program's own symbols come first); each hands the access to the profiler (profile.cpp) while a
- * kernel runs and SIM_PROFILE=1, and to the race check (racecheck.cpp) while it is on, then
+ * kernel runs and SIM_PROFILE=1, to the race check (racecheck.cpp) while it is on, and to the check
+ * of asynchronous copies (async_copy.cpp) while one is in flight, then
  * jumps to AddressSanitizer's own check, found with dlsym(RTLD_NEXT), so out-of-bounds accesses are still caught. The jump is a tail call, so
  * AddressSanitizer still sees the kernel's instruction as its caller. */
 #include <cstddef>
@@ -17,6 +18,8 @@ void profile_record(const void *ret, uintptr_t addr, size_t size, bool store);
 void profile_block_entered(const void *ret);
 extern bool g_racecheck;
 void race_record(const void *ret, uintptr_t addr, size_t size, bool store);
+extern bool g_async_pending;
+void async_access(const void *ret, uintptr_t addr, size_t size, bool store);
 } // namespace simcuda
 extern "C" void simcuda_profile_hooks_linked();
 extern "C" void simcuda_racecheck_hooks_linked();
@@ -40,6 +43,8 @@ static void *real(const char *name) {
             simcuda::profile_record(__builtin_return_address(0), addr, N, STORE);                  \
         if (__builtin_expect(simcuda::g_racecheck, 0))                                             \
             simcuda::race_record(__builtin_return_address(0), addr, N, STORE);                     \
+        if (__builtin_expect(simcuda::g_async_pending, 0))                                         \
+            simcuda::async_access(__builtin_return_address(0), addr, N, STORE);                    \
         if (__builtin_expect(!next, 0)) next = (check_fn)real(#NAME);                              \
         next(addr);                                                                                \
     }
@@ -61,6 +66,8 @@ SIMCUDA_HOOK(16, true, __asan_store16)
             simcuda::profile_record(__builtin_return_address(0), addr, size, STORE);               \
         if (__builtin_expect(simcuda::g_racecheck, 0))                                             \
             simcuda::race_record(__builtin_return_address(0), addr, size, STORE);                  \
+        if (__builtin_expect(simcuda::g_async_pending, 0))                                         \
+            simcuda::async_access(__builtin_return_address(0), addr, size, STORE);                 \
         if (__builtin_expect(!next, 0)) next = (check_n_fn)real(#NAME);                            \
         next(addr, size);                                                                          \
     }

@@ -1,0 +1,309 @@
+/**
+ * @file test_18_async_copies.c
+ * @brief Grader for lesson 18: the asynchronously staged SGEMMs (18.1 two stages with the pipeline
+ *        primitives, 18.2 three with cuda::pipeline) against a double-accumulating CPU reference on
+ *        seeded random inputs of edge sizes, under every simulator schedule; the property that the
+ *        tiles reached shared memory by asynchronous copies (no global load instruction in the
+ *        kernel); and the cluster histogram (18.3) against the CPU, with the property that its
+ *        launch used clusters of more than one block (seen by the simulator).
+ *
+ * The simulator itself stops a read of shared memory whose asynchronous copy has not been waited
+ * for (naming both lines and which mistake fits), a copy size that is not 4, 8 or 16 bytes, a
+ * cluster rank out of range and an access to the shared memory of a block that has exited. When a
+ * product is wrong anyway, the grader says which suspect fits: nothing written, shared memory that
+ * no copy wrote (the simulator's NaN poison), a result that changes with the thread order.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "async_copies.h"
+
+long l18_cluster_blocks(void); /* tests/calls/18-async-copies.c */
+
+static const GradeExercise kExercises[] = {
+    {"18.1", 4, "sgemm_double_buffered_kernel + launcher: SGEMM with the next tile copied by __pipeline_memcpy_async (two stages)", 0,
+     "sgemm_double_buffered_kernel"},
+    {"18.2", 4, "sgemm_pipelined_kernel + launcher: SGEMM with ASYNC_STAGES stages through cuda::pipeline", 0, "sgemm_pipelined_kernel"},
+    {"18.3", 4, "cluster_histogram_kernel + launcher: a byte histogram whose bins live in the shared memory of a cluster's blocks", 0,
+     "cluster_histogram_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+typedef struct {
+    int M, K, N;
+} Dims;
+
+/* One element; one tile; partial tiles everywhere with K spanning three tiles (both stages reused);
+   K of one partial tile; many tiles along K with a tall C. */
+static const Dims kSizes[] = {{1, 1, 1}, {16, 16, 16}, {17, 40, 33}, {33, 5, 20}, {40, 70, 18}};
+#define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
+#define CANARY 64
+#define FILL_BYTE 0xFE
+#define FILL_BITS 0xFEFEFEFEu
+
+typedef cudaError_t (*Gemm)(const float *, const float *, float *, int, int, int);
+typedef struct {
+    const char *name, *kernel;
+    Gemm f;
+} Subject;
+static const Subject kDouble = {"sgemm_double_buffered_gpu", "sgemm_double_buffered_kernel", sgemm_double_buffered_gpu};
+static const Subject kPipelined = {"sgemm_pipelined_gpu", "sgemm_pipelined_kernel", sgemm_pipelined_gpu};
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad) {
+    char *msg = malloc(1024);
+    const float *out = outs + (size_t)bad * stride;
+    size_t unwritten = 0, nans = 0;
+    for (size_t i = 0; i < mn; i++) {
+        unwritten += bits_of(out[i]) == FILL_BITS;
+        nans += out[i] != out[i];
+    }
+    int order_dependent = 0;
+    for (int r = 1; r < runs; r++)
+        if (memcmp(outs, outs + (size_t)r * stride, mn * sizeof(float))) order_dependent = 1;
+    if (unwritten == mn)
+        snprintf(msg, 1024, "no element of C was written: the kernel did nothing (is it still the skeleton?), or the grid covers none of C");
+    else if (unwritten)
+        snprintf(msg, 1024, "%zu of the %zu elements of C were never written: the grid must have ceil(N / ASYNC_TILE) blocks along x and "
+                 "ceil(M / ASYNC_TILE) along y", unwritten, mn);
+    else if (nans)
+        snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
+                 "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
+                 "element of a stage is copied (or zero-filled outside the matrix), and that the stage read is the one just filled", nans);
+    else if (order_dependent)
+        snprintf(msg, 1024, "the result changes with the order in which threads run: a __syncthreads() is missing between the wait for a "
+                 "stage and its reads, or between the last read of a stage and the copy that refills it");
+    else
+        snprintf(msg, 1024, "every schedule gave the same wrong C: check the tile indices -- element (ty, tx) of A's tile t is A[row * K + t "
+                 "* ASYNC_TILE + tx], of B's is B[(t * ASYNC_TILE + ty) * N + col] -- and that the multiply reads As[s][ty][k] * Bs[s][k][tx]");
+    return msg;
+}
+
+static void check_product(const Subject *s, Dims d) {
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
+    uint64_t seed = grade_seed() + (uint64_t)d.M * 1000003 + (uint64_t)d.K * 1009 + (uint64_t)d.N;
+    float *a = grade_alloc((mk ? mk : 1) * sizeof(float)), *b = grade_alloc((kn ? kn : 1) * sizeof(float));
+    float *want = grade_alloc((mn ? mn : 1) * sizeof(float)), *bound = grade_alloc((mn ? mn : 1) * sizeof(float));
+    grade_fill_floats(a, mk, seed, -1.0f, 1.0f);
+    grade_fill_floats(b, kn, seed + 1, -1.0f, 1.0f);
+    sgemm_cpu(a, b, want, d.M, d.K, d.N);
+    /* tolerance: K * (largest sum of |a b|) * 2^-22, what float accumulation in any order may lose */
+    float *aa = grade_alloc((mk ? mk : 1) * sizeof(float)), *bb = grade_alloc((kn ? kn : 1) * sizeof(float));
+    for (size_t i = 0; i < mk; i++) aa[i] = fabsf(a[i]);
+    for (size_t i = 0; i < kn; i++) bb[i] = fabsf(b[i]);
+    sgemm_cpu(aa, bb, bound, d.M, d.K, d.N);
+    double top = 0;
+    for (size_t i = 0; i < mn; i++) top = bound[i] > top ? bound[i] : top;
+    double atol = d.K * top / 4194304.0 + 1e-7;
+    float *d_a = grade_device_alloc(mk * sizeof(float)), *d_b = grade_device_alloc(kn * sizeof(float));
+    float *d_c = grade_device_alloc((mn + CANARY) * sizeof(float));
+    grade_to_device(d_a, a, mk * sizeof(float));
+    grade_to_device(d_b, b, kn * sizeof(float));
+    char what[160];
+    snprintf(what, sizeof what, "%s, C = A B with M = %d, K = %d, N = %d", s->name, d.M, d.K, d.N);
+    int schedules = grade_schedule_count(), runs = schedules > 1 ? schedules : 2;
+    size_t stride = mn + CANARY;
+    float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
+    char *first = NULL;
+    int bad = -1;
+    for (int r = 0; r < runs; r++) {
+        int sched = r < schedules ? r : 0;
+        float *out = outs + (size_t)r * stride;
+        grade_use_schedule(sched);
+        ck_assert(cudaMemset(d_c, FILL_BYTE, stride * sizeof(float)) == cudaSuccess);
+        GRADE_EXPECT_CUDA_OK(s->f(d_a, d_b, d_c, d.M, d.K, d.N), s->name);
+        GRADE_EXPECT_CUDA_OK(cudaMemcpy(out, d_c, stride * sizeof(float), cudaMemcpyDeviceToHost), "copying C back (an error here comes from the kernel)");
+        for (size_t i = mn; i < stride; i++)
+            ck_assert_msg(bits_of(out[i]) == FILL_BITS, "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element C\n"
+                          "  likely mistake: the store of C without its guard (`if (row < M && col < N)`)", what, (unsigned long long)grade_seed(), i, mn);
+        GradeCompare cmp = {.what = what, .n = mn, .width = (size_t)d.N, .atol = atol, .schedule = sched};
+        char *diff = grade_diff_floats(out, want, &cmp);
+        if (diff && !first) first = diff, bad = r;
+        else free(diff);
+    }
+    if (first) {
+        char *why = explain(outs, stride, mn, runs, bad);
+        size_t len = strlen(first) + strlen(why) + 64;
+        char *all = malloc(len);
+        snprintf(all, len, "%s\n  lesson 18: %s", first, why);
+        free(first);
+        free(why);
+        GradeCompare cmp = {.what = what, .n = mn, .width = (size_t)d.N, .atol = atol, .schedule = bad < schedules ? bad : 0};
+        grade_fail_if(all, &cmp, __FILE__, __LINE__);
+    }
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    free(a), free(b), free(aa), free(bb), free(want), free(bound), free(outs);
+}
+
+static void check_contract(const Subject *s) {
+    ck_assert_msg(s->f(NULL, NULL, NULL, -1, 4, 4) == cudaErrorInvalidValue, "%s(M = -1) must return cudaErrorInvalidValue", s->name);
+    GRADE_EXPECT_CUDA_OK(s->f(NULL, NULL, NULL, 0, 16, 16), "an empty C (M = 0) must return cudaSuccess without a launch");
+    /* K = 0: C = 0, and A and B are not read */
+    const int M = 20, N = 18;
+    float *d_c = grade_device_alloc((size_t)M * N * sizeof(float)), got[20 * 18], want[20 * 18] = {0};
+    ck_assert(cudaMemset(d_c, FILL_BYTE, sizeof got) == cudaSuccess);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(s->f(NULL, NULL, d_c, M, 0, N), "K = 0 (C must become all zeros without reading A or B)");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_c, sizeof got, cudaMemcpyDeviceToHost), "copying C back");
+    GradeCompare cmp = {.what = "C with K = 0 (all zeros)", .n = (size_t)M * N, .width = N};
+    GRADE_EXPECT_FLOATS(got, want, &cmp);
+    cudaFree(d_c);
+}
+
+/* The property: A's and B's tiles reached shared memory by asynchronous copies (cp.async), which
+   bypass the registers, so the kernel has no global load instruction at all. */
+static void check_async(const Subject *s) {
+    grade_profile_begin();
+    const int n = 32;
+    float *d_a = grade_device_alloc(n * n * sizeof(float)), *d_b = grade_device_alloc(n * n * sizeof(float));
+    float *d_c = grade_device_alloc(n * n * sizeof(float)), *h = grade_alloc(n * n * sizeof(float));
+    grade_fill_floats(h, (size_t)n * n, grade_seed() + 5, -1.0f, 1.0f);
+    grade_to_device(d_a, h, n * n * sizeof(float));
+    grade_to_device(d_b, h, n * n * sizeof(float));
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(s->f(d_a, d_b, d_c, n, n, n), s->name);
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    free(h);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_get(s->kernel, &g)) {
+        grade_note_unchecked("the kernel's global load instructions (the simulator's profiler, or Nsight Compute) could not be counted here");
+        return;
+    }
+    ck_assert_msg(g.global_load_requests == 0,
+                  "%s, 32 x 32 x 32: `%s` executed %llu global load instructions (warp-level requests): A and B went through registers.\n"
+                  "  likely mistake: the tiles were loaded with ordinary loads (`As[ty][tx] = A[...]`); this lesson's kernels copy them with "
+                  "asynchronous copies (__pipeline_memcpy_async for 18.1, cuda::memcpy_async into the pipeline for 18.2), which go from "
+                  "global to shared memory without a register, so that the next tile is in flight while this one is multiplied",
+                  s->name, s->kernel, g.global_load_requests);
+}
+
+/* ---- 18.3 ---- */
+
+static const size_t kPixelCounts[] = {1, 1000, 4 * HIST_THREADS * 16 + 3, 20000};
+#define N_PIXEL_COUNTS (int)(sizeof kPixelCounts / sizeof kPixelCounts[0])
+
+static void check_histogram(size_t n, int skewed) {
+    unsigned char *px = grade_alloc(n ? n : 1);
+    grade_fill_bytes(px, n, grade_seed() + n * 31 + (uint64_t)skewed);
+    if (skewed) /* most pixels dark, as in a photo at night: many blocks count into one owner */
+        for (size_t i = 0; i < n; i++) px[i] = (unsigned char)(px[i] % 5 ? px[i] % 7 : px[i]);
+    unsigned want[HIST_BINS], got[HIST_BINS + 16];
+    histogram_cpu(px, n, want);
+    unsigned char *d_px = grade_device_alloc(n ? n : 1);
+    unsigned *d_hist = grade_device_alloc(sizeof got);
+    grade_to_device(d_px, px, n);
+    char what[128];
+    snprintf(what, sizeof what, "cluster_histogram_gpu, %zu %s pixels", n, skewed ? "mostly dark" : "random");
+    int schedules = grade_schedule_count();
+    for (int r = 0; r < schedules; r++) {
+        grade_use_schedule(r);
+        ck_assert(cudaMemset(d_hist, FILL_BYTE, sizeof got) == cudaSuccess);
+        cudaError_t e = cluster_histogram_gpu(d_px, n, d_hist);
+        ck_assert_msg(e != cudaErrorInvalidClusterSize,
+                      "%s: the launch returned cudaErrorInvalidClusterSize\n  likely mistake: the grid is not made of whole clusters: round "
+                      "the number of blocks up to a multiple of HIST_CLUSTER (and a cluster has at most 8 blocks)", what);
+        GRADE_EXPECT_CUDA_OK(e, "cluster_histogram_gpu");
+        GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost), "copying the histogram back (an error here comes from the kernel)");
+        for (int i = HIST_BINS; i < HIST_BINS + 16; i++)
+            ck_assert_msg(got[i] == 0xFEFEFEFEu, "%s: wrote counter %d, past the %d bins\n  likely mistake: an index past HIST_BINS", what, i, HIST_BINS);
+        unsigned long long total = 0;
+        for (int i = 0; i < HIST_BINS; i++) total += got[i];
+        GradeCompare cmp = {.what = what, .n = HIST_BINS, .schedule = r};
+        char *diff = grade_diff_ints((const int *)got, (const int *)want, &cmp);
+        if (diff) {
+            size_t len = strlen(diff) + 600;
+            char *all = malloc(len);
+            snprintf(all, len, "%s\n  lesson 18: %s", diff,
+                     total == n ? "every pixel was counted once, but in the wrong bin: value v goes to block rank v / (HIST_BINS / HIST_CLUSTER), "
+                                  "counter v % (HIST_BINS / HIST_CLUSTER), and block rank r adds its counters to hist[r * (HIST_BINS / HIST_CLUSTER) + i]"
+                     : total < n ? "pixels are missing: counts were lost (an increment that is not an atomicAdd, a block's counters read before every "
+                                   "block finished counting -- cluster.sync() -- or a grid that does not cover all n pixels)"
+                                 : "pixels were counted more than once: each pixel belongs to one thread of the grid-stride loop, and a block adds "
+                                   "only its own counters, once");
+            free(diff);
+            grade_fail_if(all, &cmp, __FILE__, __LINE__);
+        }
+    }
+    cudaFree(d_px);
+    cudaFree(d_hist);
+    free(px);
+}
+
+START_TEST(test_double_buffered_matches_cpu_for_every_size_and_schedule) { check_product(&kDouble, kSizes[_i]); }
+END_TEST
+START_TEST(test_double_buffered_contract) { check_contract(&kDouble); }
+END_TEST
+START_TEST(test_double_buffered_copies_asynchronously) { check_async(&kDouble); }
+END_TEST
+START_TEST(test_pipelined_matches_cpu_for_every_size_and_schedule) { check_product(&kPipelined, kSizes[_i]); }
+END_TEST
+START_TEST(test_pipelined_contract) { check_contract(&kPipelined); }
+END_TEST
+START_TEST(test_pipelined_copies_asynchronously) { check_async(&kPipelined); }
+END_TEST
+START_TEST(test_histogram_matches_cpu_for_every_size_and_schedule) { check_histogram(kPixelCounts[_i], _i == 2); }
+END_TEST
+
+START_TEST(test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks) {
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned)), got[HIST_BINS];
+    int zeros[HIST_BINS] = {0};
+    ck_assert(cudaMemset(d_hist, FILL_BYTE, sizeof got) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(cluster_histogram_gpu(NULL, 0, d_hist), "cluster_histogram_gpu with n = 0");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost), "copying the histogram back");
+    GradeCompare cmp = {.what = "cluster_histogram_gpu with n = 0 (every bin 0)", .n = HIST_BINS};
+    GRADE_EXPECT_INTS((const int *)got, zeros, &cmp);
+    cudaFree(d_hist);
+    /* the property: the launch used thread block clusters (only the simulator sees it; -1 on a GPU,
+       where the values are what is graded) */
+    size_t n = 5000;
+    unsigned char *px = grade_alloc(n), *d_px = grade_device_alloc(n);
+    unsigned *d_h = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    grade_fill_bytes(px, n, grade_seed() + 77);
+    grade_to_device(d_px, px, n);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(cluster_histogram_gpu(d_px, n, d_h), "cluster_histogram_gpu");
+    long blocks = l18_cluster_blocks();
+    ck_assert_msg(blocks < 0 || blocks == HIST_CLUSTER,
+                  "cluster_histogram_gpu: its launch used clusters of %ld block%s, not HIST_CLUSTER = %d\n  likely mistake: %s", blocks,
+                  blocks == 1 ? "" : "s", HIST_CLUSTER,
+                  blocks <= 1 ? "the kernel was launched without a cluster dimension, so each block is a cluster of one and no block reaches "
+                                "another's shared memory: launch it with cudaLaunchKernelEx and a cudaLaunchAttributeClusterDimension of "
+                                "(HIST_CLUSTER, 1, 1) (or declare the kernel __cluster_dims__(HIST_CLUSTER, 1, 1))"
+                              : "the cluster dimension must be (HIST_CLUSTER, 1, 1): each block owns HIST_BINS / HIST_CLUSTER bins");
+    cudaFree(d_px);
+    cudaFree(d_h);
+    free(px);
+}
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("18-async-copies");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "18.1");
+    tcase_add_loop_test(tc, test_double_buffered_matches_cpu_for_every_size_and_schedule, 0, N_SIZES);
+    tcase_add_test(tc, test_double_buffered_contract);
+    grade_add_profiled_test(tc, test_double_buffered_copies_asynchronously);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "18.2");
+    tcase_add_loop_test(tc, test_pipelined_matches_cpu_for_every_size_and_schedule, 0, N_SIZES);
+    tcase_add_test(tc, test_pipelined_contract);
+    grade_add_profiled_test(tc, test_pipelined_copies_asynchronously);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "18.3");
+    tcase_add_loop_test(tc, test_histogram_matches_cpu_for_every_size_and_schedule, 0, N_PIXEL_COUNTS);
+    tcase_add_test(tc, test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks);
+    return s;
+}
+
+int main(void) { return grade_main("18", kExercises, N_EXERCISES, build_suite); }
