@@ -748,6 +748,21 @@ template <class T> inline void __stcg(T* p, typename simcuda::detail::identity<T
 template <class T> inline void __stcs(T* p, typename simcuda::detail::identity<T>::type v) { *p = v; }
 template <class T> inline void __stwb(T* p, typename simcuda::detail::identity<T>::type v) { *p = v; }
 template <class T> inline void __stwt(T* p, typename simcuda::detail::identity<T>::type v) { *p = v; }
+/* A float4 through __ldg / __stcs is one 16-byte access, as the GPU's LDG.128 / STG.128: a vector
+   load or store, not four field copies, so that the profiler counts one request of 16 bytes per lane
+   (a plain float4 copy is split into four 4-byte accesses by the compiler; docs/results/profiler.md). */
+typedef float simcuda_v4sf __attribute__((vector_size(16), aligned(16)));
+template <> inline float4 __ldg<float4>(const float4* p) {
+    simcuda_v4sf t = *reinterpret_cast<const simcuda_v4sf*>(p);
+    float4 r;
+    memcpy(&r, &t, sizeof r);
+    return r;
+}
+template <> inline void __stcs<float4>(float4* p, float4 v) {
+    simcuda_v4sf t;
+    memcpy(&t, &v, sizeof t);
+    *reinterpret_cast<simcuda_v4sf*>(p) = t;
+}
 
 /* ======================================================================
  * Timing and control.  clock() is libc's and is deliberately not redefined.

@@ -668,6 +668,9 @@ static void test_float_intrinsics() {
     CHECK_F(__ldcs(&g), 3.0f);
     float4 gv = make_float4(1, 2, 3, 4);
     CHECK_F(__ldg(&gv).z, 3.0f);
+    __stcs(&gv, make_float4(5, 6, 7, 8)); /* float4: one 16-byte store (lesson 19's row helpers) */
+    CHECK_F(__ldg(&gv).w, 8.0f);
+    CHECK_F(gv.x, 5.0f);
     __stcg(&g, 1.5);               /* double argument converts, as with CUDA's overloads */
     CHECK_F(g, 1.5f);
     __stwt(&g, 2.5f);

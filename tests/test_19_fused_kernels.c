@@ -1,0 +1,859 @@
+/**
+ * @file test_19_fused_kernels.c
+ * @brief Grader for lesson 19: the fused softmax (19.1), layer norm (19.2) and flash attention
+ *        (19.3, its causal mask 19.4) against double-precision CPU references on seeded random
+ *        inputs with edge sizes and edge values, under every simulator schedule; and two properties:
+ *        the row kernels read each element of x once (global-memory sectors counted by the
+ *        simulator's profiler or Nsight Compute), and the flash form allocates no n x n scratch
+ *        (the runner adds up the device bytes the student's code allocates during the call, through
+ *        link-time wrappers of cudaMalloc, cudaMallocAsync and cudaMallocManaged:
+ *        tests/calls/19-fused-kernels.c).
+ *
+ * When a result is wrong, the grader tries the usual suspects and says which one fits: outputs never
+ * written, a result that changes with the thread order (a missing __syncthreads()), exp overflowing
+ * without the maximum subtracted, NaN from an empty piece of a row, rows right up to a factor (a sum
+ * not rescaled, counted twice or missing parts), a variance divided by n - 1, eps outside the square
+ * root, attention without its scale, with the last tile's padding keys counted, without the online
+ * rescaling, or with the causal mask off by one.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fused.h"
+#include "grade.h"
+
+int l19_last_alloc(unsigned long long *bytes, unsigned long long *count);
+
+static const GradeExercise kExercises[] = {
+    {"19.1", 4, "softmax_kernel + softmax_gpu: a softmax over rows, one pass over memory with the online max and sum", 0, "softmax_kernel"},
+    {"19.2", 3, "layernorm_kernel + layernorm_gpu: a layer norm forward, Welford's mean and variance in one pass", 0, "layernorm_kernel"},
+    {"19.3", 5, "attention_flash_kernel + attention_flash_gpu: attention with K and V tiles in shared memory, no N x N scratch", 0,
+     "attention_flash_kernel"},
+    {"19.4", 2, "attention_visible + attention_keys: the causal mask, and the tiles above the diagonal skipped", 0, "attention_flash_kernel"},
+};
+#define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
+
+/* Extra elements after each output on the device: writing them means a missing guard. */
+#define CANARY 64
+#define EPS_F 5.9604644775390625e-8 /* 2^-24: a float's relative rounding */
+
+/* ---- shared helpers ---- */
+
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* Replaces grade.c's generic "likely mistake" line of a diagnosis (when it has one) by the lesson's
+   own, which knows more (grade.c's would call a NaN from an overflow "memory nobody wrote"); returns
+   a new malloc'd text, frees `diff`. */
+static char *with_lesson_diagnosis(char *diff, const char *why) {
+    const char *tag = "\n  likely mistake: ";
+    char *at = strstr(diff, tag);
+    size_t keep = at ? (size_t)(at - diff) : strlen(diff);
+    const char *rest = "";
+    if (at) {
+        rest = strchr(at + 1, '\n');
+        if (!rest) rest = "";
+    }
+    size_t len = keep + strlen(why) + strlen(rest) + 64;
+    char *all = malloc(len);
+    if (!all) abort();
+    snprintf(all, len, "%.*s\n  likely mistake: %s%s", (int)keep, diff, why, rest);
+    free(diff);
+    return all;
+}
+
+/* The elements never written (the device's poison bits). */
+static size_t unwritten(const float *got, size_t n, size_t *first) {
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (bits_of(got[i]) == GRADE_DEVICE_GARBAGE_BITS && !u++) *first = i;
+    return u;
+}
+
+/* Whether got matches want within atol + rtol |want| everywhere (NaN never matches). */
+static int close_all(const float *got, const float *want, size_t n, double atol, double rtol) {
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs((double)got[i] - want[i]) <= atol + rtol * fabs(want[i]))) return 0;
+    return 1;
+}
+
+static void expect_canary(const char *what, const float *out, size_t n) {
+    for (size_t i = n; i < n + CANARY; i++)
+        ck_assert_msg(bits_of(out[i]) == GRADE_DEVICE_GARBAGE_BITS,
+                      "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element output\n"
+                      "  likely mistake: a store without its guard (j < cols, or i < n for attention's rows)",
+                      what, (unsigned long long)grade_seed(), i, n);
+}
+
+static const char *order_message(void) {
+    return "the result changes with the order in which threads run (different schedules gave different outputs for the same "
+           "inputs): a __syncthreads() is missing. A block's shared memory must be complete (every thread's stores done) before "
+           "anyone reads it, and nobody may overwrite what others still read (19.3: the barrier at the end of each tile)";
+}
+
+/* ================================================================================================
+   19.1 and 19.2: the row kernels
+   ================================================================================================ */
+
+typedef struct {
+    int rows, cols, kind; /* kind 0: random; 1: softmax's edge rows; 2: layer norm's edge rows */
+} RowCase;
+
+/* 19.1: one element; a row shorter than a warp (threads with nothing to hold); exactly a warp; rows not
+   a multiple of 32; the longest row one warp holds and one past it (two warps); several warps
+   (256 threads); and rows of edge values (magnitudes up to 90, equal values, ascending, one spike). */
+static const RowCase kSoftmaxCases[] = {{1, 1, 0}, {3, 17, 0}, {2, 32, 0}, {4, 100, 0}, {2, 1024, 0}, {3, 1025, 0}, {2, 4099, 0}, {6, 300, 1}};
+/* 19.2: the same sizes, and rows of edge values (equal values: variance 0; a mean far from 0). */
+static const RowCase kLayerCases[] = {{1, 1, 0}, {3, 17, 0}, {4, 100, 0}, {2, 1025, 0}, {2, 4099, 0}, {4, 300, 2}};
+#define N_SOFTMAX_CASES (int)(sizeof kSoftmaxCases / sizeof kSoftmaxCases[0])
+#define N_LAYER_CASES (int)(sizeof kLayerCases / sizeof kLayerCases[0])
+#define LN_EPS 1e-5f
+
+/* The inputs of a row case: random in [lo, hi), or the edge rows. */
+static void make_rows(const RowCase *rc, float *x, uint64_t seed, float lo, float hi) {
+    size_t n = (size_t)rc->rows * rc->cols;
+    grade_fill_floats(x, n, seed, lo, hi);
+    if (rc->kind == 0) return;
+    for (int r = 0; r < rc->rows; r++) {
+        float *row = x + (size_t)r * rc->cols;
+        int c = rc->cols;
+        switch (rc->kind * 10 + r) {
+        case 10: grade_fill_floats(row, c, seed + 11, -90.0f, 90.0f); break; /* exp(90) overflows a float */
+        case 11:
+            for (int j = 0; j < c; j++) row[j] = 3.25f; /* equal values: every output 1 / cols */
+            break;
+        case 12:
+            for (int j = 0; j < c; j++) row[j] = -40.0f + 0.25f * j; /* ascending: the max grows at every step */
+            break;
+        case 13: grade_fill_floats(row, c, seed + 13, -1.0f, 1.0f), row[c / 3] = 80.0f; break; /* one spike */
+        case 14:
+            for (int j = 0; j < c; j++) row[j] = 60.0f - 0.5f * j; /* descending from a large value */
+            break;
+        case 20:
+            for (int j = 0; j < c; j++) row[j] = -1.75f; /* variance 0 */
+            break;
+        case 21: grade_fill_floats(row, c, seed + 21, 49.5f, 50.5f); break; /* mean 50, small spread */
+        case 22: grade_fill_floats(row, c, seed + 22, -0.001f, 0.001f); break; /* variance near eps */
+        default: break;
+        }
+    }
+}
+
+/* The softmax's tolerance, relative (README.md, "How close is right?"): exp(x - m) carries the rounding
+   of x - m, up to (max - min) 2^-24 relative; the sum and the division a few units more. */
+static double softmax_rtol(const float *x, int rows, int cols) {
+    double spread = 0;
+    for (int r = 0; r < rows; r++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int j = 0; j < cols; j++) {
+            float v = x[(size_t)r * cols + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        spread = hi - lo > spread ? hi - lo : spread;
+    }
+    return 2 * (spread + 32) * EPS_F;
+}
+
+/* The layer norm's tolerance, absolute: 64 units of 2^-24 of the largest term, (|mean| + max |x - mean|)
+   rstd |gamma| + |beta|, over the rows. */
+static double layernorm_atol(const float *x, const float *g, const float *b, int rows, int cols, float eps) {
+    double gmax = 0, bmax = 0, worst = 0;
+    for (int j = 0; j < cols; j++) {
+        gmax = fabs(g[j]) > gmax ? fabs(g[j]) : gmax;
+        bmax = fabs(b[j]) > bmax ? fabs(b[j]) : bmax;
+    }
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * cols;
+        double mean = 0, var = 0, dev = 0;
+        for (int j = 0; j < cols; j++) mean += xr[j];
+        mean /= cols;
+        for (int j = 0; j < cols; j++) {
+            var += (xr[j] - mean) * (xr[j] - mean);
+            dev = fabs(xr[j] - mean) > dev ? fabs(xr[j] - mean) : dev;
+        }
+        double rstd = 1 / sqrt(var / cols + eps), t = (fabs(mean) + dev) * rstd * gmax + bmax;
+        worst = t > worst ? t : worst;
+    }
+    return 64 * EPS_F * worst + 1e-30;
+}
+
+/* The judge's experiments: the layer norm with the variance divided by cols - 1, or with eps added
+   after the square root. */
+static void layernorm_variant(const float *x, const float *g, const float *b, float *y, int rows, int cols, float eps, int minus_one,
+                              int eps_outside) {
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * cols;
+        double mean = 0, var = 0;
+        for (int j = 0; j < cols; j++) mean += xr[j];
+        mean /= cols;
+        for (int j = 0; j < cols; j++) var += (xr[j] - mean) * (xr[j] - mean);
+        var /= cols - minus_one;
+        double rstd = eps_outside ? 1 / sqrt(var) + eps : 1 / sqrt(var + eps);
+        for (int j = 0; j < cols; j++) y[(size_t)r * cols + j] = (float)((xr[j] - mean) * rstd * g[j] + b[j]);
+    }
+}
+
+typedef struct {
+    int layer; /* 0: softmax, 1: layer norm */
+    RowCase rc;
+    size_t n;
+    float *x, *g, *b, *want;
+    float *d_x, *d_g, *d_b, *d_y;
+    double atol, rtol;
+    char what[160];
+} RowProblem;
+
+static void row_problem_make(RowProblem *p, int layer, RowCase rc, uint64_t salt) {
+    memset(p, 0, sizeof *p);
+    p->layer = layer, p->rc = rc;
+    p->n = (size_t)rc.rows * rc.cols;
+    uint64_t seed = grade_seed() + salt * 7919 + (uint64_t)rc.rows * 1000003 + (uint64_t)rc.cols;
+    p->x = grade_alloc(p->n * sizeof(float));
+    p->want = grade_alloc(p->n * sizeof(float));
+    make_rows(&rc, p->x, seed, layer ? -3.0f : -8.0f, layer ? 3.0f : 8.0f);
+    snprintf(p->what, sizeof p->what, "%s, %d rows of %d%s", layer ? "layernorm_gpu" : "softmax_gpu", rc.rows, rc.cols,
+             rc.kind == 1   ? " (rows of large values, equal values, ascending values, a spike)"
+             : rc.kind == 2 ? " (rows of equal values, of mean 50, of tiny variance)"
+                            : "");
+    if (layer) {
+        p->g = grade_alloc(rc.cols * sizeof(float));
+        p->b = grade_alloc(rc.cols * sizeof(float));
+        grade_fill_floats(p->g, rc.cols, seed + 5, 0.5f, 1.5f);
+        grade_fill_floats(p->b, rc.cols, seed + 6, -1.0f, 1.0f);
+        layernorm_cpu(p->x, p->g, p->b, p->want, rc.rows, rc.cols, LN_EPS);
+        p->atol = layernorm_atol(p->x, p->g, p->b, rc.rows, rc.cols, LN_EPS);
+        p->d_g = grade_device_alloc(rc.cols * sizeof(float));
+        p->d_b = grade_device_alloc(rc.cols * sizeof(float));
+        grade_to_device(p->d_g, p->g, rc.cols * sizeof(float));
+        grade_to_device(p->d_b, p->b, rc.cols * sizeof(float));
+    } else {
+        softmax_cpu(p->x, p->want, rc.rows, rc.cols);
+        p->atol = 1e-36; /* outputs below a float's normal range may flush to 0 */
+        p->rtol = softmax_rtol(p->x, rc.rows, rc.cols);
+    }
+    p->d_x = grade_device_alloc(p->n * sizeof(float));
+    p->d_y = grade_device_alloc((p->n + CANARY) * sizeof(float));
+    grade_to_device(p->d_x, p->x, p->n * sizeof(float));
+}
+
+static void row_problem_free(RowProblem *p) {
+    cudaFree(p->d_x);
+    cudaFree(p->d_y);
+    cudaFree(p->d_g);
+    cudaFree(p->d_b);
+    free(p->x);
+    free(p->g);
+    free(p->b);
+    free(p->want);
+}
+
+static cudaError_t row_call(const RowProblem *p, const float *d_x, float *d_y, int rows, int cols) {
+    return p->layer ? layernorm_gpu(d_x, p->d_g, p->d_b, d_y, rows, cols, LN_EPS) : softmax_gpu(d_x, d_y, rows, cols);
+}
+
+static void row_run(const RowProblem *p, int schedule, float *out) {
+    grade_use_schedule(schedule);
+    grade_poison_device(p->d_y, (p->n + CANARY) * sizeof(float));
+    GRADE_EXPECT_CUDA_OK(row_call(p, p->d_x, p->d_y, p->rc.rows, p->rc.cols), p->layer ? "layernorm_gpu" : "softmax_gpu");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(out, p->d_y, (p->n + CANARY) * sizeof(float), cudaMemcpyDeviceToHost),
+                         "copying y back (an error here comes from the kernel)");
+}
+
+/* 19.1: every row right up to one factor of its own (ratios got / want equal along the row)? Then
+   *sums gets each row's sum of outputs. */
+static int rows_scaled(const RowProblem *p, const float *got, double *sum_lo, double *sum_hi) {
+    int cols = p->rc.cols;
+    *sum_lo = INFINITY, *sum_hi = 0;
+    for (int r = 0; r < p->rc.rows; r++) {
+        const float *g = got + (size_t)r * cols, *w = p->want + (size_t)r * cols;
+        double ratio = -1, sum = 0;
+        for (int j = 0; j < cols; j++) {
+            if (!isfinite(g[j])) return 0;
+            sum += g[j];
+            if (w[j] < 1e-30) continue;
+            double q = g[j] / (double)w[j];
+            if (ratio < 0) ratio = q;
+            else if (fabs(q - ratio) > 1e-3 * ratio + 1e-30) return 0;
+        }
+        *sum_lo = sum < *sum_lo ? sum : *sum_lo;
+        *sum_hi = sum > *sum_hi ? sum : *sum_hi;
+    }
+    return 1;
+}
+
+static int is_power_of_two_fraction(double v) {
+    for (int k = 1; k <= 12; k++)
+        if (fabs(v * (1 << k) - 1) < 1e-3 || fabs(v / (1 << k) - 1) < 1e-3) return 1;
+    return 0;
+}
+
+static char *explain_softmax(const RowProblem *p, const float *outs, int runs, int bad) {
+    char *msg = malloc(2048);
+    size_t stride = p->n + CANARY, first = 0;
+    const float *out = outs + (size_t)bad * stride;
+    size_t u = unwritten(out, p->n, &first);
+    if (u) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu outputs were never written (the first at row %zu, col %zu): one block per row (grid = rows) of "
+                 "row_threads(cols) threads, each storing all its elements (row_store(yr, cols, vec, v), with the same vec as "
+                 "its row_load)",
+                 u, p->n, first / p->rc.cols, first % p->rc.cols);
+        return msg;
+    }
+    for (int r = 1; r < runs; r++)
+        if (memcmp(outs, outs + (size_t)r * stride, p->n * sizeof(float))) {
+            snprintf(msg, 2048, "%s", order_message());
+            return msg;
+        }
+    /* NaN or infinity: from an overflow (large inputs), or from an empty piece combined */
+    int cols = p->rc.cols;
+    for (int r = 0; r < p->rc.rows; r++) {
+        const float *g = out + (size_t)r * cols, *x = p->x + (size_t)r * cols;
+        int nonfinite = 0;
+        float big = 0;
+        for (int j = 0; j < cols; j++) {
+            nonfinite |= !isfinite(g[j]);
+            big = fabsf(x[j]) > big ? fabsf(x[j]) : big;
+        }
+        if (!nonfinite) continue;
+        if (big > 88.0f) {
+            snprintf(msg, 2048,
+                     "row %d holds values up to %g and came out as inf or NaN: exp(%g) is past a float's range (exp(88.7) already is). "
+                     "Subtract the row's maximum before exp: every exp(x - max) is then at most 1, and the sum at most cols",
+                     r, big, big);
+            return msg;
+        }
+        snprintf(msg, 2048,
+                 "row %d came out with NaN or inf although its values are moderate (|x| <= %g): a NaN made by the combining. A piece "
+                 "with no element (a thread past the row's end, cols = %d here) is {m = -inf, s = 0}, and combining it computes "
+                 "exp(-inf - (-inf)) = NaN: skip an empty side in max_sum_combine (s == 0)",
+                 r, big, cols);
+        return msg;
+    }
+    double lo, hi;
+    if (rows_scaled(p, out, &lo, &hi)) {
+        if (is_power_of_two_fraction(lo) && is_power_of_two_fraction(hi))
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to %g (a power of two), not 1: the sum s is counted twice "
+                     "at some step. A shuffle from offset 32 leaves the warp (each lane gets its own pair back and combines it with "
+                     "itself): the offsets are 16, 8, 4, 2, 1",
+                     lo);
+        else if (lo > 1)
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to more than 1 (%g to %g): the sum s misses part of the "
+                     "row. Some pieces were never combined: a warp reduction that stops before offset 1, warps whose pairs are not "
+                     "all combined by warp 0, or elements skipped in the sum",
+                     lo, hi);
+        else
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to less than 1 (%g to %g): the sum s is too large. When "
+                     "the maximum grows from m to m', the sum so far must be rescaled, s exp(m - m'), in the online recurrence and "
+                     "when two pieces are combined; a sum kept against an older, smaller maximum counts its terms too large",
+                     lo, hi);
+        return msg;
+    }
+    snprintf(msg, 2048,
+             "every schedule gave the same wrong outputs, and no known mistake explains them: check that the statistics skip the "
+             "slots past the row's end (row_index(k, vec) < cols), that the output uses the block's maximum and sum (not the "
+             "thread's own), and y = exp(x - m) / s");
+    return msg;
+}
+
+/* 19.2: runs the student's layer norm on a small probe (5 columns of [-0.5, 0.5], eps = 0.1: a
+   variance near eps, where n - 1 and eps's place both show) and names what it matches. */
+static const char *layernorm_probe(const RowProblem *p) {
+    enum { R = 3, C = 5 };
+    float x[R * C], g[C], b[C], want[R * C], alt[R * C], got[R * C + CANARY];
+    const float eps = 0.1f;
+    uint64_t seed = grade_seed() + 424242;
+    grade_fill_floats(x, R * C, seed, -0.5f, 0.5f);
+    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
+    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
+    float *d_x = grade_device_alloc(sizeof x), *d_g = grade_device_alloc(sizeof g), *d_b = grade_device_alloc(sizeof b);
+    float *d_y = grade_device_alloc(sizeof got);
+    grade_to_device(d_x, x, sizeof x);
+    grade_to_device(d_g, g, sizeof g);
+    grade_to_device(d_b, b, sizeof b);
+    grade_use_schedule(0);
+    grade_poison_device(d_y, sizeof got);
+    int ran = layernorm_gpu(d_x, d_g, d_b, d_y, R, C, eps) == cudaSuccess && cudaMemcpy(got, d_y, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d_x), cudaFree(d_g), cudaFree(d_b), cudaFree(d_y);
+    (void)p;
+    if (!ran) return NULL;
+    const double atol = 1e-4;
+    layernorm_cpu(x, g, b, want, R, C, eps);
+    if (close_all(got, want, R * C, atol, 0))
+        return "right on a small row (5 elements) but wrong here: check the rows whose length is not a multiple of 32 or is more than "
+               "one warp's (the block's combining: every warp's statistics, weighted by their counts), a row of one element, and a "
+               "row of equal values (variance 0: eps keeps rsqrtf(var + eps) finite)";
+    layernorm_variant(x, g, b, alt, R, C, eps, 1, 0);
+    if (close_all(got, alt, R * C, atol, 0))
+        return "the variance is divided by n - 1: a layer norm uses the mean of the squared deviations, m2 / n (PyTorch's LayerNorm "
+               "is biased), not the sample variance; m2 / (n - 1) is 0 / 0 = NaN for a row of one element";
+    layernorm_variant(x, g, b, alt, R, C, eps, 0, 1);
+    if (close_all(got, alt, R * C, atol, 0))
+        return "eps is added outside the square root, 1 / sqrt(var) + eps: it belongs inside, rsqrtf(var + eps), where it keeps a row "
+               "of equal values (var = 0) finite; outside, such a row gives 0 * inf = NaN";
+    layernorm_variant(x, g, b, alt, R, C, 0.0f, 0, 0);
+    if (close_all(got, alt, R * C, atol, 0)) return "eps is left out: rsqrtf(var + eps), with the eps the caller gives";
+    layernorm_cpu(x, b, g, alt, R, C, eps);
+    if (close_all(got, alt, R * C, atol, 0)) return "gamma and beta are swapped: y = (x - mean) * rstd * gamma[j] + beta[j]";
+    return NULL;
+}
+
+static char *explain_layernorm(const RowProblem *p, const float *outs, int runs, int bad) {
+    char *msg = malloc(2048);
+    size_t stride = p->n + CANARY, first = 0;
+    const float *out = outs + (size_t)bad * stride;
+    size_t u = unwritten(out, p->n, &first);
+    if (u) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu outputs were never written (the first at row %zu, col %zu): one block per row of row_threads(cols) "
+                 "threads, each storing all its elements (row_store(yr, cols, vec, v))",
+                 u, p->n, first / p->rc.cols, first % p->rc.cols);
+        return msg;
+    }
+    for (int r = 1; r < runs; r++)
+        if (memcmp(outs, outs + (size_t)r * stride, p->n * sizeof(float))) {
+            snprintf(msg, 2048, "%s", order_message());
+            return msg;
+        }
+    const char *probe = layernorm_probe(p);
+    snprintf(msg, 2048, "%s",
+             probe ? probe
+                   : "every schedule gave the same wrong outputs, and no known mistake explains them: check Welford's update (delta "
+                     "taken before the mean moves, m2 += delta * (x - new mean)), the combining of two pieces (weighted by their "
+                     "counts), and y = (x - mean) * rsqrtf(m2 / n + eps) * gamma[j] + beta[j]");
+    return msg;
+}
+
+static void check_rows(int layer, RowCase rc, uint64_t salt) {
+    RowProblem p;
+    row_problem_make(&p, layer, rc, salt);
+    int schedules = grade_schedule_count(), runs = schedules > 1 ? schedules : 2;
+    size_t stride = p.n + CANARY;
+    float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
+    char *first_diff = NULL;
+    int bad = -1;
+    for (int r = 0; r < runs; r++) {
+        int sched = r < schedules ? r : 0;
+        float *out = outs + (size_t)r * stride;
+        row_run(&p, sched, out);
+        expect_canary(p.what, out, p.n);
+        GradeCompare cmp = {.what = p.what, .n = p.n, .width = (size_t)rc.cols, .atol = p.atol, .rtol = p.rtol, .schedule = sched};
+        char *diff = grade_diff_floats(out, p.want, &cmp);
+        if (diff && !first_diff) first_diff = diff, bad = r;
+        else free(diff);
+    }
+    if (first_diff) {
+        char *why = layer ? explain_layernorm(&p, outs, runs, bad) : explain_softmax(&p, outs, runs, bad);
+        char *all = with_lesson_diagnosis(first_diff, why);
+        free(why);
+        GradeCompare cmp = {.what = p.what, .n = p.n};
+        grade_fail_if(all, &cmp, __FILE__, __LINE__);
+    }
+    free(outs);
+    row_problem_free(&p);
+}
+
+static void check_row_contract(int layer) {
+    const char *name = layer ? "layernorm_gpu" : "softmax_gpu";
+    RowProblem p;
+    memset(&p, 0, sizeof p);
+    p.layer = layer;
+    int bad_sizes[][2] = {{-1, 8}, {4, -1}, {4, ROW_MAX_COLS + 1}};
+    for (int i = 0; i < 3; i++) {
+        cudaError_t e = row_call(&p, NULL, NULL, bad_sizes[i][0], bad_sizes[i][1]);
+        ck_assert_msg(e == cudaErrorInvalidValue,
+                      "%s(rows = %d, cols = %d) returned %s: negative sizes and rows longer than ROW_MAX_COLS (%d) must return "
+                      "cudaErrorInvalidValue without launching",
+                      name, bad_sizes[i][0], bad_sizes[i][1], cudaGetErrorName(e), ROW_MAX_COLS);
+    }
+    GRADE_EXPECT_CUDA_OK(row_call(&p, NULL, NULL, 0, 8), layer ? "layernorm_gpu with rows = 0 (nothing to do, nothing to launch)"
+                                                               : "softmax_gpu with rows = 0 (nothing to do, nothing to launch)");
+    GRADE_EXPECT_CUDA_OK(row_call(&p, NULL, NULL, 3, 0), layer ? "layernorm_gpu with cols = 0 (nothing to do, nothing to launch)"
+                                                               : "softmax_gpu with cols = 0 (nothing to do, nothing to launch)");
+    if (layer) {
+        cudaError_t e = layernorm_gpu(NULL, NULL, NULL, NULL, 4, 8, -1.0f);
+        ck_assert_msg(e == cudaErrorInvalidValue, "layernorm_gpu(eps = -1) returned %s: a negative eps must return cudaErrorInvalidValue",
+                      cudaGetErrorName(e));
+    }
+}
+
+/* The property: each element of x read once. A profiled small case (4 rows of 1000: one warp per
+   row, each thread holding 32 elements, or a block per row in the student's own design): the
+   kernel's global loads must take about one sector per 8 floats of x (19.2: plus gamma and beta once
+   per row), and its stores one per 8 floats of y. */
+static void check_reads_once(int layer) {
+    const char *kernel = layer ? "layernorm_kernel" : "softmax_kernel";
+    const int rows = 4, cols = 1000;
+    grade_profile_begin();
+    RowCase rc = {rows, cols, 0};
+    RowProblem p;
+    row_problem_make(&p, layer, rc, 77);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(row_call(&p, p.d_x, p.d_y, rows, cols), layer ? "layernorm_gpu (profiled)" : "softmax_gpu (profiled)");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel (profiled)");
+    row_problem_free(&p);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_global(kernel, 32.0, &g)) return;
+    double x_sectors = (double)rows * cols * sizeof(float) / 32, per_row_arrays = layer ? 2 : 0;
+    double load_budget = (1 + per_row_arrays) * x_sectors * 1.15 + 4.0 * rows, store_budget = x_sectors * 1.15 + 4.0 * rows;
+    double times = (double)g.global_load_sectors / ((1 + per_row_arrays) * x_sectors);
+    ck_assert_msg(g.global_load_sectors <= load_budget,
+                  "%s read %llu sectors of 32 bytes from global memory for %d rows of %d floats: %.1f times the %.0f that reading x "
+                  "once takes%s\n"
+                  "  likely mistake: the row is read from memory more than once (a pass for the %s, another for the %s, another for "
+                  "the outputs). Read each thread's elements into registers once (row_load into float v[ROW_PER_THREAD], loops with "
+                  "#pragma unroll), compute everything there, and write once (row_store): one read and one write per element is "
+                  "what makes a fused kernel as fast as a copy",
+                  kernel, (unsigned long long)g.global_load_sectors, rows, cols, times, (1 + per_row_arrays) * x_sectors,
+                  layer ? " (plus gamma and beta once per row)" : "", layer ? "mean" : "maximum", layer ? "variance" : "sum");
+    ck_assert_msg(g.global_store_sectors <= store_budget,
+                  "%s wrote %llu sectors of 32 bytes for %d rows of %d floats, %.1f times the %.0f that writing y once takes\n"
+                  "  likely mistake: y is written more than once (intermediate results stored in y and rewritten): keep them in "
+                  "registers and write each output once",
+                  kernel, (unsigned long long)g.global_store_sectors, rows, cols, g.global_store_sectors / x_sectors, x_sectors);
+}
+
+/* ================================================================================================
+   19.3 and 19.4: attention
+   ================================================================================================ */
+
+typedef struct {
+    int bh, n, d, big; /* big: Q and K of large magnitude (scores up to ~100: exp overflows without the max) */
+} AttCase;
+
+/* 19.3: one key; fewer keys than a tile, d = 64; exactly two tiles and one query block; a partial last
+   tile and two query blocks; d not a multiple of 4 or of 32, large scores. */
+static const AttCase kFlashCases[] = {{2, 1, 32, 0}, {3, 17, 64, 0}, {2, 64, 32, 0}, {2, 100, 64, 0}, {1, 130, 40, 1}};
+/* 19.4: the same with the causal mask: less than a tile; a partial tile and two query blocks (whose
+   second skips no tile); three query blocks. */
+static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150, 24, 1}};
+#define N_FLASH_CASES (int)(sizeof kFlashCases / sizeof kFlashCases[0])
+#define N_CAUSAL_CASES (int)(sizeof kCausalCases / sizeof kCausalCases[0])
+
+/* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query),
+   `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
+   online rescaling (each tile's terms kept against the maximum of the tiles so far, never corrected
+   when a later tile raises it). */
+static void attention_model(const float *q, const float *k, const float *v, float *o, int bh, int n, int d, int mask, double scale, int pad,
+                            int no_rescale) {
+    if (pad < n) pad = n;
+    double *s = grade_alloc((size_t)pad * sizeof(double)), *acc = grade_alloc((size_t)d * sizeof(double));
+    for (int b = 0; b < bh; b++)
+        for (int i = 0; i < n; i++) {
+            const float *qi = q + ((size_t)b * n + i) * d;
+            for (int j = 0; j < pad; j++) {
+                double t = 0;
+                if (j < n)
+                    for (int c = 0; c < d; c++) t += (double)qi[c] * k[((size_t)b * n + j) * d + c];
+                s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) ? -INFINITY : t * scale;
+            }
+            double m = -INFINITY, l = 0;
+            for (int c = 0; c < d; c++) acc[c] = 0;
+            for (int t0 = 0; t0 < pad; t0 += ATT_BC) {
+                double tm = -INFINITY;
+                for (int j = t0; j < t0 + ATT_BC && j < pad; j++) tm = s[j] > tm ? s[j] : tm;
+                double mn = tm > m ? tm : m;
+                if (!no_rescale && mn > -INFINITY && m > -INFINITY) {
+                    double corr = exp(m - mn);
+                    l *= corr;
+                    for (int c = 0; c < d; c++) acc[c] *= corr;
+                }
+                m = mn;
+                for (int j = t0; j < t0 + ATT_BC && j < pad; j++) {
+                    double p = s[j] == -INFINITY ? 0 : exp(s[j] - m);
+                    l += p;
+                    if (j < n)
+                        for (int c = 0; c < d; c++) acc[c] += p * v[((size_t)b * n + j) * d + c];
+                }
+            }
+            for (int c = 0; c < d; c++) o[((size_t)b * n + i) * d + c] = (float)(acc[c] / l);
+        }
+    free(s);
+    free(acc);
+}
+
+typedef struct {
+    AttCase ac;
+    int causal;
+    size_t n_el;
+    float *q, *k, *v, *want;
+    float *d_q, *d_k, *d_v, *d_o;
+    double atol;
+    char what[160];
+} AttProblem;
+
+static void att_problem_make(AttProblem *p, AttCase ac, int causal, uint64_t salt) {
+    memset(p, 0, sizeof *p);
+    p->ac = ac, p->causal = causal;
+    p->n_el = (size_t)ac.bh * ac.n * ac.d;
+    uint64_t seed = grade_seed() + salt * 7919 + (uint64_t)ac.n * 1000003 + (uint64_t)ac.d * 1009 + (uint64_t)ac.bh;
+    p->q = grade_alloc(p->n_el * sizeof(float));
+    p->k = grade_alloc(p->n_el * sizeof(float));
+    p->v = grade_alloc(p->n_el * sizeof(float));
+    p->want = grade_alloc(p->n_el * sizeof(float));
+    float qk = ac.big ? 5.0f : 2.0f;
+    grade_fill_floats(p->q, p->n_el, seed, -qk, qk);
+    grade_fill_floats(p->k, p->n_el, seed + 1, -qk, qk);
+    grade_fill_floats(p->v, p->n_el, seed + 2, -1.0f, 1.0f);
+    attention_cpu(p->q, p->k, p->v, p->want, ac.bh, ac.n, ac.d, causal);
+    /* O is a weighted mean of V's rows (|V| <= 1): the scores' rounding (d terms, each up to |q||k| / sqrt(d))
+       and exp's (the scores' spread) bound the weights' relative error (README.md, "How close is right?") */
+    double smax = (double)qk * qk * sqrt((double)ac.d);
+    p->atol = 8 * EPS_F * (2 * ac.d * smax / sqrt((double)ac.d) + 4 * smax + 64);
+    snprintf(p->what, sizeof p->what, "attention_flash_gpu, bh = %d, n = %d, d = %d%s%s", ac.bh, ac.n, ac.d, causal ? ", causal" : "",
+             ac.big ? ", large scores" : "");
+    p->d_q = grade_device_alloc(p->n_el * sizeof(float));
+    p->d_k = grade_device_alloc(p->n_el * sizeof(float));
+    p->d_v = grade_device_alloc(p->n_el * sizeof(float));
+    p->d_o = grade_device_alloc((p->n_el + CANARY) * sizeof(float));
+    grade_to_device(p->d_q, p->q, p->n_el * sizeof(float));
+    grade_to_device(p->d_k, p->k, p->n_el * sizeof(float));
+    grade_to_device(p->d_v, p->v, p->n_el * sizeof(float));
+}
+
+static void att_problem_free(AttProblem *p) {
+    cudaFree(p->d_q), cudaFree(p->d_k), cudaFree(p->d_v), cudaFree(p->d_o);
+    free(p->q), free(p->k), free(p->v), free(p->want);
+}
+
+/* Whether got matches the model everywhere; with the strict mask (2), query 0 of each head sees no key
+   (0 / 0 in the model too), so those rows are left out of the comparison. */
+static int att_matches(const AttProblem *p, const float *got, int mask, double scale, int pad, int no_rescale) {
+    float *alt = grade_alloc(p->n_el * sizeof(float));
+    attention_model(p->q, p->k, p->v, alt, p->ac.bh, p->ac.n, p->ac.d, mask, scale, pad, no_rescale);
+    size_t row = (size_t)p->ac.n * p->ac.d;
+    int ok = 1;
+    for (int b = 0; b < p->ac.bh && ok; b++) {
+        size_t from = (size_t)b * row + (mask == 2 ? (size_t)p->ac.d : 0);
+        if (from < (size_t)(b + 1) * row) ok = close_all(got + from, alt + from, (size_t)(b + 1) * row - from, p->atol, 0);
+    }
+    free(alt);
+    return ok;
+}
+
+static char *explain_attention(const AttProblem *p, const float *outs, int runs, int bad) {
+    char *msg = malloc(2048);
+    size_t stride = p->n_el + CANARY, first = 0;
+    const float *out = outs + (size_t)bad * stride;
+    int n = p->ac.n, d = p->ac.d, mask = p->causal;
+    double scale = 1 / sqrt((double)d);
+    size_t u = unwritten(out, p->n_el, &first);
+    if (u) {
+        size_t row = first / d;
+        snprintf(msg, 2048,
+                 "%zu of the %zu outputs were never written (the first: block %zu of bh, query %zu, column %zu): one block per "
+                 "(tile of ATT_BR queries, block of bh), grid ((n + ATT_BR - 1) / ATT_BR, bh), and each thread with i < n writes all "
+                 "d columns of O's row i",
+                 u, p->n_el, row / n, row % n, first % d);
+        return msg;
+    }
+    for (int r = 1; r < runs; r++)
+        if (memcmp(outs, outs + (size_t)r * stride, p->n_el * sizeof(float))) {
+            snprintf(msg, 2048, "%s", order_message());
+            return msg;
+        }
+    if (p->causal && att_matches(p, out, 2, scale, n, 0)) {
+        snprintf(msg, 2048,
+                 "the causal mask is off by one: query i sees keys 0 .. i - 1 only. It sees itself too: key <= query (row 0 sees "
+                 "key 0 alone; with key < query it sees nothing, and 0 / 0 is NaN)");
+        return msg;
+    }
+    size_t nonfinite = 0;
+    for (size_t i = 0; i < p->n_el; i++) nonfinite += !isfinite(out[i]);
+    if (p->causal && nonfinite) {
+        snprintf(msg, 2048,
+                 "%zu outputs came out as NaN or inf: with the causal mask, a row that sees no key at all has l = 0 and "
+                 "o / l = NaN; query 0 must see key 0 (key <= query), and every tile with a visible key must be streamed "
+                 "(attention_keys: min(n, q0 + ATT_BR) keys for the block starting at q0)",
+                 nonfinite);
+        return msg;
+    }
+    if (p->causal && att_matches(p, out, 0, scale, n, 0)) {
+        snprintf(msg, 2048,
+                 "O is attention without the mask: with causal = 1, attention_visible(i, j, n, causal) must be false for keys after "
+                 "the query (j > i), so that their scores become -infinity");
+        return msg;
+    }
+    if (!p->causal && att_matches(p, out, 1, scale, n, 0)) {
+        snprintf(msg, 2048, "O is causal attention, but causal = 0 was asked: attention_visible must mask keys only when causal is set");
+        return msg;
+    }
+    if (att_matches(p, out, mask, 1.0, n, 0)) {
+        snprintf(msg, 2048,
+                 "O is attention without the scale: the scores are Q_i . K_j / sqrt(d), not Q_i . K_j. Pass 1 / sqrt(d) to the "
+                 "kernel (it multiplies the query by it once)");
+        return msg;
+    }
+    if (att_matches(p, out, mask, 1.0 / d, n, 0)) {
+        snprintf(msg, 2048, "O is attention with the scores divided by d: the scale is 1 / sqrt(d)");
+        return msg;
+    }
+    int pad = (n + ATT_BC - 1) / ATT_BC * ATT_BC;
+    if (pad > n && att_matches(p, out, mask, scale, pad, 0)) {
+        snprintf(msg, 2048,
+                 "O matches attention with %d extra keys of score 0 and value 0: the last tile's slots past the sequence (n = %d is "
+                 "not a multiple of ATT_BC = %d) were zero-filled but still counted in the softmax. Mask them: a key j >= n gets the "
+                 "score -infinity (attention_visible's key < n), so that its exp is 0",
+                 pad - n, n, ATT_BC);
+        return msg;
+    }
+    if (n > ATT_BC && att_matches(p, out, mask, scale, n, 1)) {
+        snprintf(msg, 2048,
+                 "O matches the online softmax without its rescaling: when a tile raises the row's maximum from m to m_new, the "
+                 "running sum l and every accumulator o[c] must be multiplied by exp(m - m_new) before the tile's terms "
+                 "exp(s - m_new) are added; otherwise the earlier tiles count too much");
+        return msg;
+    }
+    if (nonfinite) {
+        snprintf(msg, 2048,
+                 "%zu outputs are NaN or inf: the scores here reach about %g, and exp of that overflows: each p must be "
+                 "exp(s - m_new), with m_new the running maximum including the tile, never exp(s); and a row's l must not stay 0",
+                 nonfinite, (double)(p->ac.big ? 25.0 * sqrt((double)d) : 4.0 * sqrt((double)d)));
+        return msg;
+    }
+    snprintf(msg, 2048,
+             "every schedule gave the same wrong O, and no known mistake explains it: check the tile copy (row k0 + j of K and V, "
+             "at base + (k0 + j) * d + c, zero past n and past d), the scores q . Ks[j], the online update (m_new, the correction "
+             "exp(m - m_new) on l and o, then p = exp(s - m_new)), and the output o / l");
+    return msg;
+}
+
+static void check_attention(AttCase ac, int causal, uint64_t salt) {
+    AttProblem p;
+    att_problem_make(&p, ac, causal, salt);
+    int schedules = grade_schedule_count(), runs = schedules > 1 ? schedules : 2;
+    size_t stride = p.n_el + CANARY;
+    float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
+    char *first_diff = NULL;
+    int bad = -1;
+    for (int r = 0; r < runs; r++) {
+        int sched = r < schedules ? r : 0;
+        float *out = outs + (size_t)r * stride;
+        grade_use_schedule(sched);
+        grade_poison_device(p.d_o, stride * sizeof(float));
+        GRADE_EXPECT_CUDA_OK(attention_flash_gpu(p.d_q, p.d_k, p.d_v, p.d_o, ac.bh, ac.n, ac.d, causal), "attention_flash_gpu");
+        GRADE_EXPECT_CUDA_OK(cudaMemcpy(out, p.d_o, stride * sizeof(float), cudaMemcpyDeviceToHost),
+                             "copying O back (an error here comes from the kernel)");
+        expect_canary(p.what, out, p.n_el);
+        GradeCompare cmp = {.what = p.what, .n = p.n_el, .width = (size_t)ac.d, .atol = p.atol, .schedule = sched};
+        char *diff = grade_diff_floats(out, p.want, &cmp);
+        if (diff && !first_diff) first_diff = diff, bad = r;
+        else free(diff);
+    }
+    if (first_diff) {
+        char *why = explain_attention(&p, outs, runs, bad);
+        char *all = with_lesson_diagnosis(first_diff, why);
+        free(why);
+        GradeCompare cmp = {.what = p.what, .n = p.n_el};
+        grade_fail_if(all, &cmp, __FILE__, __LINE__);
+    }
+    free(outs);
+    att_problem_free(&p);
+}
+
+/* The property: no n x n scratch. The given naive form allocates bh n n floats; the runner adds up
+   what the student's code allocates during a call (tests/calls/19-fused-kernels.c). The naive call
+   first shows that the count works here; then the flash form may allocate at most bh n (d + 2)
+   floats: O(n), room for partial outputs and their (m, l), far below the n x n scores. */
+static void check_no_square_scratch(void) {
+    AttCase ac = {2, 256, 32, 0};
+    AttProblem p;
+    att_problem_make(&p, ac, 0, 31);
+    unsigned long long naive_bytes, flash_bytes, count;
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(attention_naive_gpu(p.d_q, p.d_k, p.d_v, p.d_o, ac.bh, ac.n, ac.d, 0), "attention_naive_gpu (the given form)");
+    int observed = l19_last_alloc(&naive_bytes, &count);
+    unsigned long long square = (unsigned long long)ac.bh * ac.n * ac.n * sizeof(float);
+    if (!observed || naive_bytes < square) {
+        att_problem_free(&p);
+        grade_note_unchecked(observed ? "the device memory a call allocates (the given naive attention's n x n scratch was not seen)"
+                                      : "the device memory a call allocates (the runner was built without its allocation counters)");
+        return;
+    }
+    GRADE_EXPECT_CUDA_OK(attention_flash_gpu(p.d_q, p.d_k, p.d_v, p.d_o, ac.bh, ac.n, ac.d, 0), "attention_flash_gpu");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for attention_flash_gpu");
+    l19_last_alloc(&flash_bytes, &count);
+    att_problem_free(&p);
+    unsigned long long allowed = (unsigned long long)ac.bh * ac.n * (ac.d + 2) * sizeof(float);
+    ck_assert_msg(flash_bytes <= allowed,
+                  "attention_flash_gpu (bh = %d, n = %d, d = %d) allocated %llu bytes of device memory in %llu allocation(s) during the "
+                  "call; the n x n scores are %llu bytes (the given naive form allocated %llu), and the flash form may use at most "
+                  "%llu (O(n))\n"
+                  "  likely mistake: a scratch of the scores or probabilities in global memory. The point of the flash form is that "
+                  "they never leave the chip: each thread keeps its row's scores of the current tile in registers (s[ATT_BC]), and "
+                  "only m, l and o carry over from tile to tile",
+                  ac.bh, ac.n, ac.d, flash_bytes, count, square, naive_bytes, allowed);
+}
+
+static void check_attention_contract(void) {
+    int bad[][3] = {{-1, 8, 32}, {2, -1, 32}, {2, 8, 0}, {2, 8, ATT_MAX_D + 1}};
+    for (int i = 0; i < 4; i++) {
+        cudaError_t e = attention_flash_gpu(NULL, NULL, NULL, NULL, bad[i][0], bad[i][1], bad[i][2], 0);
+        ck_assert_msg(e == cudaErrorInvalidValue,
+                      "attention_flash_gpu(bh = %d, n = %d, d = %d) returned %s: negative sizes and d outside 1 .. ATT_MAX_D (%d) "
+                      "must return cudaErrorInvalidValue without launching",
+                      bad[i][0], bad[i][1], bad[i][2], cudaGetErrorName(e), ATT_MAX_D);
+    }
+    GRADE_EXPECT_CUDA_OK(attention_flash_gpu(NULL, NULL, NULL, NULL, 0, 8, 32, 0), "attention_flash_gpu with bh = 0 (nothing to launch)");
+    GRADE_EXPECT_CUDA_OK(attention_flash_gpu(NULL, NULL, NULL, NULL, 2, 0, 32, 0), "attention_flash_gpu with n = 0 (nothing to launch)");
+}
+
+/* ---- 19.1 ---- */
+START_TEST(test_softmax_matches_cpu_for_every_size_and_schedule) { check_rows(0, kSoftmaxCases[_i], 1); }
+END_TEST
+START_TEST(test_softmax_refuses_bad_sizes_and_launches_nothing_when_empty) { check_row_contract(0); }
+END_TEST
+START_TEST(test_softmax_reads_each_element_once) { check_reads_once(0); }
+END_TEST
+
+/* ---- 19.2 ---- */
+START_TEST(test_layernorm_matches_cpu_for_every_size_and_schedule) { check_rows(1, kLayerCases[_i], 2); }
+END_TEST
+START_TEST(test_layernorm_refuses_bad_sizes_and_launches_nothing_when_empty) { check_row_contract(1); }
+END_TEST
+START_TEST(test_layernorm_reads_each_element_once) { check_reads_once(1); }
+END_TEST
+
+/* ---- 19.3 ---- */
+START_TEST(test_flash_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kFlashCases[_i], 0, 3); }
+END_TEST
+START_TEST(test_flash_attention_refuses_bad_sizes_and_launches_nothing_when_empty) { check_attention_contract(); }
+END_TEST
+START_TEST(test_flash_attention_allocates_no_square_scratch) { check_no_square_scratch(); }
+END_TEST
+
+/* ---- 19.4 ---- */
+START_TEST(test_causal_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kCausalCases[_i], 1, 4); }
+END_TEST
+
+static Suite *build_suite(void) {
+    Suite *s = suite_create("19-fused-kernels");
+    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "19.1");
+    tcase_add_loop_test(tc, test_softmax_matches_cpu_for_every_size_and_schedule, 0, N_SOFTMAX_CASES);
+    tcase_add_test(tc, test_softmax_refuses_bad_sizes_and_launches_nothing_when_empty);
+    grade_add_profiled_test(tc, test_softmax_reads_each_element_once);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "19.2");
+    tcase_add_loop_test(tc, test_layernorm_matches_cpu_for_every_size_and_schedule, 0, N_LAYER_CASES);
+    tcase_add_test(tc, test_layernorm_refuses_bad_sizes_and_launches_nothing_when_empty);
+    grade_add_profiled_test(tc, test_layernorm_reads_each_element_once);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "19.3");
+    tcase_add_loop_test(tc, test_flash_attention_matches_cpu_for_every_size_and_schedule, 0, N_FLASH_CASES);
+    tcase_add_test(tc, test_flash_attention_refuses_bad_sizes_and_launches_nothing_when_empty);
+    tcase_add_test(tc, test_flash_attention_allocates_no_square_scratch);
+    tc = grade_tcase(s, kExercises, N_EXERCISES, "19.4");
+    tcase_add_loop_test(tc, test_causal_attention_matches_cpu_for_every_size_and_schedule, 0, N_CAUSAL_CASES);
+    return s;
+}
+
+int main(void) { return grade_main("19", kExercises, N_EXERCISES, build_suite); }
