@@ -541,18 +541,19 @@ test-parity: $(BUILD)/simtest/programs/warp_semantics ## on a GPU: simulator tes
 	$(Q)ARCH=$(ARCH) bash tools/parity.sh
 
 .PHONY: test
-# `make test` is one make of every test target, one job more than the cores: each test starts as
-# soon as what it needs is built, so the simulator's, the docs' and the grading platforms' tests run
-# while the lessons' programs still compile (with the programs built first and the tests after, two
-# cores were idle a third of the time).
+# `make test` is one make of every test target, two jobs more than the cores, the lessons' gradings
+# named first: make starts a goal's jobs in the order the goals are given, so with test-programs
+# first every program was built before the first lesson was graded, and the gradings, which mostly
+# wait, ran after the compiles instead of beside them (2026-12-03 on 2 cores: 9 min 0 s that way
+# with 18 lessons, 6 min 47 s this way with 20; docs/results/grading-speed.md).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 .PHONY: test-programs
 test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator $(B)/tests/test_grade $(LESSON_TEST_PROGRAMS)
-# (the tests spend much of their time waiting, for runners, sandboxes and Chromium: one job more
-# than the cores keeps them busy; -O keeps each test's report in one piece)
-TEST_JOBS := $(shell echo $$(($(NPROC) + 1)))
+# (the tests spend much of their time waiting, for runners, sandboxes, Slurm and Chromium: two jobs
+# more than the cores keep them busy; -O keeps each test's report in one piece)
+TEST_JOBS := $(shell echo $$(($(NPROC) + 2)))
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading, grading platforms)
-	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-programs test-lessons-each test-sim test-common docs test-docs test-grade test-platforms
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-lessons-each test-programs test-sim test-common docs test-docs test-grade test-platforms
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean

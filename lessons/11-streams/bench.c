@@ -22,11 +22,6 @@
 
 #define REPS 7
 
-/* Other schedules of the reference's benchmark (solutions/11-streams/steps/pipeline_steps.cu), found
- * through a weak symbol: the student's benchmark, built without them, leaves those rows out. */
-typedef cudaError_t (*PipelineRunFn)(Pipeline *);
-int pipeline_step(int k, const char **name, PipelineRunFn *fn) __attribute__((weak));
-
 typedef struct {
     Pipeline *p;
     float *pin, *pin2;        /* the bench's own pinned buffers, for the stages alone */
@@ -55,13 +50,13 @@ static void stage_both_copies(void *ctx) {
 }
 
 /* The pipeline returns when its results are in: a synchronised clock around it, median of REPS. */
-static double run_ms_with(Pipeline *p, PipelineRunFn run) {
+static double run_ms(Pipeline *p) {
     double t[REPS];
-    CUDA_CHECK(run(p)); /* warm-up */
+    CUDA_CHECK(pipeline_run(p)); /* warm-up */
     for (int r = 0; r < REPS; r++) {
         CUDA_CHECK(cudaDeviceSynchronize());
         double t0 = bench_host_seconds();
-        CUDA_CHECK(run(p));
+        CUDA_CHECK(pipeline_run(p));
         CUDA_CHECK(cudaDeviceSynchronize());
         t[r] = (bench_host_seconds() - t0) * 1e3;
     }
@@ -72,15 +67,6 @@ static double run_ms_with(Pipeline *p, PipelineRunFn run) {
             t[k - 1] = x;
         }
     return t[REPS / 2];
-}
-static double run_ms(Pipeline *p) { return run_ms_with(p, pipeline_run); }
-
-/* Elements of p's output that differ from the CPU's (every 4099th, and the last thousand). */
-static int count_bad(const Pipeline *p) {
-    int bad = 0;
-    for (size_t i = 0; i < p->n; i += (i + 1000 >= p->n ? 1 : 4099))
-        if (fabsf(p->h_out[i] - process_one_cpu(p->h_in[i], p->work)) > 1e-5f * fabsf(p->h_out[i]) + 1e-5f) bad++;
-    return bad;
 }
 
 int main(int argc, char **argv) {
@@ -126,7 +112,9 @@ int main(int argc, char **argv) {
     double d2h = bench_median_ms(stage_d2h, &j, 1, REPS), longest = fmax(h2d, fmax(kernel, d2h));
     double both = bench_median_ms(stage_both_copies, &j, 1, REPS);
     double t_pipe = run_ms(&p);
-    int bad = count_bad(&p);
+    int bad = 0;
+    for (size_t i = 0; i < n; i += (i + 1000 >= n ? 1 : 4099))
+        if (fabsf(p.h_out[i] - process_one_cpu(p.h_in[i], p.work)) > 1e-5f * fabsf(p.h_out[i]) + 1e-5f) bad++;
     double t_serial = -1;
     if (pipeline_create(&serial, n, n, 1, p.work) == cudaSuccess && serial.h_in) {
         memcpy(serial.h_in, p.h_in, n * sizeof(float));
@@ -142,18 +130,6 @@ int main(int argc, char **argv) {
     printf("  %-44s %9.3f ms  %5.2f x the longest stage\n", "serial (one chunk, one stream)", t_serial, t_serial / longest);
     printf("  %-44s %9.3f ms  %5.2f x the longest stage  (goal <= 1.15)%s; %.2f x both copies at once\n", "pipeline", t_pipe,
            t_pipe / longest, bad ? "  WRONG RESULTS" : "", t_pipe / both);
-    if (pipeline_step) {
-        const char *name;
-        PipelineRunFn fn;
-        for (int k = 0; pipeline_step(k, &name, &fn); k++) {
-            memset(p.h_out, 0xff, n * sizeof(float)); /* NaN: an element the step never brings back cannot pass */
-            double t = run_ms_with(&p, fn);
-            int wrong = count_bad(&p);
-            printf("  %-44s %9.3f ms  %5.2f x the longest stage%s; %.2f x both copies at once (solutions/11-streams/steps/)\n", name, t, t / longest,
-                   wrong ? "  WRONG RESULTS" : "", t / both);
-            bad += wrong;
-        }
-    }
 #ifdef SIMCUDA
     printf("  (simulator: CPU timings of simulated work; run on a GPU for meaningful numbers)\n");
 #endif

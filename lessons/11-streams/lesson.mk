@@ -8,12 +8,3 @@ $(B)/lessons/11-streams/trace/timeline.o: lessons/11-streams/trace/timeline.c le
 	$(Q)$(CC_C) -Ilessons/11-streams $(INCLUDES) $(if $(filter gpu,$(BACKEND)),-I$(CUDA_HOME)/extras/CUPTI/include) -c $< -o $@
 $(B)/solution/11-streams/demo $(B)/student/11-streams/demo: $(B)/lessons/11-streams/trace/timeline.o
 DEMO_LIBS_11-streams := -ldl
-
-# The reference's benchmark also times another schedule of the same pipeline
-# (solutions/11-streams/steps/pipeline_steps.cu): bench.c finds it through a weak symbol, so the
-# student's benchmark, which is built without it, simply leaves that row out.
-$(B)/solution/11-streams/pipeline_steps.o: solutions/11-streams/steps/pipeline_steps.cu lessons/11-streams/streams.h $(CC_DEPS)
-	@mkdir -p $(@D)
-	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/11-streams $(INCLUDES) -c $< -o $@
-$(B)/solution/11-streams/bench: $(B)/solution/11-streams/pipeline_steps.o

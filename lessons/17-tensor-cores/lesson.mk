@@ -8,3 +8,12 @@ $(call profile_canary_runners,17-tensor-cores): $(PROFILE_CANARY)
 # The benchmark compares with cuBLAS (cublasGemmEx, bf16 in, fp32 out) in the same run; the simulator
 # has its own cuBLAS (sim/src/cublas_stub.cpp, over OpenBLAS), nothing to link there.
 LIBS_17-tensor-cores_gpu := -lcublas
+
+# The reference's benchmark also times the steps beyond 17.2 (solutions/17-tensor-cores/steps/):
+# bench.c finds them through a weak symbol, so the student's benchmark, built without them, leaves
+# those rows out.
+$(B)/solution/17-tensor-cores/wmma_steps.o: solutions/17-tensor-cores/steps/wmma_steps.cu lessons/17-tensor-cores/tensor_cores.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) -Ilessons/17-tensor-cores $(INCLUDES) -c $< -o $@
+$(B)/solution/17-tensor-cores/bench: $(B)/solution/17-tensor-cores/wmma_steps.o

@@ -5,6 +5,7 @@
  *        against CUB's DeviceHistogram::HistogramEven, each pair measured in the same run on the
  *        same data. On the simulator, small sizes and no speed: speed is GPU-only.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,11 @@
    HIST_BINS bins, median of reps, and its result in hist. */
 double bench_cub_histogram_ms(const unsigned char *d_px, size_t n, unsigned *d_hist, int reps);
 #endif
+
+/* The fast SGEMM steps of the reference's benchmark (solutions/18-async-copies/steps/sgemm_steps.cu),
+ * found through a weak symbol: the student's benchmark, built without them, leaves those rows out. */
+typedef cudaError_t (*SgemmFn)(const float *, const float *, float *, int, int, int);
+int sgemm_step(int k, const char **name, SgemmFn *fn) __attribute__((weak));
 
 typedef struct {
     cudaError_t (*f)(const float *, const float *, float *, int, int, int);
@@ -53,6 +59,51 @@ static void run_cublas(void *ctx) {
     }
 }
 #endif
+
+/* A step against the CPU on an M x K x N product of seeded values, C filled with NaN first (an output
+ * the step never writes cannot pass), with the grader's tolerance: K * (largest sum of |a b|) * 2^-22. */
+static int step_agrees(SgemmFn fn, int M, int K, int N) {
+    size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
+    float *a = malloc(mk * sizeof(float)), *b = malloc(kn * sizeof(float)), *want = malloc(mn * sizeof(float));
+    float *got = malloc(mn * sizeof(float)), *d_a, *d_b, *d_c;
+    if (!a || !b || !want || !got) exit(1);
+    grade_fill_floats(a, mk, 3 + M, -1.0f, 1.0f);
+    grade_fill_floats(b, kn, 4 + N, -1.0f, 1.0f);
+    for (size_t i = 0; i < mk; i++) a[i] = fabsf(a[i]);
+    for (size_t i = 0; i < kn; i++) b[i] = fabsf(b[i]);
+    sgemm_cpu(a, b, want, M, K, N);
+    double top = 0;
+    for (size_t i = 0; i < mn; i++) top = want[i] > top ? want[i] : top;
+    double atol = K * top / 4194304.0 + 1e-7;
+    grade_fill_floats(a, mk, 3 + M, -1.0f, 1.0f);
+    grade_fill_floats(b, kn, 4 + N, -1.0f, 1.0f);
+    sgemm_cpu(a, b, want, M, K, N);
+    CUDA_CHECK(cudaMalloc((void **)&d_a, mk * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_b, kn * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_c, mn * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_a, a, mk * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b, b, kn * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_c, 0xff, mn * sizeof(float)));
+    cudaError_t e = fn(d_a, d_b, d_c, M, K, N);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    int ok = e == cudaSuccess;
+    if (!ok) fprintf(stderr, "  step: %d x %d x %d: %s\n", M, K, N, cudaGetErrorString(e));
+    else CUDA_CHECK(cudaMemcpy(got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < mn && ok; i++)
+        if (!(fabs((double)got[i] - want[i]) <= atol)) {
+            fprintf(stderr, "  step: %d x %d x %d, C(%d, %d) = %g, the CPU gives %g\n", M, K, N, (int)(i / N), (int)(i % N), got[i], want[i]);
+            ok = 0;
+        }
+    /* a size it does not take (N not a multiple of 128) is refused, not computed wrongly (where the
+       buffers hold that 128 x 16 x 130 product) */
+    if (ok && mk >= 128 * 16 && kn >= 16 * 130 && mn >= 128 * 130 && fn(d_a, d_b, d_c, 128, 16, 130) != cudaErrorInvalidValue) {
+        fprintf(stderr, "  step: 128 x 16 x 130 was not refused with cudaErrorInvalidValue\n");
+        ok = 0;
+    }
+    cudaFree(d_a), cudaFree(d_b), cudaFree(d_c);
+    free(a), free(b), free(want), free(got);
+    return ok;
+}
 
 int main(int argc, char **argv) {
 #ifdef SIMCUDA
@@ -107,6 +158,31 @@ int main(int argc, char **argv) {
 #else
         printf("  %-44s %9.1f GFLOP/s  %8.3f ms  %.2f x cuBLAS\n", rows[r].name, gflop / (ms * 1e-3), ms, blas / ms);
 #endif
+    }
+    if (sgemm_step) {
+        /* each step checked on a few sizes it takes (one slice of K, fewer slices than stages, several
+           blocks each way) before it is timed on n x n x n */
+        printf("  going further: the fast SGEMM steps (solutions/18-async-copies/steps/sgemm_steps.cu)\n");
+        const int sizes[][3] = {{128, 64, 256}, {256, 32, 128}, {384, 512, 384}}; /* M, K, N */
+        const char *name;
+        for (int k = 0; sgemm_step(k, &name, &j.f); k++) {
+            int ok = 1;
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0] && ok; s++) ok = step_agrees(j.f, sizes[s][0], sizes[s][1], sizes[s][2]);
+            if (!ok) {
+                printf("  %-44s WRONG: differs from the CPU (above)\n", name);
+                continue;
+            }
+            if (n % 128) {
+                printf("  %-44s right; not timed: n must be a multiple of 128\n", name);
+                continue;
+            }
+            double ms = bench_median_ms(run_gemm, &j, 1, reps);
+#ifdef SIMCUDA
+            printf("  %-44s right, ran (%.0f ms on the simulator)\n", name, ms);
+#else
+            printf("  %-44s %9.1f GFLOP/s  %8.3f ms  %.2f x cuBLAS\n", name, gflop / (ms * 1e-3), ms, blas / ms);
+#endif
+        }
     }
     double hms = bench_median_ms(run_hist, &j, 1, reps);
 #ifdef SIMCUDA
