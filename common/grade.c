@@ -169,107 +169,142 @@ static void header(Buf *b, const GradeCompare *c) {
     bprintf(b, ", schedule %s, GRADE_SEED=%llu)", grade_schedule_name(c->schedule), (unsigned long long)grade_seed());
 }
 
-#define DIFF_BODY(T, FMT, IS_BAD, ERR, IS_NAN, BITS_OF)                                                                          \
-    DiffStats d;                                                                                                                 \
-    memset(&d, 0, sizeof d);                                                                                                     \
-    d.n = c->n;                                                                                                                  \
-    unsigned char *bad = calloc(c->n ? c->n : 1, 1);                                                                             \
-    for (size_t i = 0; i < c->n; i++) {                                                                                          \
-        uint32_t bits = BITS_OF(got[i]);                                                                                         \
-        if (bits == GRADE_POISON_BITS) d.poison_count++;                                                                         \
-        if (bits == GRADE_DEVICE_GARBAGE_BITS) d.garbage_count++;                                                                \
-        if (IS_BAD(got[i], want[i])) {                                                                                           \
-            bad[i] = 1;                                                                                                          \
-            if (!d.bad) d.first_bad = i;                                                                                         \
-            d.last_bad = i;                                                                                                      \
-            d.bad++;                                                                                                             \
-            if (IS_NAN(got[i])) d.nan_count++;                                                                                   \
-            double e = ERR(got[i], want[i]);                                                                                     \
-            if (e > d.max_err || isnan(e)) {                                                                                     \
-                if (!(isnan(d.max_err))) {                                                                                       \
-                    d.max_err = e;                                                                                               \
-                    d.max_at = i;                                                                                                \
-                }                                                                                                                \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }                                                                                                                            \
-    if (!d.bad) {                                                                                                                \
-        free(bad);                                                                                                               \
-        return NULL;                                                                                                             \
-    }                                                                                                                            \
-    int transposed = 0, shifted = 0;                                                                                             \
-    if (c->width && c->n / c->width > 1 && c->width > 1) {                                                                       \
-        size_t rows = c->n / c->width, cols = c->width;                                                                         \
-        /* compare with the reference read as if x and y were swapped */                                                        \
-        transposed = 1;                                                                                                          \
-        for (size_t r = 0; r < rows && transposed; r++)                                                                          \
-            for (size_t q = 0; q < cols && transposed; q++) {                                                                    \
-                size_t t = q * rows + r; /* element written by the thread with swapped roles */                                  \
-                if (t < c->n && IS_BAD(got[t], want[r * cols + q])) transposed = 0;                                             \
-            }                                                                                                                    \
-    }                                                                                                                            \
-    if (c->n > 2) {                                                                                                              \
-        int up = 1, down = 1;                                                                                                    \
-        for (size_t i = 0; i + 1 < c->n && (up || down); i++) {                                                                 \
-            if (IS_BAD(got[i], want[i + 1])) up = 0;                                                                             \
-            if (IS_BAD(got[i + 1], want[i])) down = 0;                                                                           \
-        }                                                                                                                        \
-        shifted = up || down;                                                                                                    \
-    }                                                                                                                            \
-    Buf b = {0};                                                                                                                 \
-    header(&b, c);                                                                                                               \
-    bprintf(&b, ": %zu of %zu elements differ", d.bad, c->n);                                                                    \
-    if (d.max_err > 0) {                                                                                                         \
-        bprintf(&b, "; largest error %g at ", d.max_err);                                                                        \
-        coords(&b, c, d.max_at);                                                                                                 \
-    }                                                                                                                            \
-    int shown = 0;                                                                                                               \
-    for (size_t i = 0; i < c->n && shown < SHOW_MISMATCHES; i++)                                                                 \
-        if (bad[i]) {                                                                                                            \
-            bprintf(&b, "\n  ");                                                                                                 \
-            coords(&b, c, i);                                                                                                    \
-            bprintf(&b, " expected " FMT ", got " FMT, want[i], got[i]);                                                          \
-            if (BITS_OF(got[i]) == GRADE_POISON_BITS) bprintf(&b, " (never written)");                                          \
-            else if (BITS_OF(got[i]) == GRADE_DEVICE_GARBAGE_BITS) bprintf(&b, " (device memory nobody wrote)");                 \
-            shown++;                                                                                                             \
-        }                                                                                                                        \
-    if (d.bad > (size_t)shown) bprintf(&b, "\n  ... and %zu more", d.bad - (size_t)shown);                                        \
-    const char *why = likely_mistake(c, &d, transposed, shifted);                                                            \
-    if (why) bprintf(&b, "\n  likely mistake: %s", why);                                                                          \
-    schedule_note(&b, c);                                                                                                        \
-    free(bad);                                                                                                                   \
-    return b.s;
+/* The three element types the diffs compare, behind one reader, so that one function finds the
+   pattern of wrong elements for all of them. */
+typedef enum { SERIES_FLOAT, SERIES_INT, SERIES_BYTE } SeriesKind;
+typedef struct {
+    SeriesKind kind;
+    const void *got, *want;
+} Series;
 
-static uint32_t float_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
+static double series_value(SeriesKind kind, const void *p, size_t i) {
+    switch (kind) {
+    case SERIES_FLOAT: return ((const float *)p)[i];
+    case SERIES_INT: return ((const int *)p)[i];
+    default: return ((const unsigned char *)p)[i];
+    }
 }
-static uint32_t int_bits(int v) { return (uint32_t)v; }
-/* For bytes, fresh device memory (0xFF bytes) reads as 255; report it as garbage only in the
-   diagnosis's counts, since 255 is also a legal value. */
-static uint32_t byte_bits(unsigned char v) { return v == 0xFF ? GRADE_DEVICE_GARBAGE_BITS : v; }
+
+/* The element's bits, to recognise the poison the judge wrote and fresh device memory. For bytes,
+   fresh device memory (0xFF bytes) reads as 255; it counts as garbage only in the diagnosis's
+   counts, since 255 is also a legal value. */
+static uint32_t series_bits(const Series *s, size_t i) {
+    switch (s->kind) {
+    case SERIES_FLOAT: {
+        uint32_t u;
+        memcpy(&u, (const float *)s->got + i, 4);
+        return u;
+    }
+    case SERIES_INT: return (uint32_t)((const int *)s->got)[i];
+    default: {
+        unsigned char v = ((const unsigned char *)s->got)[i];
+        return v == 0xFF ? GRADE_DEVICE_GARBAGE_BITS : v;
+    }
+    }
+}
+
+/* got[i] against want[j]: floats within the tolerance (NaN is always wrong), integers exactly. */
+static int series_bad(const Series *s, const GradeCompare *c, size_t i, size_t j) {
+    double g = series_value(s->kind, s->got, i), w = series_value(s->kind, s->want, j);
+    if (s->kind != SERIES_FLOAT) return g != w;
+    return isnan(g) || fabs(g - w) > c->atol + c->rtol * fabs(w);
+}
+
+static void series_show(Buf *b, const Series *s, size_t i) {
+    if (s->kind == SERIES_FLOAT)
+        bprintf(b, " expected %.9g, got %.9g", series_value(s->kind, s->want, i), series_value(s->kind, s->got, i));
+    else
+        bprintf(b, " expected %.0f, got %.0f", series_value(s->kind, s->want, i), series_value(s->kind, s->got, i));
+}
+
+/* Does got hold the reference read with x and y swapped (a thread's roles swapped)? */
+static int matches_transposed(const Series *s, const GradeCompare *c) {
+    if (!(c->width && c->n / c->width > 1 && c->width > 1)) return 0;
+    size_t rows = c->n / c->width, cols = c->width;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t q = 0; q < cols; q++) {
+            size_t t = q * rows + r; /* element written by the thread with swapped roles */
+            if (t < c->n && series_bad(s, c, t, r * cols + q)) return 0;
+        }
+    return 1;
+}
+
+/* Does got hold the reference moved by one element, either way? */
+static int matches_shifted(const Series *s, const GradeCompare *c) {
+    if (c->n <= 2) return 0;
+    int up = 1, down = 1;
+    for (size_t i = 0; i + 1 < c->n && (up || down); i++) {
+        if (series_bad(s, c, i, i + 1)) up = 0;
+        if (series_bad(s, c, i + 1, i)) down = 0;
+    }
+    return up || down;
+}
+
+static char *diff_series(const Series *s, const GradeCompare *c) {
+    DiffStats d;
+    memset(&d, 0, sizeof d);
+    d.n = c->n;
+    unsigned char *bad = calloc(c->n ? c->n : 1, 1);
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t bits = series_bits(s, i);
+        if (bits == GRADE_POISON_BITS) d.poison_count++;
+        if (bits == GRADE_DEVICE_GARBAGE_BITS) d.garbage_count++;
+        if (!series_bad(s, c, i, i)) continue;
+        bad[i] = 1;
+        if (!d.bad) d.first_bad = i;
+        d.last_bad = i;
+        d.bad++;
+        double g = series_value(s->kind, s->got, i), e = fabs(g - series_value(s->kind, s->want, i));
+        if (isnan(g)) d.nan_count++;
+        /* the largest error; the first NaN error, once seen, stays the largest */
+        if ((e > d.max_err || isnan(e)) && !isnan(d.max_err)) {
+            d.max_err = e;
+            d.max_at = i;
+        }
+    }
+    if (!d.bad) {
+        free(bad);
+        return NULL;
+    }
+    int transposed = matches_transposed(s, c), shifted = matches_shifted(s, c);
+    Buf b = {0};
+    header(&b, c);
+    bprintf(&b, ": %zu of %zu elements differ", d.bad, c->n);
+    if (d.max_err > 0) {
+        bprintf(&b, "; largest error %g at ", d.max_err);
+        coords(&b, c, d.max_at);
+    }
+    int shown = 0;
+    for (size_t i = 0; i < c->n && shown < SHOW_MISMATCHES; i++)
+        if (bad[i]) {
+            bprintf(&b, "\n  ");
+            coords(&b, c, i);
+            series_show(&b, s, i);
+            if (series_bits(s, i) == GRADE_POISON_BITS) bprintf(&b, " (never written)");
+            else if (series_bits(s, i) == GRADE_DEVICE_GARBAGE_BITS) bprintf(&b, " (device memory nobody wrote)");
+            shown++;
+        }
+    if (d.bad > (size_t)shown) bprintf(&b, "\n  ... and %zu more", d.bad - (size_t)shown);
+    const char *why = likely_mistake(c, &d, transposed, shifted);
+    if (why) bprintf(&b, "\n  likely mistake: %s", why);
+    schedule_note(&b, c);
+    free(bad);
+    return b.s;
+}
 
 char *grade_diff_floats(const float *got, const float *want, const GradeCompare *c) {
-#define FLOAT_BAD(g, w) (isnan(g) || fabs((double)(g) - (double)(w)) > c->atol + c->rtol * fabs((double)(w)))
-#define FLOAT_ERR(g, w) fabs((double)(g) - (double)(w))
-    DIFF_BODY(float, "%.9g", FLOAT_BAD, FLOAT_ERR, isnan, float_bits)
-#undef FLOAT_BAD
-#undef FLOAT_ERR
+    Series s = {SERIES_FLOAT, got, want};
+    return diff_series(&s, c);
 }
 
 char *grade_diff_ints(const int *got, const int *want, const GradeCompare *c) {
-#define INT_BAD(g, w) ((g) != (w))
-#define INT_ERR(g, w) fabs((double)(g) - (double)(w))
-#define NEVER_NAN(g) 0
-    DIFF_BODY(int, "%d", INT_BAD, INT_ERR, NEVER_NAN, int_bits)
+    Series s = {SERIES_INT, got, want};
+    return diff_series(&s, c);
 }
 
 char *grade_diff_bytes(const unsigned char *got, const unsigned char *want, const GradeCompare *c) {
-    DIFF_BODY(unsigned char, "%u", INT_BAD, INT_ERR, NEVER_NAN, byte_bits)
-#undef INT_BAD
-#undef INT_ERR
-#undef NEVER_NAN
+    Series s = {SERIES_BYTE, got, want};
+    return diff_series(&s, c);
 }
 
 void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int line) {

@@ -9,8 +9,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <set>
 #include <vector>
 
 #include "cublas_v2.h"
@@ -35,13 +33,9 @@ enum { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
 typedef void (*SgemmFn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
 typedef void (*DgemmFn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);
 
-std::mutex g_mutex;
-std::set<cublasHandle_t> g_handles;
+LiveHandles g_handles;
 
-bool valid(cublasHandle_t h) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    return h && g_handles.count(h);
-}
+bool valid(cublasHandle_t h) { return g_handles.live(h); }
 
 bool valid_op(cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
 int cblas_op(cublasOperation_t op) { return op == CUBLAS_OP_N ? CblasNoTrans : op == CUBLAS_OP_T ? CblasTrans : CblasConjTrans; }
@@ -168,17 +162,13 @@ cublasStatus_t cublasCreate(cublasHandle_t *handle) {
     // cuBLAS initialises the library here; a machine without OpenBLAS cannot run it.
     if (!cpu_library_symbol(LIB_CBLAS, "cblas_sgemm")) return CUBLAS_STATUS_NOT_INITIALIZED;
     cublasHandle_t h = new cublasContext{0, CUBLAS_DEFAULT_MATH, CUBLAS_POINTER_MODE_HOST};
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_handles.insert(h);
+    g_handles.add(h);
     *handle = h;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasDestroy(cublasHandle_t handle) {
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        if (!handle || !g_handles.erase(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
-    }
+    if (!g_handles.forget(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
     // cuBLAS synchronises before it releases the handle; queued work keeps a copy of what it needs.
     cudaDeviceSynchronize();
     delete handle;

@@ -7,12 +7,11 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <mutex>
-#include <set>
 #include <string>
 
 #include "cublasLt.h"
 #include "internal.h"
+#include "library_support.h"
 
 struct cublasLtContext {
     cublasHandle_t blas; /* the simulator's cuBLAS, made at the first matmul */
@@ -81,24 +80,16 @@ struct Layout : Attrs {};
 struct Desc : Attrs {};
 struct Pref : Attrs {};
 
-std::mutex g_mutex;
-std::set<const void *> g_live; /* handles and descriptors not destroyed */
+LiveHandles g_live; /* handles and descriptors not destroyed */
 
 template <class T>
 T *make() {
     T *p = new T;
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_live.insert(p);
+    g_live.add(p);
     return p;
 }
-bool live(const void *p) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    return p && g_live.count(p);
-}
-bool forget(const void *p) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    return p && g_live.erase(p);
-}
+bool live(const void *p) { return g_live.live(p); }
+bool forget(const void *p) { return g_live.forget(p); }
 
 template <class T>
 void put(Attrs &a, int attr, T v) {

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "curand.h"
@@ -89,8 +88,7 @@ const SkipTables &tables() {
 }
 
 /* ---- host API ---- */
-std::mutex g_mutex;
-std::set<curandGenerator_t> g_generators;
+LiveHandles g_generators;
 
 } // namespace
 
@@ -116,10 +114,7 @@ extern "C" void simcuda_curand_xorwow_skip(unsigned int v[5], unsigned long long
 
 namespace {
 
-bool valid(curandGenerator_t g) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    return g && g_generators.count(g);
-}
+bool valid(curandGenerator_t g) { return g_generators.live(g); }
 
 /* Fills out[0..n) with `draw(state)` from the generator's stream, starting where it stopped. */
 template <class T, class Draw>
@@ -158,8 +153,7 @@ curandStatus_t create(curandGenerator_t *generator, curandRngType_t type, bool h
     }
     // cuRAND's default seed.
     curandGenerator_t g = new curandGenerator_st{type, host, 0ull, 0ull, 0ull, 0};
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_generators.insert(g);
+    g_generators.add(g);
     *generator = g;
     return CURAND_STATUS_SUCCESS;
 }
@@ -172,10 +166,7 @@ curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType
 curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type) { return create(generator, rng_type, true); }
 
 curandStatus_t curandDestroyGenerator(curandGenerator_t generator) {
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        if (!generator || !g_generators.erase(generator)) return CURAND_STATUS_NOT_INITIALIZED;
-    }
+    if (!g_generators.forget(generator)) return CURAND_STATUS_NOT_INITIALIZED;
     cudaDeviceSynchronize();
     delete generator;
     return CURAND_STATUS_SUCCESS;

@@ -8,8 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <mutex>
-#include <set>
 #include <vector>
 
 #include "cusolverDn.h"
@@ -30,13 +28,9 @@ typedef int (*DgetrfFn)(int, int, int, double *, int, int *);
 typedef int (*SgetrsFn)(int, char, int, int, const float *, int, const int *, float *, int);
 typedef int (*DgetrsFn)(int, char, int, int, const double *, int, const int *, double *, int);
 
-std::mutex g_mutex;
-std::set<cusolverDnHandle_t> g_handles;
+LiveHandles g_handles;
 
-bool valid(cusolverDnHandle_t h) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    return h && g_handles.count(h);
-}
+bool valid(cusolverDnHandle_t h) { return g_handles.live(h); }
 
 int imax(int a, int b) { return a > b ? a : b; }
 int imin(int a, int b) { return a < b ? a : b; }
@@ -167,17 +161,13 @@ cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle) {
     *handle = nullptr;
     if (!cpu_library_symbol(LIB_LAPACKE, "LAPACKE_sgetrf")) return CUSOLVER_STATUS_NOT_INITIALIZED;
     cusolverDnHandle_t h = new cusolverDnContext{0};
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_handles.insert(h);
+    g_handles.add(h);
     *handle = h;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle) {
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        if (!handle || !g_handles.erase(handle)) return CUSOLVER_STATUS_NOT_INITIALIZED;
-    }
+    if (!g_handles.forget(handle)) return CUSOLVER_STATUS_NOT_INITIALIZED;
     cudaDeviceSynchronize();
     delete handle;
     return CUSOLVER_STATUS_SUCCESS;

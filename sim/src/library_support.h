@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <mutex>
+#include <set>
 
 #include "cuda_runtime.h"
 
@@ -30,6 +32,32 @@ size_t column_major_span(long long rows, long long cols, long long ld);
    kernels): it runs in stream order, when the program waits, with device memory accessible.
    Returns what the launch reported (cudaSuccess, or the stream's error). */
 cudaError_t launch_library_work(const char *name, cudaStream_t stream, std::function<void()> work);
+
+/* The handles (and descriptors) a library created and has not destroyed. A call given a destroyed,
+   never-created or garbage handle then gets the library's error status instead of a crash, as the
+   real libraries mostly give, and a second destroy is an error, not a double free. Host threads
+   may create and destroy handles at once, so every question takes the lock. */
+class LiveHandles {
+  public:
+    void add(const void *h) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        live_.insert(h);
+    }
+    /* Created here and not destroyed yet. */
+    bool live(const void *h) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return h && live_.count(h);
+    }
+    /* Forgets h; false when it was not live (destroyed before, or never created). */
+    bool forget(const void *h) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return h && live_.erase(h);
+    }
+
+  private:
+    std::mutex mutex_;
+    std::set<const void *> live_;
+};
 
 } // namespace simcuda
 #endif
