@@ -522,6 +522,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_scoreboard.py
 	@echo "== setup: one install line for students, the same in the README, the docs, make doctor and CI"
 	$(Q)python3 tools/test_install_line.py
+	@echo "== backend: the workbook's code asks ON_SIM (common/backend.h), included before its first #if"
+	$(Q)python3 tools/check_backend_macro.py
 	@echo "== diagnoses: the graders' 'likely mistake' texts that a wrong variant shows"
 	$(Q)python3 tools/count_diagnoses.py --summary
 

@@ -1,4 +1,5 @@
 /* bench.c -- CUDA-event timing with warm-up and medians, and the copy-bandwidth ceiling. */
+#include "backend.h"
 #include "bench.h"
 
 #include <stdio.h>
@@ -85,7 +86,7 @@ double bench_host_median_s(BenchFn fn, void *ctx, int reps) {
 }
 
 const char *bench_gbs_text(double bytes, double ms, char *buf, size_t size) {
-#ifdef SIMCUDA
+#if ON_SIM
     (void)bytes;
     (void)ms;
     snprintf(buf, size, "GB/s on a GPU only");

@@ -1,5 +1,6 @@
 /* grade.c -- the grader's toolkit: inputs, poison, schedules, diagnoses and the scoreboard line. */
 #define _GNU_SOURCE /* memfd_create */
+#include "backend.h"
 #include "grade.h"
 #include "grade_measure.h"
 #include "grade_skeleton.h"
@@ -81,7 +82,7 @@ void grade_to_device(void *d, const void *h, size_t bytes) {
 }
 
 /* ---- schedules ---- */
-#ifdef SIMCUDA
+#if ON_SIM
 static char random_schedule[64];
 int grade_schedule_count(void) { return 3; }
 const char *grade_schedule_name(int i) {
@@ -345,7 +346,7 @@ void grade_hold_default_stream(unsigned ms) {
 TCase *grade_tcase(Suite *suite, const GradeExercise *ex, int count, const char *id) {
     for (int i = 0; i < count; i++)
         if (!strcmp(ex[i].id, id)) {
-#ifdef SIMCUDA
+#if ON_SIM
             if (ex[i].needs_gpu) return NULL;
 #endif
             TCase *tc = tcase_create(id);
@@ -771,7 +772,7 @@ static void write_results(const char *lesson, const GradeExercise *ex, const Out
         fprintf(json, "{\"schema\": 1, \"lesson\": ");
         json_string(json, lesson);
         fprintf(json, ", \"status\": \"%s\", \"backend\": \"%s\", \"seed\": %llu, \"exercises\": [", compile_error ? "compile-error" : "graded",
-#ifdef SIMCUDA
+#if ON_SIM
                 "sim",
 #else
                 "gpu",
@@ -818,7 +819,7 @@ void grade_lesson_needs_whole_gpu(const char *why) { g_whole_gpu = why; }
    `refused` gets why when another grading held it too long (then nothing may run). */
 static int lesson_lock(char *refused, size_t size) {
     refused[0] = '\0';
-#ifdef SIMCUDA
+#if ON_SIM
     (void)size;
     return -1;
 #else
@@ -879,7 +880,7 @@ int grade_main(const char *lesson_short, const GradeExercise *ex, int count, Gra
     for (int i = 0; i < count; i++) {
         out[i].status = "not-run";
         if (only && *only && strcmp(only, ex[i].id)) continue;
-#ifdef SIMCUDA
+#if ON_SIM
         if (ex[i].needs_gpu) {
             out[i].status = "needs-gpu";
             continue;

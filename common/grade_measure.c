@@ -20,6 +20,7 @@
    rule the shared pass out). On the H200 it took lesson 07 from 13.1 to 6.5 s and 06 from 11.6 to
    9.2 s, with every verdict as before (docs/results/grading-speed.md). */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "grade.h"
 #include "grade_measure.h"
 #include "judge.h"
@@ -191,7 +192,7 @@ static char g_use_exercise[32];
 static int g_use_ordinal;
 
 void grade_measure_lesson(const char *only) {
-#ifdef SIMCUDA
+#if ON_SIM
     (void)only;
     return;
 #else

@@ -16,6 +16,7 @@
    and every launch the runner saw in the window must have been counted. When either fails, no
    figure of that window is believed: grade_profile_get() fails the test (tampering, or a broken
    runner); a runner without the canary kernel counts as one that cannot count. */
+#include "backend.h"
 #include "grade.h"
 #include "grade_measure.h"
 #include "judge.h"
@@ -32,7 +33,7 @@
 
 static int g_profile_available = -1; /* -1 unknown, 0 this runner cannot count, 1 it can */
 static char g_why[512];              /* why nothing could be counted, when known */
-#ifdef SIMCUDA
+#if ON_SIM
 static int g_window_checked;   /* the last window's canaries and launches were checked */
 static char g_disturbed[1024]; /* ... and what did not add up ("" when all did) */
 #endif
@@ -99,7 +100,7 @@ static uint64_t csv_number(const char *s) {
 /* Reads ncu's CSV: a header row ("ID", ..., "Kernel Name", ..., metrics), a units row, one row per launch. */
 static int g_from_ncu; /* the figures come from Nsight Compute's report (g_ncu_kernels) */
 double g_ncu_seconds;   /* the Nsight Compute passes' time, for $GRADE_TIMES */
-#ifndef SIMCUDA
+#if !ON_SIM
 static double g_ncu_started;
 static const MeasuredWindow *g_measured; /* this window's figures, from the lesson's shared pass */
 #endif
@@ -227,7 +228,7 @@ int grade_ncu_split(const char *csv, const WindowMarker *markers, int nmarkers, 
 /* During the compute-sanitizer pass (which reruns passed exercises) properties were already checked. */
 static int sanitizing(void) { return judge_sanitizing(); }
 
-#ifdef SIMCUDA
+#if ON_SIM
 /* ---- the canary: the grader's own kernel at both ends of the window ---- */
 typedef struct {
     unsigned blocks, threads, stride;
@@ -307,7 +308,7 @@ static void check_window(uint64_t seen) {
 
 void grade_profile_begin(void) {
     if (sanitizing()) return;
-#ifdef SIMCUDA
+#if ON_SIM
     JudgeCall c;
     judge_begin(&c, "profile.Control", 0);
     judge_u64(&c, 1);
@@ -347,7 +348,7 @@ const char *grade_ncu_metrics(void) {
 
 void grade_profile_end(void) {
     if (sanitizing()) return;
-#ifdef SIMCUDA
+#if ON_SIM
     if (g_profile_available == 1) run_canary(1);
     JudgeCall c;
     judge_begin(&c, "profile.Control", 0);
@@ -399,7 +400,7 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
         }
         r = found ? 1 : -1;
     } else {
-#ifdef SIMCUDA
+#if ON_SIM
         if (!g_window_checked) {
             snprintf(g_why, sizeof g_why, "the grader asked for figures before its measurement ended (a grader bug)");
             return 0;

@@ -13,6 +13,7 @@
    memory file, and prints into a memory file; both are sealed (F_SEAL_SHRINK) so that truncating
    them cannot crash the judge. Its answers are bounded and copied before use (judge.c). */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "judge_internal.h"
 
 #include <dirent.h>
@@ -239,7 +240,7 @@ static void fill_spec(SandboxSpec *s, const char *exe) {
     s->fsize_mb = OUTPUT_LIMIT_MB;
     s->tmp_mb = 512;
     s->pids = RUNNER_PIDS;
-#ifndef SIMCUDA
+#if !ON_SIM
     s->gpu = 1;
 #endif
 }

@@ -7,6 +7,7 @@
    where the machine allows), with resource limits. Nothing here is trusted: the judge bounds and
    checks every byte it reads back. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "runner.h"
 
 #include <dlfcn.h>
@@ -50,7 +51,7 @@ void track_launch(const char *kernel, uint64_t threads) {
     r->nlaunches = n + 1;
 }
 
-#ifdef SIMCUDA
+#if ON_SIM
 /* Launches since the profiler was last switched on, whoever made them (the profiler must have
    counted every one of them: grade_profile.c). */
 static uint64_t g_launches_while_profiling;
@@ -99,7 +100,7 @@ int runner_live_allocations(uint64_t *count, uint64_t *bytes) {
 
 int runner_stream_ops(RunnerStreamOps *out) {
     memset(out, 0, sizeof *out);
-#ifdef SIMCUDA
+#if ON_SIM
     return 0;
 #else
     if (g_tracking != RPC_TRACKING_ON) return 0;
@@ -203,7 +204,7 @@ static int64_t b_pinned_read(const RunnerCall *c) {
 }
 static int64_t b_hold_stream(const RunnerCall *c) { return cudaLaunchHostFunc(0, runner_sleep_ms, (void *)(uintptr_t)A(0)); }
 static int64_t b_schedule(const RunnerCall *c) {
-#ifdef SIMCUDA
+#if ON_SIM
     return simcuda_set_schedule((const char *)P(0));
 #else
     (void)c;
@@ -213,7 +214,7 @@ static int64_t b_schedule(const RunnerCall *c) {
 /* The race check (simulator builds made with `simcc --profile`): on/off for the launches that
    follow. Returns 1 when this runner can check, 0 when it cannot. */
 static int64_t b_racecheck(const RunnerCall *c) {
-#ifdef SIMCUDA
+#if ON_SIM
     return simcuda_racecheck((int)A(0));
 #else
     (void)c;
@@ -224,7 +225,7 @@ static int64_t b_racecheck(const RunnerCall *c) {
    Returns 1 with the figures, 0 when this runner cannot count, -1 when the kernel never ran.
    Switching off also says (out[0]) how many launches the runner saw since it was switched on. */
 static int64_t b_profile_control(const RunnerCall *c) {
-#ifdef SIMCUDA
+#if ON_SIM
     int r = simcuda_profile_control((int)A(0)); /* waits for the launches queued before */
     if (A(0)) g_launches_while_profiling = 0;
     c->rep->out[0] = g_launches_while_profiling;
@@ -243,7 +244,7 @@ static int64_t b_profile_canary(const RunnerCall *c) {
 }
 static int64_t b_profile_get(const RunnerCall *c) {
     if (c->req->args[1].bytes < sizeof(RpcProfile)) return 0;
-#ifdef SIMCUDA
+#if ON_SIM
     if (!c->req->args[0].bytes) return 0;
     ((char *)P(0))[c->req->args[0].bytes - 1] = '\0';
     struct simcuda_kernel_profile k;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "hello.h"
@@ -327,7 +328,7 @@ START_TEST(test_fill_index_and_wait_returns_finished_results_in_pinned_memory) {
     for (int s = 0; s < grade_schedule_count(); s++) {
         grade_use_schedule(s);
         grade_poison_ints(out, (size_t)n);
-#ifndef SIMCUDA
+#if !ON_SIM
         /* On a GPU a tiny kernel may finish before the host looks, hiding a missing wait. A host
            function queued ahead of the student's kernel on the runner's (legacy default) stream
            holds the kernel back for a while: a function that waits is slower by that much, one

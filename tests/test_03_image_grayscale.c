@@ -464,7 +464,8 @@ static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t 
     else
         snprintf(buf, cap,
                  "%zu pixels were never written, the first at number %zu: thread t converts pixels 16 * t .. 16 * t + 15, loading "
-                 "uint4 number t * C .. t * C + C - 1 and storing uint4 number t",
+                 "uint4 number t * C .. t * C + C - 1 and storing uint4 number t, where t = blockIdx.x * blockDim.x + threadIdx.x "
+                 "numbers chunks of 16 pixels (not pixels)",
                  unwritten, first);
     return buf;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "matmul_tiled.h"
 
@@ -233,7 +234,7 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
     }
     if (order_dependent) {
         const char *which = "";
-#ifdef SIMCUDA
+#if ON_SIM
         which = has_nan ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
                         : " Most likely the second is missing: no NaN appeared, so every slot was written before it was read, but some were "
                           "overwritten too early.";
@@ -268,7 +269,7 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
                  PAD_MN);
         return msg;
     }
-#ifdef SIMCUDA
+#if ON_SIM
     snprintf(msg, 2048, "every schedule gave the same wrong C, so the barriers are in place and the partial tiles are not the problem: %s",
              s->indexing_hint);
 #else

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "tensor_cores.h"
 
@@ -385,7 +386,7 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "held (NaN on the simulator): call wmma::fill_fragment(acc, 0.0f) on each accumulator before the first mma_sync");
         return msg;
     }
-#ifdef SIMCUDA
+#if ON_SIM
     snprintf(msg, 2048, "every schedule gave the same wrong C, and no transposed tile explains it: %s", s->indexing_hint);
 #else
     snprintf(msg, 2048,

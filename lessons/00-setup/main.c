@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "device_info.h"
 
 int main(void) {
-#ifdef SIMCUDA
+#if ON_SIM
     printf("Lesson 00 on the CPU simulator (no GPU needed; the \"device\" below is simulated)\n");
 #else
     printf("Lesson 00 on the GPU backend\n");

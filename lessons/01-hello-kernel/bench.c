@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "hello.h"
@@ -22,7 +23,7 @@ static void fill(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int n = 1 << 20;
     int reps = 3, launches = 200;
 #else
@@ -69,7 +70,7 @@ int main(int argc, char **argv) {
     printf("  n = %d ints (%.0f MiB), median of %d runs:\n", n, bytes / 1048576.0, reps);
     printf("    %-46s %8.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device, read + write", ceiling);
     printf("    %-46s %8.1f GB/s  %5.1f%% of copy  (%.3f ms)\n", "01.1 fill_index_gpu, writes only", gbs, 100.0 * gbs / ceiling, ms);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     cudaFree(tiny.d_out);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "hello.h"
 
@@ -20,7 +21,7 @@ static int count_wrong(const int *out, const int *want, int n) {
 
 int main(int argc, char **argv) {
     int stop_on_error = argc > 1 && !strcmp(argv[1], "check");
-#ifdef SIMCUDA
+#if ON_SIM
     int n = 1 << 16; /* kernels run on the CPU here: keep it quick */
 #else
     int n = 1 << 24;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "vector_add.h"
@@ -31,7 +32,7 @@ static void float4_stride(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = (size_t)1 << 20;
     int reps = 3;
 #else
@@ -66,7 +67,7 @@ int main(int argc, char **argv) {
         double gbs = 3.0 * bytes / (ms * 1e-3) / 1e9;
         printf("  %-44s %9.1f GB/s  %5.1f%% of copy  (%.3f ms)\n", rows[r].name, gbs, 100.0 * gbs / ceiling, ms);
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     cudaFree((void *)j.a);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -32,7 +33,7 @@ static void gpu_round_trip(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = (size_t)1 << 20; /* the simulator runs kernels on the CPU: keep it quick */
 #else
     size_t n = (size_t)1 << 24;
@@ -87,7 +88,7 @@ int main(int argc, char **argv) {
            bench_gbs_text(3.0 * bytes, kernel_ms, gbs, sizeof gbs));
     printf("  GPU with both copies           %10.3f ms  (cudaMalloc + copies in + kernel + copy out + cudaFree)\n", trip_s * 1e3);
     printf("  GPU 'timed' without waiting    %10.3f ms  <- only the launch: kernels are asynchronous\n", launch_only_s * 1e3);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     cudaFree(d_a);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "grayscale.h"
@@ -32,7 +33,7 @@ static void rotate(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int w = 640, h = 360, reps = 3;
 #else
     int w = 7680, h = 4320, reps = 20; /* 8K: 99.5 MB of RGB, well past the 60 MiB L2 of an H200 */
@@ -73,7 +74,7 @@ int main(int argc, char **argv) {
         double gbs = rows[r].bytes / (ms * 1e-3) / 1e9;
         printf("  %-46s %9.1f GB/s  %5.1f%% of copy  (%.3f ms)\n", rows[r].name, gbs, 100.0 * gbs / ceiling, ms);
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     cudaFree((void *)j.rgb);

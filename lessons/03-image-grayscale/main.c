@@ -17,6 +17,7 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "grayscale.h"
@@ -177,7 +178,7 @@ int main(int argc, char **argv) {
         double ms = bench_median_ms(gpu_gray_wide, &dev, 1, 5);
         printf("  GPU 03.3, 16 pixels per thread    %10.3f ms  (%s)\n", ms, bench_gbs_text((double)(in_bytes + n), ms, gbs, sizeof gbs));
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     cudaFree(d_rgb);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -30,7 +31,7 @@ static void cpu(void *ctx) {
     matmul_cpu(j->A, j->B, j->C, j->M, j->K, j->N);
 }
 
-#ifndef SIMCUDA
+#if !ON_SIM
 static void check_cublas(cublasStatus_t st, const char *what) {
     if (st == CUBLAS_STATUS_SUCCESS) return;
     fprintf(stderr, "bench: %s returned %s: %s\n", what, cublasGetStatusName(st), cublasGetStatusString(st));
@@ -75,7 +76,7 @@ static int spot_check(const float *d_C, const float *A, const float *B, int M, i
 static double gflops(int n, double ms) { return 2.0 * n * n * (double)n / (ms * 1e-3) / 1e9; }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int n = 128, cpu_n = 128, reps = 3; /* the simulator runs each GPU thread on the CPU */
 #else
     int n = 4096, cpu_n = 512, reps = 10;
@@ -106,7 +107,7 @@ int main(int argc, char **argv) {
            2.0 * n * n * (double)n / 1e9, reps);
 
     double ceiling = 0;
-#ifndef SIMCUDA
+#if !ON_SIM
     /* The ceiling, in fp32: TF32 tensor-op math is several times faster but rounds the inputs to
        10 mantissa bits, which is not the computation the naive kernel does. */
     CUDA_CHECK(cudaMemset(j.C, 0xFF, bytes));
@@ -142,7 +143,7 @@ int main(int argc, char **argv) {
         else
             printf("  %-50s %9.3f GFLOP/s  %9.3f ms  %s\n", name, gflops(n, t), t, bad ? "WRONG (make check LESSON=04)" : "ok");
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (no cuBLAS row: the simulator has no cuBLAS; on a GPU this table is relative to cuBLAS SGEMM)\n");
 #endif
 
@@ -156,11 +157,11 @@ int main(int argc, char **argv) {
     printf("  %-50s %9.3f GFLOP/s  %9.3f ms\n", "CPU, one core (matmul_cpu, double sums)", gflops(cpu_n, cpu_s * 1e3), cpu_s * 1e3);
     printf("  %-50s %9.3f GFLOP/s  %9.3f ms  = %.3gx the CPU\n", "04.1 naive kernel, block 16x16", gflops(cpu_n, gpu_ms), gpu_ms,
            cpu_s * 1e3 / gpu_ms);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads, not GPU speeds; run on a GPU for meaningful numbers)\n");
 #endif
 
-#ifndef SIMCUDA
+#if !ON_SIM
     cublasDestroy(j.handle);
 #endif
     cudaFree((void *)j.A);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -54,7 +55,7 @@ static size_t count_wrong(const float *d_C, float *got, const float *want, int M
 static double gflops(int M, int K, int N, double seconds) { return 2.0 * M * N * K / seconds / 1e9; }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int M = 96, K = 128, N = 160; /* the simulator runs every GPU thread on the CPU: keep it small */
 #else
     int M = 1024, K = 1024, N = 1024; /* the CPU reference still finishes in a few seconds */
@@ -88,7 +89,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(d_A, A, na * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_B, B, nb * sizeof(float), cudaMemcpyHostToDevice));
-#ifdef SIMCUDA
+#if ON_SIM
     int reps = 1;
 #else
     int reps = 5;
@@ -132,7 +133,7 @@ int main(int argc, char **argv) {
     } else {
         printf("  %-34s skipped: cublasCreate returned %s (no cuBLAS here; run on a GPU)\n", "04.2 cublasSgemm", cublasGetStatusName(st));
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     cudaFree(d_A);

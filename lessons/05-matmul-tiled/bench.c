@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
 #include "matmul_tiled.h"
 
-#ifndef SIMCUDA
+#if !ON_SIM
 #include <cublas_v2.h> /* the simulator has no cuBLAS: the ceiling needs a GPU */
 
 #define CUBLAS_CHECK(call)                                                                                     \
@@ -34,7 +35,7 @@ typedef struct {
     const float *a, *b;
     float *c;
     int M, K, N;
-#ifndef SIMCUDA
+#if !ON_SIM
     cublasHandle_t handle;
 #endif
 } Job;
@@ -44,7 +45,7 @@ static void run_kernel(void *ctx) {
     CUDA_CHECK(j->fn(j->a, j->b, j->c, j->M, j->K, j->N));
 }
 
-#ifndef SIMCUDA
+#if !ON_SIM
 static void run_cublas(void *ctx) {
     Job *j = ctx;
     const float one = 1.0f, zero = 0.0f;
@@ -64,7 +65,7 @@ static size_t count_wrong(const float *got, const float *want, size_t n, int K) 
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int M = 256, K = 256, N = 256, reps = 3;
 #else
     int M = 4096, K = 4096, N = 4096, reps = 10;
@@ -99,7 +100,7 @@ int main(int argc, char **argv) {
 
     /* The reference answer every kernel is checked against: cuBLAS on a GPU, the CPU on the simulator. */
     double ceiling = 0;
-#ifndef SIMCUDA
+#if !ON_SIM
     CUBLAS_CHECK(cublasCreate(&j.handle)); /* default math mode: FP32 FMAs, like our kernels */
     double blas_ms = bench_median_ms(run_cublas, &j, 2, reps);
     ceiling = gflop / (blas_ms * 1e-3);
@@ -135,7 +136,7 @@ int main(int argc, char **argv) {
         if (ceiling > 0) printf("%5.1f%% of cuBLAS  ", 100.0 * rate / ceiling);
         printf("%9.3f ms\n", ms);
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #else
     cublasDestroy(j.handle);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -33,7 +34,7 @@ static void run_cpu(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int M = 200, K = 150, N = 230; /* the simulator runs kernels on the CPU: keep it quick */
 #else
     int M = 1000, K = 1000, N = 1000; /* not multiples of 16 or 128: the edges get exercised too */
@@ -104,7 +105,7 @@ int main(int argc, char **argv) {
         double ms = bench_median_ms(run_gpu, &j, 1, 3);
         printf("  %-40s %10.3f ms  %8.2f GFLOP/s  matches the CPU (largest error %.2g)\n", rows[r].name, ms, gflop / (ms * 1e-3), worst);
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds; `make bench LESSON=05` on a GPU compares with cuBLAS)\n");
 #endif
     cudaFree(d_a);

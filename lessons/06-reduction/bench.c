@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
@@ -97,7 +98,7 @@ static double row(const char *id, const char *name, BenchFn fn, Job *j, double c
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int log2n = 20, reps = 3;
 #else
     int log2n = 28, reps = 20; /* 1 GiB: far beyond the 60 MiB L2 of an H200 */
@@ -188,7 +189,7 @@ int main(int argc, char **argv) {
         printf("\n");
         if (csv) fprintf(csv, "06,%s,\"%s\",%.3f,ms,,\n", id, name, ms[w]);
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     if (csv) fclose(csv);

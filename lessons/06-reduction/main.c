@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -51,7 +52,7 @@ static void cpu_float_sum(void *ctx) {
 }
 
 int main(void) {
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = (size_t)1 << 18;
     int reps = 3;
 #else
@@ -146,7 +147,7 @@ int main(void) {
         if (w == 5 && ms_div > 0) printf("  (%.2f x the divergent kernel's speed)", ms_div / ms);
         printf("\n");
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds; `make profile LESSON=06` counts divergence)\n");
 #endif
     cudaFree((void *)dev.in);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "coalescing.h"
 #include "cuda_check.h"
@@ -318,7 +319,7 @@ done:
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int side = 256, reps = 2;
     size_t particles_n = (size_t)1 << 13, sweep_n = (size_t)1 << 12;
 #else
@@ -342,7 +343,7 @@ int main(int argc, char **argv) {
     transposes(side, reps, copy_gbs);
     particles(particles_n, reps, copy_gbs);
     sweep(sweep_n, reps, copy_gbs, dir);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     return 0;

@@ -13,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "coalescing.h"
 #include "cuda_check.h"
 #include "inputs.h"
 
-#ifdef SIMCUDA
+#if ON_SIM
 #define COPY_N ((size_t)1 << 14)
 #define ROWS 256
 #define COLS 384
@@ -203,7 +204,7 @@ int main(void) {
     demo_strided();
     demo_transposes();
     demo_particles();
-#ifdef SIMCUDA
+#if ON_SIM
     printf("(simulator: CPU timings of simulated threads, not GPU speeds; `make profile LESSON=07` shows what a GPU's memory would do)\n");
 #endif
     return 0;

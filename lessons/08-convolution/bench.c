@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
@@ -87,7 +88,7 @@ static int fused_agrees(FusedBlurFn fn, const float *taps, int w, int h) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int w = 640, h = 360, reps = 3;
 #else
     int w = 7680, h = 4320, reps = 20; /* 8K: 132.7 MB of floats, well past the 60 MiB L2 of an H200 */
@@ -159,7 +160,7 @@ int main(int argc, char **argv) {
             printf("  %-48s %9.1f GB/s  %5.2f x copy  (%.3f ms, %.1f Gpixel/s)\n", name, gbs, gbs / ceiling, ms, n / (ms * 1e-3) / 1e9);
         }
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     cudaFree((void *)j.in);

@@ -19,6 +19,7 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
@@ -194,7 +195,7 @@ int main(int argc, char **argv) {
             double ms = bench_median_ms(fns[k], &dev, 1, 5);
             printf("  GPU %-22s one channel %10.3f ms  (%s, read + write of the image)\n", names[k], ms, bench_gbs_text(2.0 * n * sizeof(float), ms, gbs, sizeof gbs));
         }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     cudaFree(d_in);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
@@ -90,7 +91,7 @@ static double row(const char *name, BenchFn fn, Job *j, double bytes, double cei
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int log2n = 20, reps = 3;
 #else
     int log2n = 29, reps = 10; /* 512 MiB: far beyond the 60 MiB L2 of an H200 */
@@ -158,7 +159,7 @@ int main(int argc, char **argv) {
         const char *name;
         for (int k = 0; max_step && max_step(k, &name, &g_step); k++) row(name, run_max_step, &j, n, ceiling, cub, reps, max_step_ok(&j, want));
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     cub_ref_free();

@@ -15,6 +15,7 @@
 
 #include <stb/stb_image.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "histogram.h"
@@ -145,7 +146,7 @@ int main(int argc, char **argv) {
         double ms = bench_median_ms(gpu_max, &dev, 1, 5);
         printf("  GPU 09.3, atomicCAS maximum         %10.3f ms  (%s)\n", ms, bench_gbs_text((double)(n * sizeof(float)), ms, gbs, sizeof gbs));
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     cudaFree((void *)dev.in);

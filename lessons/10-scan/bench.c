@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
@@ -112,7 +113,7 @@ static double row(Table *t, const char *name, BenchFn fn, Job *j, int ok) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int log2n = 18, reps = 3;
 #else
     int log2n = 28, reps = 20; /* 1 GiB in, 1 GiB out: far beyond the 60 MiB L2 of an H200 */
@@ -180,7 +181,7 @@ int main(int argc, char **argv) {
             row(&t, name, run_step, &j, ok);
         }
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     if (t.csv) fclose(t.csv);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "scan.h"
@@ -151,7 +152,7 @@ int main(int argc, char **argv) {
         double ms = bench_median_ms(gpu_single, &j, 1, 5);
         printf("  GPU 10.4, single pass                   %10.3f ms  (%s, bytes read + written)\n", ms, bench_gbs_text((double)bytes, ms, gbs, sizeof gbs));
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     cudaFree((void *)j.in);

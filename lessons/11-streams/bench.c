@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "streams.h"
@@ -130,7 +131,7 @@ int main(int argc, char **argv) {
     printf("  %-44s %9.3f ms  %5.2f x the longest stage\n", "serial (one chunk, one stream)", t_serial, t_serial / longest);
     printf("  %-44s %9.3f ms  %5.2f x the longest stage  (goal <= 1.15)%s; %.2f x both copies at once\n", "pipeline", t_pipe,
            t_pipe / longest, bad ? "  WRONG RESULTS" : "", t_pipe / both);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated work; run on a GPU for meaningful numbers)\n");
 #endif
     if (system("mkdir -p build/11-streams") == 0) {

@@ -16,12 +16,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "inputs.h"
 #include "streams.h"
 #include "trace/timeline.h"
 
-#ifdef SIMCUDA
+#if ON_SIM
 #define BACKEND "sim"
 #else
 #define BACKEND "gpu"
@@ -46,7 +47,7 @@ static void timing_demo(void) {
     CUDA_CHECK(cudaMalloc((void **)&d, n * sizeof(float)));
     CUDA_CHECK(cudaMemset(d, 0, n * sizeof(float)));
     BusyWork w = {d, n, 2000, 4, 0};
-#ifdef SIMCUDA
+#if ON_SIM
     w.n = 4096; /* the simulator runs each thread on the CPU */
 #endif
     busy_run(&w);
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
     timing_demo();
 
     /* 11.3: the same work serially (one chunk, one stream) and as a pipeline (16 chunks, 4 streams) */
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = 1u << 20;
     int work = 2;
     /* the model's kernel: 1.3 x the time its copy in takes (4 bytes at 55 GB/s per element) */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "occupancy.h"
@@ -204,7 +205,7 @@ static void batched(size_t budget, int reps, const char *dir) {
 
     size_t free_b, total;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total));
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_set_device_memory(total - free_b + budget);
 #else
     void *ballast = NULL;
@@ -226,7 +227,7 @@ static void batched(size_t budget, int reps, const char *dir) {
         if (ok && h_out[n - 1] != transform_cpu(h_in[n - 1])) ok = 0;
         if (r > 0 && s < best) best = s; /* the first run is a warm-up */
     }
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_set_device_memory(0);
 #else
     if (ballast) cudaFree(ballast);
@@ -259,7 +260,7 @@ static void batched(size_t budget, int reps, const char *dir) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = (size_t)1 << 14, budget = (size_t)1 << 20;
     int reps = 1;
     printf("(the simulator: small sizes, CPU timings; run this on a GPU for the lesson's figures)\n");

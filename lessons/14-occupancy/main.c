@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "occupancy.h"
@@ -29,7 +30,7 @@ static void occupancy_table(void) {
     CUDA_CHECK(occupancy_device(0, &d));
     printf("14.1 occupancy on this device: %d SMs, %d threads and %d blocks per SM, %d registers, %zu bytes of shared memory per SM\n",
            d.multiprocessors, d.max_threads_per_sm, d.max_blocks_per_sm, d.regs_per_sm, d.smem_per_sm);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("     (the simulator cannot know register counts: cudaFuncGetAttributes says 32 for every kernel)\n");
 #endif
     printf("     %-22s %5s %5s %7s | %7s %6s %9s  %-18s | %s\n", "kernel", "regs", "block", "smem", "blocks", "warps", "occupancy", "limited by",
@@ -68,7 +69,7 @@ static void choose_launch(void) {
         best_block_size(&kk, per_thread, k == KERNEL_SEGMENTS ? 384 : a.maxThreadsPerBlock, &d, &c);
         printf("     %-22s block %4d: %2d blocks per SM, min_grid %d\n", kNames[k], c.block, c.blocks_per_sm, c.min_grid);
     }
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = (size_t)1 << 16;
 #else
     size_t n = (size_t)1 << 22;
@@ -113,7 +114,7 @@ static void errors(int plant_sticky) {
     e = scale_checked_gpu(d, n, 2.0f, 256, report, sizeof report);
     printf("     ... and with 256 right after: %s (not sticky: the device still works)\n", cudaGetErrorName(e));
     if (plant_sticky) {
-#ifdef SIMCUDA
+#if ON_SIM
         printf("     ARGS=sticky needs a GPU: the simulator stops a program at its first bad access\n");
 #else
         report[0] = 0;
@@ -131,7 +132,7 @@ static void errors(int plant_sticky) {
 
 /* 14.4: 4 x more data than the device may hold, in batches. */
 static void batches(void) {
-#ifdef SIMCUDA
+#if ON_SIM
     size_t budget = (size_t)1 << 20;
 #else
     size_t budget = (size_t)256 << 20;
@@ -144,7 +145,7 @@ static void batches(void) {
     for (size_t i = 0; i < n; i++) h_in[i] = (float)(i % 1000) * 0.5f;
     size_t free_b, total;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total));
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_set_device_memory(total - free_b + budget);
 #else
     void *ballast = NULL; /* take all but the budget away */
@@ -154,7 +155,7 @@ static void batches(void) {
     double t0 = bench_host_seconds();
     cudaError_t e = process_batched(h_in, h_out, n, n, &st);
     double s = bench_host_seconds() - t0;
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_set_device_memory(0);
 #else
     cudaFree(ballast);

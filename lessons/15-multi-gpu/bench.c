@@ -21,6 +21,7 @@
 
 #include <nccl.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "multigpu.h"
@@ -36,7 +37,7 @@
         }                                                                                                                     \
     } while (0)
 
-#ifdef SIMCUDA
+#if ON_SIM
 static const size_t kPeerBytes = (size_t)1 << 20, kVecN = (size_t)1 << 16, kMaxAllReduce = (size_t)1 << 20;
 static const int kMatM = 64, kIters = 2, kWarmup = 1, kPlanReps = 1;
 #else
@@ -368,7 +369,7 @@ static void allreduce_sweep(const char *dir) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     setenv("SIM_DEVICES", "2", 0);
     printf("(the simulator: small sizes, CPU timings; run this on two GPUs for the lesson's figures)\n");
 #endif

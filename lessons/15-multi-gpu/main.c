@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "multigpu.h"
@@ -82,7 +83,7 @@ static double time_plan(int mat, int max_devices, size_t n, int m, const float *
 }
 
 static void demo_split(int ndev) {
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = (size_t)1 << 18;
     int m = 96;
 #else
@@ -200,7 +201,7 @@ static void demo_nccl(void) {
 }
 
 int main(void) {
-#ifdef SIMCUDA
+#if ON_SIM
     setenv("SIM_DEVICES", "2", 0); /* two simulated devices, unless you asked for another number */
 #endif
     int ndev = 0;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "unified_graphs.h"
 
@@ -64,7 +65,7 @@ static float time_axpy(float *x, float *y, size_t n, int managed, int prefetch, 
 int main(void) {
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-#ifdef SIMCUDA
+#if ON_SIM
     size_t n = 1u << 18;
     int steps = 200;
 #else
@@ -134,7 +135,7 @@ int main(void) {
                t_direct / t_graph);
     else
         printf("  one graph launch: chain_capture is not written yet (make check LESSON=16)\n");
-#ifdef SIMCUDA
+#if ON_SIM
     printf("\n(simulator: CPU timings of simulated work, not meaningful for a GPU: faults, migrations and launch overhead are a GPU's;\n"
            " run `make bench LESSON=16` on one)\n");
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "unified_graphs.h"
 
@@ -40,14 +41,14 @@ static void managed_demo(size_t n) {
     float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++) x[i] = (float)(i % 1000) * 0.001f, y[i] = 1.0f - (float)(i % 7) * 0.125f, out[i] = NAN;
     axpy_cpu(2.5f, x, y, want, n);
-#ifdef SIMCUDA
+#if ON_SIM
     struct simcuda_managed_stats a, b;
     simcuda_managed_counts(&a);
 #endif
     if (done("managed_axpy", managed_axpy(2.5f, x, y, out, n, 0))) {
         size_t bad = mismatches(out, want, n, 1e-6f);
         printf("  %s: %zu of %zu elements differ from the CPU\n", bad ? "WRONG" : "right", bad, n);
-#ifdef SIMCUDA
+#if ON_SIM
         simcuda_managed_counts(&b);
         printf("  page model (%llu KiB pages): %llu page faults in the kernel, %llu on the host; %llu pages prefetched to the device, "
                "%llu back\n",
@@ -91,7 +92,7 @@ static void chain_demo(size_t n, int steps, int times) {
         }
         done("chain_destroy", chain_destroy(&c));
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings; a graph's saving is the GPU's launch overhead -- make bench LESSON=16 on a GPU)\n");
 #endif
     CUDA_CHECK(cudaStreamDestroy(c.stream));
@@ -130,7 +131,7 @@ static void diamond_demo(size_t n) {
 }
 
 int main(void) {
-#ifdef SIMCUDA
+#if ON_SIM
     managed_demo(1u << 18);
     chain_demo(1024, 100, 5);
     diamond_demo(4096);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -77,7 +78,7 @@ static size_t count_wrong(const float *got, const float *want, size_t n, double 
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int M = 256, N = 256, K = 256, reps = 2;
 #else
     int M = 4096, N = 4096, K = 4096, reps = 20;
@@ -140,7 +141,7 @@ int main(int argc, char **argv) {
             }
         }
         double ms = bench_median_ms(run, &j, 2, reps);
-#ifdef SIMCUDA
+#if ON_SIM
         (void)blas_tflops;
         printf("  %-42s %s; %9.3f ms of CPU time (no speed on the simulator)\n", names[w], w < 2 ? "ran" : "matches cuBLAS", ms);
         continue;
@@ -170,7 +171,7 @@ int main(int argc, char **argv) {
                 continue;
             }
             double ms = bench_median_ms(run, &j, 2, reps);
-#ifdef SIMCUDA
+#if ON_SIM
             printf("  %-52s matches cuBLAS; %9.3f ms of CPU time\n", name, ms);
 #else
             double rate = tflop / (ms * 1e-3);
@@ -179,7 +180,7 @@ int main(int argc, char **argv) {
 #endif
         }
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads and of the simulator's cuBLAS on OpenBLAS; speed is for a GPU: run on one)\n");
 #endif
     cublasDestroy(j.handle);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
@@ -113,7 +114,7 @@ static int demo(int which, const char *name, int M, int N, int K) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int M = 200, N = 136, K = 100; /* the simulator runs kernels on the CPU: keep it quick */
 #else
     int M = 1000, N = 750, K = 500; /* not multiples of 16: 17.3's edges get exercised (the CPU reference takes seconds) */
@@ -136,7 +137,7 @@ int main(int argc, char **argv) {
     wrong += demo(1, "17.1 one 16 x 16 x 16 tile per warp (fp16)", M16, 16, 16);
     wrong += demo(2, "17.2 bf16 GEMM, multiples of 16", M16, N16, K16);
     wrong += demo(3, "17.3 fp16 GEMM, any size (padded edges)", M, N, K);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads, not GPU speeds; `make bench LESSON=17` on a GPU compares with cuBLAS)\n");
 #endif
     return wrong ? 1 : 0;

@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "async_copies.h"
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
 
-#ifndef SIMCUDA
+#if !ON_SIM
 #include <cublas_v2.h>
 /* CUB's histogram, compiled in bench_cub.cu (C++): the time of one HistogramEven of n bytes into
    HIST_BINS bins, median of reps, and its result in hist. */
@@ -35,7 +36,7 @@ typedef struct {
     const unsigned char *px;
     size_t pixels;
     unsigned *hist;
-#ifndef SIMCUDA
+#if !ON_SIM
     cublasHandle_t handle;
 #endif
 } Job;
@@ -48,7 +49,7 @@ static void run_hist(void *ctx) {
     Job *j = ctx;
     CUDA_CHECK(cluster_histogram_gpu(j->px, j->pixels, j->hist));
 }
-#ifndef SIMCUDA
+#if !ON_SIM
 static void run_cublas(void *ctx) {
     Job *j = ctx;
     const float one = 1.0f, zero = 0.0f;
@@ -106,7 +107,7 @@ static int step_agrees(SgemmFn fn, int M, int K, int N) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int n = 128, reps = 1;
     size_t pixels = 1 << 16;
 #else
@@ -139,7 +140,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemcpy((void *)j.px, hp, pixels, cudaMemcpyHostToDevice));
     double gflop = 2.0 * n * (double)n * n / 1e9;
     printf("Lesson 18 benchmark: C = A B with n = %d (%.3g GFLOP), a histogram of %zu bytes\n", n, gflop, pixels);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  speed is GPU-only: the simulator runs each kernel once to show it works (make bench on a GPU measures)\n");
 #else
     CUDA_CHECK(cublasCreate(&j.handle) == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown);
@@ -153,7 +154,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < 2; r++) {
         j.f = rows[r].f;
         double ms = bench_median_ms(run_gemm, &j, 1, reps);
-#ifdef SIMCUDA
+#if ON_SIM
         printf("  %-44s ran (%.0f ms on the simulator)\n", rows[r].name, ms);
 #else
         printf("  %-44s %9.1f GFLOP/s  %8.3f ms  %.2f x cuBLAS\n", rows[r].name, gflop / (ms * 1e-3), ms, blas / ms);
@@ -177,7 +178,7 @@ int main(int argc, char **argv) {
                 continue;
             }
             double ms = bench_median_ms(run_gemm, &j, 1, reps);
-#ifdef SIMCUDA
+#if ON_SIM
             printf("  %-44s right, ran (%.0f ms on the simulator)\n", name, ms);
 #else
             printf("  %-44s %9.1f GFLOP/s  %8.3f ms  %.2f x cuBLAS\n", name, gflop / (ms * 1e-3), ms, blas / ms);
@@ -185,7 +186,7 @@ int main(int argc, char **argv) {
         }
     }
     double hms = bench_median_ms(run_hist, &j, 1, reps);
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  %-44s ran (%.0f ms on the simulator)\n", "18.3 cluster histogram", hms);
 #else
     double cub = bench_cub_histogram_ms(j.px, pixels, j.hist, reps);

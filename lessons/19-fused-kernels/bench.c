@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "fused.h"
@@ -95,7 +96,7 @@ static void bench_rows(Job *j, const char *name, double copy_gbs, int reps) {
     double ms = bench_median_ms(run, j, 2, reps), bytes = 2.0 * j->rows * (double)j->cols * sizeof(float);
     char rate[64];
     bench_gbs_text(bytes, ms, rate, sizeof rate);
-#ifdef SIMCUDA
+#if ON_SIM
     (void)copy_gbs;
     printf("  %-36s matches the CPU; %9.3f ms of CPU time\n", name, ms);
 #else
@@ -105,7 +106,7 @@ static void bench_rows(Job *j, const char *name, double copy_gbs, int reps) {
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int rows = 64, cols = 2048, bh = 2, n = 256, d = 64, reps = 2;
 #else
     int rows = 8192, cols = 8192, bh = 8 * 16, n = 4096, d = 64, reps = 20;
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
     size_t rn = (size_t)rows * cols;
     printf("Lesson 19 benchmark on %s, median of %d runs\n", prop.name, reps);
     double copy = bench_copy_gbs(rn * sizeof(float), reps);
-#ifndef SIMCUDA
+#if !ON_SIM
     printf("  %-36s %.1f GB/s (read + write of %d x %d floats): the ceiling\n", "cudaMemcpy device to device", copy, rows, cols);
 #endif
     Job j = {0};
@@ -164,7 +165,7 @@ int main(int argc, char **argv) {
             continue;
         }
         double ms = bench_median_ms(run, &j, 2, reps);
-#ifdef SIMCUDA
+#if ON_SIM
         (void)tflop;
         printf("  %-36s matches the naive form; %9.3f ms of CPU time (naive %.3f ms)\n", name, ms, naive_ms);
 #else
@@ -172,7 +173,7 @@ int main(int argc, char **argv) {
                tflop / (ms * 1e-3), ms, tflop / (naive_ms * 1e-3), naive_ms, naive_ms / ms, scratch / (1 << 20));
 #endif
     }
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: small sizes and CPU timings of simulated threads; speed is for a GPU: run on one)\n");
 #endif
     cudaFree((void *)j.q), cudaFree((void *)j.k), cudaFree((void *)j.v), cudaFree(ref), cudaFree(out);

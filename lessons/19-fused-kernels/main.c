@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
 #include "fused.h"
@@ -78,7 +79,7 @@ static int check_and_time(Job *j, const char *name, const float *want, size_t n,
 }
 
 int main(int argc, char **argv) {
-#ifdef SIMCUDA
+#if ON_SIM
     int rows = 64, cols = 1000, bh = 2, n = 128, d = 64; /* the simulator runs kernels on the CPU: keep it quick */
 #else
     int rows = 4096, cols = 1024, bh = 16, n = 1024, d = 64;
@@ -135,7 +136,7 @@ int main(int argc, char **argv) {
                                 causal ? flop / 2 : flop);
     }
     printf("  the naive form's n x n scratch: %.1f MiB; the flash form's: none\n", (double)bh * n * n * 4 / (1 << 20));
-#ifdef SIMCUDA
+#if ON_SIM
     printf("  (simulator: CPU timings of simulated threads, not GPU speeds; `make bench LESSON=19` on a GPU compares with a copy)\n");
 #endif
     cudaFree((void *)j.q), cudaFree((void *)j.k), cudaFree((void *)j.v), cudaFree(j.y);

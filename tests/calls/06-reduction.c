@@ -5,19 +5,20 @@
    the sums' copies (the simulator's timeline, simcuda/timeline.h): a copy to the host followed by
    a copy from the host or a memset means the result was written from the host (out[0]: the bytes
    of that copy to the host). */
+#include "backend.h"
 #include "reduce.h"
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
 
 #include "runner.h"
-#ifdef SIMCUDA
+#if ON_SIM
 #include <simcuda/timeline.h>
 #endif
 
 /* Calls fn(c) with the simulator's timeline recording; c->rep->out[0] as above. */
 static int64_t watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_timeline_start(NULL);
     int64_t ret = fn(c);
     simcuda_timeline_stop();

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backend.h"
 #include "streams.h"
 #include "trace/timeline.h"
 #include "11-streams.h"
@@ -15,7 +16,7 @@
 #include <time.h>
 
 #include "runner.h"
-#ifdef SIMCUDA
+#if ON_SIM
 #include <simcuda/timeline.h>
 #endif
 
@@ -34,7 +35,7 @@ static int is_pinned(const void *p) {
    the student's results have been read, since cudaFree waits for the device). */
 static void *g_marker_buf;
 
-#ifdef SIMCUDA
+#if ON_SIM
 static void marker(unsigned long long bytes) {
     if (g_marker_buf && bytes && bytes <= TIMELINE_MARKER_MAX_BYTES) cudaMemsetAsync(g_marker_buf, 0, bytes, 0);
 }
@@ -47,7 +48,7 @@ static void markers_free(void) {
 
 /* Starts a recording (markers: NULL for the grader's own measurements). */
 static void record_start(double kernel_ns, double scale, const TimelineMarkers *mk) {
-#ifdef SIMCUDA
+#if ON_SIM
     SimTimelineModel m;
     simcuda_timeline_default_model(&m);
     if (kernel_ns > 0) m.kernel_ns_per_thread = kernel_ns;
@@ -62,7 +63,7 @@ static void record_start(double kernel_ns, double scale, const TimelineMarkers *
 
 /* Stops the recording; copies the operations into ops (the same layout field by field). */
 static int record_take(TimelineOp *ops, size_t max, const TimelineMarkers *mk) {
-#ifdef SIMCUDA
+#if ON_SIM
     if (mk) marker(mk->last_bytes);
     simcuda_timeline_stop();
     size_t n = simcuda_timeline_take(NULL, 0);
@@ -142,7 +143,7 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     memset(rep, 0, sizeof *rep);
     rep->markers = mk;
     rep->sim = ON_SIM;
-#ifdef SIMCUDA
+#if ON_SIM
     int e0 = 0;
     simcuda_live_streams_events(NULL, &e0);
 #endif
@@ -152,7 +153,7 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     rep->launches = launches_so_far(c) - l0;
     rep->nops = record_take(rc_ptr(c, 3), rc_u64(c, 4), &mk);
     markers_free();
-#ifdef SIMCUDA
+#if ON_SIM
     rep->pinned_left = simcuda_timeline_pinned_still_allocated();
     int s1 = 0, e1 = 0;
     simcuda_live_streams_events(&s1, &e1);
@@ -168,7 +169,7 @@ static int64_t call_bw_probe(const RunnerCall *c) {
         record_start(0, 0, NULL);
         rep->ref_pageable_gbs = ref_h2d(d, pg, bytes, reps);
         rep->ref_pinned_gbs = ref_h2d(d, pin, bytes, reps);
-#ifdef SIMCUDA
+#if ON_SIM
         simcuda_timeline_stop();
 #endif
     }
@@ -267,7 +268,7 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     rep->under_tool = cfg->tool_pass;
     rep->nops = -1;
     size_t n = cfg->n, bytes = n * sizeof(float);
-#ifdef SIMCUDA
+#if ON_SIM
     int s0 = 0, e0 = 0;
     simcuda_live_streams_events(&s0, &e0);
 #endif
@@ -305,7 +306,7 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
     rep->destroy_err = pipeline_destroy(&p);
     rep->freed_in = !is_pinned(h_in);
     rep->freed_out = !is_pinned(h_out);
-#ifdef SIMCUDA
+#if ON_SIM
     int s1 = 0, e1 = 0;
     simcuda_live_streams_events(&s1, &e1);
     rep->streams_left = s1 - s0;

@@ -9,6 +9,7 @@
    its working folder on the first call: when the grader runs as root the runner runs as `nobody`,
    who may not be able to read the build folder. */
 #include "12-python.h"
+#include "backend.h"
 #include "pykernels.h"
 
 #ifdef GRADE_RUNNER_SIDE
@@ -59,7 +60,7 @@ static int g_to = -1;
 static FILE *g_from;
 static int g_written;
 
-#ifdef SIMCUDA
+#if ON_SIM
 /* The grader's count of the library's launches (calls/12-python.h): the file the hook in the
    Python process writes its table into (unlinked: only descriptors reach it), the nonce it must
    carry, and the table as it was after the last call. */
@@ -212,7 +213,7 @@ static int start_python(char *why, size_t size) {
         snprintf(why, size, "pipe: %s", strerror(errno));
         return -1;
     }
-#ifdef SIMCUDA
+#if ON_SIM
     if (launch_channel(nonce)) {
         snprintf(why, size, "could not set up the grader's launch count: %s", strerror(errno));
         return -1;
@@ -232,7 +233,7 @@ static int start_python(char *why, size_t size) {
         dup2(2, 1);
         dup2(out, 3);
         int keep = 4;
-#ifdef SIMCUDA
+#if ON_SIM
         /* fd 4: the launch table (the hook writes it), fd 5: the nonce (the hook reads it at load) */
         int lf = fcntl(g_launch_fd, F_DUPFD, 1024 - 6), nf = fcntl(nonce[0], F_DUPFD, 1024 - 5);
         if (lf < 0 || nf < 0 || dup2(lf, 4) < 0 || dup2(nf, 5) < 0) _exit(126);
@@ -250,7 +251,7 @@ static int start_python(char *why, size_t size) {
         setenv("NUMBA_CACHE_DIR", cache, 1);
         setenv("CUPY_CACHE_DIR", cache, 1);
         setenv("MPLCONFIGDIR", cache, 1);
-#ifdef SIMCUDA
+#if ON_SIM
         setenv("PY12_BACKEND", "sim", 1);
         setenv("NUMBA_ENABLE_CUDASIM", "1", 1); /* Numba's own simulator: no GPU here */
 #else
@@ -343,7 +344,7 @@ static int64_t call_py12(const RunnerCall *c) {
     snprintf(reply, reply_bytes, "%s", line);
     /* the second field: launches */
     char *tab = strchr(line, '\t');
-#ifdef SIMCUDA
+#if ON_SIM
     char field[2048];
     hook_launches(field, sizeof field, launches_from_hook(request));
     if (launches_from_hook(request)) {

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "14-occupancy.h"
-#ifdef SIMCUDA
+#include "backend.h"
+#if ON_SIM
 #include <simcuda/timeline.h>
 #endif
 
@@ -37,7 +38,7 @@ static int64_t call_scale_checked_gpu(const RunnerCall *c) {
 }
 /* process_batched, and the streams its copies and kernels went to, in the reply's out[]: out[0] the
    BatchStreams' `observed`, out[1..3] its legacy, per_thread and created counts. */
-#ifdef SIMCUDA
+#if ON_SIM
 static void streams_from_timeline(uint64_t *out) {
     int whole = simcuda_timeline_recording();
     simcuda_timeline_stop();
@@ -60,7 +61,7 @@ static void streams_from_timeline(uint64_t *out) {
 #endif
 static int64_t call_process_batched(const RunnerCall *c) {
     uint64_t *out = c->rep->out;
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_timeline_start(NULL);
 #else
     RunnerStreamOps before, after;
@@ -68,7 +69,7 @@ static int64_t call_process_batched(const RunnerCall *c) {
 #endif
     cudaError_t e = process_batched(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), rc_u64(c, 3), rc_ptr(c, 4));
     out[0] = out[1] = out[2] = out[3] = 0;
-#ifdef SIMCUDA
+#if ON_SIM
     streams_from_timeline(out);
 #else
     if (seen && runner_stream_ops(&after)) {
@@ -84,7 +85,7 @@ static int64_t call_process_batched(const RunnerCall *c) {
 /* ---- the grader's probes: trusted code, though linked with the student's file ---- */
 static int64_t call_probe_live_streams_events(const RunnerCall *c) {
     int *out = rc_ptr(c, 0);
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_live_streams_events(&out[0], &out[1]);
 #else
     out[0] = out[1] = -1;
@@ -133,13 +134,13 @@ static int64_t call_probe_api_best_block(const RunnerCall *c) {
     c->rep->out[0] = (uint64_t)best_blocks;
     return best;
 }
-#ifndef SIMCUDA
+#if !ON_SIM
 static void *g_ballast; /* on a GPU: the device memory taken away from the student's code */
 #endif
 static int64_t call_probe_limit_device_memory(const RunnerCall *c) {
     size_t budget = rc_u64(c, 0), free_b = 0, total = 0;
     cudaDeviceSynchronize();
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_set_device_memory(0);
     if (budget && cudaMemGetInfo(&free_b, &total) == cudaSuccess) simcuda_set_device_memory(total - free_b + budget);
 #else

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backend.h"
 #include "multigpu.h"
 #include "15-multi-gpu.h"
 
@@ -20,7 +21,7 @@
 
 #include "runner.h"
 
-#ifdef SIMCUDA
+#if ON_SIM
 #include <simcuda/timeline.h>
 #endif
 
@@ -53,7 +54,7 @@ static int device_of(const void *p) {
 
 /* Streams and events alive in this process (the simulator counts them; a GPU does not say). */
 static void live_streams_events(int *streams, int *events) {
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_live_streams_events(streams, events);
 #else
     *streams = *events = 0;
@@ -74,7 +75,7 @@ static int all_zero(const void *p, size_t bytes) {
 }
 
 /* ---- 15.1 ---- */
-#ifdef SIMCUDA
+#if ON_SIM
 /* The modelled timeline of one run: each device's span, the run's, and the host waits between one
    device's work and the next device's (what makes devices take turns). */
 #define TL_MAX 4096
@@ -170,13 +171,13 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
                 if (p.stream[d] && cudaSetDevice(d) == cudaSuccess) cudaLaunchHostFunc(p.stream[d], runner_sleep_ms, (void *)(uintptr_t)rep->hold_ms);
         cudaSetDevice(0);
         cudaGetLastError();
-#ifdef SIMCUDA
+#if ON_SIM
         /* large enough that the copies, not the host's calls (2 us each), take the time */
         int record = !mat && rep->n >= 4096;
         if (record) timeline_start();
 #endif
         rep->run_err = mat ? mg_matmul_run(&p, ha, hb, hc) : mg_vector_add_run(&p, ha, hb, hc);
-#ifdef SIMCUDA
+#if ON_SIM
         if (record) timeline_take(rep);
 #endif
         rep->device_after_run = current_device();

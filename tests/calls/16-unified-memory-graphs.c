@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "16-unified-memory-graphs.h"
+#include "backend.h"
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static long long launches_so_far(const RunnerCall *c) {
 
 /* cudaGraphLaunch calls so far, or -1 when they cannot be observed. */
 static long long graph_launches(void) {
-#ifdef SIMCUDA
+#if ON_SIM
     unsigned long long k = 0, g = 0;
     simcuda_launch_counts(&k, &g);
     return (long long)g;
@@ -34,7 +35,7 @@ static long long graph_launches(void) {
 }
 
 static void live_graphs(int *graphs, int *execs) {
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_live_graphs(graphs, execs);
 #else
     *graphs = *execs = 0;
@@ -51,7 +52,7 @@ static int64_t call_managed_probe(const RunnerCall *c) {
     memset(rep, 0, sizeof *rep);
     float a = (float)rc_double(c, 0);
     size_t n = rc_u64(c, 4);
-#ifdef SIMCUDA
+#if ON_SIM
     struct simcuda_managed_stats s0, s1;
     simcuda_managed_counts(&s0);
 #else
@@ -59,7 +60,7 @@ static int64_t call_managed_probe(const RunnerCall *c) {
     int seen = runner_stream_ops(&o0);
 #endif
     cudaError_t e = managed_axpy(a, rc_ptr(c, 1), rc_ptr(c, 2), rc_ptr(c, 3), n, 0);
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_managed_counts(&s1);
     rep->observed = OBSERVED_SIM;
     rep->page_bytes = s1.page_bytes;

@@ -5,11 +5,12 @@
    l18_cluster_blocks, reports the largest thread block cluster of the last histogram call, which
    only the simulator can see (-1 on a GPU). */
 #include "async_copies.h"
+#include "backend.h"
 
 #ifdef GRADE_RUNNER_SIDE
 #include "runner.h"
 
-#ifdef SIMCUDA
+#if ON_SIM
 unsigned simcuda_cluster_blocks_launched(void); /* sim/src/cluster.cpp */
 #endif
 static int64_t g_cluster_blocks = -1;
@@ -21,11 +22,11 @@ static int64_t call_sgemm_pipelined_gpu(const RunnerCall *c) {
     return sgemm_pipelined_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), (int)rc_i64(c, 3), (int)rc_i64(c, 4), (int)rc_i64(c, 5));
 }
 static int64_t call_cluster_histogram_gpu(const RunnerCall *c) {
-#ifdef SIMCUDA
+#if ON_SIM
     simcuda_cluster_blocks_launched();
 #endif
     int64_t r = cluster_histogram_gpu(rc_ptr(c, 0), (size_t)rc_i64(c, 1), rc_ptr(c, 2));
-#ifdef SIMCUDA
+#if ON_SIM
     g_cluster_blocks = simcuda_cluster_blocks_launched();
 #endif
     return r;

@@ -8,6 +8,7 @@
  * libcupti is opened at run time: without it the demo runs and says that it has no timeline.
  */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "trace/timeline.h"
 
 #include <stdio.h>
@@ -32,7 +33,7 @@ static __attribute__((unused)) TimelineOp *new_op(void) {
     return o;
 }
 
-#ifdef SIMCUDA
+#if ON_SIM
 /* ---- the simulator: its model ---- */
 #include <simcuda/timeline.h>
 
