@@ -146,7 +146,8 @@ bench-sim: $(BUILD)/simbench/bench_sim ## time the simulator (switches/s, vector
 B := $(BUILD)/$(BACKEND)
 ifeq ($(BACKEND),sim)
   CUDACC := $(SIMCC_RUN) -O1 -g
-  CC_C := $(SIMCC_RUN) -O1 -g -std=gnu11 -Wall
+  # (-MMD -MP: each object's headers, as the compiler saw them, in a .d beside it; see DEP_FILES)
+  CC_C := $(SIMCC_RUN) -O1 -g -std=gnu11 -Wall -MMD -MP
   LINK := $(SIMCC_RUN)
   # (the demos and benchmarks: nothing of the test library, whose inputs they take from inputs.h)
   LINK_LIBS :=
@@ -197,7 +198,7 @@ $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 # The judge starts the runner in a sandbox and calls the student's functions through it.
 CUDA_HOME ?= $(if $(HAVE_NVCC),$(patsubst %/bin/nvcc,%,$(shell command -v nvcc)),/usr/local/cuda)
 JUDGE_CUDA_INC := $(if $(filter sim,$(BACKEND)),-Isim/include,-I$(CUDA_HOME)/include)
-JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra $(JUDGE_CUDA_INC) $(INCLUDES)
+JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -MMD -MP $(JUDGE_CUDA_INC) $(INCLUDES)
 # the judge reads the simulator's (or CUDA's) runtime header for types and error codes
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \
@@ -283,19 +284,22 @@ include $(B)/variant-packs.mk
 endif
 endif
 
-# A lesson may add libraries in lessons/NN-topic/lesson.mk: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
+# Every lesson names its student's files in lessons/NN-topic/lesson.mk (STUDENT_FILES_<dir> := <name>.cu
+# and, in lesson 12, Python modules), and may add libraries there: LIBS_<dir>_gpu / LIBS_<dir>_sim for every
 # program of the lesson, DEMO_LIBS_<dir> for its demo only (e.g. an image library), and compile flags
 # (CFLAGS_<dir>_gpu / CFLAGS_<dir>_sim: a library's include folder) for all of its code. A lesson whose
 # grader checks performance properties (grade_require_coalesced, ...) says PROFILED_RUNNER_<dir> := 1:
 # on the simulator its code is then built with `simcc --profile` (counted only when the grader asks).
--include $(wildcard lessons/*/lesson.mk)
+include $(wildcard lessons/*/lesson.mk)
 $(foreach l,$(ALL_LESSONS),$(eval PROFILE_FLAG_$(l) := $(if $(and $(filter sim,$(BACKEND)),$(PROFILED_RUNNER_$(l))),--profile)))
 
 OTHER_BACKEND := $(if $(filter sim,$(BACKEND)),gpu,sim)
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
 define lesson_rules
 $(1)_NUM := $(firstword $(subst -, ,$(1)))
-$(1)_NAME := $(basename $(notdir $(firstword $(wildcard lessons/$(1)/*.h))))
+# (the graded CUDA file: the first .cu its lesson.mk names; make grade's tools read the same line)
+$(1)_NAME := $(basename $(firstword $(filter %.cu,$(STUDENT_FILES_$(1)))))
+$$(if $$($(1)_NAME),,$$(error lessons/$(1)/lesson.mk must name the student's files: STUDENT_FILES_$(1) := <name>.cu ...))
 $(1)_CPU := $(wildcard lessons/$(1)/*_cpu.c)
 $(1)_TEST := $(firstword $(wildcard tests/test_$(firstword $(subst -, ,$(1)))_*.c))
 # (a variant whose `backend:` line names the other backend is neither built nor tried here)
@@ -368,8 +372,18 @@ $(B)/%/$(1)/bench: $(B)/%/$(1)/kernel.o $(B)/lessons/$(1)/bench.o $$($(1)_CPU_OB
 	$(Q)$(LINK) $(PROFILE_FLAG_$(1)) -o $$@ $$^ $$(LIBS_$(1)_$(BACKEND)) $(LINK_LIBS)
 endef
 $(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
+# rules a lesson.mk makes from every lesson's names (lesson 12's shared libraries), now all are known
+$(foreach r,$(AFTER_LESSON_RULES),$(call $(r)))
 
 .SECONDARY:
+
+# The headers each object of the workbook's own C code was built from (-MMD -MP above: the judge's
+# objects everywhere, the demos', benchmarks' and runners' C objects on the simulator), so that a
+# changed header rebuilds what read it, beyond the folders the rules name. Only the folders the
+# workbook's trusted compiles write: a .d is make syntax, and nothing a student's code writes may
+# ever be read as part of the Makefile.
+DEP_FILES := $(wildcard $(B)/judge/*/*.d $(B)/lessons/*/*.d $(B)/common/*.d $(B)/runner/*/*.d)
+-include $(DEP_FILES)
 
 # ---------------------------------------------------------------------------------------------
 # Student commands.

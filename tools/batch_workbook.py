@@ -16,18 +16,19 @@ def lessons_of_workbook():
     return sorted(d for d in os.listdir(os.path.join(ROOT, "lessons")) if d[:2].isdigit())
 
 
+STUDENT_FILES = re.compile(r"^STUDENT_FILES_(\S+)\s*:=\s*(.*)$", re.M)
+
+
 def student_files(lesson):
-    """The files a student owns in a lesson: <name>.cu beside <name>.h, and the lesson folder's own
-    Python modules (lesson 12's student files)."""
-    d = os.path.join(ROOT, "lessons", lesson)
-    mine = []
-    for h in sorted(f for f in os.listdir(d) if f.endswith(".h")):
-        cu = h[:-2] + ".cu"
-        if os.path.exists(os.path.join(d, cu)):
-            mine.append(cu)
-            break
-    mine += sorted(f for f in os.listdir(d) if f.endswith(".py") and os.path.isfile(os.path.join(d, f)))
-    return mine
+    """The files a student owns in a lesson, as its lessons/NN-topic/lesson.mk names them
+    (STUDENT_FILES_<dir> := <name>.cu, and lesson 12's Python modules): the Makefile's rules read
+    the same line. A lesson.mk that names none is an error, never a guess."""
+    path = os.path.join(ROOT, "lessons", lesson, "lesson.mk")
+    with open(path, encoding="utf-8") as f:
+        for m in STUDENT_FILES.finditer(f.read()):
+            if m.group(1) == lesson:
+                return m.group(2).split()
+    raise RuntimeError("%s names no student files (STUDENT_FILES_%s := <name>.cu)" % (path, lesson))
 
 
 def wanted_files(lessons):

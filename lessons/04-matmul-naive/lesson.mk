@@ -1,3 +1,7 @@
 # lesson.mk -- lesson 04's extra libraries: exercise 04.2 and the benchmark's ceiling call cuBLAS on
 # a GPU. The simulator links its cuBLAS stub (sim/src/cublas_stub.cpp), which reports "not supported".
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_04-matmul-naive := matmul_naive.cu
+
 LIBS_04-matmul-naive_gpu := -lcublas

@@ -1,5 +1,9 @@
 # Lesson 06's grader checks performance properties (06.1: no shared-memory bank conflicts; 06.4:
 # warps that do not diverge), so on the simulator its runner is built with `simcc --profile`.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_06-reduction := reduce.cu
+
 PROFILED_RUNNER_06-reduction := 1
 # ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
 include common/profile_canary.mk

@@ -1,5 +1,9 @@
 # lessons/07-coalescing/lesson.mk -- lesson 07 grades performance properties (coalesced loads and
 # stores, no bank conflicts): on the simulator its runner is built with `simcc --profile`.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_07-coalescing := coalescing.cu
+
 PROFILED_RUNNER_07-coalescing := 1
 # ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
 include common/profile_canary.mk

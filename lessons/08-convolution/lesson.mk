@@ -1,5 +1,9 @@
 # Lesson 08 links stb_image (Debian libstb-dev) into its demo only: the demo reads PNG/JPEG and writes
 # PNG. The CPU reference's Gaussian uses exp() from libm.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_08-convolution := convolution.cu
+
 DEMO_LIBS_08-convolution := -lstb -lm
 LIBS_08-convolution_gpu := -lm
 LIBS_08-convolution_sim := -lm

@@ -1,4 +1,8 @@
 # Lesson 09 links stb_image (Debian libstb-dev) into its demo only, to read a photo given as ARGS.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_09-atomics := histogram.cu
+
 DEMO_LIBS_09-atomics := -lstb
 
 # The benchmark compares with CUB's histogram and maximum. CUB is C++ and bench.c is C, so the CUB

@@ -1,6 +1,10 @@
 # The benchmark compares with CUB's scan. CUB is C++ and bench.c is C, so the CUB call lives in
 # ceiling/cub_ref.cu (a folder below the lesson, so it is never taken for the student's file),
 # built here and added to the benchmark's link only.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_10-scan := scan.cu
+
 $(B)/lessons/10-scan/ceiling/cub_ref.o: lessons/10-scan/ceiling/cub_ref.cu lessons/10-scan/ceiling/cub_ref.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)

@@ -2,6 +2,10 @@
 # model (simcuda/timeline.h), on a GPU through CUPTI's activity records (the CUDA Toolkit's cupti.h;
 # libcupti is opened at run time, so a machine without it still runs the demo). The object lives in
 # a folder below the lesson, so it is never taken for the student's file.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_11-streams := streams.cu
+
 $(B)/lessons/11-streams/trace/timeline.o: lessons/11-streams/trace/timeline.c lessons/11-streams/trace/timeline.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)

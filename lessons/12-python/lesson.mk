@@ -8,6 +8,9 @@
 # exercises are its Python files, but every lesson's reference build (SOLUTION=1, make test's
 # solution runner, the wrong variants' base) takes the lesson's graded .cu from solutions/. A copy
 # there is one file; a lesson-12 exception in each of those places would be several.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_12-python := pykernels.cu cudalib.py cupy_kernels.py numba_kernels.py pycuda_kernels.py torch_ext.py
 
 # ---- shared libraries ------------------------------------------------------------------------
 # On the simulator a library needs the simulator's runtime compiled as position-independent code
@@ -39,7 +42,8 @@ define py12_shared
 	$(Q)$(call py12_shared_cmd,$(1),$(2),$(3))
 endef
 
-py12_name = $(basename $(notdir $(firstword $(wildcard lessons/$(1)/*.h))))
+# (a lesson's graded file's name, <name>.cu; known once the Makefile has read every lesson.mk)
+py12_name = $($(1)_NAME)
 # every other lesson: the student's file and the solution
 define py12_lib_rules
 $(B)/student/$(1)/lib$(2).so: lessons/$(1)/$(2).cu $(wildcard lessons/$(1)/*.h) $(PY12_LIB_DEPS)
@@ -47,7 +51,8 @@ $(B)/student/$(1)/lib$(2).so: lessons/$(1)/$(2).cu $(wildcard lessons/$(1)/*.h) 
 $(B)/solution/$(1)/lib$(2).so: solutions/$(1)/$(2).cu $(wildcard lessons/$(1)/*.h) $(PY12_LIB_DEPS)
 	$$(call py12_shared,$$<,$$@,$(1))
 endef
-$(foreach l,$(filter-out 12-python,$(ALL_LESSONS)),$(eval $(call py12_lib_rules,$(l),$(call py12_name,$(l)))))
+py12_all_lib_rules = $(foreach l,$(filter-out 12-python,$(ALL_LESSONS)),$(eval $(call py12_lib_rules,$(l),$(call py12_name,$(l)))))
+AFTER_LESSON_RULES += py12_all_lib_rules
 
 .PHONY: lib
 lib: ## a lesson's .cu as a shared library for Python's ctypes: make lib LESSON=02 [SOLUTION=1] (lesson 12)

@@ -2,4 +2,8 @@
 # and cuRAND (Thrust and CUB are headers). The simulator provides its own versions of the three
 # (sim/src: cublas_stub.cpp, cusolver.cpp, curand.cpp), which run on OpenBLAS and LAPACKE (Debian's
 # libopenblas-dev and liblapacke-dev), opened when first used: nothing to link there.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_13-libraries := libraries.cu
+
 LIBS_13-libraries_gpu := -lcublas -lcusolver -lcurand

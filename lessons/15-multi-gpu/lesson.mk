@@ -4,6 +4,10 @@
 # NVIDIA's packages install it), else NVIDIA's PyPI wheel (pip install nvidia-nccl-cu12 or -cu13:
 # nvidia/nccl/include and nvidia/nccl/lib). The rpath lets the programs find libnccl.so.2 at run
 # time without LD_LIBRARY_PATH.
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_15-multi-gpu := multigpu.cu
+
 ifeq ($(BACKEND),gpu)
   # where NCCL is: the system's (libnccl-dev: /usr/include, nothing to add), the toolkit's folder,
   # or the wheel's

@@ -1,6 +1,10 @@
 # lessons/17-tensor-cores/lesson.mk -- lesson 17's grader checks a performance property (the products
 # ran on the tensor cores: the simulator's count of mma_sync per warp, Nsight Compute's tensor-pipe
 # instructions on a GPU), so on the simulator its runner is built with `simcc --profile` ...
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_17-tensor-cores := tensor_cores.cu
+
 PROFILED_RUNNER_17-tensor-cores := 1
 # ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
 include common/profile_canary.mk

@@ -3,6 +3,10 @@
 # GEMM kernels, counted by the simulator's profiler or Nsight Compute), so on the simulator its
 # runner is built with `simcc --profile`, which also diagnoses a read of shared memory before its
 # copy was waited for ...
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_18-async-copies := async_copies.cu
+
 PROFILED_RUNNER_18-async-copies := 1
 # ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
 include common/profile_canary.mk

@@ -2,6 +2,10 @@
 # kernels read each element of x once (the simulator's profiler counts global-memory sectors,
 # Nsight Compute's l1tex sectors on a GPU), so on the simulator its runner is built with
 # `simcc --profile` ...
+# The files a student writes in this lesson (the first .cu is the graded CUDA file); make grade,
+# the autograder and the Makefile's rules all take them from here.
+STUDENT_FILES_19-fused-kernels := fused.cu
+
 PROFILED_RUNNER_19-fused-kernels := 1
 # ... and carries the grader's canary kernel, which shows that the profiler counted throughout.
 include common/profile_canary.mk
