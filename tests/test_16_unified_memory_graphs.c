@@ -90,11 +90,13 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                   what, faults);
     if (r.observed == OBSERVED_SIM) {
         ck_assert_msg(r.device_faults == 0,
-                      "%s%s, although %llu prefetch(es) to the device came before it\n"
-                      "  likely mistake: the host touched the pages after the prefetch (fill x and y first, then prefetch: a host "
-                      "write moves a page back), or the prefetch covered only part of the buffers (its size is in bytes: n * "
-                      "sizeof(float)), or it went to another stream than the kernel's and nothing ordered the two",
-                      what, faults, r.prefetch_device_before_launch);
+                      "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and y "
+                      "there%s\n"
+                      "  likely mistake: the prefetch covered only part of the buffers (its size is in bytes: n * sizeof(float), not "
+                      "n), or the host touched the pages after the prefetch (fill x and y first, then prefetch: a host write moves a "
+                      "page back), or it went to another stream than the kernel's and nothing ordered the two",
+                      what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages,
+                      r.prefetched_to_device < 2 * pages ? " (part of the buffers)" : " (all of them: then something moved them back)");
         unsigned long long first_touch = 2 * pages;
         ck_assert_msg(r.host_faults <= first_touch,
                       "%s: the host took %llu page faults; filling x and y takes %llu (one per %llu KiB page touched first), so %llu "
@@ -175,6 +177,10 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                   what, r.replay_launches, r.replay_graph_launches);
     if (r.replay_graph_launches < 0)
         grade_note_unchecked("the graph launches (CUPTI, which counts cudaGraphLaunch calls, is not available to the runner here)");
+    else if (r.replay_graph_launches == k->times - 1)
+        ck_abort_msg("%s: chain_replay made %lld cudaGraphLaunch call(s) for times = %d: one too few\n  likely mistake: one graph "
+                     "launch per run: `t < times`, from t = 0 (the capture ran nothing: the chain has not run yet)",
+                     what, r.replay_graph_launches, k->times);
     else
         ck_assert_msg(r.replay_graph_launches == k->times,
                       "%s: chain_replay made %lld cudaGraphLaunch call(s) for times = %d\n  likely mistake: one graph launch per run of "
@@ -229,9 +235,11 @@ static void check_diamond(size_t n) {
     snprintf(what, sizeof what, "the diamond on n = %zu, scale %g then %g (input seed %llu, %s schedule)", n, cfg.s1, cfg.s2, (unsigned long long)seed,
              grade_schedule_name(g_schedule));
     diamond_probe(&cfg, in, o1, o2, &r);
+    /* before the error diamond_build returned: without a graph every cudaGraphAddKernelNode fails */
+    ck_assert_msg(r.nodes >= 0, "%s: diamond_build left g->graph NULL%s%s\n  likely mistake: cudaGraphCreate(&g->graph, 0) missing (then the "
+                  "four nodes are added to it), or the graph created in a variable of its own and not kept in g->graph", what,
+                  r.build_err ? " and returned " : "", r.build_err ? cudaGetErrorName((cudaError_t)r.build_err) : "");
     GRADE_EXPECT_CUDA_OK(r.build_err, "diamond_build");
-    ck_assert_msg(r.nodes >= 0, "%s: diamond_build left g->graph NULL\n  likely mistake: cudaGraphCreate(&g->graph, 0) missing (then the "
-                  "four nodes are added to it)", what);
     ck_assert_msg(r.nodes == 4 && r.kernel_nodes == 4,
                   "%s: the graph has %lld node(s), %d of them kernel nodes; expected 4 kernel nodes (scale, left, right, combine)", what, r.nodes,
                   r.kernel_nodes);
