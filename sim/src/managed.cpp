@@ -16,7 +16,13 @@
  * the host may not touch the allocation: on a GPU the kernel may be running and the host would read
  * stale data or race with it (and on devices without concurrent managed access it is a segfault).
  * The simulator's kernels run when the program waits, so such an access is stopped with one line
- * naming the kernel. */
+ * naming the kernel.
+ *
+ * A prefetch to a device is queued like the rest, and runs when the program waits; on a GPU it
+ * starts when it is issued into an idle stream. So a host access to a page between the prefetch's
+ * issue and its run (filling the buffers after prefetching them) is taken as a GPU takes it: the
+ * page had moved to the device, and the access faults it back to the host, where the prefetch
+ * leaves it -- so the kernel after it faults, as on a GPU. */
 #include "graphs_internal.h"
 
 #include <csignal>
@@ -38,6 +44,9 @@ struct Managed {
     uintptr_t base;
     size_t size, reserved;
     std::vector<unsigned char> where, prot;
+    /* per page: prefetches to a device queued and not run yet (the host's touches trap meanwhile),
+       and whether the host touched it since (then the prefetch leaves it on the host) */
+    std::vector<unsigned char> queued, touched_after_prefetch;
     int pending = 0;          /* queued kernels (graphs) given a pointer into it, not yet run */
     std::string pending_what; /* the newest of them */
     bool read_mostly = false;
@@ -65,6 +74,7 @@ unsigned char wanted(const Managed &m, size_t pg) {
     if (g_view == -1) return P_RW;
     unsigned char side = g_view >= 0 ? ON_DEVICE : ON_HOST;
     if (g_view < 0 && m.pending) return P_NONE;
+    if (g_view < 0 && m.queued[pg] && !m.touched_after_prefetch[pg]) return P_NONE;
     if (!(w & side)) return P_NONE;
     return w == (ON_HOST | ON_DEVICE) ? P_READ : P_RW;
 }
@@ -159,6 +169,16 @@ void on_segv(int sig, siginfo_t *si, void *ctx) {
     }
     unsigned char side = g_view >= 0 ? ON_DEVICE : ON_HOST, other = side == ON_HOST ? ON_DEVICE : ON_HOST;
     unsigned char &w = m->where[pg];
+    if (g_view < 0 && m->queued[pg] && !m->touched_after_prefetch[pg]) {
+        /* the host touches a page a queued prefetch moves to the device: on a GPU it has moved, and
+           this fault brings it back (the prefetch, when it runs, leaves it here) */
+        m->touched_after_prefetch[pg] = 1;
+        g_stats.host_faults++;
+        g_stats.migrated_to_host++;
+        w = ON_HOST;
+        protect(*m);
+        return;
+    }
     if (!(w & side)) {
         if (side == ON_DEVICE) g_stats.device_faults++;
         else g_stats.host_faults++;
@@ -215,6 +235,8 @@ void managed_register(void *p, size_t size, size_t reserved) {
     m.reserved = reserved;
     m.where.assign(reserved / kManagedPage, 0);
     m.prot.assign(reserved / kManagedPage, P_UNKNOWN);
+    m.queued.assign(reserved / kManagedPage, 0);
+    m.touched_after_prefetch.assign(reserved / kManagedPage, 0);
     auto &slot = g_managed[(uintptr_t)p] = m;
     protect(slot);
 }
@@ -270,11 +292,31 @@ void managed_prefetch(const void *p, size_t count, int device) {
     unsigned char side = device >= 0 ? ON_DEVICE : ON_HOST;
     for (size_t pg = first; pg <= last && pg < m->where.size(); pg++) {
         unsigned char &w = m->where[pg];
+        if (device >= 0 && m->queued[pg]) {
+            bool touched = m->touched_after_prefetch[pg];
+            if (--m->queued[pg] == 0) m->touched_after_prefetch[pg] = 0;
+            if (touched) {
+                /* moved to the device, and back by the host's touch (counted then) */
+                g_stats.prefetched_to_device++;
+                continue;
+            }
+        }
         if (w & side) continue;
         if (w) (device >= 0 ? g_stats.prefetched_to_device : g_stats.prefetched_to_host)++;
         w = (m->read_mostly && w) ? (ON_HOST | ON_DEVICE) : side;
     }
     m->last_prefetch = device;
+    protect(*m);
+}
+
+/* A prefetch to a device was queued: until it runs, the host's touches of its pages trap (on_segv).
+   Read-mostly memory is left out: a host read there makes a copy, it does not move the page. */
+void managed_prefetch_queued(const void *p, size_t count) {
+    Managed *m = find((uintptr_t)p);
+    if (!m || m->read_mostly || !count) return;
+    size_t first = ((uintptr_t)p - m->base) / kManagedPage, last = ((uintptr_t)p + count - 1 - m->base) / kManagedPage;
+    for (size_t pg = first; pg <= last && pg < m->where.size(); pg++)
+        if (m->queued[pg] < 255) m->queued[pg]++;
     protect(*m);
 }
 
@@ -301,6 +343,7 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t count, struct cudaMemLoca
     (to >= 0 ? g_stats.prefetch_calls_device : g_stats.prefetch_calls_host)++;
     auto run = [p, count, to] { managed_prefetch(p, count, to); };
     if (capturing(s)) return capture_work(s, "cudaMemPrefetchAsync", run);
+    if (to >= 0) managed_prefetch_queued(p, count);
     OpInfo info;
     info.what = "cudaMemPrefetchAsync (" + std::to_string(count) + " bytes to " + (to >= 0 ? "device " + std::to_string(to) : std::string("the host")) + ")";
     info.caller = (uintptr_t)__builtin_return_address(0);
