@@ -317,32 +317,37 @@ static void account(const Access *b, const Access *e) {
     }
 }
 
-void profile_block_end(unsigned threads) {
-    if (!g_cur_launch || g_log.empty()) {
-        g_log.clear();
-        return;
-    }
-    /* each thread's accesses in program order (a stable scatter by thread), ... */
-    static std::vector<Access> by_thread;
-    static std::vector<size_t> start;
+/* What profile_block_end works with, kept from block to block: no allocation per block or per
+   instruction, which the runtime's own AddressSanitizer makes expensive. */
+static struct {
+    std::vector<Access> by_thread; /* the block's accesses, each thread's in program order */
+    std::vector<size_t> start;     /* thread t's accesses are by_thread[start[t] .. start[t + 1]) */
+    std::vector<uint32_t> id_of;   /* by_thread[i]'s instruction (with its kind of access) as a small number */
+    /* an open-addressing table from instruction and kind to that number */
+    std::vector<uint64_t> slot_key;
+    std::vector<uint32_t> slot_id, used, count, touched;
+} g_block;
+
+/* Each thread's accesses in program order: a stable scatter of the log by thread. */
+static void sort_by_thread(unsigned threads) {
+    auto &start = g_block.start;
     start.assign(threads + 1, 0);
     for (const Access &x : g_log) start[x.tid + 1]++;
     for (unsigned t = 0; t < threads; t++) start[t + 1] += start[t];
-    by_thread.resize(g_log.size());
-    {
-        std::vector<size_t> at(start.begin(), start.end() - 1);
-        for (const Access &x : g_log) by_thread[at[x.tid]++] = x;
-    }
-    /* ... then the k-th execution of an instruction within a synchronisation segment. Each
-       instruction (with its kind of access) gets a small number, and each thread counts its
-       executions of it since its last synchronisation point. */
-    /* an open-addressing table (reused from block to block: no allocation per instruction, which
-       the runtime's own AddressSanitizer makes expensive) from instruction and kind to its number */
-    static std::vector<uint64_t> slot_key;
-    static std::vector<uint32_t> slot_id, used, id_of, count, touched;
+    g_block.by_thread.resize(g_log.size());
+    std::vector<size_t> at(start.begin(), start.end() - 1);
+    for (const Access &x : g_log) g_block.by_thread[at[x.tid]++] = x;
+}
+
+/* Gives each instruction (with its kind of access) a small number, in id_of; returns how many. */
+static uint32_t number_instructions() {
+    auto &by_thread = g_block.by_thread;
+    auto &slot_key = g_block.slot_key;
+    auto &slot_id = g_block.slot_id;
+    auto &used = g_block.used;
     if (slot_key.empty()) slot_key.assign(1024, 0), slot_id.assign(1024, 0);
     uint32_t n_ids = 0;
-    id_of.resize(by_thread.size());
+    g_block.id_of.resize(by_thread.size());
     for (size_t i = 0; i < by_thread.size(); i++) {
         const Access &x = by_thread[i];
         uint64_t key = ((uint64_t)x.pc * 8 + (unsigned)x.space * 2 + x.store) | 1; /* never 0: 0 marks a free slot */
@@ -368,10 +373,20 @@ void profile_block_end(unsigned threads) {
             slot_key[h] = key, slot_id[h] = n_ids++;
             used.push_back((uint32_t)h);
         }
-        id_of[i] = slot_id[h];
+        g_block.id_of[i] = slot_id[h];
     }
     for (uint32_t h : used) slot_key[h] = 0;
     used.clear();
+    return n_ids;
+}
+
+/* Sets each access's k: the how-many-th execution of its instruction by its thread since the
+   thread's last synchronisation point; and each basic block's addr to where the lane went next. */
+static void count_executions(unsigned threads, uint32_t n_ids) {
+    auto &by_thread = g_block.by_thread;
+    auto &start = g_block.start;
+    auto &count = g_block.count;
+    auto &touched = g_block.touched;
     count.assign(n_ids, 0);
     for (unsigned t = 0; t < threads; t++) {
         Access *prev_block = nullptr;
@@ -387,15 +402,40 @@ void profile_block_end(unsigned threads) {
                 touched.clear();
                 seg = x.seg;
             }
-            uint32_t id = id_of[i];
+            uint32_t id = g_block.id_of[i];
             if (count[id] == 0) touched.push_back(id);
             x.k = count[id]++;
         }
         for (uint32_t id : touched) count[id] = 0;
         touched.clear();
     }
-    /* one warp at a time: its lanes' accesses sorted into requests, by a packed key (segment,
-       instruction, execution, lane) -- sorting 40-byte records took most of a profiled run */
+}
+
+/* Did every lane of the warp from thread `first` make the same accesses in the same order (no lane
+   branched away)? Then the j-th access of each lane makes the j-th request, lanes in order. */
+static bool lanes_in_step(unsigned first, unsigned lanes, size_t len) {
+    auto &by_thread = g_block.by_thread;
+    auto &start = g_block.start;
+    for (unsigned l = 1; l < lanes; l++)
+        if (start[first + l + 1] - start[first + l] != len) return false;
+    for (size_t j = 0; j < len; j++) {
+        const Access &a0 = by_thread[start[first] + j];
+        uint32_t id0 = g_block.id_of[start[first] + j];
+        for (unsigned l = 1; l < lanes; l++) {
+            size_t i = start[first + l] + j;
+            if (!(by_thread[i].seg == a0.seg && g_block.id_of[i] == id0 && by_thread[i].k == a0.k)) return false;
+        }
+    }
+    return true;
+}
+
+/* One warp at a time: its lanes' accesses gathered into requests (the same instruction's same
+   execution in the same segment), each accounted. */
+static void account_warps(unsigned threads) {
+    auto &by_thread = g_block.by_thread;
+    auto &start = g_block.start;
+    /* sorted by a packed key (segment, instruction, execution, lane): sorting 40-byte records took
+       most of a profiled run */
     struct Key {
         uint64_t hi, lo; /* hi: segment and instruction number; lo: execution and thread */
         size_t at;
@@ -404,22 +444,9 @@ void profile_block_end(unsigned threads) {
     static std::vector<Access> request;
     for (unsigned w = 0; w * 32 < threads; w++) {
         size_t lo = start[w * 32], hi = start[std::min(threads, w * 32 + 32)];
-        /* The common case first: every lane made the same accesses in the same order (no lane
-           branched away), so the j-th access of each lane makes the j-th request, lanes in order --
-           what the sort below finds too, without sorting. */
         unsigned first = w * 32, lanes = std::min(threads, first + 32) - first;
         size_t len = start[first + 1] - start[first];
-        bool same = true;
-        for (unsigned l = 1; l < lanes && same; l++) same = start[first + l + 1] - start[first + l] == len;
-        for (size_t j = 0; j < len && same; j++) {
-            const Access &a0 = by_thread[start[first] + j];
-            uint32_t id0 = id_of[start[first] + j];
-            for (unsigned l = 1; l < lanes && same; l++) {
-                size_t i = start[first + l] + j;
-                same = by_thread[i].seg == a0.seg && id_of[i] == id0 && by_thread[i].k == a0.k;
-            }
-        }
-        if (same) { /* every lane has len accesses */
+        if (lanes_in_step(first, lanes, len)) { /* the common case, without sorting */
             for (size_t j = 0; j < len; j++) {
                 request.clear();
                 for (unsigned l = 0; l < lanes; l++) request.push_back(by_thread[start[first + l] + j]);
@@ -429,7 +456,7 @@ void profile_block_end(unsigned threads) {
         }
         keys.clear();
         for (size_t i = lo; i < hi; i++)
-            keys.push_back(Key{(uint64_t)by_thread[i].seg << 32 | id_of[i], (uint64_t)by_thread[i].k << 32 | by_thread[i].tid, i});
+            keys.push_back(Key{(uint64_t)by_thread[i].seg << 32 | g_block.id_of[i], (uint64_t)by_thread[i].k << 32 | by_thread[i].tid, i});
         std::sort(keys.begin(), keys.end(), [](const Key &a, const Key &b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; });
         for (size_t i = 0; i < keys.size();) {
             size_t j = i + 1;
@@ -439,6 +466,14 @@ void profile_block_end(unsigned threads) {
             account(request.data(), request.data() + request.size());
             i = j;
         }
+    }
+}
+
+void profile_block_end(unsigned threads) {
+    if (g_cur_launch && !g_log.empty()) {
+        sort_by_thread(threads);
+        count_executions(threads, number_instructions());
+        account_warps(threads);
     }
     g_log.clear();
 }
