@@ -66,6 +66,12 @@ static const char *const kSamples[] = {
     "samples/constant_memory", "samples/device_query", "samples/error_handling", "samples/managed_memory",
     "samples/memcpy2d", "samples/printf_kernel", "samples/occupancy", "samples/multi_file", "samples/helper_style_sample",
     "samples/arch_intrinsics",
+    /* public-style programs readers paste (issue: pasted CUDA must build and run) */
+    "samples/bitonic_sort", "samples/interval_arithmetic", "samples/nbody_tiles", "samples/mandelbrot",
+    "samples/jacobi2d", "samples/dot_threadfence", "samples/blelloch_scan", "samples/transpose_pitch",
+    "samples/cooperative_launch", "samples/monte_carlo_pi", "samples/reduce_functors", "samples/event_timing",
+    "samples/device_recursion", "samples/atomic_cas", "samples/spmv_csr", "samples/conv2d_tiled",
+    "samples/cuda_graph_capture", "samples/thrust_basics", "samples/shared_memory_proxy", "samples/block_vote_bits",
 };
 #define N_SAMPLES (int)(sizeof kSamples / sizeof kSamples[0])
 
