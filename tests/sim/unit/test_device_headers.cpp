@@ -682,7 +682,8 @@ static void test_float_intrinsics() {
 }
 
 /* ---------------------------------------------------------------------- */
-static void test_half() {
+/* __half and __half2 (cuda_fp16.h): layout; then one function per part of the header below. */
+static void test_half_layout() {
     CHECK_EQ(sizeof(__half), 2);
     CHECK_EQ(alignof(__half), 2);
     CHECK_EQ(sizeof(__half2), 4);
@@ -692,7 +693,10 @@ static void test_half() {
     CHECK(std::is_trivially_copyable<__half2>::value);
     static __half zeros[8];
     CHECK_EQ(zeros[7].__x, 0u);
+}
 
+/* float to half: round to nearest even, double rounding, the directed modes */
+static void test_half_from_float() {
     /* float -> half, round to nearest even */
     CHECK_H(__float2half(0.0f), 0x0000u);
     CHECK_H(__float2half(-0.0f), 0x8000u);
@@ -747,7 +751,10 @@ static void test_half() {
     CHECK_H(__float2half_rz(1.0f + 0x1.8p-11f), 0x3C00u);
     CHECK_H(__float2half_rd(0x3FFp-24f + 0x1p-30f), 0x03FFu);
     CHECK_H(__float2half_ru(0x3FFp-24f + 0x1p-30f), 0x0400u);
+}
 
+/* half to float (exact, every finite value round trips) and to and from integers */
+static void test_half_to_float_and_integers() {
     /* half -> float is exact */
     CHECK_F(__half2float(__ushort_as_half(0x0001)), 0x1p-24f);
     CHECK_F(__half2float(__ushort_as_half(0x03FF)), 0x3FFp-24f);
@@ -799,7 +806,10 @@ static void test_half() {
     CHECK_EQ(__half2ull_rd(__float2half(7.9f)), 7ull);
     CHECK_EQ(__half2char_rz(__float2half(300.0f)), 127);
     CHECK_EQ(__half2uchar_rz(__float2half(300.0f)), 255u);
+}
 
+/* the class: constructors, conversion, arithmetic, comparisons and operators */
+static void test_half_class() {
     /* constructors and conversion operator */
     __half hf = 1.5f;
     CHECK_H(hf, 0x3E00u);
@@ -909,7 +919,12 @@ static void test_half() {
     CHECK(one < two && two > one && one <= one && two >= one && one == one && one != two);
     CHECK(nan != nan);
     CHECK(!(nan == nan) && !(nan < one) && !(nan >= one));
+}
 
+/* __half2: pairs, lanes and their arithmetic */
+static void test_half2() {
+    const __half one = __float2half(1.0f), two = __float2half(2.0f), three = __float2half(3.0f);
+    const __half nan = CUDART_NAN_FP16;
     /* __half2 */
     const __half2 p = __floats2half2_rn(1.0f, 2.0f), q = __floats2half2_rn(3.0f, 4.0f);
     CHECK_H(p.x, 0x3C00u);
@@ -984,8 +999,13 @@ static void test_half() {
     CHECK(fromraw2 == p);
     static __half2 zeros2[4];
     CHECK_EQ(zeros2[3].y.__x, 0u);
+}
 
+/* half atomics, the typedefs and the constants */
+static void test_half_atomics_and_names() {
     /* half atomics */
+    const __half one = __float2half(1.0f), two = __float2half(2.0f);
+    const __half2 p = __floats2half2_rn(1.0f, 2.0f), q = __floats2half2_rn(3.0f, 4.0f);
     int hooks0 = g_atomic_hooks;
     __half ha = one;
     CHECK_H(atomicAdd(&ha, two), 0x3C00u);
@@ -1005,6 +1025,15 @@ static void test_half() {
     CHECK_H(CUDART_MAX_NORMAL_FP16, 0x7BFFu);
     CHECK_H(__short_as_half((short)-1), 0xFFFFu);
     CHECK_EQ(__half_as_short(__float2half(-0.0f)), (short)0x8000);
+}
+
+static void test_half() {
+    test_half_layout();
+    test_half_from_float();
+    test_half_to_float_and_integers();
+    test_half_class();
+    test_half2();
+    test_half_atomics_and_names();
 }
 
 /* ---------------------------------------------------------------------- */
