@@ -295,7 +295,8 @@ static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t ca
     free(written);
     if (c == COVER_ALL) return gray_value_hint(im);
     if (c == COVER_NONE)
-        return "no pixel was written: is the guard backwards, or does the kernel return before writing gray[y * width + x]?";
+        return "no pixel was written: was grayscale_kernel launched (grayscale_kernel<<<grid, block>>>(...) in grayscale_gpu), and "
+               "does every thread with a pixel (x < width and y < height) reach the store gray[y * width + x]?";
     if (c == COVER_RECT) return buf;
     return "pixels were left unwritten all over the image, not in an edge strip: the pixel index is wrong; pixel (x, y) of a "
            "width-wide image is number y * width + x (rows are width pixels long), with x = blockIdx.x * blockDim.x + threadIdx.x and "
@@ -378,7 +379,9 @@ static const char *rotate_hint(const Image *im, const Run *r, char *buf, size_t 
     free(in_space);
     free(out_space);
     if (c == COVER_RECT) return buf;
-    if (c == COVER_NONE) return "no pixel was written: is the guard backwards, or does the kernel return before writing?";
+    if (c == COVER_NONE)
+        return "no pixel was written: was rotate90_kernel launched (rotate90_kernel<<<grid, block>>>(...) in rotate90_gpu), and does "
+               "every thread of an input pixel (x < width and y < height) reach the store into out?";
     if (c == COVER_SCATTERED)
         return "pixels were left unwritten all over the output: the output index is wrong; the rotated image is height pixels wide "
                "and width tall, so output row x, column height - 1 - y is byte x * height + (height - 1 - y)";

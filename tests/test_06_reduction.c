@@ -198,6 +198,15 @@ static int match_block_partial(const SumRun *r, float got, size_t grid, size_t *
 
 static int adds_nothing_on_a_probe(const SumRun *r);
 
+/* A sum of the first k elements only. */
+static const char *lost_tail_hint(const SumRun *r, size_t k, char *buf, size_t cap) {
+    snprintf(buf, cap, "the sum of only the first %zu of %zu elements, it seems: the last %zu were lost. Check the bounds (< n, not a "
+                       "rounded-down count) and that the grid covers every element%s", k, r->n, r->n - k,
+             r->ex == 3 ? "" : ", in every pass; and that the passes go on while more than one block is needed (while (m > "
+                               "values per block), not a fixed two): a single block sums only the first values of what it is given");
+    return buf;
+}
+
 /* The diagnosis of a wrong sum, trying the specific mistakes before the general ones (with
    exact inputs a general test, such as "some prefix of the input", can match by chance); may
    format into buf. */
@@ -214,10 +223,14 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         return buf;
     }
     if (order_dependent) return barrier_hint(r->ex);
-    if (isnan(got)) {
+    /* A value nobody wrote was added: on the simulator that is NaN (fresh device and shared memory
+       hold NaN); on a GPU it is whatever the memory held, which may also be infinite or, with n = 0,
+       any number at all. One diagnosis for all three. */
+    if (isnan(got) || isinf(got) || n == 0) {
         uint32_t bits;
         memcpy(&bits, &got, sizeof bits);
-        if (n == 0 && r->ex == 3)
+        const char *what = isnan(got) ? "NaN" : isinf(got) ? "infinite" : "not 0 with n = 0 (the sum of nothing is 0)";
+        if (n == 0 && r->ex == 3 && isnan(got))
             return "with n = 0 the sum is 0, but *d_out kept the garbage it held (a NaN): set it to 0 with cudaMemsetAsync(d_out, 0, "
                    "sizeof(float)) first, also when there is nothing to add";
         /* (another NaN, e.g. the simulator's shared-memory one: a slot of s[] never stored, said below) */
@@ -234,18 +247,16 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
             return buf;
         }
         if (r->ex == 3)
-            return "the sum is NaN, a value nobody wrote was added: either *d_out was not set to 0 first (cudaMemsetAsync(d_out, 0, "
-                   "sizeof(float)), on every call), or the first warp read slots of warp_sums that no warp wrote (lane < "
-                   "blockDim.x / 32 only)";
-        return "the sum is NaN: a value nobody wrote was added (on the simulator fresh device and shared memory hold NaN): a slot of s[] "
-               "read before a __syncthreads() or never stored (load 0.0f past the end, do not skip the store), a partial sum in "
-               "d_scratch that no pass wrote, or *d_out never written (the last pass, a single block, writes it)";
+            snprintf(buf, cap, "the sum is %s, a value nobody wrote was added: either *d_out was not set to 0 first (cudaMemsetAsync(d_out, 0, "
+                               "sizeof(float)), on every call), or the first warp read slots of warp_sums that no warp wrote (lane < "
+                               "blockDim.x / 32 only)", what);
+        else
+            snprintf(buf, cap, "the sum is %s: a value nobody wrote was added (on the simulator fresh device and shared memory hold NaN): a "
+                               "slot of s[] read before a __syncthreads() or never stored (load 0.0f past the end, do not skip the store), "
+                               "a partial sum in d_scratch that no pass wrote, or *d_out never written (the last pass, a single block, "
+                               "writes it from slots of s[] that all hold 0.0f when n = 0)", what);
+        return buf;
     }
-    if (n == 0)
-        return "with n = 0 the sum is 0 (the sum of nothing), whatever *d_out held before: a value nobody wrote was added, or "
-               "*d_out kept it (the last pass, a single block, writes *d_out from slots of s[] that all hold 0.0f; 06.3 sets it "
-               "to 0 first)";
-    if (isinf(got)) return "the sum is infinite: a value nobody wrote (garbage) was added";
     /* with n < 4 every element is a leftover: a sum of 0 is also "nothing reached *d_out", which the
        call on 37 ones (9 float4s and one leftover) tells apart */
     if (r->ex == 3 && n % 4 && near(got, prefix_sum(r->h_in, n / 4 * 4), tol) && !(n < 4 && adds_nothing_on_a_probe(r))) {
@@ -264,7 +275,8 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         size_t kept = rounded_down_count(n, pb), blocks = (n + pb - 1) / pb;
         const char *round_up = "round the number of blocks up, (m + %zu - 1) / %zu for m values, in every pass, and let the threads past the "
                                "end load 0.0f";
-        if (kept < n && near(got, prefix_sum(r->h_in, kept), tol)) {
+        /* (kept == pb * pb < n is also what passes that stop after two give: the general text below names both) */
+        if (kept < n && near(got, prefix_sum(r->h_in, kept), tol) && !(kept == pb * pb && n > pb * pb)) {
             char up[200];
             snprintf(up, sizeof up, round_up, pb, pb);
             if (kept == pb) /* one whole block: a grid rounded down to 1, or block 0's partial alone */
@@ -275,6 +287,8 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
                 snprintf(buf, cap, "only the first %zu of %zu elements were summed: the last, partial block of a pass was lost: %s", kept, n, up);
             return buf;
         }
+        /* passes that stop after two: the single last block sums only the first pb partial sums */
+        if (n > pb * pb && near(got, prefix_sum(r->h_in, pb * pb), tol)) return lost_tail_hint(r, pb * pb, buf, cap);
         if (blocks > 1 && near(got, prefix_sum(r->h_in, pb), tol)) {
             snprintf(buf, cap, "*d_out holds block 0's partial sum (its %zu elements) only: the partial sums of the other %zu blocks were "
                                "never combined. The first pass writes one partial sum per block into d_scratch; sum those again with "
@@ -288,12 +302,11 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         const char *level = "the tree stops one level early: its loop must run down to stride 1 (for (stride = blockDim.x / 2; "
                             "stride > 0; stride >>= 1)); with `stride > 1` the last level, s[0] += s[1], never runs, and each block "
                             "keeps only the values at even positions of its tile";
-        if (matches_a_prefix(r, got, &k))
-            snprintf(buf, cap, "got %.9g, which two mistakes give on this input: the sum of the values at even positions of each "
-                               "block's tile, or the sum of only the first %zu of %zu elements. Either %s; or elements past a bound "
-                               "were lost (< n, and a grid rounded up)", got, k, n, level);
-        else
-            snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile only: %s", got, level);
+        char also[200] = "";
+        if (matches_a_prefix(r, got, &k)) /* e.g. n = 2: the first element alone */
+            snprintf(also, sizeof also, ". On this input it is also the sum of only the first %zu of %zu elements, which elements lost "
+                                        "past a bound give (< n, and a grid rounded up)", k, n);
+        snprintf(buf, cap, "got %.9g, the sum of the values at even positions of each block's tile: %s%s", got, level, also);
         return buf;
     }
     /* 06.2's warp finish starting at offset 32: lanes 0..31 shuffle down by 32, past the warp, get their own
@@ -366,11 +379,7 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
     }
     /* Some prefix of the input: the closest one. */
     size_t best_k;
-    if (matches_a_prefix(r, got, &best_k)) {
-        snprintf(buf, cap, "the sum of only the first %zu of %zu elements, it seems: the last %zu were lost. Check the bounds (< n, not a "
-                           "rounded-down count) and that the grid covers every element", best_k, n, n - best_k);
-        return buf;
-    }
+    if (matches_a_prefix(r, got, &best_k)) return lost_tail_hint(r, best_k, buf, cap);
     if (r->ex == 1)
         return "the sum is wrong: check the tree (stride from blockDim.x / 2 down to 1, threads tid < stride add s[tid + stride]) and the "
                "passes (each pass's input is the previous pass's partial sums)";

@@ -154,7 +154,7 @@ static const StrideCase kStrideCases[] = {{1, 0, 256}, {2, 1, 32}, {3, 7, 256}, 
 #define N_STRIDE_CASES (int)(sizeof kStrideCases / sizeof kStrideCases[0])
 
 static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned base, size_t in_n, char *buf, size_t cap) {
-    size_t bad = 0, no_offset = 0, no_stride = 0, scaled_offset = 0, unwritten = 0, first_unwritten = 0;
+    size_t bad = 0, no_offset = 0, no_stride = 0, scaled_offset = 0, scaled_past_end = 0, unwritten = 0, first_unwritten = 0;
     for (size_t i = 0; i < n; i++) {
         long src = source_of(got[i], base, in_n);
         if (src == (long)(sc.offset + i * sc.stride)) continue;
@@ -163,6 +163,8 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
         no_offset += src == (long)(i * sc.stride);
         no_stride += src == (long)(sc.offset + i);
         scaled_offset += src == (long)((sc.offset + i) * sc.stride);
+        /* that index runs past the input for the last elements (offset > 0, stride > 1): whatever was read there */
+        scaled_past_end += (sc.offset + i) * sc.stride >= in_n;
     }
     if (!bad) return NULL;
     if (unwritten == n)
@@ -177,7 +179,8 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
     if (unwritten == bad) return "some elements were never written: each thread i < n writes out[i], with i = blockIdx.x * blockDim.x + threadIdx.x";
     if (no_offset == bad) return "the offset is missing: out[i] = in[offset + i * stride], not in[i * stride]";
     if (no_stride == bad) return "the stride is missing: out[i] = in[offset + i * stride], not in[offset + i]";
-    if (scaled_offset == bad) return "the offset was multiplied by the stride: out[i] = in[offset + i * stride], not in[(offset + i) * stride]";
+    if (scaled_offset && scaled_offset + scaled_past_end == bad)
+        return "the offset was multiplied by the stride: out[i] = in[offset + i * stride], not in[(offset + i) * stride]";
     return "out[i] must be in[offset + i * stride], with i the global index blockIdx.x * blockDim.x + threadIdx.x, not the index inside "
            "the block (and the input index as a size_t: i * stride can pass 2^32)";
 }
@@ -263,6 +266,13 @@ typedef struct {
    edges; one more than a tile each way; whole tiles, not square; a tall one with partial tiles. */
 static const Shape kShapes[] = {{1, 1}, {32, 32}, {64, 64}, {1, 100}, {100, 1}, {17, 31}, {31, 17}, {33, 65}, {64, 96}, {100, 37}};
 #define N_SHAPES (int)(sizeof kShapes / sizeof kShapes[0])
+
+/* What a wrong output element holds: the input element it came from, or (an out-of-bounds read on a
+   GPU: the simulator stops those) a value that is no element of the input. */
+static void describe_value(char *buf, size_t cap, float v, long src, int cols) {
+    if (src >= 0) snprintf(buf, cap, "in[row %ld, col %ld]", src / cols, src % cols);
+    else snprintf(buf, cap, "%g, which is no element of the input", v);
+}
 
 /* Why is the transpose wrong? outs holds `runs` results (the schedules). */
 static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, int cols, unsigned base) {
@@ -352,17 +362,13 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  unwritten, first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
     } else {
         size_t i = first_bad / (size_t)rows, j = first_bad % (size_t)rows;
-        long src = source_of(out[first_bad], base, n);
-        if (src >= 0)
-            snprintf(msg, 2048,
-                     "out[row %zu, col %zu] holds in[row %ld, col %ld], but must hold in[row %zu, col %zu]. The output is cols x rows "
-                     "(rows of length rows): out[i * rows + j] = in[j * cols + i]; check the indices of each phase: which one is the row, and "
-                     "the + j of the 4 rows each thread moves, in the tile's indices as in the global address",
-                     i, j, src / cols, src % cols, j, i);
-        else
-            snprintf(msg, 2048,
-                     "out[row %zu, col %zu] holds %g, which is no element of the input: out[i * rows + j] must be in[j * cols + i]", i, j,
-                     out[first_bad]);
+        char held[96];
+        describe_value(held, sizeof held, out[first_bad], source_of(out[first_bad], base, n), cols);
+        snprintf(msg, 2048,
+                 "out[row %zu, col %zu] holds %s, but must hold in[row %zu, col %zu]. The output is cols x rows "
+                 "(rows of length rows): out[i * rows + j] = in[j * cols + i]; check the indices of each phase: which one is the row, and "
+                 "the + j of the 4 rows each thread moves, in the tile's indices as in the global address",
+                 i, j, held, j, i);
     }
     return msg;
 }
@@ -536,6 +542,12 @@ static void check_soa_update(size_t n, unsigned block, int schedules) {
     free(norm);
 }
 
+/* Which particles were never written: the last, partial block's, or others. */
+static void describe_unwritten(char *buf, size_t cap, int tail, size_t n, size_t unwritten, size_t first_unwritten) {
+    if (tail) snprintf(buf, cap, "the last %zu particles (n %% 32 of them, the block that is only partly full)", n - first_unwritten);
+    else snprintf(buf, cap, "%zu particles, the first at %zu,", unwritten, first_unwritten);
+}
+
 /* other_written: some other field of the same run has an element written */
 static const char *conversion_hint(const float *got, size_t n, int k, unsigned base, int order_dependent, int other_written, char *buf,
                                    size_t cap) {
@@ -563,15 +575,17 @@ static const char *conversion_hint(const float *got, size_t n, int k, unsigned b
     if (unwritten == n && (other_written || !tail))
         return "nothing was written to this field: warp k writes field k, soa.f[k][first + i], for every k = 0..7, guarded by its lane "
                "(i = t % 32 < count, not t < count)";
-    if (tail) {
+    /* (only the tail lost, or other particles too: the same advice, with what was seen first) */
+    if (unwritten) {
+        char seen[160];
+        describe_unwritten(seen, sizeof seen, tail, n, unwritten, first_unwritten);
         snprintf(buf, cap,
-                 "the last %zu particles (n %% 32 of them, the block that is only partly full) were never written: the grid needs one "
-                 "block per 32 particles, rounded up (blocks_for(n, CONVERT_PARTICLES)), and a block that is only partly full must still "
-                 "convert the particles that exist (guard each particle, i < count, not the whole block)",
-                 n - first_unwritten);
+                 "%s were never written: every particle i < n needs all 8 fields written. The grid needs one block per 32 particles, "
+                 "rounded up (blocks_for(n, CONVERT_PARTICLES)), and a block that is only partly full must still convert the particles "
+                 "that exist (guard each particle, i < count, not the whole block)",
+                 seen);
         return buf;
     }
-    if (unwritten) return "some particles were never written: every particle i < n needs all 8 fields written";
     if (wrong_field == bad && first_src >= 0) {
         snprintf(buf, cap,
                  "fields are mixed up: soa.f[%d][%zu] holds field %s of the right particle, not field %s. Float t of the flat AoS is field "

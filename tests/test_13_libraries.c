@@ -336,7 +336,10 @@ static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
                         "cublasSgemmStridedBatched"
                   : st == CUBLAS_STATUS_NOT_INITIALIZED
                       ? "\n  likely mistake: use the handle given: it is created and destroyed by the caller"
-                      : "\n  likely mistake: return the first status that is not CUBLAS_STATUS_SUCCESS; check each call's arguments");
+                      /* any other status: cuBLAS's own failures (EXECUTION_FAILED, INTERNAL_ERROR, ALLOC_FAILED, ...), which no
+                         mistake in the arguments gives, or a status the function made up: no mistake to name, only what to return */
+                      : "\n  (a status that only cuBLAS's own failures give, or one the function made up: return the status of the "
+                        "first call that fails, unchanged)");
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(p.got, p.d_C, (p.nc + CANARY) * 4, cudaMemcpyDeviceToHost), "copying C back (an error here comes from cuBLAS)");
     for (size_t i = p.nc; i < p.nc + CANARY; i++)
         ck_assert_msg(is_device_garbage_f(p.got[i]),

@@ -193,7 +193,7 @@ static const char *run_hint(int err) {
 
 /* What an error from mg_*_create usually means. */
 static const char *create_hint(int err) {
-    static char buf[600];
+    static char buf[900];
     if (err == cudaErrorInvalidDevice)
         return "cudaSetDevice(d) with a d that is not there: use devices_to_use(max_devices, &ndev) for the count, and devices 0 .. ndev - 1";
     if (err == cudaErrorInvalidValue)
@@ -203,8 +203,11 @@ static const char *create_hint(int err) {
         return "cudaMalloc was asked for far more than the device's share -- one of: a count[d] that wrapped around below 0 (size_t has "
                "no negatives: n - first[d] with first[d] past n is huge; mg_split's shares must stay inside 0 .. n-1), or a size "
                "computed from n instead of count[d]";
-    snprintf(buf, sizeof buf, "every CUDA call of mg_*_create is checked; this error came from one of them (%s): on failure, free what was "
-                              "made and return the first error", cuda_name(err));
+    snprintf(buf, sizeof buf, "every CUDA call of mg_*_create is checked; this error came from one of them (%s). The plan needs only "
+                              "cudaSetDevice, cudaStreamCreate and cudaMalloc on each device: a call beyond those (peer access, say: each "
+                              "device works on its own part) can fail where nothing is wrong, as cudaDeviceEnablePeerAccess does with "
+                              "cudaErrorPeerAccessAlreadyEnabled from the second plan on; on a real failure, free what was made and return "
+                              "the first error", cuda_name(err));
     return buf;
 }
 

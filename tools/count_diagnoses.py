@@ -8,7 +8,8 @@ tests/test_NN_*.c (the C string literals of one message, joined) and how many of
 variant's expected text, and lists the ones none does, so the gap is visible in `make test`. A
 diagnosis is a "likely mistake" message with words of its own, or a text that one of the grader's
 diagnosis helpers (a function named *hint*, *mistake*, *explain*, *why* or *meaning* that returns a
-string) gives to a "likely mistake: %s" frame; the frames are not counted. The untouched skeleton's
+string) gives to a "likely mistake: %s" frame; the frames are not counted, and neither is a helper's
+text that only joins other texts ("%s; or: %s", two rules that give the same figures). The untouched skeleton's
 expected texts (tests/skeleton/NN-topic.expect, checked by tools/test_lessons.sh) count as well.
 It only reports (exit 0); `--summary` prints the counts alone (what `make test` shows), `--strict`
 makes an uncovered diagnosis an error.
@@ -42,6 +43,15 @@ HELPER_NAME = re.compile(r"hint|mistake|explain|why|meaning")
 GIVEN = re.compile(r'(?:\breturn|\bsnprintf\s*\([^,;]+,[^,;]+,)\s*(' + RUN.pattern + ")")
 
 
+# what a joining text has besides its conversions: punctuation, and "or" / "and"
+JOINER = re.compile(r"^[\s;:,.()\-]*(?:(?:or|and)[\s;:,.()\-]*)*$")
+
+
+def joins_only(text):
+    """A helper's text that only joins texts chosen elsewhere ("%s; or: %s"): not a diagnosis itself."""
+    return JOINER.match(CONVERSION.sub("", text)) is not None
+
+
 def is_frame(part):
     """A "likely mistake: %s" that only frames a text chosen elsewhere (a helper's): not a diagnosis itself."""
     rest = part[len("likely mistake"):].lstrip(":")
@@ -64,7 +74,7 @@ def diagnoses(test_file):
         end = source.find("\n}\n", m.end())
         for given in GIVEN.finditer(source[m.end():end if end > 0 else len(source)]):
             for text in messages(given.group(1)):
-                if "likely mistake" not in text and CONVERSION.sub("", text).strip():
+                if "likely mistake" not in text and not joins_only(text):
                     out.append((text, text))
     return out
 
