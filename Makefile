@@ -538,8 +538,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_install_line.py
 	@echo "== backend: the workbook's code asks ON_SIM (common/backend.h), included before its first #if"
 	$(Q)python3 tools/check_backend_macro.py
-	@echo "== diagnoses: the graders' 'likely mistake' texts that a wrong variant shows"
-	$(Q)python3 tools/count_diagnoses.py --summary
+	@echo "== diagnoses: every 'likely mistake' text of the graders is shown by a wrong variant (or the skeleton)"
+	$(Q)python3 tools/count_diagnoses.py --strict
 
 .PHONY: test-grade
 test-grade: need-check $(if $(filter sim,$(BACKEND)),simlib) ## make grade on generated submissions (solved, half done, broken, malicious) and the student release
