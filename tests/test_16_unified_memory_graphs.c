@@ -89,16 +89,20 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                   "of them at once at full speed",
                   what, faults);
     if (r.observed == OBSERVED_SIM) {
-        ck_assert_msg(r.device_faults == 0,
-                      "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and y "
-                      "there%s\n"
-                      "  likely mistake: %s",
-                      what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages,
-                      r.prefetched_to_device < 2 * pages ? " (part of the buffers)" : " (all of them: then something moved them back)",
-                      r.prefetched_to_device < 2 * pages
-                          ? "the prefetch covered only part of the buffers (its size is in bytes: n * sizeof(float), not n)"
-                          : "the host touched the pages after the prefetch (fill x and y first, then prefetch: a host write moves a "
-                            "page back), or the prefetch went to another stream than the kernel's and nothing ordered the two");
+        if (r.prefetched_to_device < 2 * pages)
+            ck_assert_msg(r.device_faults == 0,
+                          "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
+                          "y there (part of the buffers)\n"
+                          "  likely mistake: the prefetch covered only part of the buffers (its size is in bytes: n * sizeof(float), "
+                          "not n)",
+                          what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages);
+        else
+            ck_assert_msg(r.device_faults == 0,
+                          "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
+                          "y there (all of them: then something moved them back)\n"
+                          "  likely mistake: the host touched the pages after the prefetch (fill x and y first, then prefetch: a host "
+                          "write moves a page back), or the prefetch went to another stream than the kernel's and nothing ordered the two",
+                          what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages);
         unsigned long long first_touch = 2 * pages;
         ck_assert_msg(r.host_faults <= first_touch,
                       "%s: the host took %llu page faults; filling x and y takes %llu (one per %llu KiB page touched first), so %llu "
