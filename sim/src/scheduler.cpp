@@ -15,7 +15,11 @@
  * kResidentBlocks blocks at a time, round robin. So a block can wait for any block that has
  * started; one that waits for a block that cannot start (or never publishes) is reported as a
  * deadlock between blocks. The random schedule also suspends each block that polls once, at a
- * random scheduling point after its first poll, so that other blocks see it half done. */
+ * random scheduling point after its first poll, so that other blocks see it half done.
+ *
+ * A cooperative launch (cudaLaunchCooperativeKernel) keeps all its blocks resident, and grid.sync()
+ * is a block barrier after which the block is suspended until every block of the grid has arrived
+ * (release_grid resumes them in the schedule's order of blocks). */
 #include "internal.h"
 #include "fiber.h"
 #include "racecheck.h"
