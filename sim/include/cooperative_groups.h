@@ -245,16 +245,14 @@ inline thread_group tiled_partition(const thread_block &parent, unsigned n, cons
     return tiled_partition(thread_group(parent), n, file, line);
 }
 
-/* The whole grid: its size and ranks. grid.sync() needs every block resident at once, which the
-   simulator (one block at a time) cannot do. */
+/* The whole grid: its size and ranks. sync() is a barrier of every thread of the grid, valid in a
+   kernel launched with cudaLaunchCooperativeKernel (is_valid() says whether it was); the simulator
+   keeps all blocks of such a launch resident and suspends each block at the barrier until the last
+   one arrives (sim/src/scheduler.cpp). */
 class grid_group {
   public:
-    bool is_valid() const { return true; }
-    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const {
-        char buf[200];
-        snprintf(buf, sizeof buf, "%s:%d: grid_group::sync() (a grid-wide barrier) is not supported: the simulator runs one block at a time", file, line);
-        simcuda_unsupported(buf);
-    }
+    bool is_valid() const { return simcuda::grid_is_valid(); }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const { simcuda::grid_sync(file, line); }
     unsigned long long thread_rank() const {
         unsigned long long b = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
         return b * details::block_threads() + details::linear_thread();

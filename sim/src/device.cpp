@@ -76,7 +76,7 @@ const char *kernel_name(const void *func, const char *fallback) {
 }
 
 cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t stream,
-                              const char *file, int line) {
+                              const char *file, int line, bool cooperative) {
     auto it = func ? kernels().find(func) : kernels().end();
     if (it == kernels().end()) {
         char b[400];
@@ -88,7 +88,9 @@ cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3
     }
     if (it->second.nparams && !args) return record(cudaErrorInvalidValue);
     cudaGetLastError();
-    it->second.launcher(func, LaunchConfig{LaunchSite{it->second.name, file, line}, grid, block, smem, stream}, args);
+    LaunchConfig c{LaunchSite{it->second.name, file, line}, grid, block, smem, stream};
+    c.cooperative = cooperative;
+    it->second.launcher(func, c, args);
     return cudaGetLastError();
 }
 

@@ -13,7 +13,8 @@
  * operation of both in between, or (global memory) of two blocks that both talk to other blocks
  * through global atomics, fences or __nanosleep -- the check cannot see which plain or volatile
  * access such a protocol orders, so it trusts it. Shared memory of different blocks is different
- * memory. Everything else that conflicts is a race.
+ * memory. A cooperative launch's grid.sync() orders everything before it before everything after it.
+ * Everything else that conflicts is a race.
  *
  * Stores are checked once they are done (at the next access, or the launch's end): a store that
  * left every byte as it was (many threads writing one flag) is no race. A store that has no check
@@ -263,7 +264,9 @@ std::string who(const Acc &a) {
                "meet: make it atomic, atomicAdd(&x, v) (an atomicCAS loop for an update that has no atomic of its own)";
     else
         hint = std::string("when one thread writes what another reads or writes, order them: ") +
-               (blocks ? "across blocks only atomics (or a fence and a flag) can"
+               (blocks ? (g_record && g_record->cfg.cooperative ? "across blocks of a cooperative launch, grid.sync() between them (or atomics, "
+                                                                  "or a fence and a flag)"
+                                                                : "across blocks only atomics (or a fence and a flag) can")
                        : warp ? "__syncwarp() between them (the lanes of a warp do not run in lockstep), or __syncthreads()"
                               : "__syncthreads() between them") +
                "; when several threads update one location, make the update atomic: atomicAdd(&x, v), not x += v";
@@ -381,6 +384,15 @@ void race_poll(int kind, const void *address) {
     Space space;
     bool shared_atomic = kind == 0 && space_of((uintptr_t)address, &space) && space == SPACE_SHARED;
     if (!shared_atomic) g_talks[t.block] = 1;
+}
+
+/* A grid barrier orders everything before it before everything after it, as a launch boundary does:
+   the accesses after it count as another launch's (their serial is new), after the stores still
+   pending (all of the last block that ran) are checked. */
+void race_grid_sync() {
+    if (!g_launch_checked) return;
+    if (!g_pending.empty()) settle(g_pending.front().acc.block, false);
+    g_launch++;
 }
 
 void race_launch_begin(const LaunchRecord &launch, unsigned long long blocks) {

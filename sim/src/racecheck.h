@@ -23,6 +23,9 @@ void race_launch_begin(const LaunchRecord &launch, unsigned long long blocks);
 void race_launch_end();
 /* Every atomic (with its word), fence and __nanosleep of the running thread: poll_point's kind. */
 void race_poll(int kind, const void *address);
+/* Every block of a cooperative launch has reached grid.sync(): what any thread did before it is
+   ordered before what any thread does after it. */
+void race_grid_sync();
 
 /* The scheduler's side (scheduler.cpp). */
 struct RaceThread {

@@ -15,7 +15,11 @@
  * kResidentBlocks blocks at a time, round robin. So a block can wait for any block that has
  * started; one that waits for a block that cannot start (or never publishes) is reported as a
  * deadlock between blocks. The random schedule also suspends each block that polls once, at a
- * random scheduling point after its first poll, so that other blocks see it half done. */
+ * random scheduling point after its first poll, so that other blocks see it half done.
+ *
+ * A cooperative launch (cudaLaunchCooperativeKernel) keeps all its blocks resident, and grid.sync()
+ * is a block barrier after which the block is suspended until every block of the grid has arrived
+ * (release_grid resumes them in the schedule's order of blocks). */
 #include "internal.h"
 #include "fiber.h"
 #include "racecheck.h"
@@ -107,6 +111,8 @@ struct Block {
     unsigned cluster_rank = 0;
     bool cluster_waiting = false;
     bool finished = false;
+    /* cooperative launch: all its threads wait in grid.sync() for the other blocks of the grid */
+    bool grid_waiting = false;
 };
 
 /* A thread block cluster of the running launch: its blocks all start before any other block does,
@@ -118,6 +124,16 @@ struct Cluster {
     const char *file = nullptr; /* where the first waiting block waits */
     int line = 0;
 };
+
+/* grid.sync() of the running cooperative launch: blocks that wait there, and blocks that exited
+   (a block that exits is one that will never arrive). */
+struct GridBarrier {
+    unsigned long long arrived = 0, finished = 0;
+    const char *file = nullptr; /* where the first waiting block waits */
+    int line = 0;
+    uint3 exited{0, 0, 0}; /* the first block that exited */
+};
+static GridBarrier g_grid;
 
 /* The running block, and the blocks of the launch (one unless blocks wait for each other). */
 static Block *g_bp = nullptr;
@@ -417,20 +433,59 @@ static void preempt_block(Block &B, SimThread &t) {
 #define SIMCUDA_MAYBE_PREEMPT(B, t) \
     if (__builtin_expect((B).armed, 0) && ++(B).events >= (B).preempt_at) preempt_block((B), (t))
 
-static int block_barrier(int kind, int predicate, const char *file, int line, bool cluster);
+enum BarrierScope { SCOPE_BLOCK, SCOPE_CLUSTER, SCOPE_GRID };
+static int block_barrier(int kind, int predicate, const char *file, int line, BarrierScope scope);
 static void release_cluster(Cluster &C);
 
-int syncthreads(int kind, int predicate, const char *file, int line) { return block_barrier(kind, predicate, file, line, false); }
+int syncthreads(int kind, int predicate, const char *file, int line) { return block_barrier(kind, predicate, file, line, SCOPE_BLOCK); }
 
 void note_progress() { g_progress++; }
 
 void cluster_sync(const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("cluster.sync() outside a kernel", fmt("called from host code at %s:%d", file, line));
     /* a launch without clusters is made of clusters of one block: cluster.sync() is the block's barrier */
-    block_barrier(BAR_PLAIN, 1, file, line, g_bp->cluster != nullptr);
+    block_barrier(BAR_PLAIN, 1, file, line, g_bp->cluster != nullptr ? SCOPE_CLUSTER : SCOPE_BLOCK);
 }
 
-static int block_barrier(int kind, int predicate, const char *file, int line, bool cluster) {
+bool grid_is_valid() { return g_in_kernel && g_launch && g_launch->cfg.cooperative; }
+
+static std::string block_name(const Block &b);
+
+/* The most threads that may wait in grid.sync() at once: each keeps its fiber (a stack, and two of
+   the process's memory mappings, of which Linux allows vm.max_map_count, 65530 by default). */
+static unsigned long long grid_sync_capacity() {
+    static unsigned long long cap = 0;
+    if (!cap) {
+        unsigned long long maps = 65530;
+        if (FILE *f = fopen("/proc/sys/vm/max_map_count", "r")) {
+            if (fscanf(f, "%llu", &maps) != 1) maps = 65530;
+            fclose(f);
+        }
+        cap = maps > 2 * 8192 ? (maps - 8192) / 2 : 4096; /* 8192 mappings left for everything else */
+    }
+    return cap;
+}
+
+void grid_sync(const char *file, int line) {
+    if (!g_in_kernel || !g_cur) fatal("grid.sync() outside a kernel", fmt("called from host code at %s:%d", file, line));
+    if (!g_launch->cfg.cooperative)
+        fatal("grid.sync() in a kernel not launched cooperatively",
+              fmt("this_grid().sync() at %s:%d needs a launch with cudaLaunchCooperativeKernel (grid.is_valid() is false here): with "
+                  "<<<...>>> or cudaLaunchKernel the blocks of the grid need not run at the same time, and on a GPU the barrier may hang",
+                  file, line),
+              "launch the kernel with cudaLaunchCooperativeKernel((void *)kernel, grid, block, args, smem, stream), with at most "
+              "cudaOccupancyMaxActiveBlocksPerMultiprocessor x multiProcessorCount blocks");
+    unsigned long long threads = (unsigned long long)gridDim.x * gridDim.y * gridDim.z * g_bp->n;
+    if (threads > grid_sync_capacity())
+        fatal("grid.sync() in a grid too large for the simulator",
+              fmt("this_grid().sync() at %s:%d in a grid of %llu threads: the simulator keeps every waiting thread's stack, and can hold at "
+                  "most %llu threads waiting at once (the GPU would run it)",
+                  file, line, threads, grid_sync_capacity()),
+              "launch fewer blocks (a grid-stride loop lets each thread do more of the work), e.g. one or two blocks per multiprocessor");
+    block_barrier(BAR_PLAIN, 1, file, line, SCOPE_GRID);
+}
+
+static int block_barrier(int kind, int predicate, const char *file, int line, BarrierScope scope) {
     if (!g_in_kernel || !g_cur) fatal("__syncthreads() outside a kernel", fmt("called from host code at %s:%d", file, line));
     Block &B = *g_bp;
     SimThread &t = *g_cur;
@@ -439,8 +494,8 @@ static int block_barrier(int kind, int predicate, const char *file, int line, bo
         for (unsigned i = 0; i < B.n; i++)
             if (B.th[i].state == T_DONE)
                 fatal("barrier divergence",
-                      fmt("%s reached __syncthreads() at %s:%d, but %s had already exited: a barrier must be reached by every thread of the block",
-                          thread_name(t).c_str(), file, line, thread_name(B.th[i]).c_str()),
+                      fmt("%s reached %s at %s:%d, but %s had already exited: a barrier must be reached by every thread of the block",
+                          thread_name(t).c_str(), scope == SCOPE_GRID ? "grid.sync()" : "__syncthreads()", file, line, thread_name(B.th[i]).c_str()),
                       "do not `return` early before a __syncthreads(); guard the work with `if (i < n) { ... }` instead");
     }
     t.state = T_WAIT_BAR;
@@ -459,7 +514,21 @@ static int block_barrier(int kind, int predicate, const char *file, int line, bo
                           thread_name(B.th[i]).c_str(), B.th[i].file, B.th[i].line, thread_name(t).c_str(), file, line),
                       "all threads of a block must meet at the same __syncthreads(); move it out of the if/else");
         int r = kind == BAR_COUNT ? B.bar_count : kind == BAR_AND ? B.bar_and : kind == BAR_OR ? B.bar_or : 0;
-        if (cluster) {
+        if (scope == SCOPE_GRID) {
+            /* the whole block waits in grid.sync(): it is suspended, and run_kernel releases the grid
+               when the last block has arrived */
+            if (g_grid.finished)
+                fatal("barrier divergence",
+                      fmt("%s reached grid.sync() at %s:%d, but block (%u,%u,%u) had already exited: every block of the grid must reach "
+                          "each grid.sync() (on a GPU the grid would hang here)",
+                          block_name(B).c_str(), file, line, g_grid.exited.x, g_grid.exited.y, g_grid.exited.z),
+                      "do not return early before a grid.sync(): every thread of every block must call it, as many times as the others");
+            if (g_grid.arrived++ == 0) {
+                g_grid.file = file;
+                g_grid.line = line;
+            }
+            B.grid_waiting = true;
+        } else if (scope == SCOPE_CLUSTER) {
             /* the whole block waits in cluster.sync(): the last block of the cluster to arrive releases all */
             Cluster &C = *B.cluster;
             if (C.arrived++ == 0) {
@@ -871,7 +940,7 @@ static const char *poll_name(int kind) {
     return kind == POLL_ATOMIC ? "repeats an atomic on a word that does not change" : kind == POLL_FENCE ? "keeps calling __threadfence()" : "keeps calling __nanosleep()";
 }
 
-[[noreturn]] static void report_block_deadlock(const std::deque<Block *> &waiting, unsigned long long not_started) {
+[[noreturn]] static void report_block_deadlock(const std::deque<Block *> &waiting, unsigned long long not_started, unsigned resident_limit) {
     std::string who;
     int shown = 0;
     for (Block *b : waiting) {
@@ -890,7 +959,7 @@ static const char *poll_name(int kind) {
     fatal("deadlock between blocks",
           fmt("%zu resident blocks wait for each other and none makes progress, with %llu blocks not started yet (the simulator keeps "
               "%u blocks resident): %s",
-              waiting.size(), not_started, kResidentBlocks, who.c_str()),
+              waiting.size(), not_started, resident_limit, who.c_str()),
           "a block may wait only for a block that has already started: blocks start in no guaranteed order (here: the schedule's), and "
           "only so many fit on the GPU at once; number the blocks in the order they start (an atomic ticket: atomicAdd on a counter) "
           "instead of using blockIdx, wait only for lower numbers, and make sure every awaited status is eventually written");
@@ -910,6 +979,36 @@ static void report_deadlock() {
     }
     fatal("deadlock", fmt("no thread of the block can continue (%u of %u threads finished): %s", B.done, B.n, who.c_str()),
           "threads wait for others that wait somewhere else; every thread must reach the same barriers and warp operations");
+}
+
+/* Every block of the grid waits in grid.sync(): each one's threads become ready (in the schedule's
+   order), and the blocks resume in the schedule's order of blocks: forward by blockIdx, reverse
+   backwards, random shuffled (the ready threads of each block too). What every thread wrote before
+   the barrier is ordered before what any thread does after it (the race check's intervals). */
+static void release_grid(std::deque<Block *> &waiting, ScheduleMode mode, dim3 grid) {
+    g_grid.arrived = 0;
+    g_progress++;
+    for (Block *M : waiting) {
+        M->grid_waiting = false;
+        for (unsigned k = 0; k < M->n; k++) {
+            SimThread &u = M->th[M->order[k]];
+            u.result = 0;
+            u.state = T_READY;
+            M->ready.push_back(u.tid);
+        }
+        if (mode == SCHED_RANDOM) shuffle(M->ready, M->ready_head);
+    }
+    auto linear = [grid](const Block *b) { return b->idx.x + (unsigned long long)grid.x * (b->idx.y + (unsigned long long)grid.y * b->idx.z); };
+    if (mode == SCHED_RANDOM) {
+        std::vector<Block *> v(waiting.begin(), waiting.end());
+        shuffle(v, 0);
+        waiting.assign(v.begin(), v.end());
+    } else {
+        std::sort(waiting.begin(), waiting.end(), [&](const Block *a, const Block *b) {
+            return mode == SCHED_REVERSE ? linear(a) > linear(b) : linear(a) < linear(b);
+        });
+    }
+    if (__builtin_expect(g_racecheck, 0)) race_grid_sync();
 }
 
 /* Starts block (bx, by, bz) in B; returns when it finishes or gives the processor back. */
@@ -1045,7 +1144,13 @@ void run_kernel(const LaunchRecord &L) {
         for (unsigned long long i = 0; i < nblocks; i++) blocks[i] = i;
         shuffle(blocks, 0);
     }
-    const unsigned resident_limit = clustered && csize > kResidentBlocks ? csize : kResidentBlocks;
+    /* A cooperative launch fits on the device (launch() checked it): all its blocks are resident, so that
+       grid.sync() can wait for every one of them. */
+    const bool cooperative = c.cooperative;
+    const unsigned resident_limit = cooperative && nblocks > kResidentBlocks ? (unsigned)std::min<unsigned long long>(nblocks, ~0u)
+                                    : clustered && csize > kResidentBlocks   ? csize
+                                                                             : kResidentBlocks;
+    g_grid = GridBarrier();
     g_launch = &L;
     g_in_kernel = true;
     g_kernel_aborted = false;
@@ -1075,6 +1180,7 @@ void run_kernel(const LaunchRecord &L) {
             bp->cluster_rank = 0;
             bp->cluster_waiting = false;
             bp->finished = false;
+            bp->grid_waiting = false;
             if (clustered) {
                 /* its shared memory's copy, which other blocks reach while it is suspended, has its final
                    size from the start (so that pointers into it stay valid) */
@@ -1097,11 +1203,17 @@ void run_kernel(const LaunchRecord &L) {
             /* Round robin; the random schedule resumes a random one, so that a block may run on
                while an earlier one stays half done. */
             if (permute && waiting.size() > 1) std::swap(waiting.front(), waiting[next_random() % waiting.size()]);
-            /* a block whose threads all wait in cluster.sync() stays suspended until its cluster is released */
+            /* a block whose threads all wait in cluster.sync() stays suspended until its cluster is released,
+               and one that waits in grid.sync() until the grid is */
             size_t w = 0;
-            while (w < waiting.size() && waiting[w]->cluster_waiting) w++;
+            while (w < waiting.size() && (waiting[w]->cluster_waiting || waiting[w]->grid_waiting)) w++;
             if (w == waiting.size()) {
                 g_bp = nullptr;
+                if (g_grid.arrived)
+                    fatal("deadlock",
+                          fmt("%llu of %llu blocks wait in grid.sync() at %s:%d for blocks that never arrive", g_grid.arrived, nblocks,
+                              g_grid.file, g_grid.line),
+                          "every block of the grid must reach each grid.sync()");
                 fatal("deadlock", fmt("%zu blocks wait in cluster.sync() at %s:%d for blocks of their clusters that never arrive", waiting.size(),
                                       waiting.front()->cluster ? waiting.front()->cluster->file : "?", waiting.front()->cluster ? waiting.front()->cluster->line : 0),
                       "every block of a cluster must reach each cluster.sync()");
@@ -1118,6 +1230,17 @@ void run_kernel(const LaunchRecord &L) {
             if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
             async_block_end(B.idx.x + (unsigned long long)c.grid.x * (B.idx.y + (unsigned long long)c.grid.y * B.idx.z));
             resident--;
+            if (cooperative) {
+                if (g_grid.finished++ == 0) g_grid.exited = B.idx;
+                if (g_grid.arrived) {
+                    g_bp = nullptr;
+                    fatal("barrier divergence",
+                          fmt("%s exited, but %llu other block%s of the grid wait%s for it in grid.sync() at %s:%d: every block of the grid "
+                              "must reach each grid.sync() (on a GPU the grid would hang here)",
+                              block_name(B).c_str(), g_grid.arrived, g_grid.arrived == 1 ? "" : "s", g_grid.arrived == 1 ? "s" : "", g_grid.file, g_grid.line),
+                          "do not return early before a grid.sync(): every thread of every block must call it, as many times as the others");
+                }
+            }
             if (!B.cluster) {
                 free_blocks.push_back(bp);
                 continue;
@@ -1146,18 +1269,19 @@ void run_kernel(const LaunchRecord &L) {
             }
             continue;
         }
-        if (B.preempted < 0 && B.yielded.empty() && !B.cluster_waiting) report_deadlock(); /* stuck inside the block */
+        if (B.preempted < 0 && B.yielded.empty() && !B.cluster_waiting && !B.grid_waiting) report_deadlock(); /* stuck inside the block */
         /* Suspended: it waits for others (or was preempted). A spin that sees no progress anywhere
            for many rounds never ends. */
         save_shared(B, c.dynamic_smem);
         waiting.push_back(bp);
-        if (B.preempted >= 0 || B.cluster_waiting) continue;
+        if (B.grid_waiting && g_grid.arrived == nblocks) release_grid(waiting, s.mode, c.grid);
+        if (B.preempted >= 0 || B.cluster_waiting || B.grid_waiting) continue;
         if (g_progress != last_progress) {
             last_progress = g_progress;
             stalls = 0;
-        } else if (++stalls > 64 + 64ull * kResidentBlocks) {
+        } else if (++stalls > 64 + 64ull * resident_limit) {
             g_bp = nullptr;
-            report_block_deadlock(waiting, nblocks - k);
+            report_block_deadlock(waiting, nblocks - k, resident_limit);
         }
     }
     if (g_kernel_aborted) {

@@ -186,6 +186,22 @@ static const char *bad_config(const LaunchConfig &c, const void *func) {
     return why;
 }
 
+/* A cooperative launch's grid must be resident at once: at most the occupancy calculator's blocks
+   per multiprocessor times the multiprocessors (CUDA Programming Guide, grid synchronization). */
+static const char *cooperative_too_large(const LaunchConfig &c, const void *func) {
+    static char why[400];
+    if (!c.cooperative) return nullptr;
+    unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+    int threads = (int)(c.block.x * c.block.y * c.block.z);
+    unsigned long long per_sm = (unsigned long long)occupancy_blocks_per_sm(func, threads, c.dynamic_smem);
+    if (blocks <= per_sm * kMultiProcessors) return nullptr;
+    snprintf(why, sizeof why,
+             "a cooperative launch of %llu blocks of %d threads (%zu bytes of dynamic shared memory); at most %llu fit on the device at once "
+             "(%d multiprocessors x %llu blocks each, what cudaOccupancyMaxActiveBlocksPerMultiprocessor says)",
+             blocks, threads, c.dynamic_smem, per_sm * kMultiProcessors, kMultiProcessors, per_sm);
+    return why;
+}
+
 /* No default hook: weak, so it is null unless a harness (the grader's runner) defines it. */
 extern "C" void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) __attribute__((weak));
 
@@ -222,6 +238,9 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
         why = "its stream is not a live stream";
     } else if (const char *w = bad_config(c, func)) {
         err = cudaErrorInvalidValue;
+        why = w;
+    } else if (const char *w = cooperative_too_large(c, func)) {
+        err = cudaErrorCooperativeLaunchTooLarge;
         why = w;
     } else if (cluster_why) {
         err = cluster_err;

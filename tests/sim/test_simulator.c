@@ -701,6 +701,7 @@ static const RaceCase kRaces[] = {
     {"global-increment", "global_increment", "RACE-GLOBAL", "RACE-GLOBAL", "orders only the threads of one block"},
     {"no-barrier", "no_barrier", "RACE-NEIGHBOUR-READ", "RACE-NEIGHBOUR-WRITE", "__syncthreads() between them"},
     {"warp-lockstep", "warp_lockstep", "RACE-WARP-READ", "RACE-WARP-WRITE", "__syncwarp() between them"},
+    {"grid-unsynced", "grid_neighbours", "RACE-GRID-READ", "RACE-GRID-WRITE", "grid.sync() between them"}, /* a cooperative launch */
 };
 
 START_TEST(test_racy_kernels_are_reported_with_both_lines) {
@@ -724,7 +725,8 @@ START_TEST(test_racy_kernels_are_reported_with_both_lines) {
 }
 END_TEST
 
-static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "last-block-sums"};
+static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "last-block-sums",
+                                        "grid-synced"};
 
 START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
     ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
@@ -801,6 +803,61 @@ START_TEST(test_async_and_cluster_mistakes_are_diagnosed) {
 }
 END_TEST
 
+/* ---- Grid synchronisation (programs/grid_sync.cu): cooperative launches and this_grid().sync() ---- */
+
+/* A reduction, a broadcast and an iterated stencil separated by grid.sync(), launched in the typed
+   and the C form of cudaLaunchCooperativeKernel, equal the CPU's under every schedule. */
+START_TEST(test_grid_sync_phases_match_the_cpu_under_every_schedule) {
+    static const char *const modes[] = {"typed", "c-form"};
+    for (int m = 0; m < 2; m++) {
+        RunResult r;
+        char pass[64];
+        snprintf(pass, sizeof pass, "%s: PASS", modes[m]);
+        run_program("programs/grid_sync", modes[m], kSchedules[_i], &r);
+        ck_assert_msg(r.status == 0 && strstr(r.out, pass), "grid_sync %s under SIM_SCHEDULE=%s exited with %d:\n%s", modes[m], kSchedules[_i],
+                      r.status, r.out);
+        ck_assert_msg(strstr(r.out, "simcuda: error") == NULL, "grid_sync %s: unexpected diagnosis:\n%s", modes[m], r.out);
+    }
+}
+END_TEST
+
+/* A cooperative grid larger than the occupancy calculator allows is refused with CUDA's error, and
+   nothing runs; the largest one allowed runs. */
+START_TEST(test_too_large_cooperative_grid_is_refused) {
+    RunResult r;
+    run_program("programs/grid_sync", "too-large", NULL, &r);
+    ck_assert_msg(r.status == 0, "grid_sync too-large exited with %d:\n%s", r.status, r.out);
+    expect_output(&r, "too-large", "too-large: PASS");
+    expect_output(&r, "too-large", "at most 1056 fit on the device at once (132 multiprocessors x 8 blocks each");
+    expect_output(&r, "too-large", "(cudaGetLastError() returns cudaErrorCooperativeLaunchTooLarge)");
+}
+END_TEST
+
+/* grid.sync() where it cannot work is one message naming the kernel, under every schedule, never a hang. */
+static const PlantedBug kGridBugs[] = {
+    {"not-cooperative", "grid.sync() in a kernel not launched cooperatively in kernel 'multi_phase'", "(grid.is_valid() is false here)"},
+    {"early-exit", "barrier divergence in kernel 'exits_early'", "every block of the grid must reach each grid.sync()"},
+    /* not a mistake: the simulator's limit (sim/README.md), one line instead of running out of memory mappings */
+    {"whole-device", "grid.sync() in a grid too large for the simulator in kernel 'multi_phase'", "in a grid of 270336 threads"},
+};
+
+START_TEST(test_grid_sync_misuse_is_one_message) {
+    for (int k = 0; k < 4; k++) {
+        const PlantedBug *b = &kGridBugs[_i];
+        RunResult r;
+        run_program("programs/grid_sync", b->mode, kSchedules[k], &r);
+        ck_assert_msg(r.status == 1, "mode %s under %s: exited with %d, not the simulator's 1:\n%s", b->mode, kSchedules[k], r.status, r.out);
+        expect_output(&r, b->mode, b->diagnosis);
+        expect_output(&r, b->mode, b->detail);
+        expect_output(&r, b->mode, "simcuda: hint:");
+        const char *first = strstr(r.out, "simcuda: error");
+        ck_assert_msg(first && !strstr(first + 1, "simcuda: error"), "mode %s: not exactly one diagnosis:\n%s", b->mode, r.out);
+        ck_assert_msg(strstr(r.out, "the kernel finished") == NULL, "mode %s: the program went on after the diagnosis:\n%s", b->mode, r.out);
+        ck_assert_msg(strstr(r.out, "FAIL ") == NULL, "mode %s: a check before the diagnosis failed:\n%s", b->mode, r.out);
+    }
+}
+END_TEST
+
 static Suite *simulator_suite(void) {
     Suite *s = suite_create("simulator");
     TCase *core = tcase_create("Core");
@@ -825,6 +882,9 @@ static Suite *simulator_suite(void) {
     tcase_add_test(checks, test_static_shared_overrun_names_the_line);
     tcase_add_loop_test(checks, test_async_copies_and_clusters_match_the_cpu, 0, (int)(sizeof kAsyncModes / sizeof kAsyncModes[0]));
     tcase_add_loop_test(checks, test_async_and_cluster_mistakes_are_diagnosed, 0, (int)(sizeof kAsyncBugs / sizeof kAsyncBugs[0]));
+    tcase_add_loop_test(checks, test_grid_sync_phases_match_the_cpu_under_every_schedule, 0, 4);
+    tcase_add_test(checks, test_too_large_cooperative_grid_is_refused);
+    tcase_add_loop_test(checks, test_grid_sync_misuse_is_one_message, 0, (int)(sizeof kGridBugs / sizeof kGridBugs[0]));
     suite_add_tcase(s, checks);
     TCase *compat = tcase_create("Compat");
     tcase_set_timeout(compat, 60);

@@ -46,6 +46,11 @@ struct ClusterShape {
 ClusterShape cluster_shape();
 /* cluster.sync(): every thread of every block of the cluster meets here. */
 void cluster_sync(const char *file, int line);
+/* grid.sync() of a cooperative launch (cudaLaunchCooperativeKernel): every thread of the grid meets
+   here; in any other launch it stops the program with one line. */
+void grid_sync(const char *file, int line);
+/* Whether the running kernel was launched cooperatively (grid_group::is_valid()). */
+bool grid_is_valid();
 /* The address of the same byte of shared memory in the block of rank `rank` of this cluster. */
 void *cluster_map_shared(const void *p, unsigned rank, const char *file, int line);
 /* The rank of the block whose shared memory holds p. */

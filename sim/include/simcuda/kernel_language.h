@@ -110,6 +110,7 @@ struct LaunchConfig {
     dim3 grid, block;
     size_t dynamic_smem;
     cudaStream_t stream;
+    bool cooperative = false; /* cudaLaunchCooperativeKernel: every block resident at once, grid.sync() allowed */
 };
 
 struct KernelBody {
@@ -352,7 +353,7 @@ void operator*(DeducedKernel<L, G> k, PendingLaunch<R, D...> &&pl) {
 typedef void (*ArgsLauncher)(const void *func, const LaunchConfig &c, void **args);
 int register_kernel_launcher(const void *func, const char *name, int nparams, ArgsLauncher launcher);
 cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3 block, void **args, size_t smem, cudaStream_t stream,
-                              const char *file, int line);
+                              const char *file, int line, bool cooperative = false);
 
 /* cudaLaunchKernel's `void **args`: args[i] points to the i-th argument, whose bytes the kernel gets
    (the C API copies them; no constructor runs). */
@@ -497,10 +498,18 @@ inline cudaError_t cudaLaunchKernel(void (*k)(P...), dim3 grid, dim3 block, void
                               std::index_sequence_for<P...>());
     return cudaGetLastError();
 }
+/* cudaLaunchCooperativeKernel: all blocks resident at once (the grid must fit on the device, else
+   cudaErrorCooperativeLaunchTooLarge), so that the kernel may call this_grid().sync(). */
 template <class... P>
 inline cudaError_t cudaLaunchCooperativeKernel(void (*k)(P...), dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
                                                const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
-    return cudaLaunchKernel(k, grid, block, args, smem, stream, file, line);
+    if (sizeof...(P) && !args) return cudaErrorInvalidValue;
+    cudaGetLastError();
+    simcuda::LaunchConfig c{simcuda::LaunchSite{simcuda::kernel_name((const void *)k, "cudaLaunchCooperativeKernel"), file, line}, grid, block, smem,
+                            stream};
+    c.cooperative = true;
+    simcuda::launch_with_args(k, c, args, std::index_sequence_for<P...>());
+    return cudaGetLastError();
 }
 inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
                                     const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
@@ -508,10 +517,11 @@ inline cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
 }
 inline cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t smem = 0, cudaStream_t stream = 0,
                                                const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
-    return simcuda::launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, smem, stream, file, line);
+    return simcuda::launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, smem, stream, file, line, true);
 }
 /* cudaLaunchKernelEx: a launch with attributes; the simulator takes the thread block cluster's
-   dimensions (cudaLaunchAttributeClusterDimension) and ignores the others. */
+   dimensions (cudaLaunchAttributeClusterDimension) and cudaLaunchAttributeCooperative, and ignores
+   the others. */
 enum cudaLaunchAttributeID {
     cudaLaunchAttributeIgnore = 0,
     cudaLaunchAttributeAccessPolicyWindow = 1,
@@ -557,6 +567,8 @@ inline cudaError_t launch_ex(const char *file, int line, const cudaLaunchConfig_
             set_next_launch_cluster(config->attrs[i].val.clusterDim.x, config->attrs[i].val.clusterDim.y, config->attrs[i].val.clusterDim.z, false);
     LaunchConfig c{LaunchSite{kernel_name((const void *)k, "cudaLaunchKernelEx"), file, line}, config->gridDim, config->blockDim,
                    config->dynamicSmemBytes, config->stream};
+    for (unsigned i = 0; i < config->numAttrs; i++)
+        if (config->attrs[i].id == cudaLaunchAttributeCooperative && config->attrs[i].val.cooperative) c.cooperative = true;
     if constexpr (sizeof...(P) == sizeof...(A))
         launch_copies(c, k, std::forward_as_tuple(std::forward<A>(args)...), std::index_sequence_for<P...>());
     return cudaGetLastError();

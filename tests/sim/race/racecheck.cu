@@ -7,6 +7,8 @@
 
 #include "../programs/expect.h"
 
+#include <cooperative_groups.h>
+
 // Racy: every thread adds to one of 4 shared counters with a plain +=.
 __global__ void shared_increment(unsigned *out) {
     __shared__ unsigned s_count[4];
@@ -94,6 +96,16 @@ __global__ void last_block_sums(unsigned *partial, unsigned *ticket, unsigned *t
     }
 }
 
+// Right (sync = 1): a cooperative launch; each thread writes its slot, grid.sync(), then reads the
+// slot of the thread one block further on. Racy (sync = 0): that block may not have written yet.
+__global__ void grid_neighbours(unsigned *slots, unsigned *out, int sync) {
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    unsigned long long r = grid.thread_rank();
+    slots[r] = (unsigned)r + 1; // RACE-GRID-WRITE
+    if (sync) grid.sync();
+    out[r] = slots[(r + blockDim.x) % grid.size()]; // RACE-GRID-READ
+}
+
 // A maximum by compare-and-swap, tried once (wrong: another thread may write between the read and
 // the CAS) or retried until it holds (right). Not a data race: the random schedule's switches
 // before atomics show the lost update (SIM_SCHEDULE=random:N).
@@ -177,6 +189,21 @@ static int run_last_block_sums() {
     return 1;
 }
 
+static int run_grid_neighbours(int sync) {
+    unsigned *slots, *out, h[128];
+    cudaMalloc(&slots, sizeof h);
+    cudaMalloc(&out, sizeof h);
+    void *args[] = {&slots, &out, &sync};
+    EXPECT(cudaLaunchCooperativeKernel((void *)grid_neighbours, dim3(4), dim3(32), args, 0, 0) == cudaSuccess, "launch failed");
+    cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[0] == 33 && h[127] == 32, "%u %u", h[0], h[127]);
+    cudaFree(slots);
+    cudaFree(out);
+    return 1;
+}
+static int run_grid_synced() { return run_grid_neighbours(1); }
+static int run_grid_unsynced() { return run_grid_neighbours(0); }
+
 static int run_max_cas(int retry) {
     const unsigned n = 4096;
     unsigned *h = new unsigned[n], *in;
@@ -200,7 +227,7 @@ static const TestMode kModes[] = {
     {"shared-increment", run_shared_increment}, {"shared-atomic", run_shared_atomic},   {"global-increment", run_global_increment},
     {"global-atomic", run_global_atomic},       {"barrier-between", run_barrier_between}, {"no-barrier", run_no_barrier},
     {"same-value-flag", run_same_value_flag},   {"warp-lockstep", run_warp_lockstep}, {"warp-synced", run_warp_synced},
-    {"last-block-sums", run_last_block_sums},
+    {"last-block-sums", run_last_block_sums},   {"grid-synced", run_grid_synced},     {"grid-unsynced", run_grid_unsynced},
 };
 
 int main(int argc, char **argv) {
