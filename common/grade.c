@@ -318,6 +318,16 @@ void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int
     _ck_assert_failed(file, line, "Failed", "%s", msg);
 }
 
+void grade_expect_from_device(const char *what, unsigned long long input_bytes, const char *device_work, const char *file, int line) {
+    unsigned long long back = judge_copied_to_host();
+    if (!back || back < input_bytes) return;
+    _ck_assert_failed(file, line, "Failed",
+                      "%s: during the call %llu bytes were copied from the device to the host, as much as the whole input (%llu bytes): "
+                      "the result was computed on the host from a copy of the input\n  likely mistake: %s, on the device; the host only "
+                      "launches and waits",
+                      what, back, input_bytes, device_work);
+}
+
 void grade_expect_cuda_ok(int err, const char *what, const char *file, int line) {
     if (err == 0) return;
     static char msg[4096];
@@ -327,7 +337,11 @@ void grade_expect_cuda_ok(int err, const char *what, const char *file, int line)
        guess from the error code alone comes only when nothing better was said. */
     int config = err == cudaErrorInvalidValue || err == cudaErrorInvalidConfiguration;
     snprintf(msg, sizeof msg, "%s returned %s (%s)%s%s", what, cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err), said,
-             !config ? ""
+             /* only a query returns it: of an event or stream whose work is still queued */
+             err == cudaErrorNotReady
+                 ? "\n  likely mistake: a query of work that has not finished (cudaEventElapsedTime of an event not yet reached, "
+                   "cudaEventQuery, cudaStreamQuery): wait for it first, e.g. cudaEventSynchronize(stop) before cudaEventElapsedTime"
+             : !config ? ""
              : strstr(said, "did not run") || !said[0]
                  ? "\n  likely mistake: an invalid launch configuration: a grid of 0 blocks (n / block is 0 when n < block: round up; "
                    "or a launch made for n = 0, which has nothing to do: return before it), or more than 1024 threads per block"

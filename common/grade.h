@@ -123,6 +123,14 @@ void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int
 void grade_hold_default_stream(unsigned ms);
 void grade_expect_cuda_ok(int err, const char *what, const char *file, int line);
 
+/** Inside a Check test, right after a student call: its result must come from the device. Fails
+    when the call copied at least `input_bytes` (and more than none) from the device to the host --
+    the input read back, and the result computed there; `device_work` says what must do the work.
+    Counted on the simulator, which sees every copy; on a GPU nothing is checked. */
+#define GRADE_EXPECT_FROM_DEVICE(what, input_bytes, device_work) \
+    grade_expect_from_device((what), (input_bytes), (device_work), __FILE__, __LINE__)
+void grade_expect_from_device(const char *what, unsigned long long input_bytes, const char *device_work, const char *file, int line);
+
 /** Allocates or fails the test with a clear message (tests never continue on NULL). */
 void *grade_alloc(size_t bytes);
 /** cudaMalloc (at least 4 bytes) or fails the test with a clear message. */

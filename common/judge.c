@@ -302,6 +302,9 @@ void judge_last_call_output(char *buf, size_t size) {
 static int (*g_failure_probe)(void);
 void judge_set_failure_probe(int (*probe)(void)) { g_failure_probe = probe; }
 
+static uint64_t g_copied_to_host;
+uint64_t judge_copied_to_host(void) { return g_copied_to_host; }
+
 int64_t judge_finish(JudgeCall *c) {
     char call[600];
     if (g_start_failure[0]) fail_now("%s", g_start_failure);
@@ -353,6 +356,7 @@ int64_t judge_finish(JudgeCall *c) {
             memcpy(c->host[i], g_base + a->offset, a->bytes);
     }
     if (c->req.student) {
+        g_copied_to_host = rep.copied_to_host;
         count_launches(&rep);
         for (uint32_t i = 0; i < c->req.nargs; i++) {
             const RpcArg *a = &c->req.args[i];

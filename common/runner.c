@@ -51,7 +51,14 @@ void track_launch(const char *kernel, uint64_t threads) {
     r->nlaunches = n + 1;
 }
 
+/* While a student function runs: the bytes it copies from the device to the host (the simulator
+   reports every copy; a result the host computed from a copy of the input is not the exercise). */
+static int g_in_student_call;
+static uint64_t g_copied_to_host;
+
 #if ON_SIM
+#include <simcuda/timeline.h> /* SIM_TL_D2H */
+
 /* Launches since the profiler was last switched on, whoever made them (the profiler must have
    counted every one of them: grade_profile.c). */
 static uint64_t g_launches_while_profiling;
@@ -60,6 +67,9 @@ static uint64_t g_launches_while_profiling;
 void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) {
     g_launches_while_profiling++;
     track_launch(kernel, blocks * threads_per_block);
+}
+void simcuda_on_copy(int kind, unsigned long long bytes) {
+    if (g_in_student_call && kind == SIM_TL_D2H) g_copied_to_host += bytes;
 }
 void simcuda_on_fatal(const char *message) {
     snprintf(g_page->rep.message, sizeof g_page->rep.message, "%s", message);
@@ -378,7 +388,11 @@ int main(void) {
             for (uint32_t i = 0; i < q.nargs; i++)
                 if (q.args[i].kind == RPC_ARG_PINNED && q.args[i].bytes) memcpy(c.ptr[i], g_base + q.args[i].offset, q.args[i].bytes);
             if (q.student) live_allocations(&r->allocs_before, &r->bytes_before);
+            g_in_student_call = q.student;
+            g_copied_to_host = 0;
             r->ret = fn(&c);
+            g_in_student_call = 0;
+            r->copied_to_host = g_copied_to_host;
             if (q.student) live_allocations(&r->allocs_after, &r->bytes_after);
             for (uint32_t i = 0; i < q.nargs; i++)
                 if (q.args[i].kind == RPC_ARG_PINNED && q.args[i].bytes) memcpy(g_base + q.args[i].offset, c.ptr[i], q.args[i].bytes);

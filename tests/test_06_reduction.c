@@ -205,6 +205,12 @@ static const char *lost_tail_hint(const SumRun *r, size_t k, char *buf, size_t c
                        "rounded-down count) and that the grid covers every element%s", k, r->n, r->n - k,
              r->ex == 3 ? "" : ", in every pass; and that the passes go on while more than one block is needed (while (m > "
                                "values per block), not a fixed two): a single block sums only the first values of what it is given");
+    if (r->ex >= 2) {
+        /* the same symptom from inside a warp: a shuffle loop one step short adds only every other lane's value */
+        size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "; or the warp's sum stops a step early: warp_sum's offsets are 16, 8, 4, 2 and 1 (the loop runs "
+                                       "while offset > 0), and without the last step lane 0 never adds lane 1's value");
+    }
     return buf;
 }
 

@@ -73,6 +73,20 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
         if (got[b]) zero = 0;
         if (got[b] - want[b] != d0) same_offset = 0;
     }
+    /* the first k bins right and every bin from k on one less (0xFFFFFFFF + count): a memset of k * 4 bytes */
+    int first_wrong = 0;
+    while (first_wrong < HIST_BINS && got[first_wrong] == want[first_wrong]) first_wrong++;
+    int rest_garbage = first_wrong > 0 && first_wrong < HIST_BINS;
+    for (int b = first_wrong; b < HIST_BINS && rest_garbage; b++) rest_garbage = got[b] - want[b] == 0xFFFFFFFFu;
+    if (rest_garbage) {
+        snprintf(buf, cap,
+                 "bins 0 to %d are right, and every bin from %d on is one less than it should be: those bins still held the garbage "
+                 "0xFFFFFFFF, so only the first %d bins (%d bytes) were zeroed%s -- cudaMemset's count is in bytes: "
+                 "cudaMemsetAsync(d_hist, 0, HIST_BINS * sizeof(unsigned))",
+                 first_wrong - 1, first_wrong, first_wrong, first_wrong * 4,
+                 first_wrong * 4 == HIST_BINS ? " (HIST_BINS bytes: the count of bins, not of bytes)" : "");
+        return buf;
+    }
     if (same_offset && (r->ex == 1 || d0 == 0xFFFFFFFFu))
         return "the histogram was not zeroed: every bin is off by the same amount, the garbage d_hist held before the call (here "
                "0xFFFFFFFF, so every count is one less); cudaMemsetAsync(d_hist, 0, HIST_BINS * sizeof(unsigned)) before the kernel, "
@@ -158,6 +172,8 @@ static int run_hist(int ex, const unsigned char *d_in, size_t n, unsigned *d_his
     grade_poison_device(d_hist, HIST_BINS * sizeof(unsigned) + CANARY);
     cudaError_t e = ex == 1 ? histogram_global_gpu(d_in, n, d_hist, block) : histogram_shared_gpu(d_in, n, d_hist, block, grid);
     GRADE_EXPECT_CUDA_OK(e, what);
+    GRADE_EXPECT_FROM_DEVICE(what, n, ex == 1 ? "the bytes are counted by histogram_global_kernel's atomicAdds"
+                                              : "the bytes are counted by histogram_shared_kernel's blocks");
     e = cudaMemcpy(got, d_hist, HIST_BINS * sizeof(unsigned) + CANARY, cudaMemcpyDeviceToHost);
     GRADE_EXPECT_CUDA_OK(e, "copying the histogram back (an error here comes from the kernel)");
     const unsigned char *canary = (const unsigned char *)(got + HIST_BINS);
