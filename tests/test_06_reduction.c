@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "reduce.h"
@@ -47,7 +48,7 @@ static const size_t kSizes[] = {0, 1, 2, 3, 5, 31, 32, 33, 255, 1025, 4099, 1000
    Multiples of 1/8 stay exact up to 2^21 / (15/8) elements, more than these. The simulator runs
    every thread of the trees' many blocks, so 06.1 and 06.2 get a smaller one there. */
 #define BIG_N (((size_t)1 << 20) + 3)
-#ifdef SIMCUDA
+#if ON_SIM
 #define BIG_TREE_N (((size_t)1 << 18) + 3)
 #else
 #define BIG_TREE_N BIG_N

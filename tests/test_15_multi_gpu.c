@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "calls/15-multi-gpu.h"
 #include "grade.h"
 #include "judge.h"
