@@ -4,7 +4,10 @@
  *        student's code) in a sandbox and calls the student's functions through it.
  *
  * A lesson's judge-side stubs (tests/calls/NN-topic.c, compiled without GRADE_RUNNER_SIDE) have the
- * same signatures as the lesson's header, so the tests call `vector_add_gpu(...)` as before:
+ * same signatures as the lesson's header, so the tests call `vector_add_gpu(...)` as before. They are
+ * made from the lesson's table by calls_table.h: the row `X(cudaError_t, vector_add_gpu,
+ * DEV(const float *, d_a), DEV(const float *, d_b), DEV(float *, d_c), NUM(size_t, n),
+ * NUM(unsigned, block))` is the stub
  *
  *     cudaError_t vector_add_gpu(const float *d_a, const float *d_b, float *d_c, size_t n, unsigned block) {
  *         JudgeCall c;

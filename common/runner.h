@@ -6,7 +6,8 @@
  * The runner is the only program linked with the student's `.cu` file. It is not linked with the
  * CPU reference or the grader: it maps the judge's shared page, waits for a request, calls the
  * named function and replies (common/runner.c). Each lesson lists its functions in
- * `tests/calls/NN-topic.c`, in a section compiled with GRADE_RUNNER_SIDE defined:
+ * `tests/calls/NN-topic.c`, one row each, and calls_table.h makes this side from the rows when it
+ * is compiled with GRADE_RUNNER_SIDE defined, a thunk per function (in effect):
  *
  *     static int64_t call_vector_add_gpu(const RunnerCall *c) {
  *         return vector_add_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), rc_u64(c, 3), (unsigned)rc_u64(c, 4));

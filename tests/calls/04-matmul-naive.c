@@ -1,26 +1,22 @@
-/* calls/04-matmul-naive.c -- lesson 04's functions across the judge/runner boundary: the judge's
-   stubs, which the grader calls as if they were the student's functions, and the runner's table,
-   which calls the student's code (built with GRADE_RUNNER_SIDE). See common/judge.h.
+/* calls/04-matmul-naive.c -- lesson 04's functions across the judge/runner boundary, one row each:
+   common/calls_table.h makes the judge's stubs and the runner's thunks from them.
 
    04.2 also needs the cuBLAS calls the grader makes itself (a handle to give the student's
    function, its math mode, the text of a status): the judge is never linked with cuBLAS, so those
    are proxies too, answered by this lesson's runner (linked with -lcublas on a GPU, with the
-   simulator's cuBLAS stub otherwise). The handle travels as a number. */
+   simulator's cuBLAS stub otherwise), written by hand below. The handle travels as a number. */
 #include "matmul_naive.h"
+
+#define CALLS(X)                                                                                                                \
+    X(cudaError_t, matmul_naive_gpu, DEV(const float *, d_A), DEV(const float *, d_B), DEV(float *, d_C), NUM(int, M), NUM(int, K), \
+      NUM(int, N), NUM(int, block_x), NUM(int, block_y))                                                                        \
+    X(cublasStatus_t, matmul_cublas_gpu, HANDLE(cublasHandle_t, handle), DEV(const float *, d_A), DEV(const float *, d_B),      \
+      DEV(float *, d_C), NUM(int, M), NUM(int, K), NUM(int, N))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdio.h>
 
 #include "runner.h"
-
-static int64_t call_matmul_naive_gpu(const RunnerCall *c) {
-    return matmul_naive_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), (int)rc_i64(c, 3), (int)rc_i64(c, 4), (int)rc_i64(c, 5),
-                            (int)rc_i64(c, 6), (int)rc_i64(c, 7));
-}
-static int64_t call_matmul_cublas_gpu(const RunnerCall *c) {
-    return matmul_cublas_gpu((cublasHandle_t)rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), rc_ptr(c, 3), (int)rc_i64(c, 4), (int)rc_i64(c, 5),
-                             (int)rc_i64(c, 6));
-}
 
 /* ---- the grader's own cuBLAS calls ---- */
 static int64_t b_cublas_create(const RunnerCall *c) {
@@ -42,48 +38,15 @@ static int64_t b_cublas_status_text(const RunnerCall *c) {
     return 0;
 }
 
-const RunnerFunction runner_functions[] = {
-    {"matmul_naive_gpu", call_matmul_naive_gpu},
-    {"matmul_cublas_gpu", call_matmul_cublas_gpu},
-    {"cublas.Create", b_cublas_create},
-    {"cublas.Destroy", b_cublas_destroy},
-    {"cublas.SetMathMode", b_cublas_set_math_mode},
-    {"cublas.StatusText", b_cublas_status_text},
-    {NULL, NULL},
-};
+#define RUNNER_EXTRA                                                                                  \
+    {"cublas.Create", b_cublas_create}, {"cublas.Destroy", b_cublas_destroy}, {"cublas.SetMathMode", b_cublas_set_math_mode}, \
+        {"cublas.StatusText", b_cublas_status_text},
 
 #else
 #include <stdio.h>
 #include <string.h>
 
 #include "judge.h"
-
-cudaError_t matmul_naive_gpu(const float *d_A, const float *d_B, float *d_C, int M, int K, int N, int block_x, int block_y) {
-    JudgeCall c;
-    judge_begin(&c, "matmul_naive_gpu", 1);
-    judge_ptr(&c, d_A);
-    judge_ptr(&c, d_B);
-    judge_ptr(&c, d_C);
-    judge_u64(&c, (uint64_t)(int64_t)M);
-    judge_u64(&c, (uint64_t)(int64_t)K);
-    judge_u64(&c, (uint64_t)(int64_t)N);
-    judge_u64(&c, (uint64_t)(int64_t)block_x);
-    judge_u64(&c, (uint64_t)(int64_t)block_y);
-    return (cudaError_t)judge_finish(&c);
-}
-
-cublasStatus_t matmul_cublas_gpu(cublasHandle_t handle, const float *d_A, const float *d_B, float *d_C, int M, int K, int N) {
-    JudgeCall c;
-    judge_begin(&c, "matmul_cublas_gpu", 1);
-    judge_u64(&c, (uint64_t)(uintptr_t)handle);
-    judge_ptr(&c, d_A);
-    judge_ptr(&c, d_B);
-    judge_ptr(&c, d_C);
-    judge_u64(&c, (uint64_t)(int64_t)M);
-    judge_u64(&c, (uint64_t)(int64_t)K);
-    judge_u64(&c, (uint64_t)(int64_t)N);
-    return (cublasStatus_t)judge_finish(&c);
-}
 
 /* ---- the grader's own cuBLAS calls, answered by the runner ---- */
 cublasStatus_t cublasCreate(cublasHandle_t *handle) {
@@ -136,3 +99,4 @@ const char *cublasGetStatusString(cublasStatus_t status) {
     return text;
 }
 #endif
+#include "calls_table.h"

@@ -1,8 +1,8 @@
-/* calls/11-streams.c -- lesson 11's functions across the judge/runner boundary (see common/judge.h).
-   Besides the student's time_kernel_ms, three runner-side helpers wrap the student's functions in
-   what only the runner can see: the pipeline's buffers (pinned or not, freed or not), the
-   simulator's modelled timeline of the calls (simcuda/timeline.h), and on a GPU the times measured
-   around them. Their numbers come back in the structs below; nothing here judges them. */
+/* calls/11-streams.c -- lesson 11's functions across the judge/runner boundary, one row each
+   (common/calls_table.h makes the judge's stubs). Besides the student's time_kernel_ms, three
+   runner-side helpers, written by hand, wrap the student's functions in what only the runner can
+   see: the pipeline's buffers (pinned or not, freed or not), the simulator's modelled timeline of
+   the calls (simcuda/timeline.h), and on a GPU the times measured around them. Their numbers come back in the structs below; nothing here judges them. */
 #include <stdint.h>
 #include <string.h>
 
@@ -10,6 +10,20 @@
 #include "streams.h"
 #include "trace/timeline.h"
 #include "11-streams.h"
+
+#define CALLS(X)                                                                                                                \
+    X(cudaError_t, time_kernel_ms, INOUT(BusyWork *, w, sizeof *w, "w", NULL), NUM(int, reps),                                 \
+      INOUT(float *, runs_ms, (size_t)reps * sizeof(float), "runs_ms", "runs_ms holds reps values: runs_ms[0 .. reps - 1]"), \
+      INOUT(float *, median_ms, sizeof(float), "median_ms", NULL))
+/* the runner-side helpers below (call_NAME) */
+#define HAND_CALLS(X)                                                                                                           \
+    X(int, bw_probe, NUM(size_t, bytes), NUM(int, reps), INOUT(BwReport *, rep, sizeof *rep, "report", NULL),                 \
+      INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))                                              \
+    X(int, busy_reference, GRADER, DEV(float *, d_x), NUM(size_t, n), NUM(int, work), NUM(int, reps),                          \
+      INOUT(double *, ms, sizeof(double), "ms", NULL))                                                                          \
+    X(int, pipe_roundtrip, IN(const PipeConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),             \
+      INOUT(float *, out, cfg->n * sizeof(float), "h_out", "pipeline_run wrote past h_out[n - 1]: the last chunk is n - off elements long"), \
+      INOUT(PipeReport *, rep, sizeof *rep, "report", NULL), INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -316,63 +330,5 @@ static int64_t call_pipe_roundtrip(const RunnerCall *c) {
 #endif
     return rep->run_err != cudaSuccess ? rep->run_err : rep->destroy_err;
 }
-
-static int64_t call_time_kernel_ms(const RunnerCall *c) {
-    return time_kernel_ms(rc_ptr(c, 0), (int)rc_u64(c, 1), rc_ptr(c, 2), rc_ptr(c, 3));
-}
-
-const RunnerFunction runner_functions[] = {
-    {"bw_probe", call_bw_probe},
-    {"busy_reference", call_busy_reference},
-    {"pipe_roundtrip", call_pipe_roundtrip},
-    {"time_kernel_ms", call_time_kernel_ms},
-    {NULL, NULL},
-};
-
-#else
-#include "judge.h"
-
-int bw_probe(size_t bytes, int reps, BwReport *rep, TimelineOp *ops, size_t max) {
-    JudgeCall c;
-    judge_begin(&c, "bw_probe", 1);
-    judge_u64(&c, bytes);
-    judge_u64(&c, (uint64_t)reps);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    judge_inout(&c, ops, max * sizeof *ops, "ops", NULL);
-    judge_u64(&c, max);
-    return (int)judge_finish(&c);
-}
-
-int busy_reference(float *d_x, size_t n, int work, int reps, double *ms) {
-    JudgeCall c;
-    judge_begin(&c, "busy_reference", 0);
-    judge_ptr(&c, d_x);
-    judge_u64(&c, n);
-    judge_u64(&c, (uint64_t)work);
-    judge_u64(&c, (uint64_t)reps);
-    judge_inout(&c, ms, sizeof(double), "ms", NULL);
-    return (int)judge_finish(&c);
-}
-
-int pipe_roundtrip(const PipeConfig *cfg, const float *in, float *out, PipeReport *rep, TimelineOp *ops, size_t max) {
-    JudgeCall c;
-    judge_begin(&c, "pipe_roundtrip", 1);
-    judge_in(&c, cfg, sizeof *cfg);
-    judge_in(&c, in, cfg->n * sizeof(float));
-    judge_inout(&c, out, cfg->n * sizeof(float), "h_out", "pipeline_run wrote past h_out[n - 1]: the last chunk is n - off elements long");
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    judge_inout(&c, ops, max * sizeof *ops, "ops", NULL);
-    judge_u64(&c, max);
-    return (int)judge_finish(&c);
-}
-
-cudaError_t time_kernel_ms(BusyWork *w, int reps, float *runs_ms, float *median_ms) {
-    JudgeCall c;
-    judge_begin(&c, "time_kernel_ms", 1);
-    judge_inout(&c, w, sizeof *w, "w", NULL);
-    judge_u64(&c, (uint64_t)reps);
-    judge_inout(&c, runs_ms, (size_t)reps * sizeof(float), "runs_ms", "runs_ms holds reps values: runs_ms[0 .. reps - 1]");
-    judge_inout(&c, median_ms, sizeof(float), "median_ms", NULL);
-    return (cudaError_t)judge_finish(&c);
-}
 #endif
+#include "calls_table.h"

@@ -1,7 +1,7 @@
 /* calls/12-python.c -- lesson 12's functions across the judge/runner boundary. The student's work
    is Python, so the runner's side starts a Python process of its own (in the runner's sandbox,
    with the runner's limits, in its working folder) and passes the judge's requests on to
-   tests/calls/12-python.py; the judge's side is one stub. See common/judge.h.
+   tests/calls/12-python.py; the judge's side is one stub, made from its row by common/calls_table.h.
 
    The runner carries everything its Python needs inside itself (pyfiles.o, made by the lesson's
    lesson.mk): the driver, the student's modules, the kernel library built from pykernels.cu (with
@@ -11,6 +11,11 @@
 #include "12-python.h"
 #include "backend.h"
 #include "pykernels.h"
+
+/* the request (text), the blob (in/out), the reply (out); the runner's side is call_py12_call below */
+#define HAND_CALLS(X)                                                                                                       \
+    X(int, py12_call, STR(const char *, request), INOUT(void *, blob, blob_bytes, "the arrays", NULL), LOCAL(size_t, blob_bytes), \
+      INOUT(char *, reply, reply_bytes, "the reply", NULL), LOCAL(size_t, reply_bytes))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <errno.h>
@@ -316,7 +321,7 @@ static void record_launches(char *list) {
 }
 
 /* args: 0 the request (text), 1 the blob (in/out), 2 the reply (out) */
-static int64_t call_py12(const RunnerCall *c) {
+static int64_t call_py12_call(const RunnerCall *c) {
     const char *request = rc_ptr(c, 0);
     size_t request_bytes = c->req->args[0].bytes;
     unsigned char *blob = rc_ptr(c, 1);
@@ -379,23 +384,5 @@ static int64_t call_py12(const RunnerCall *c) {
     }
     return 0;
 }
-
-const RunnerFunction runner_functions[] = {
-    {"py12_call", call_py12},
-    {NULL, NULL},
-};
-
-#else
-#include <string.h>
-
-#include "judge.h"
-
-int py12_call(const char *request, void *blob, size_t blob_bytes, char *reply, size_t reply_bytes) {
-    JudgeCall c;
-    judge_begin(&c, "py12_call", 1);
-    judge_in(&c, request, strlen(request) + 1);
-    judge_inout(&c, blob, blob_bytes, "the arrays", NULL);
-    judge_inout(&c, reply, reply_bytes, "the reply", NULL);
-    return (int)judge_finish(&c);
-}
 #endif
+#include "calls_table.h"

@@ -1,7 +1,7 @@
-/* calls/14-occupancy.c -- lesson 14's functions across the judge/runner boundary: the judge's
-   stubs, which the grader calls as if they were the student's functions, and the runner's table,
-   which calls the student's code (built with GRADE_RUNNER_SIDE). See common/judge.h. The probe_*
-   calls are the grader's own: the CUDA runtime's answers and the device-memory budget. */
+/* calls/14-occupancy.c -- lesson 14's functions across the judge/runner boundary, one row each:
+   common/calls_table.h makes the judge's stubs and the runner's thunks from them. The runner's side
+   of process_batched (the streams its work went to) and of the probe_* calls, the grader's own
+   (the CUDA runtime's answers and the device-memory budget), is written by hand. */
 #include <string.h>
 
 #include "14-occupancy.h"
@@ -10,32 +10,38 @@
 #include <simcuda/timeline.h>
 #endif
 
+#define REPORT INOUT(char *, report, cap, "report", "write at most cap bytes, the NUL included: snprintf(report, cap, ...)"), NUM(size_t, cap)
+#define CALLS(X)                                                                                                                  \
+    X(void, occupancy_calc, IN(const OccKernel *, k, sizeof *k), IN(const OccDevice *, d, sizeof *d), INOUT(OccResult *, r, sizeof *r, "r", NULL)) \
+    X(cudaError_t, occupancy_device, NUM(int, device), INOUT(OccDevice *, d, sizeof *d, "d", NULL))                              \
+    X(cudaError_t, kernel_occupancy, HANDLE(const void *, func), NUM(int, block), NUM(size_t, dynamic_smem),                     \
+      INOUT(OccResult *, r, sizeof *r, "r", NULL))                                                                               \
+    X(void, best_block_size, IN(const OccKernel *, k, sizeof *k), NUM(size_t, smem_per_thread), NUM(int, block_limit),           \
+      IN(const OccDevice *, d, sizeof *d), INOUT(OccChoice *, ch, sizeof *ch, "c", NULL))                                        \
+    X(cudaError_t, heavy_gpu, DEV(const float *, d_in), DEV(float *, d_out), NUM(size_t, n), NUM(int, block),                    \
+      INOUT(int *, used_block, sizeof *used_block, "used_block", NULL))                                                          \
+    X(cudaError_t, heavy_bounded_gpu, DEV(const float *, d_in), DEV(float *, d_out), NUM(size_t, n), NUM(int, block))            \
+    X(int, cuda_error_is_sticky, NUM(cudaError_t, err))                                                                          \
+    X(cudaError_t, check_cuda, NUM(cudaError_t, err), STR(const char *, call), STR(const char *, file), NUM(int, line), REPORT)  \
+    X(cudaError_t, scale_checked_gpu, DEV(float *, d), NUM(size_t, n), REAL(float, factor), NUM(unsigned, block), REPORT)
+/* the runner-side helpers below (call_NAME): process_batched (h_in and h_out come from
+   cudaMallocHost: judge_ptr sends the runner's own pinned buffers) and the grader's probes */
+#define HAND_CALLS(X)                                                                                                             \
+    X(cudaError_t, process_batched, FIRST(memset(&g_batched_streams, 0, sizeof g_batched_streams)), DEV(const float *, h_in),    \
+      DEV(float *, h_out), NUM(size_t, n), NUM(size_t, max_batch), INOUT(BatchStats *, st, sizeof *st, "st", NULL),              \
+      THEN(g_batched_streams.observed = c.out[0] == 1 ? 1 : c.out[0] == (uint64_t)-1 ? -1 : 0,                                   \
+           g_batched_streams.legacy = c.out[1], g_batched_streams.per_thread = c.out[2], g_batched_streams.created = c.out[3]))   \
+    X(int, probe_attributes, GRADER, NUM(int, which), INOUT(ProbeAttributes *, out, sizeof *out, "out", NULL))                   \
+    X(int, probe_api_blocks, GRADER, NUM(int, which), NUM(int, block), NUM(size_t, dynamic_smem))                                \
+    X(int, probe_api_best_block, GRADER, NUM(int, which), NUM(size_t, smem_per_thread), NUM(int, block_limit),                   \
+      LOCAL(int *, blocks_per_sm), THEN(*blocks_per_sm = (int)c.out[0]))                                                         \
+    X(size_t, probe_limit_device_memory, GRADER, NUM(size_t, budget))
+
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
 
 #include "runner.h"
 
-static int64_t call_occupancy_calc(const RunnerCall *c) {
-    occupancy_calc(rc_ptr(c, 0), rc_ptr(c, 1), rc_ptr(c, 2));
-    return 0;
-}
-static int64_t call_occupancy_device(const RunnerCall *c) { return occupancy_device((int)rc_i64(c, 0), rc_ptr(c, 1)); }
-static int64_t call_kernel_occupancy(const RunnerCall *c) {
-    return kernel_occupancy((const void *)(uintptr_t)rc_u64(c, 0), (int)rc_i64(c, 1), rc_u64(c, 2), rc_ptr(c, 3));
-}
-static int64_t call_best_block_size(const RunnerCall *c) {
-    best_block_size(rc_ptr(c, 0), rc_u64(c, 1), (int)rc_i64(c, 2), rc_ptr(c, 3), rc_ptr(c, 4));
-    return 0;
-}
-static int64_t call_heavy_gpu(const RunnerCall *c) { return heavy_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), (int)rc_i64(c, 3), rc_ptr(c, 4)); }
-static int64_t call_heavy_bounded_gpu(const RunnerCall *c) { return heavy_bounded_gpu(rc_ptr(c, 0), rc_ptr(c, 1), rc_u64(c, 2), (int)rc_i64(c, 3)); }
-static int64_t call_cuda_error_is_sticky(const RunnerCall *c) { return cuda_error_is_sticky((cudaError_t)rc_i64(c, 0)); }
-static int64_t call_check_cuda(const RunnerCall *c) {
-    return check_cuda((cudaError_t)rc_i64(c, 0), rc_ptr(c, 1), rc_ptr(c, 2), (int)rc_i64(c, 3), rc_ptr(c, 4), rc_u64(c, 5));
-}
-static int64_t call_scale_checked_gpu(const RunnerCall *c) {
-    return scale_checked_gpu(rc_ptr(c, 0), rc_u64(c, 1), (float)rc_double(c, 2), (unsigned)rc_u64(c, 3), rc_ptr(c, 4), rc_u64(c, 5));
-}
 /* process_batched, and the streams its copies and kernels went to, in the reply's out[]: out[0] the
    BatchStreams' `observed`, out[1..3] its legacy, per_thread and created counts. */
 #if ON_SIM
@@ -162,169 +168,14 @@ static int64_t call_probe_limit_device_memory(const RunnerCall *c) {
     cudaMemGetInfo(&free_b, &total);
     return (int64_t)free_b;
 }
-
-const RunnerFunction runner_functions[] = {
-    {"occupancy_calc", call_occupancy_calc},
-    {"occupancy_device", call_occupancy_device},
-    {"kernel_occupancy", call_kernel_occupancy},
-    {"best_block_size", call_best_block_size},
-    {"heavy_gpu", call_heavy_gpu},
-    {"heavy_bounded_gpu", call_heavy_bounded_gpu},
-    {"cuda_error_is_sticky", call_cuda_error_is_sticky},
-    {"check_cuda", call_check_cuda},
-    {"scale_checked_gpu", call_scale_checked_gpu},
-    {"process_batched", call_process_batched},
-    {"probe_live_streams_events", call_probe_live_streams_events},
-    {"probe_attributes", call_probe_attributes},
-    {"probe_api_blocks", call_probe_api_blocks},
-    {"probe_api_best_block", call_probe_api_best_block},
-    {"probe_limit_device_memory", call_probe_limit_device_memory},
-    {NULL, NULL},
-};
-
+#define RUNNER_EXTRA {"probe_live_streams_events", call_probe_live_streams_events},
 #else
 #include "judge.h"
-
-void occupancy_calc(const OccKernel *k, const OccDevice *d, OccResult *r) {
-    JudgeCall c;
-    judge_begin(&c, "occupancy_calc", 1);
-    judge_in(&c, k, sizeof *k);
-    judge_in(&c, d, sizeof *d);
-    judge_inout(&c, r, sizeof *r, "r", NULL);
-    judge_finish(&c);
-}
-
-cudaError_t occupancy_device(int device, OccDevice *d) {
-    JudgeCall c;
-    judge_begin(&c, "occupancy_device", 1);
-    judge_u64(&c, (uint64_t)(int64_t)device);
-    judge_inout(&c, d, sizeof *d, "d", NULL);
-    return (cudaError_t)judge_finish(&c);
-}
-
-cudaError_t kernel_occupancy(const void *func, int block, size_t dynamic_smem, OccResult *r) {
-    JudgeCall c;
-    judge_begin(&c, "kernel_occupancy", 1);
-    judge_u64(&c, (uint64_t)(uintptr_t)func);
-    judge_u64(&c, (uint64_t)(int64_t)block);
-    judge_u64(&c, dynamic_smem);
-    judge_inout(&c, r, sizeof *r, "r", NULL);
-    return (cudaError_t)judge_finish(&c);
-}
-
-void best_block_size(const OccKernel *k, size_t smem_per_thread, int block_limit, const OccDevice *d, OccChoice *ch) {
-    JudgeCall c;
-    judge_begin(&c, "best_block_size", 1);
-    judge_in(&c, k, sizeof *k);
-    judge_u64(&c, smem_per_thread);
-    judge_u64(&c, (uint64_t)(int64_t)block_limit);
-    judge_in(&c, d, sizeof *d);
-    judge_inout(&c, ch, sizeof *ch, "c", NULL);
-    judge_finish(&c);
-}
-
-cudaError_t heavy_gpu(const float *d_in, float *d_out, size_t n, int block, int *used_block) {
-    JudgeCall c;
-    judge_begin(&c, "heavy_gpu", 1);
-    judge_ptr(&c, d_in);
-    judge_ptr(&c, d_out);
-    judge_u64(&c, n);
-    judge_u64(&c, (uint64_t)(int64_t)block);
-    judge_inout(&c, used_block, sizeof *used_block, "used_block", NULL);
-    return (cudaError_t)judge_finish(&c);
-}
-
-cudaError_t heavy_bounded_gpu(const float *d_in, float *d_out, size_t n, int block) {
-    JudgeCall c;
-    judge_begin(&c, "heavy_bounded_gpu", 1);
-    judge_ptr(&c, d_in);
-    judge_ptr(&c, d_out);
-    judge_u64(&c, n);
-    judge_u64(&c, (uint64_t)(int64_t)block);
-    return (cudaError_t)judge_finish(&c);
-}
-
-int cuda_error_is_sticky(cudaError_t err) {
-    JudgeCall c;
-    judge_begin(&c, "cuda_error_is_sticky", 1);
-    judge_u64(&c, (uint64_t)(int64_t)err);
-    return (int)judge_finish(&c);
-}
-
-cudaError_t check_cuda(cudaError_t err, const char *call, const char *file, int line, char *report, size_t cap) {
-    JudgeCall c;
-    judge_begin(&c, "check_cuda", 1);
-    judge_u64(&c, (uint64_t)(int64_t)err);
-    judge_in(&c, call, strlen(call) + 1);
-    judge_in(&c, file, strlen(file) + 1);
-    judge_u64(&c, (uint64_t)(int64_t)line);
-    judge_inout(&c, report, cap, "report", "write at most cap bytes, the NUL included: snprintf(report, cap, ...)");
-    judge_u64(&c, cap);
-    return (cudaError_t)judge_finish(&c);
-}
-
-cudaError_t scale_checked_gpu(float *d, size_t n, float factor, unsigned block, char *report, size_t cap) {
-    JudgeCall c;
-    judge_begin(&c, "scale_checked_gpu", 1);
-    judge_ptr(&c, d);
-    judge_u64(&c, n);
-    judge_double(&c, factor);
-    judge_u64(&c, block);
-    judge_inout(&c, report, cap, "report", "write at most cap bytes, the NUL included: snprintf(report, cap, ...)");
-    judge_u64(&c, cap);
-    return (cudaError_t)judge_finish(&c);
-}
 
 /* What the runner saw of the last process_batched call's streams (probe_batched_streams). */
 static BatchStreams g_batched_streams;
 
-/* h_in and h_out come from cudaMallocHost: judge_ptr sends the runner's own pinned buffers. */
-cudaError_t process_batched(const float *h_in, float *h_out, size_t n, size_t max_batch, BatchStats *st) {
-    JudgeCall c;
-    memset(&g_batched_streams, 0, sizeof g_batched_streams);
-    judge_begin(&c, "process_batched", 1);
-    judge_ptr(&c, h_in);
-    judge_ptr(&c, h_out);
-    judge_u64(&c, n);
-    judge_u64(&c, max_batch);
-    judge_inout(&c, st, sizeof *st, "st", NULL);
-    cudaError_t e = (cudaError_t)judge_finish(&c);
-    g_batched_streams.observed = c.out[0] == 1 ? 1 : c.out[0] == (uint64_t)-1 ? -1 : 0;
-    g_batched_streams.legacy = c.out[1];
-    g_batched_streams.per_thread = c.out[2];
-    g_batched_streams.created = c.out[3];
-    return e;
-}
-
 void probe_batched_streams(BatchStreams *out) { *out = g_batched_streams; }
-
-int probe_attributes(int which, ProbeAttributes *out) {
-    JudgeCall c;
-    judge_begin(&c, "probe_attributes", 0);
-    judge_u64(&c, (uint64_t)(int64_t)which);
-    judge_inout(&c, out, sizeof *out, "out", NULL);
-    return (int)judge_finish(&c);
-}
-
-int probe_api_blocks(int which, int block, size_t dynamic_smem) {
-    JudgeCall c;
-    judge_begin(&c, "probe_api_blocks", 0);
-    judge_u64(&c, (uint64_t)(int64_t)which);
-    judge_u64(&c, (uint64_t)(int64_t)block);
-    judge_u64(&c, dynamic_smem);
-    return (int)judge_finish(&c);
-}
-
-int probe_api_best_block(int which, size_t smem_per_thread, int block_limit, int *blocks_per_sm) {
-    JudgeCall c;
-    judge_begin(&c, "probe_api_best_block", 0);
-    judge_u64(&c, (uint64_t)(int64_t)which);
-    judge_u64(&c, smem_per_thread);
-    judge_u64(&c, (uint64_t)(int64_t)block_limit);
-    int best = (int)judge_finish(&c);
-    *blocks_per_sm = (int)c.out[0];
-    return best;
-}
 
 void probe_live_streams_events(int *streams, int *events) {
     int out[2] = {-1, -1};
@@ -335,11 +186,5 @@ void probe_live_streams_events(int *streams, int *events) {
     *streams = out[0];
     *events = out[1];
 }
-
-size_t probe_limit_device_memory(size_t budget) {
-    JudgeCall c;
-    judge_begin(&c, "probe_limit_device_memory", 0);
-    judge_u64(&c, budget);
-    return (size_t)judge_finish(&c);
-}
 #endif
+#include "calls_table.h"

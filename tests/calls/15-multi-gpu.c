@@ -1,4 +1,5 @@
-/* calls/15-multi-gpu.c -- lesson 15's functions across the judge/runner boundary (see common/judge.h).
+/* calls/15-multi-gpu.c -- lesson 15's functions across the judge/runner boundary, one row each
+   (common/calls_table.h makes the judge's stubs).
    The student's functions need buffers on several devices, which the judge's own CUDA calls
    cannot make (they reach the runner's current device only), so three runner-side helpers wrap
    them: each puts the inputs where they belong, calls the student's functions, reads the results
@@ -12,6 +13,22 @@
 #include "backend.h"
 #include "multigpu.h"
 #include "15-multi-gpu.h"
+
+/* the runner-side helpers below (call_NAME); the two 15.2 calls take the same buffers: the plain
+   one, and the one with the injected fault (GRADER: not a student call, so the judge's generic leak
+   check does not speak first) */
+#define PEER(X, f, ...)                                                                                                        \
+    X(int, f, __VA_ARGS__ INOUT(PeerReport *, rep, sizeof *rep, "report", NULL), IN(const float *, x, rep->n * sizeof(float)),  \
+      IN(const float *, y, rep->n * sizeof(float)), INOUT(float *, out, rep->n * sizeof(float), "out", NULL),                  \
+      INOUT(float *, copy, rep->n * sizeof(float), "copy", NULL))
+#define HAND_CALLS(X)                                                                                                          \
+    X(int, plan_roundtrip, INOUT(PlanReport *, rep, sizeof *rep, "report", NULL), IN(const float *, a, a_n * sizeof(float)),  \
+      IN(const float *, b, b_n * sizeof(float)), INOUT(float *, c_early, c_n * sizeof(float), "c", NULL),                      \
+      INOUT(float *, c_late, c_n * sizeof(float), "c", NULL), NUM(size_t, a_n), NUM(size_t, b_n), NUM(size_t, c_n))            \
+    PEER(X, peer_roundtrip, )                                                                                                  \
+    PEER(X, peer_fault_roundtrip, GRADER, )                                                                                    \
+    X(int, nccl_roundtrip, INOUT(NcclReport *, rep, sizeof *rep, "report", NULL), IN(const float *, in, in_n * sizeof(float)), \
+      INOUT(float *, out, out_n * sizeof(float), "out", NULL), NUM(size_t, in_n), NUM(size_t, out_n))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -440,61 +457,6 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
     leaks_since(s0, e0, &rep->streams_left, &rep->events_left);
     return 0;
 }
-
-const RunnerFunction runner_functions[] = {
-    {"plan_roundtrip", call_plan_roundtrip},
-    {"peer_roundtrip", call_peer_roundtrip},
-    {"peer_fault_roundtrip", call_peer_roundtrip},
-    {"nccl_roundtrip", call_nccl_roundtrip},
-    {NULL, NULL},
-};
-
-#else
-#include "judge.h"
-
-int plan_roundtrip(PlanReport *rep, const float *a, const float *b, float *c_early, float *c_late, size_t a_n, size_t b_n, size_t c_n) {
-    JudgeCall c;
-    judge_begin(&c, "plan_roundtrip", 1);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    judge_in(&c, a, a_n * sizeof(float));
-    judge_in(&c, b, b_n * sizeof(float));
-    judge_inout(&c, c_early, c_n * sizeof(float), "c", NULL);
-    judge_inout(&c, c_late, c_n * sizeof(float), "c", NULL);
-    judge_u64(&c, a_n);
-    judge_u64(&c, b_n);
-    judge_u64(&c, c_n);
-    return (int)judge_finish(&c);
-}
-
-/* the two 15.2 calls take the same buffers: the plain one, and the one with the injected fault
-   (student = 0: not a student call, so the judge's generic leak check does not speak first) */
-static int peer_call(const char *name, int student, PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
-    JudgeCall c;
-    judge_begin(&c, name, student);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    judge_in(&c, x, rep->n * sizeof(float));
-    judge_in(&c, y, rep->n * sizeof(float));
-    judge_inout(&c, out, rep->n * sizeof(float), "out", NULL);
-    judge_inout(&c, copy, rep->n * sizeof(float), "copy", NULL);
-    return (int)judge_finish(&c);
-}
-
-int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
-    return peer_call("peer_roundtrip", 1, rep, x, y, out, copy);
-}
-
-int peer_fault_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy) {
-    return peer_call("peer_fault_roundtrip", 0, rep, x, y, out, copy);
-}
-
-int nccl_roundtrip(NcclReport *rep, const float *in, float *out, size_t in_n, size_t out_n) {
-    JudgeCall c;
-    judge_begin(&c, "nccl_roundtrip", 1);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    judge_in(&c, in, in_n * sizeof(float));
-    judge_inout(&c, out, out_n * sizeof(float), "out", NULL);
-    judge_u64(&c, in_n);
-    judge_u64(&c, out_n);
-    return (int)judge_finish(&c);
-}
+#define call_peer_fault_roundtrip call_peer_roundtrip /* the same helper: rep->inject_fault says which */
 #endif
+#include "calls_table.h"

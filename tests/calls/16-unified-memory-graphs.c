@@ -1,5 +1,5 @@
-/* calls/16-unified-memory-graphs.c -- lesson 16's functions across the judge/runner boundary (see
-   common/judge.h). Three runner-side helpers wrap the student's functions in what only the runner
+/* calls/16-unified-memory-graphs.c -- lesson 16's functions across the judge/runner boundary, one row
+   each (common/calls_table.h makes the judge's stubs). Three runner-side helpers, written by hand, wrap the student's functions in what only the runner
    can see: the simulator's page model and launch counts (simcuda/graphs.h) or, on a GPU, the CUPTI
    observer's counts (runner_stream_ops); the graphs' nodes and edges (the runtime's own
    cudaGraphGetNodes / cudaGraphGetEdges, on both); whether the stream was still busy when a
@@ -9,6 +9,17 @@
 
 #include "16-unified-memory-graphs.h"
 #include "backend.h"
+
+/* the runner-side helpers below (call_NAME) */
+#define HAND_CALLS(X)                                                                                                          \
+    X(int, managed_probe, REAL(float, a), IN(const float *, h_x, n * sizeof(float)), IN(const float *, h_y, n * sizeof(float)), \
+      INOUT(float *, out, n * sizeof(float), "out", "managed_axpy wrote past out[n - 1]"), NUM(size_t, n),                     \
+      INOUT(ManagedReport *, rep, sizeof *rep, "report", NULL))                                                                \
+    X(int, chain_probe, IN(const ChainConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),              \
+      INOUT(float *, out, cfg->n * sizeof(float), "d_x", NULL), INOUT(ChainReport *, rep, sizeof *rep, "report", NULL))       \
+    X(int, diamond_probe, IN(const DiamondConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),          \
+      INOUT(float *, out1, cfg->n * sizeof(float), "d_out", NULL), INOUT(float *, out2, cfg->n * sizeof(float), "d_out", NULL), \
+      INOUT(DiamondReport *, rep, sizeof *rep, "report", NULL))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -238,47 +249,5 @@ static int64_t call_diamond_probe(const RunnerCall *c) {
     for (int b = 0; b < 5; b++) cudaFree(*bufs[b]);
     return cudaSuccess;
 }
-
-const RunnerFunction runner_functions[] = {
-    {"managed_probe", call_managed_probe},
-    {"chain_probe", call_chain_probe},
-    {"diamond_probe", call_diamond_probe},
-    {NULL, NULL},
-};
-
-#else
-#include "judge.h"
-
-int managed_probe(float a, const float *h_x, const float *h_y, float *out, size_t n, ManagedReport *rep) {
-    JudgeCall c;
-    judge_begin(&c, "managed_probe", 1);
-    judge_double(&c, a);
-    judge_in(&c, h_x, n * sizeof(float));
-    judge_in(&c, h_y, n * sizeof(float));
-    judge_inout(&c, out, n * sizeof(float), "out", "managed_axpy wrote past out[n - 1]");
-    judge_u64(&c, n);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    return (int)judge_finish(&c);
-}
-
-int chain_probe(const ChainConfig *cfg, const float *in, float *out, ChainReport *rep) {
-    JudgeCall c;
-    judge_begin(&c, "chain_probe", 1);
-    judge_in(&c, cfg, sizeof *cfg);
-    judge_in(&c, in, cfg->n * sizeof(float));
-    judge_inout(&c, out, cfg->n * sizeof(float), "d_x", NULL);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    return (int)judge_finish(&c);
-}
-
-int diamond_probe(const DiamondConfig *cfg, const float *in, float *out1, float *out2, DiamondReport *rep) {
-    JudgeCall c;
-    judge_begin(&c, "diamond_probe", 1);
-    judge_in(&c, cfg, sizeof *cfg);
-    judge_in(&c, in, cfg->n * sizeof(float));
-    judge_inout(&c, out1, cfg->n * sizeof(float), "d_out", NULL);
-    judge_inout(&c, out2, cfg->n * sizeof(float), "d_out", NULL);
-    judge_inout(&c, rep, sizeof *rep, "report", NULL);
-    return (int)judge_finish(&c);
-}
 #endif
+#include "calls_table.h"
