@@ -22,7 +22,6 @@
 #include "grade.h"
 #include "judge.h"
 #include "reduce.h"
-#include "backend.h"
 
 /* calls/06-reduction.c (judge side): what the runner saw during the last student call (simulator
    only; 0 elsewhere): the bytes of the last copy to the host, when a copy from the host or a memset
