@@ -13,23 +13,8 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
+#include "matmul_job.h"
 #include "matmul_naive.h"
-
-typedef struct {
-    const float *A, *B;
-    float *C;
-    int M, K, N, bx, by;
-    cublasHandle_t handle;
-} Job;
-
-static void naive(void *ctx) {
-    Job *j = ctx;
-    CUDA_CHECK(matmul_naive_gpu(j->A, j->B, j->C, j->M, j->K, j->N, j->bx, j->by));
-}
-static void cpu(void *ctx) {
-    Job *j = ctx;
-    matmul_cpu(j->A, j->B, j->C, j->M, j->K, j->N);
-}
 
 #if !ON_SIM
 static void check_cublas(cublasStatus_t st, const char *what) {
@@ -40,13 +25,13 @@ static void check_cublas(cublasStatus_t st, const char *what) {
 /* The ceiling: cuBLAS called here directly (not through 04.2, which may not be done yet). Row-major
    C = A B is column-major C^T = B^T A^T. */
 static void cublas_reference(void *ctx) {
-    Job *j = ctx;
+    MatmulJob *j = ctx;
     const float one = 1.0f, zero = 0.0f;
     check_cublas(cublasSgemm(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, j->N, j->M, j->K, &one, j->B, j->N, j->A, j->K, &zero, j->C, j->N),
                  "cublasSgemm");
 }
 static void cublas_student(void *ctx) {
-    Job *j = ctx;
+    MatmulJob *j = ctx;
     check_cublas(matmul_cublas_gpu(j->handle, j->A, j->B, j->C, j->M, j->K, j->N), "matmul_cublas_gpu (04.2)");
 }
 #endif
@@ -97,7 +82,7 @@ int main(int argc, char **argv) {
     grade_fill_floats(B, elems, 2, -1.0f, 1.0f);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    Job j = {NULL, NULL, NULL, n, n, n, 0, 0, NULL};
+    MatmulJob j = {NULL, NULL, NULL, n, n, n, 0, 0, NULL};
     CUDA_CHECK(cudaMalloc((void **)&j.A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&j.B, bytes));
     CUDA_CHECK(cudaMalloc((void **)&j.C, bytes));
@@ -133,7 +118,7 @@ int main(int argc, char **argv) {
     for (int s = 0; s < 5; s++) {
         j.bx = shapes[s][0], j.by = shapes[s][1];
         CUDA_CHECK(cudaMemset(j.C, 0xFF, bytes));
-        double t = bench_median_ms(naive, &j, 1, reps);
+        double t = bench_median_ms(matmul_job_naive, &j, 1, reps);
         char name[80];
         snprintf(name, sizeof name, "04.1 naive kernel, block %dx%d%s", j.bx, j.by, j.bx == 1 ? " (warp = 32 rows)" : "");
         int bad = spot_check(j.C, A, B, n, n, n);
@@ -148,11 +133,11 @@ int main(int argc, char **argv) {
 #endif
 
     /* The speed-up over one CPU core, at a size the CPU finishes in seconds. */
-    Job small = {j.A, j.B, j.C, cpu_n, cpu_n, cpu_n, 16, 16, NULL};
-    Job host = {A, B, malloc((size_t)cpu_n * cpu_n * sizeof(float)), cpu_n, cpu_n, cpu_n, 0, 0, NULL};
+    MatmulJob small = {j.A, j.B, j.C, cpu_n, cpu_n, cpu_n, 16, 16, NULL};
+    MatmulJob host = {A, B, malloc((size_t)cpu_n * cpu_n * sizeof(float)), cpu_n, cpu_n, cpu_n, 0, 0, NULL};
     if (!host.C) return 1;
-    double cpu_s = bench_host_median_s(cpu, &host, 1);
-    double gpu_ms = bench_median_ms(naive, &small, 1, reps);
+    double cpu_s = bench_host_median_s(matmul_job_cpu, &host, 1);
+    double gpu_ms = bench_median_ms(matmul_job_naive, &small, 1, reps);
     printf("At n = %d:\n", cpu_n);
     printf("  %-50s %9.3f GFLOP/s  %9.3f ms\n", "CPU, one core (matmul_cpu, double sums)", gflops(cpu_n, cpu_s * 1e3), cpu_s * 1e3);
     printf("  %-50s %9.3f GFLOP/s  %9.3f ms  = %.3gx the CPU\n", "04.1 naive kernel, block 16x16", gflops(cpu_n, gpu_ms), gpu_ms,

@@ -13,25 +13,11 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "inputs.h"
+#include "matmul_job.h"
 #include "matmul_naive.h"
 
-typedef struct {
-    const float *A, *B;
-    float *C;
-    int M, K, N, bx, by;
-    cublasHandle_t handle;
-} Job;
-
-static void cpu_matmul(void *ctx) {
-    Job *j = ctx;
-    matmul_cpu(j->A, j->B, j->C, j->M, j->K, j->N);
-}
-static void gpu_naive(void *ctx) {
-    Job *j = ctx;
-    CUDA_CHECK(matmul_naive_gpu(j->A, j->B, j->C, j->M, j->K, j->N, j->bx, j->by));
-}
 static void gpu_cublas(void *ctx) {
-    Job *j = ctx;
+    MatmulJob *j = ctx;
     cublasStatus_t st = matmul_cublas_gpu(j->handle, j->A, j->B, j->C, j->M, j->K, j->N);
     if (st != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "matmul_cublas_gpu returned %s\n", cublasGetStatusName(st));
@@ -80,8 +66,8 @@ int main(int argc, char **argv) {
     printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.3g GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, prop.name);
 
     /* One run: the CPU reference is the slow part of this demo. */
-    Job cpu = {A, B, want, M, K, N, 0, 0, NULL};
-    double cpu_s = bench_host_median_s(cpu_matmul, &cpu, 1);
+    MatmulJob cpu = {A, B, want, M, K, N, 0, 0, NULL};
+    double cpu_s = bench_host_median_s(matmul_job_cpu, &cpu, 1);
 
     float *d_A, *d_B, *d_C;
     CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
@@ -99,11 +85,11 @@ int main(int argc, char **argv) {
     int wrong = 0;
     static const int shapes[][2] = {{16, 16}, {32, 8}};
     for (int s = 0; s < 2; s++) {
-        Job j = {d_A, d_B, d_C, M, K, N, shapes[s][0], shapes[s][1], NULL};
+        MatmulJob j = {d_A, d_B, d_C, M, K, N, shapes[s][0], shapes[s][1], NULL};
         CUDA_CHECK(cudaMemset(d_C, 0xFF, nc * sizeof(float)));
-        gpu_naive(&j);
+        matmul_job_naive(&j);
         size_t bad = count_wrong(d_C, got, want, M, K, N);
-        double ms = bench_median_ms(gpu_naive, &j, 1, reps);
+        double ms = bench_median_ms(matmul_job_naive, &j, 1, reps);
         char name[64];
         snprintf(name, sizeof name, "04.1 naive kernel, block %dx%d", shapes[s][0], shapes[s][1]);
         printf("  %-34s %10.3f ms  %9.2f GFLOP/s  %6.1fx the CPU  %s\n", name, ms, gflops(M, K, N, ms * 1e-3), cpu_s * 1e3 / ms,
@@ -118,7 +104,7 @@ int main(int argc, char **argv) {
     cublasHandle_t handle = NULL;
     cublasStatus_t st = cublasCreate(&handle);
     if (st == CUBLAS_STATUS_SUCCESS && cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS) {
-        Job j = {d_A, d_B, d_C, M, K, N, 0, 0, handle};
+        MatmulJob j = {d_A, d_B, d_C, M, K, N, 0, 0, handle};
         CUDA_CHECK(cudaMemset(d_C, 0xFF, nc * sizeof(float)));
         gpu_cublas(&j);
         size_t bad = count_wrong(d_C, got, want, M, K, N);
