@@ -33,6 +33,8 @@ NVCC_ARCH := $(if $(ARCH),-arch=$(ARCH),-gencode arch=compute_80,code=sm_80 -gen
 # ---------------------------------------------------------------------------------------------
 # The simulator's runtime library, in two flavours: with AddressSanitizer (the default for
 # students: out-of-bounds and host/device mix-ups are caught) and without (for speed).
+# Every sim/src/*.cpp is part of the library; sim/src/prof/ is not: its hooks are compiled by
+# `simcc --profile` into each profiled program (they must see that program's AddressSanitizer calls).
 SIM_SRC := $(wildcard sim/src/*.cpp)
 SIM_HDR := $(wildcard sim/include/*.h sim/include/simcuda/*.h sim/include/cuda/* sim/include/cooperative_groups/*)
 SIMLIB_DIR := $(BUILD)/simlib
