@@ -19,6 +19,9 @@
 #include <cuda_runtime_api.h>
 
 #define SHOW_MISMATCHES 5
+/* Bytes one student call of a kernel exercise may copy to the host (a count, a status) before the
+   result counts as made on the host. */
+static const unsigned long long kHostWorkBytes = 4096;
 
 /* ---- small string builder for messages ---- */
 typedef struct {
@@ -735,6 +738,20 @@ static Outcome run_exercise(SRunner *sr, const GradeExercise *e) {
             o.message = b.s;
             return o;
         }
+    }
+    /* ... and launching it is not enough either: a kernel exercise's functions take device buffers
+       and have no reason to bring kilobytes back to the host, unless the host does the work. (The
+       simulator sees every copy; on a GPU nothing is counted.) */
+    unsigned long long back = judge_exercise_copied_to_host();
+    if (e->kernels && !e->copies_to_host && back >= kHostWorkBytes) {
+        o.status = "failed";
+        Buf b = {0};
+        bprintf(&b, "the results are right, but one call copied %llu bytes from the device to the host: the result was made on the host "
+                    "from a copy of the input (launching %s with nothing to do does not make it the kernel's work)\n"
+                    "  likely mistake: the work must be done on the device by %s; the host only launches and waits",
+                back, e->kernels, e->kernels);
+        o.message = b.s;
+        return o;
     }
     if (g_unchecked[0]) {
         /* right values, but a performance property nobody could measure here: never "passed" */

@@ -37,6 +37,9 @@ typedef struct {
     int needs_gpu;     /**< 1: cannot run on the simulator (e.g. cuBLAS); shown as waiting for a GPU there */
     const char *kernels; /**< the kernel(s) the exercise must launch, space-separated (NULL: none, e.g. cuBLAS or
                               host-only work); an exercise that passes without launching each of them fails */
+    int copies_to_host;  /**< 1: its functions bring results to the host themselves (host buffers, a pipeline, the
+                              runner's probes), so a call that copies kilobytes back is not taken for work done on the
+                              host (0, the default: a kernel exercise whose call copies 4 KiB or more back fails) */
 } GradeExercise;
 
 /** Builds the lesson's suite: one TCase per exercise, named by its id (grade_tcase() helps). */

@@ -454,13 +454,16 @@ double grade_per_request(unsigned long long sectors, unsigned long long requests
 }
 
 int grade_profile_global(const char *kernel, double max_sectors_per_request, GradeProfile *p) {
-    char what[512];
+    char what[1024];
     snprintf(what, sizeof what, "`%s`'s global loads and stores coalesced (at most %.1f sectors per request)", kernel, max_sectors_per_request);
     if (!measured_or_note(kernel, p, what)) return 0;
     if (!p->global_load_requests && !p->global_store_requests) {
-        /* right values were stored, so it did load and store: its code was not instrumented (fails closed) */
-        snprintf(what, sizeof what, "`%s`'s global loads and stores coalesced; the profiler counted none of its accesses: its object was "
-                 "compiled without the simulator's profiler -- rebuild it (touch the lesson's .cu file) and grade again", kernel);
+        /* right values were stored, but not by it (launched with nothing to do, another kernel made them), or its code was
+           not instrumented: either way nothing is measured (fails closed), and the note names both */
+        snprintf(what, sizeof what, "`%s`'s global loads and stores coalesced; the profiler counted none of its accesses although the "
+                 "values are right: either `%s` was launched with nothing to do and another kernel made the result (the exercise's "
+                 "work must be done by `%s`), or its object was compiled without the simulator's profiler -- then rebuild it (touch "
+                 "the lesson's .cu file) and grade again", kernel, kernel, kernel);
         grade_note_unchecked(what);
         return 0;
     }

@@ -302,8 +302,9 @@ void judge_last_call_output(char *buf, size_t size) {
 static int (*g_failure_probe)(void);
 void judge_set_failure_probe(int (*probe)(void)) { g_failure_probe = probe; }
 
-static uint64_t g_copied_to_host;
+static uint64_t g_copied_to_host, g_exercise_copied_to_host;
 uint64_t judge_copied_to_host(void) { return g_copied_to_host; }
+uint64_t judge_exercise_copied_to_host(void) { return g_exercise_copied_to_host; }
 
 int64_t judge_finish(JudgeCall *c) {
     char call[600];
@@ -357,6 +358,7 @@ int64_t judge_finish(JudgeCall *c) {
     }
     if (c->req.student) {
         g_copied_to_host = rep.copied_to_host;
+        if (g_copied_to_host > g_exercise_copied_to_host) g_exercise_copied_to_host = g_copied_to_host;
         count_launches(&rep);
         for (uint32_t i = 0; i < c->req.nargs; i++) {
             const RpcArg *a = &c->req.args[i];
@@ -382,6 +384,7 @@ void judge_exercise_begin(const char *id) {
     snprintf(g_exercise, sizeof g_exercise, "%s", id);
     g_broken[0] = '\0';
     g_nlaunch_kinds = 0;
+    g_exercise_copied_to_host = 0;
     g_observer_absent = g_observer_refused = 0;
     passes_exercise_begin();
 }

@@ -67,6 +67,8 @@ int64_t judge_finish(JudgeCall *c);
 /** Bytes the last student call copied from the device to the host, counted on the simulator (0 on a
     GPU, where nothing counts them): a result computed on the host from a copy of the input shows. */
 uint64_t judge_copied_to_host(void);
+/** The most bytes one student call of the current exercise copied from the device to the host. */
+uint64_t judge_exercise_copied_to_host(void);
 
 /* ---- the grade driver's side (grade.c) ---- */
 

@@ -11,7 +11,7 @@
 
 static const GradeExercise kExercises[] = {
     {"02.1", 3, "vector_add_kernel + vector_add_gpu: global index, bounds guard, grid rounded up", 0, "vector_add_kernel"},
-    {"02.2", 2, "vector_add_host: cudaMalloc, cudaMemcpy both ways, cudaFree", 0, "vector_add_kernel"},
+    {"02.2", 2, "vector_add_host: cudaMalloc, cudaMemcpy both ways, cudaFree", 0, "vector_add_kernel", 1},
     {"02.3", 3, "vector_add_grid_stride_gpu: a grid-stride loop covers any n with any grid", 0, "vector_add_grid_stride_kernel"},
     {"02.4", 2, "vector_add_float4_gpu: float4 loads plus the n % 4 leftovers", 0, "vector_add_float4_kernel"},
 };

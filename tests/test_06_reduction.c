@@ -211,6 +211,12 @@ static const char *lost_tail_hint(const SumRun *r, size_t k, char *buf, size_t c
         snprintf(buf + len, cap - len, "; or the warp's sum stops a step early: warp_sum's offsets are 16, 8, 4, 2 and 1 (the loop runs "
                                        "while offset > 0), and without the last step lane 0 never adds lane 1's value");
     }
+    if (r->ex == 2) {
+        /* ... or the last warp never took in the upper half of the 64 partial sums left in shared memory */
+        size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "; or the last warp starts from s[tid] alone: with 64 or more threads it must start from "
+                                       "s[tid] + s[tid + 32], the upper half of the partial sums");
+    }
     return buf;
 }
 
@@ -472,7 +478,7 @@ static void expect_sum(SumRun *r, int nsched) {
         int order_dependent = 0;
         for (int s2 = 0; s2 < grade_schedule_count() && !order_dependent; s2++)
             if (s2 != s && sum_ok(r, run_sum(r, s2))) order_dependent = 1;
-        char buf[768];
+        char buf[1536];
         const char *hint = sum_hint(r, got, order_dependent, buf, sizeof buf);
         char allowed[96];
         if (r->tol > 0) snprintf(allowed, sizeof allowed, "allowed error %.3g", r->tol);

@@ -87,6 +87,22 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
                  first_wrong * 4 == HIST_BINS ? " (HIST_BINS bytes: the count of bins, not of bytes)" : "");
         return buf;
     }
+    if (r->ex == 2 && r->n % 16) {
+        /* the leftovers counted k + 1 times: once per block (threadIdx.x, not the grid's index, picks them) */
+        unsigned left[HIST_BINS];
+        histogram_cpu(r->in + r->n / 16 * 16, r->n % 16, left);
+        for (unsigned k = 1; k <= 1024; k++) {
+            int match = 1;
+            for (int b = 0; b < HIST_BINS && match; b++) match = got[b] == want[b] + k * left[b];
+            if (match) {
+                snprintf(buf, cap,
+                         "the last n %% 16 = %zu bytes were counted %u times, once per block: the leftovers belong to the first n %% 16 "
+                         "threads of the grid, t = blockIdx.x * blockDim.x + threadIdx.x, not to the first threads of every block",
+                         r->n % 16, k + 1);
+                return buf;
+            }
+        }
+    }
     if (same_offset && (r->ex == 1 || d0 == 0xFFFFFFFFu))
         return "the histogram was not zeroed: every bin is off by the same amount, the garbage d_hist held before the call (here "
                "0xFFFFFFFF, so every count is one less); cudaMemsetAsync(d_hist, 0, HIST_BINS * sizeof(unsigned)) before the kernel, "

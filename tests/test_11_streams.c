@@ -36,7 +36,7 @@
 static const GradeExercise kExercises[] = {
     {"11.1", 3, "h2d_bandwidth: host-to-device GB/s from pageable and from pinned memory, timed with events", 0, NULL},
     {"11.2", 2, "time_kernel_ms: a warm-up, each run timed with events (or a synchronised clock), the median", 0, "busy_kernel"},
-    {"11.3", 5, "pipeline_create/run/destroy: chunks over streams, pinned buffers, copies that overlap kernels", 0, "process_kernel"},
+    {"11.3", 5, "pipeline_create/run/destroy: chunks over streams, pinned buffers, copies that overlap kernels", 0, "process_kernel", 1},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 

@@ -598,7 +598,7 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
     ck_assert(cudaMalloc((void **)&d_hits, T * 4) == cudaSuccess);
     device_api_hits(seed, blocks, threads, samples, d_hits, a);
     unsigned long long total = 0;
-    int all_same = 1, blocks_repeat = 1;
+    int all_same = 1, blocks_repeat = 1, within_block_same = 1;
     for (size_t t = 0; t < T; t++) {
         ck_assert_msg(a[t] <= samples,
                       "pi_curand_device_gpu (" SEED_TEXT "): thread %zu reported %u points inside out of %u\n"
@@ -607,6 +607,7 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
         total += a[t];
         all_same &= a[t] == a[0];
         blocks_repeat &= a[t] == a[t % threads];
+        within_block_same &= a[t] == a[t - t % threads]; /* every thread of a block counted what its first did */
     }
     ck_assert_msg(!all_same,
                   "pi_curand_device_gpu (" SEED_TEXT "): all %zu threads counted the same %u points\n"
@@ -616,6 +617,11 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
     ck_assert_msg(!blocks_repeat,
                   "pi_curand_device_gpu (" SEED_TEXT "): every block counted exactly what block 0 counted, thread by thread\n"
                   "  likely mistake: the subsequence is threadIdx.x, which repeats in every block; use the global index",
+                  SEED);
+    ck_assert_msg(!(threads > 1 && within_block_same),
+                  "pi_curand_device_gpu (" SEED_TEXT "): in every block all threads counted the same points, thread by thread\n"
+                  "  likely mistake: the threads of a block share one subsequence (blockIdx.x, say): each thread needs its own, "
+                  "curand_init(seed, blockIdx.x * blockDim.x + threadIdx.x, 0, &state)",
                   SEED);
     double n = (double)T * samples, est = 4.0 * (double)total / n;
     ck_assert_msg(fabs(est - M_PI) <= pi_tolerance(n),

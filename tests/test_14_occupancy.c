@@ -30,7 +30,7 @@ static const GradeExercise kExercises[] = {
     {"14.2", 3, "best_block_size, __launch_bounds__, heavy_gpu: the block size with the most resident threads", 0, "heavy_kernel"},
     {"14.3", 3, "cuda_error_is_sticky, check_cuda, CHECK, scale_checked_gpu: errors reported with file, line and call", 0, "scale_kernel"},
     {"14.4", 3, "process_batched: more data than device memory, in double-buffered batches that shrink when cudaMalloc fails", 0,
-     "transform_kernel"},
+     "transform_kernel", 1},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
 

@@ -27,9 +27,9 @@
 
 static const GradeExercise kExercises[] = {
     {"15.1", 4, "mg_split, plans and runs on every device: a vector add and a matrix product split in rows, every device waited for", 0,
-     "mg_vector_add_kernel mg_matmul_kernel"},
+     "mg_vector_add_kernel mg_matmul_kernel", 1},
     {"15.2", 3, "peer_copy_gpu, peer_add_gpu: cudaMemcpyPeerAsync, peer access enabled by the reading device, a staged fallback", 0,
-     "mg_vector_add_kernel"},
+     "mg_vector_add_kernel", 1},
     {"15.3", 4, "mg_nccl_create, mg_allreduce_average, mg_broadcast, mg_allgather: NCCL collectives of every rank in one group", 0, NULL},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])

@@ -32,7 +32,7 @@
 
 static const GradeExercise kExercises[] = {
     {"16.1", 3, "managed_axpy: managed memory, prefetched to the device before the kernel and back before the host reads", 0, "axpy_kernel"},
-    {"16.2", 3, "chain_capture/replay/destroy: tiny kernels captured once into a graph, replayed by graph launches", 0, "step_kernel"},
+    {"16.2", 3, "chain_capture/replay/destroy: tiny kernels captured once into a graph, replayed by graph launches", 0, "step_kernel", 1},
     {"16.3", 4, "diamond_build/run/set_scale/destroy: a graph built node by node, with its dependencies, updated in place", 0, NULL},
 };
 #define N_EXERCISES (int)(sizeof kExercises / sizeof kExercises[0])
