@@ -243,7 +243,9 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
                  "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
                  "threads read shared memory at the wrong time: a __syncthreads() is missing. The tile loop needs two: one after the tiles "
                  "are stored (no thread may read a slot before its owner wrote it) and one after the multiply-adds (no thread may overwrite "
-                 "a tile that others are still reading).%s",
+                 "a tile that others are still reading).%s Or the running sums start from garbage: the accumulator (acc[i][j] in "
+                 "05.2, the sum in 05.1) must be set to 0 before the tile loop -- uninitialised, it holds what the thread's stack "
+                 "held, which also changes with the order threads run in.",
                  which);
         return msg;
     }

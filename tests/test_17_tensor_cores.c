@@ -347,7 +347,8 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
                  "warps read shared memory at the wrong time: a __syncthreads() is missing. A slice must be complete (every thread's "
                  "stores done) before any warp's load_matrix_sync reads it, and no thread may overwrite a slice that other warps still "
-                 "read");
+                 "read. Or, inside a warp: where a warp stores a fragment to its scratch tile and its lanes then read the tile, a "
+                 "__syncwarp() must come between wmma::store_matrix_sync and those reads");
         return msg;
     }
     if (matches_transposed(s, p, out, 1)) {
