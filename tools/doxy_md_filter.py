@@ -23,6 +23,8 @@ import os
 import re
 import sys
 
+from batch_workbook import student_files
+
 LINK = re.compile(r"(!?)\[([^\]]+)\]\(((?!https?:|mailto:|#|@ref)[^)\s]+)\)")
 LABEL = re.compile(r"\{#([A-Za-z0-9_]+)\}")
 ROOT = os.getcwd()  # Doxygen runs from the repository root (see the Makefile's docs target)
@@ -187,8 +189,9 @@ def lesson_list():
 def lesson_files(folder):
     """[(role, path)] of one lesson's files, each relative to the root, where they exist."""
     num = folder.split("-")[0]
-    headers = sorted(glob.glob(os.path.join(ROOT, "lessons", folder, "*.h")))
-    name = os.path.splitext(os.path.basename(headers[0]))[0] if headers else None
+    # the graded file, as the lesson's lesson.mk names it (a lesson may have other headers)
+    cu = [f for f in student_files(folder) if f.endswith(".cu")]
+    name = os.path.splitext(cu[0])[0] if cu else None
     want = []
     if name:
         want += [("your file", "lessons/%s/%s.cu" % (folder, name)),
