@@ -19,28 +19,10 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "fused.h"
+#include "fused_job.h"
 #include "inputs.h"
 
 #define GOAL_ROWS 0.85
-
-typedef struct {
-    int which; /* 0 softmax, 1 layer norm, 2 naive attention, 3 flash attention */
-    const float *x, *g, *b;
-    float *y;
-    int rows, cols;
-    const float *q, *k, *v;
-    int bh, n, d, causal;
-} Job;
-
-static void run(void *ctx) {
-    Job *j = ctx;
-    switch (j->which) {
-    case 0: CUDA_CHECK(softmax_gpu(j->x, j->y, j->rows, j->cols)); break;
-    case 1: CUDA_CHECK(layernorm_gpu(j->x, j->g, j->b, j->y, j->rows, j->cols, 1e-5f)); break;
-    case 2: CUDA_CHECK(attention_naive_gpu(j->q, j->k, j->v, j->y, j->bh, j->n, j->d, j->causal)); break;
-    default: CUDA_CHECK(attention_flash_gpu(j->q, j->k, j->v, j->y, j->bh, j->n, j->d, j->causal)); break;
-    }
-}
 
 static float *device_random(size_t n, uint64_t seed, float lo, float hi) {
     float *h = malloc(n * sizeof(float)), *d;
@@ -71,7 +53,7 @@ static size_t count_wrong(const float *d_got, const float *d_ref, size_t n, doub
 
 /* A row kernel checked on its first rows against the CPU, then timed; prints its bandwidth and its
    share of the copy's. */
-static void bench_rows(Job *j, const char *name, double copy_gbs, int reps) {
+static void bench_rows(FusedJob *j, const char *name, double copy_gbs, int reps) {
     int check_rows = j->rows < 64 ? j->rows : 64;
     size_t cn = (size_t)check_rows * j->cols;
     float *x = malloc(cn * sizeof(float)), *g = malloc(j->cols * sizeof(float)), *b = malloc(j->cols * sizeof(float));
@@ -81,7 +63,7 @@ static void bench_rows(Job *j, const char *name, double copy_gbs, int reps) {
     CUDA_CHECK(cudaMemcpy(g, j->g, j->cols * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(b, j->b, j->cols * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemset(j->y, 0xFF, (size_t)j->rows * j->cols * sizeof(float)));
-    run(j);
+    fused_job_run(j);
     CUDA_CHECK(cudaMemcpy(got, j->y, cn * sizeof(float), cudaMemcpyDeviceToHost));
     if (j->which == 0) softmax_cpu(x, want, check_rows, j->cols);
     else layernorm_cpu(x, g, b, want, check_rows, j->cols, 1e-5f);
@@ -93,7 +75,7 @@ static void bench_rows(Job *j, const char *name, double copy_gbs, int reps) {
         printf("  %-36s WRONG: %zu of the first %zu outputs differ from the CPU, not timed (make check LESSON=19)\n", name, bad, cn);
         return;
     }
-    double ms = bench_median_ms(run, j, 2, reps), bytes = 2.0 * j->rows * (double)j->cols * sizeof(float);
+    double ms = bench_median_ms(fused_job_run, j, 2, reps), bytes = 2.0 * j->rows * (double)j->cols * sizeof(float);
     char rate[64];
     bench_gbs_text(bytes, ms, rate, sizeof rate);
 #if ON_SIM
@@ -128,7 +110,7 @@ int main(int argc, char **argv) {
 #if !ON_SIM
     printf("  %-36s %.1f GB/s (read + write of %d x %d floats): the ceiling\n", "cudaMemcpy device to device", copy, rows, cols);
 #endif
-    Job j = {0};
+    FusedJob j = {0};
     j.rows = rows, j.cols = cols;
     j.x = device_random(rn, 1, -8.0f, 8.0f), j.g = device_random(cols, 2, 0.5f, 1.5f), j.b = device_random(cols, 3, -1.0f, 1.0f);
     CUDA_CHECK(cudaMalloc((void **)&j.y, rn * sizeof(float)));
@@ -153,18 +135,18 @@ int main(int argc, char **argv) {
         /* the given naive form: the reference for the flash form's values, and its time */
         j.which = 2, j.y = ref;
         CUDA_CHECK(cudaMemset(ref, 0xFF, an * sizeof(float)));
-        run(&j);
-        double naive_ms = bench_median_ms(run, &j, 1, reps / 4 > 1 ? reps / 4 : 1);
+        fused_job_run(&j);
+        double naive_ms = bench_median_ms(fused_job_run, &j, 1, reps / 4 > 1 ? reps / 4 : 1);
         j.which = 3, j.y = out;
         CUDA_CHECK(cudaMemset(out, 0xFF, an * sizeof(float)));
-        run(&j);
+        fused_job_run(&j);
         size_t bad = count_wrong(out, ref, an, 1e-4, 0);
         const char *name = causal ? "19.4 flash attention, causal" : "19.3 flash attention";
         if (bad) {
             printf("  %-36s WRONG: %zu of %zu outputs differ from the naive form, not timed (make check LESSON=19)\n", name, bad, an);
             continue;
         }
-        double ms = bench_median_ms(run, &j, 2, reps);
+        double ms = bench_median_ms(fused_job_run, &j, 2, reps);
 #if ON_SIM
         (void)tflop;
         printf("  %-36s matches the naive form; %9.3f ms of CPU time (naive %.3f ms)\n", name, ms, naive_ms);

@@ -12,26 +12,8 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "fused.h"
+#include "fused_job.h"
 #include "inputs.h"
-
-typedef struct {
-    int which; /* 0 softmax, 1 layer norm, 2 naive attention, 3 flash attention */
-    const float *x, *g, *b;
-    float *y;
-    int rows, cols;
-    const float *q, *k, *v;
-    int bh, n, d, causal;
-} Job;
-
-static void run_gpu(void *ctx) {
-    Job *j = ctx;
-    switch (j->which) {
-    case 0: CUDA_CHECK(softmax_gpu(j->x, j->y, j->rows, j->cols)); break;
-    case 1: CUDA_CHECK(layernorm_gpu(j->x, j->g, j->b, j->y, j->rows, j->cols, 1e-5f)); break;
-    case 2: CUDA_CHECK(attention_naive_gpu(j->q, j->k, j->v, j->y, j->bh, j->n, j->d, j->causal)); break;
-    default: CUDA_CHECK(attention_flash_gpu(j->q, j->k, j->v, j->y, j->bh, j->n, j->d, j->causal)); break;
-    }
-}
 
 static float *host_random(size_t n, uint64_t seed, float lo, float hi) {
     float *h = malloc((n ? n : 1) * sizeof(float));
@@ -52,11 +34,11 @@ static float *to_device(const float *h, size_t n) {
 
 /* Runs job j once into a poisoned output, compares with want (|got - want| <= atol + rtol |want|),
    times it when right; returns 1 when wrong. */
-static int check_and_time(Job *j, const char *name, const float *want, size_t n, double atol, double rtol, double bytes, double flop) {
+static int check_and_time(FusedJob *j, const char *name, const float *want, size_t n, double atol, double rtol, double bytes, double flop) {
     float *got = malloc(n * sizeof(float));
     if (!got) exit(1);
     CUDA_CHECK(cudaMemset(j->y, 0xFF, n * sizeof(float))); /* NaN: unwritten outputs show */
-    run_gpu(j);
+    fused_job_run(j);
     CUDA_CHECK(cudaMemcpy(got, j->y, n * sizeof(float), cudaMemcpyDeviceToHost));
     size_t bad = 0;
     double worst = 0;
@@ -70,7 +52,7 @@ static int check_and_time(Job *j, const char *name, const float *want, size_t n,
         printf("  %-40s WRONG: %zu of %zu outputs differ from the CPU (run `make check LESSON=19`)\n", name, bad, n);
         return 1;
     }
-    double ms = bench_median_ms(run_gpu, j, 1, 3);
+    double ms = bench_median_ms(fused_job_run, j, 1, 3);
     char rate[64];
     if (flop > 0) snprintf(rate, sizeof rate, "%8.2f GFLOP/s", flop / (ms * 1e-3) / 1e9);
     else bench_gbs_text(bytes, ms, rate, sizeof rate);
@@ -101,7 +83,7 @@ int main(int argc, char **argv) {
     float *x = host_random(rn, 1, -8.0f, 8.0f), *g = host_random(cols, 2, 0.5f, 1.5f), *b = host_random(cols, 3, -1.0f, 1.0f);
     float *want = malloc(rn * sizeof(float));
     if (!want) return 1;
-    Job j = {0};
+    FusedJob j = {0};
     j.x = to_device(x, rn), j.g = to_device(g, cols), j.b = to_device(b, cols);
     CUDA_CHECK(cudaMalloc((void **)&j.y, rn * sizeof(float)));
     j.rows = rows, j.cols = cols;
