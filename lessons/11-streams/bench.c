@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "streams.h"
+#include "trace/timeline.h"
 
 #define REPS 7
 
@@ -48,6 +49,89 @@ static void stage_both_copies(void *ctx) {
     Job *j = ctx;
     CUDA_CHECK(cudaMemcpyAsync(j->p->d_in, j->pin, j->p->n * sizeof(float), cudaMemcpyHostToDevice, j->up));
     CUDA_CHECK(cudaMemcpyAsync(j->pin2, j->p->d_out, j->p->n * sizeof(float), cudaMemcpyDeviceToHost, j->down));
+}
+
+/* Where a pipeline's time goes beyond "both copies at once", from one recorded run (CUPTI on a GPU,
+   the model on the simulator): the copy engines' busy time, the gaps between one direction's copies,
+   the fill (copies in before the first copy out starts) and the drain (copies out after the last copy
+   in ends), and each direction's speed while the other runs and while it runs alone. */
+typedef struct {
+    double first, last, busy, gaps, alone, bytes_alone;
+    int count;
+} Engine;
+
+static int by_start(const void *a, const void *b) {
+    double x = ((const TimelineOp *)a)->start_us, y = ((const TimelineOp *)b)->start_us;
+    return (x > y) - (x < y);
+}
+
+/* The microseconds of [s, e) during which operations of `kind` were running. */
+static double overlap_with(const TimelineOp *ops, size_t n, int kind, double s, double e) {
+    double t = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].kind == kind) {
+            double a = fmax(s, ops[i].start_us), b = fmin(e, ops[i].end_us);
+            if (b > a) t += b - a;
+        }
+    return t;
+}
+
+static Engine engine_of(const TimelineOp *ops, size_t n, int kind, int other) {
+    Engine g = {1e300, 0, 0, 0, 0, 0, 0};
+    double prev_end = -1;
+    for (size_t i = 0; i < n; i++) {
+        const TimelineOp *o = &ops[i];
+        if (o->kind != kind) continue;
+        double d = o->end_us - o->start_us, shared = overlap_with(ops, n, other, o->start_us, o->end_us);
+        g.first = fmin(g.first, o->start_us), g.last = fmax(g.last, o->end_us), g.busy += d, g.count++;
+        if (prev_end >= 0 && o->start_us > prev_end) g.gaps += o->start_us - prev_end;
+        prev_end = fmax(prev_end, o->end_us);
+        if (d > 0) g.alone += d - shared, g.bytes_alone += o->bytes * (d - shared) / d;
+    }
+    return g;
+}
+
+static void explain_timeline(const char *what, TimelineOp *ops, size_t n) {
+    if (n == 0) {
+        printf("  %s: no timeline here (CUPTI could not be opened)\n", what);
+        return;
+    }
+    qsort(ops, n, sizeof *ops, by_start);
+    Engine in = engine_of(ops, n, OP_H2D, OP_D2H), out = engine_of(ops, n, OP_D2H, OP_H2D);
+    double span = fmax(in.last, out.last) - fmin(in.first, out.first);
+    double both = 0; /* the time both directions move at once */
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].kind == OP_H2D) both += overlap_with(ops, n, OP_D2H, ops[i].start_us, ops[i].end_us);
+    double in_bytes = 0, out_bytes = 0;
+    for (size_t i = 0; i < n; i++) in_bytes += ops[i].kind == OP_H2D ? ops[i].bytes : 0, out_bytes += ops[i].kind == OP_D2H ? ops[i].bytes : 0;
+    printf("  %s, one recorded run: span %.0f us\n", what, span);
+    printf("    copies in:  %3d, busy %.0f us, gaps between them %.0f us; alone %.0f us at %.1f GB/s, beside a copy out %.0f us at %.1f GB/s\n",
+           in.count, in.busy, in.gaps, in.alone, in.alone > 0 ? in.bytes_alone / (in.alone * 1e3) : 0, in.busy - in.alone,
+           in.busy - in.alone > 0 ? (in_bytes - in.bytes_alone) / ((in.busy - in.alone) * 1e3) : 0);
+    printf("    copies out: %3d, busy %.0f us, gaps between them %.0f us; alone %.0f us at %.1f GB/s, beside a copy in %.0f us at %.1f GB/s\n",
+           out.count, out.busy, out.gaps, out.alone, out.alone > 0 ? out.bytes_alone / (out.alone * 1e3) : 0, out.busy - out.alone,
+           out.busy - out.alone > 0 ? (out_bytes - out.bytes_alone) / ((out.busy - out.alone) * 1e3) : 0);
+    printf("    both directions moving %.0f us (%.0f %% of the span); fill (first copy in to first copy out) %.0f us, drain (last copy in's end "
+           "to the last copy out's end) %.0f us\n",
+           both, 100 * both / span, out.first - in.first, out.last - in.last);
+}
+
+/* Records one call of fn(ctx) and explains it. */
+static void record_and_explain(const char *what, void (*fn)(void *), void *ctx) {
+    static TimelineOp ops[8192];
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (timeline_begin(0, 0) != 0) {
+        explain_timeline(what, ops, 0);
+        return;
+    }
+    fn(ctx);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    size_t n = timeline_end(ops, sizeof ops / sizeof ops[0]);
+    explain_timeline(what, ops, n > sizeof ops / sizeof ops[0] ? sizeof ops / sizeof ops[0] : n);
+}
+
+static void pipeline_once(void *ctx) {
+    CUDA_CHECK(pipeline_run(((Job *)ctx)->p));
 }
 
 /* The pipeline returns when its results are in: a synchronised clock around it, median of REPS. */
@@ -131,6 +215,9 @@ int main(int argc, char **argv) {
     printf("  %-44s %9.3f ms  %5.2f x the longest stage\n", "serial (one chunk, one stream)", t_serial, t_serial / longest);
     printf("  %-44s %9.3f ms  %5.2f x the longest stage  (goal <= 1.15)%s; %.2f x both copies at once\n", "pipeline", t_pipe,
            t_pipe / longest, bad ? "  WRONG RESULTS" : "", t_pipe / both);
+    /* on the simulator these timelines are the model's H200 (simcuda/timeline.h), not measured */
+    record_and_explain("copy in and copy out at once", stage_both_copies, &j);
+    record_and_explain("pipeline", pipeline_once, &j);
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated work; run on a GPU for meaningful numbers)\n");
 #endif

@@ -12,3 +12,6 @@ $(B)/lessons/11-streams/trace/timeline.o: lessons/11-streams/trace/timeline.c le
 	$(Q)$(CC_C) -Ilessons/11-streams $(INCLUDES) $(if $(filter gpu,$(BACKEND)),-I$(CUDA_HOME)/extras/CUPTI/include) -c $< -o $@
 $(B)/solution/11-streams/demo $(B)/student/11-streams/demo: $(B)/lessons/11-streams/trace/timeline.o
 DEMO_LIBS_11-streams := -ldl
+# The benchmark explains one recorded pipeline run too (the copy engines' gaps, fill and drain), on a
+# GPU from CUPTI's records: it links the demo's timeline recorder.
+$(B)/solution/11-streams/bench $(B)/student/11-streams/bench: $(B)/lessons/11-streams/trace/timeline.o
