@@ -92,7 +92,7 @@ typedef struct {
     int64_t ret;         /**< the function's return value */
     uint64_t out[4];     /**< extra results of built-ins (a pointer from cudaMalloc, a count) */
     uint64_t allocs_before, allocs_after; /**< live device allocations around a student call */
-    uint64_t copied_to_host; /**< bytes the student call copied from the device to the host (simulator only; 0 elsewhere) */
+    uint64_t copied_to_host; /**< bytes the student call copied from the device to the host (the simulator's copies; CUPTI's cudaMemcpy callbacks on a GPU) */
     uint64_t bytes_before, bytes_after;
     int32_t tracking;    /**< RpcTracking: whether launches and allocations were observed (simulator hooks or CUPTI) */
     int32_t tracking_result; /**< RPC_TRACKING_REFUSED: what CUPTI's call returned (a CUptiResult) */

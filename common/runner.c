@@ -52,9 +52,13 @@ void track_launch(const char *kernel, uint64_t threads) {
 }
 
 /* While a student function runs: the bytes it copies from the device to the host (the simulator
-   reports every copy; a result the host computed from a copy of the input is not the exercise). */
+   reports every copy, CUPTI's callbacks every cudaMemcpy on a GPU; a result the host computed from a
+   copy of the input is not the exercise). */
 static int g_in_student_call;
 static uint64_t g_copied_to_host;
+void track_copy_to_host(uint64_t bytes) {
+    if (g_in_student_call) g_copied_to_host += bytes;
+}
 
 #if ON_SIM
 #include <simcuda/timeline.h> /* SIM_TL_D2H */
@@ -69,7 +73,7 @@ void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned l
     track_launch(kernel, blocks * threads_per_block);
 }
 void simcuda_on_copy(int kind, unsigned long long bytes) {
-    if (g_in_student_call && kind == SIM_TL_D2H) g_copied_to_host += bytes;
+    if (kind == SIM_TL_D2H) track_copy_to_host(bytes);
 }
 void simcuda_on_fatal(const char *message) {
     snprintf(g_page->rep.message, sizeof g_page->rep.message, "%s", message);

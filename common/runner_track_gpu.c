@@ -15,6 +15,7 @@
 #include "rpc.h"
 
 void track_launch(const char *kernel, uint64_t threads);
+void track_copy_to_host(uint64_t bytes);
 
 /* Live allocations made through the runtime API: a small open-addressing table keyed by address. */
 #define SLOTS 4096
@@ -89,6 +90,31 @@ static void note_stream(const CUpti_CallbackData *d) {
     }
 }
 
+/* Whether dst is host memory (pageable, pinned or registered): a copy of kind cudaMemcpyDefault
+   goes where its pointers are. Managed memory counts as the device's (a kernel may use it). */
+static int is_host_pointer(const void *dst) {
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, dst) != cudaSuccess) {
+        cudaGetLastError(); /* an unknown pointer is pageable host memory; leave no error behind */
+        return 1;
+    }
+    return a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeUnregistered;
+}
+
+/* Copies from the device into host memory (runner.c counts them while a student call runs). */
+static void note_copy(const CUpti_CallbackData *d) {
+    const char *f = d->functionName;
+    int pt = 0;
+    if (!f || !d->functionParams) return;
+    const cudaMemcpy_v3020_params *p = NULL; /* cudaMemcpyAsync's parameters begin alike */
+    const cudaMemcpy2D_v3020_params *p2 = NULL;
+    if (named(f, "cudaMemcpy", &pt) || named(f, "cudaMemcpyAsync", &pt)) p = d->functionParams;
+    else if (named(f, "cudaMemcpy2D", &pt) || named(f, "cudaMemcpy2DAsync", &pt)) p2 = d->functionParams;
+    if (p && (p->kind == cudaMemcpyDeviceToHost || (p->kind == cudaMemcpyDefault && is_host_pointer(p->dst)))) track_copy_to_host(p->count);
+    if (p2 && (p2->kind == cudaMemcpyDeviceToHost || (p2->kind == cudaMemcpyDefault && is_host_pointer(p2->dst))))
+        track_copy_to_host((uint64_t)p2->width * p2->height);
+}
+
 /* Graph launches and prefetches, told apart by the callback's id (the names of the prefetch's two
    forms differ between CUDA 12 and 13; the ids do not). */
 static void note_graph_ops(CUpti_CallbackId id, const CUpti_CallbackData *d) {
@@ -147,6 +173,7 @@ static void CUPTIAPI on_runtime_call(void *user, CUpti_CallbackDomain domain, CU
     }
     if (!ok) return;
     note_stream(d);
+    note_copy(d);
     note_graph_ops(id, d);
     if (d->symbolName) {
         track_launch(d->symbolName, 0);

@@ -91,7 +91,8 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
         /* the leftovers counted k + 1 times: once per block (threadIdx.x, not the grid's index, picks them) */
         unsigned left[HIST_BINS];
         histogram_cpu(r->in + r->n / 16 * 16, r->n % 16, left);
-        for (unsigned k = 1; k <= 1024; k++) {
+        /* counted k + 1 times needs k + 1 blocks: with one block, extra counts are something else */
+        for (unsigned k = 1; k + 1 <= r->grid && k <= 1024; k++) {
             int match = 1;
             for (int b = 0; b < HIST_BINS && match; b++) match = got[b] == want[b] + k * left[b];
             if (match) {
