@@ -38,6 +38,9 @@
  * found through a weak symbol: the student's benchmark, built without them, leaves those rows out. */
 typedef cudaError_t (*GemmFn)(const tc_bf16 *, const tc_bf16 *, float *, int, int, int);
 int wmma_gemm_step(int k, const char **name, GemmFn *fn) __attribute__((weak));
+/* ... and the going-further kernels on mma.sync through inline PTX (steps/mma_sync_gemm.cu, GPU only:
+ * on the simulator its one launcher refuses with cudaErrorNotSupported). */
+int mma_gemm_step(int k, const char **name, GemmFn *fn) __attribute__((weak));
 
 typedef struct {
     int which; /* 0: cuBLAS bf16, 1: cuBLAS fp16, 2: 17.2, 3: 17.3, 4: a step */
@@ -75,6 +78,45 @@ static size_t count_wrong(const float *got, const float *want, size_t n, double 
     for (size_t i = 0; i < n; i++)
         if (!(fabs((double)got[i] - want[i]) <= atol)) bad++;
     return bad;
+}
+
+/* Each step of a list (wmma_gemm_step or mma_gemm_step): checked against cuBLAS bf16 on the same
+ * inputs, then timed; a step that is wrong prints WRONG and is not timed, and one whose launcher
+ * refuses (sizes it does not take, or a kernel with no simulator form) says so and is skipped. */
+static void time_steps(Job *j, int (*step)(int, const char **, GemmFn *), const char *title, float *ref, float *got, double atol, double tflop,
+                       double blas_tflops, int reps) {
+    size_t mn = (size_t)j->M * j->N;
+    printf("  %s:\n", title);
+    j->which = 0;
+    run(j);
+    CUDA_CHECK(cudaMemcpy(ref, j->c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    const char *name;
+    for (int k = 0; step(k, &name, &j->step); k++) {
+        j->which = 4;
+        CUDA_CHECK(cudaMemset(j->c, 0xFF, mn * sizeof(float)));
+        cudaError_t e = j->step(j->a16, j->b16, j->c, j->M, j->N, j->K);
+        if (e == cudaErrorNotSupported || e == cudaErrorInvalidValue) {
+            printf("  %-52s not run: %s\n", name, e == cudaErrorNotSupported ? "GPU only (inline PTX)" : "it does not take these sizes");
+            continue;
+        }
+        CUDA_CHECK(e);
+        CUDA_CHECK(cudaMemcpy(got, j->c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+        size_t bad = count_wrong(got, ref, mn, 2 * atol);
+        if (bad) {
+            printf("  %-52s WRONG: %zu of %zu elements differ from cuBLAS, not timed\n", name, bad, mn);
+            continue;
+        }
+        double ms = bench_median_ms(run, j, 2, reps);
+#if ON_SIM
+        (void)tflop, (void)blas_tflops;
+        printf("  %-52s matches cuBLAS; %9.3f ms of CPU time\n", name, ms);
+#else
+        double rate = tflop / (ms * 1e-3);
+        printf("  %-52s %8.1f TFLOP/s  %5.1f%% of the peak  %.2f x cuBLAS  %9.3f ms\n", name, rate, 100.0 * rate / H200_DENSE_BF16_TFLOPS,
+               rate / blas_tflops, ms);
+#endif
+        fflush(stdout);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -153,32 +195,9 @@ int main(int argc, char **argv) {
         else printf("%.2f x cuBLAS  ", rate / blas_tflops[1]);
         printf("%9.3f ms\n", ms);
     }
-    if (wmma_gemm_step && M % 128 == 0 && N % 128 == 0 && K % 32 == 0) {
-        /* each step checked against cuBLAS on these inputs (bf16), then timed */
-        printf("  the steps beyond 17.2 (solutions/17-tensor-cores/steps/wmma_steps.cu):\n");
-        j.which = 0;
-        run(&j);
-        CUDA_CHECK(cudaMemcpy(ref, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-        const char *name;
-        for (int k = 0; wmma_gemm_step(k, &name, &j.step); k++) {
-            j.which = 4;
-            CUDA_CHECK(cudaMemset(j.c, 0xFF, mn * sizeof(float)));
-            run(&j);
-            CUDA_CHECK(cudaMemcpy(got, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-            size_t bad = count_wrong(got, ref, mn, 2 * atol);
-            if (bad) {
-                printf("  %-52s WRONG: %zu of %zu elements differ from cuBLAS, not timed\n", name, bad, mn);
-                continue;
-            }
-            double ms = bench_median_ms(run, &j, 2, reps);
-#if ON_SIM
-            printf("  %-52s matches cuBLAS; %9.3f ms of CPU time\n", name, ms);
-#else
-            double rate = tflop / (ms * 1e-3);
-            printf("  %-52s %8.1f TFLOP/s  %5.1f%% of the peak  %.2f x cuBLAS  %9.3f ms\n", name, rate, 100.0 * rate / H200_DENSE_BF16_TFLOPS,
-                   rate / blas_tflops[0], ms);
-#endif
-        }
+    if (M % 128 == 0 && N % 128 == 0 && K % 32 == 0) {
+        if (wmma_gemm_step) time_steps(&j, wmma_gemm_step, "the steps beyond 17.2 (solutions/17-tensor-cores/steps/wmma_steps.cu)", ref, got, atol, tflop, blas_tflops[0], reps);
+        if (mma_gemm_step) time_steps(&j, mma_gemm_step, "going further: mma.sync, ldmatrix, cp.async (steps/mma_sync_gemm.cu)", ref, got, atol, tflop, blas_tflops[0], reps);
     }
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated threads and of the simulator's cuBLAS on OpenBLAS; speed is for a GPU: run on one)\n");

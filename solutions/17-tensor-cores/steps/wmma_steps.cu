@@ -18,6 +18,14 @@
  *   bytes each, lesson 18) into a ring of 4 stages: three slices are in flight while the tensor
  *   cores work on the fourth, and no register holds a slice on its way. `__launch_bounds__(128, 2)`
  *   keeps two blocks on a multiprocessor (76 KB of shared memory each).
+ * - Steps 3-5: the same pipeline (one template, wmma_pipe_kernel) with 8 warps of 64 x 64 in a
+ *   128 x 256 or 256 x 128 tile, 3 or 4 stages, one block per multiprocessor: the shapes issue #30
+ *   listed as not yet tried.
+ *
+ * Why WMMA stops short (nvcc 13.0, sm_90 SASS): every load_matrix_sync of a 16 x 16 bf16 fragment
+ * is four 32-bit generic loads (LD.E, not LDS, even from a __shared__ array), and a fragment of B
+ * needs MOVM transposes as well, so a warp issues as many load instructions as HMMAs. The
+ * going-further kernels (mma_sync_gemm.cu) load a whole fragment with one ldmatrix.
  *
  * What the H200 showed (2026-12-03, docs/results/steps-h200.md): the reference 0.22 x cuBLAS bf16,
  * step 1 0.27-0.28, step 2 0.32-0.34. The rest of the way to cuBLAS is Hopper's own instructions:
@@ -120,49 +128,70 @@ __global__ void __launch_bounds__(S_THREADS) wmma_step1_kernel(const __nv_bfloat
     store_piece(C, N, m0, n0, wm, wn, acc);
 }
 
-// Step 2: the same warps, the slices copied asynchronously into a ring of STAGES buffers.
-#define S_STAGES 4
-__global__ void __launch_bounds__(S_THREADS, 2) wmma_step2_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
-    extern __shared__ __align__(128) unsigned char step2_smem[];
-    __nv_bfloat16 *As = (__nv_bfloat16 *)step2_smem, *Bs = As + S_STAGES * S_A_ELEMS;
-    constexpr int AV = S_BM * S_BK / 8 / S_THREADS, BV = S_BK * S_BN / 8 / S_THREADS;
-    const int tid = threadIdx.x, warp = tid / 32, wm = warp / (S_BN / S_WN), wn = warp % (S_BN / S_WN);
-    const int m0 = blockIdx.y * S_BM, n0 = blockIdx.x * S_BN;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][4];
+// Steps 2 and beyond: warps of WM x WN, the slices copied asynchronously into a ring of STAGES
+// buffers (rows SKEW elements longer than the slice: conflict-free fragment loads).
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
+    wmma_pipe_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
+    constexpr int THREADS = (BM / WM) * (BN / WN) * 32, LDA = BK + S_SKEW, LDB = BN + S_SKEW;
+    constexpr int A_ELEMS = BM * LDA, B_ELEMS = BK * LDB, FI = WM / 16, FJ = WN / 16;
+    constexpr int AV = BM * BK / 8 / THREADS, BV = BK * BN / 8 / THREADS; // 16-byte copies per thread
+    static_assert(AV * THREADS * 8 == BM * BK && BV * THREADS * 8 == BK * BN, "the copies divide evenly among the threads");
+    extern __shared__ __align__(128) unsigned char pipe_smem[];
+    __nv_bfloat16 *As = (__nv_bfloat16 *)pipe_smem, *Bs = As + STAGES * A_ELEMS;
+    const int tid = threadIdx.x, warp = tid / 32, wm = warp / (BN / WN), wn = warp % (BN / WN);
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[FI][FJ];
 #pragma unroll
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < FI; i++)
 #pragma unroll
-        for (int j = 0; j < 4; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+        for (int j = 0; j < FJ; j++) wmma::fill_fragment(acc[i][j], 0.0f);
     // this thread's 16-byte pieces of slice k0 into stage buf (one batch per slice, committed by the caller)
     auto copy_slice = [&](int buf, int k0) {
 #pragma unroll
         for (int i = 0; i < AV; i++) {
-            int v = tid + i * S_THREADS, r = v / (S_BK / 8), c = v % (S_BK / 8) * 8;
-            __pipeline_memcpy_async(As + buf * S_A_ELEMS + r * (S_BK + S_SKEW) + c, A + (size_t)(m0 + r) * K + k0 + c, 16);
+            int v = tid + i * THREADS, r = v / (BK / 8), c = v % (BK / 8) * 8;
+            __pipeline_memcpy_async(As + buf * A_ELEMS + r * LDA + c, A + (size_t)(m0 + r) * K + k0 + c, 16);
         }
 #pragma unroll
         for (int i = 0; i < BV; i++) {
-            int v = tid + i * S_THREADS, r = v / (S_BN / 8), c = v % (S_BN / 8) * 8;
-            __pipeline_memcpy_async(Bs + buf * S_B_ELEMS + r * (S_BN + S_SKEW) + c, B + (size_t)(k0 + r) * N + n0 + c, 16);
+            int v = tid + i * THREADS, r = v / (BN / 8), c = v % (BN / 8) * 8;
+            __pipeline_memcpy_async(Bs + buf * B_ELEMS + r * LDB + c, B + (size_t)(k0 + r) * N + n0 + c, 16);
         }
     };
-    const int steps = K / S_BK;
+    const int steps = K / BK;
 #pragma unroll
-    for (int s = 0; s < S_STAGES - 1; s++) { // the first slices in flight; an empty batch where there is none
-        if (s < steps) copy_slice(s, s * S_BK);
+    for (int s = 0; s < STAGES - 1; s++) { // the first slices in flight; an empty batch where there is none
+        if (s < steps) copy_slice(s, s * BK);
         __pipeline_commit();
     }
     for (int s = 0; s < steps; s++) {
-        __pipeline_wait_prior(S_STAGES - 2); // this thread's copies of slice s have landed ...
-        __syncthreads();                     // ... and everyone's; and everyone is done with slice s - 1
-        const int next = s + S_STAGES - 1;   // refill the stage slice s - 1 used
-        if (next < steps) copy_slice(next % S_STAGES, next * S_BK);
+        __pipeline_wait_prior(STAGES - 2); // this thread's copies of slice s have landed ...
+        __syncthreads();                   // ... and everyone's; and everyone is done with slice s - 1
+        const int next = s + STAGES - 1;   // refill the stage slice s - 1 used
+        if (next < steps) copy_slice(next % STAGES, next * BK);
         __pipeline_commit();
-        const int cur = s % S_STAGES;
+        const __nv_bfloat16 *as = As + (s % STAGES) * A_ELEMS, *bs = Bs + (s % STAGES) * B_ELEMS;
 #pragma unroll
-        for (int kk = 0; kk < S_BK; kk += 16) warp_step(As + cur * S_A_ELEMS, Bs + cur * S_B_ELEMS, wm, wn, kk, acc);
+        for (int kk = 0; kk < BK; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[FI];
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[FJ];
+#pragma unroll
+            for (int i = 0; i < FI; i++) wmma::load_matrix_sync(a[i], as + (wm * WM + i * 16) * LDA + kk, LDA);
+#pragma unroll
+            for (int j = 0; j < FJ; j++) wmma::load_matrix_sync(b[j], bs + kk * LDB + wn * WN + j * 16, LDB);
+#pragma unroll
+            for (int i = 0; i < FI; i++)
+#pragma unroll
+                for (int j = 0; j < FJ; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
     }
-    store_piece(C, N, m0, n0, wm, wn, acc);
+    __pipeline_wait_prior(0); // the trailing batches are empty, but no copy may outlive the block
+#pragma unroll
+    for (int i = 0; i < FI; i++)
+#pragma unroll
+        for (int j = 0; j < FJ; j++)
+            wmma::store_matrix_sync(C + (size_t)(m0 + wm * WM + i * 16) * N + n0 + wn * WN + j * 16, acc[i][j], N, wmma::mem_row_major);
 }
 
 static cudaError_t step_sizes(const tc_bf16 *a, const tc_bf16 *b, const float *c, int M, int N, int K) {
@@ -178,13 +207,16 @@ static cudaError_t run_step1(const tc_bf16 *a, const tc_bf16 *b, float *c, int M
     return cudaGetLastError();
 }
 
-static cudaError_t run_step2(const tc_bf16 *a, const tc_bf16 *b, float *c, int M, int N, int K) {
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
+static cudaError_t run_pipe(const tc_bf16 *a, const tc_bf16 *b, float *c, int M, int N, int K) {
     cudaError_t e = step_sizes(a, b, c, M, N, K);
     if (e != cudaSuccess) return e;
-    const size_t smem = (size_t)S_STAGES * (S_A_ELEMS + S_B_ELEMS) * sizeof(__nv_bfloat16);
-    e = cudaFuncSetAttribute(wmma_step2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (M % BM || N % BN || K % BK) return cudaErrorInvalidValue;
+    const size_t smem = (size_t)STAGES * (BM * (BK + S_SKEW) + BK * (BN + S_SKEW)) * sizeof(__nv_bfloat16);
+    auto kern = wmma_pipe_kernel<BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS>;
+    e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
-    wmma_step2_kernel<<<dim3(N / S_BN, M / S_BM), S_THREADS, smem>>>((const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b, c, M, N, K);
+    kern<<<dim3(N / BN, M / BM), (BM / WM) * (BN / WN) * 32, smem>>>((const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b, c, M, N, K);
     return cudaGetLastError();
 }
 
@@ -193,7 +225,11 @@ static const struct {
     GemmFn fn;
 } kSteps[] = {
     {"step 1: 4 warps of 64 x 64, staged through registers", run_step1},
-    {"step 2: step 1 with 4 stages of asynchronous copies", run_step2},
+    {"step 2: step 1 with 4 stages of asynchronous copies", run_pipe<128, 128, 32, 64, 64, 4, 2>},
+    // the shapes issue #30 left to try: 8 warps of 64 x 64 (128 x 256), one block per SM
+    {"step 3: 128 x 256, 8 warps of 64 x 64, 3 stages", run_pipe<128, 256, 32, 64, 64, 3, 1>},
+    {"step 4: 128 x 256, 8 warps of 64 x 64, 4 stages", run_pipe<128, 256, 32, 64, 64, 4, 1>},
+    {"step 5: 256 x 128, 8 warps of 64 x 64, 4 stages", run_pipe<256, 128, 32, 64, 64, 4, 1>},
 };
 
 /** Step k: its name and launcher; returns 0 past the last one. */
