@@ -201,10 +201,11 @@ __global__ void softmax_kernel(const float *x, float *y, int cols) {
     // TODO(19.1):
     //  - xr = x + blockIdx.x * cols (as size_t), yr likewise; vec = row_vectorised(x, y, cols);
     //  - float v[ROW_PER_THREAD]; row_load(xr, cols, vec, v): this thread's elements, read once;
-    //  - a running pair mine = {-INFINITY, 0.0f}, and for k = 0 .. ROW_PER_THREAD - 1 (#pragma unroll,
-    //    so that v stays in registers) with row_index(k, vec) < cols, the online recurrence: a new
-    //    maximum rescales the sum so far (s = s exp(m - x) + 1, m = x), otherwise s += exp(x - m);
-    //  - row = block_max_sum(mine); v[k] = exp(v[k] - row.m) / row.s; row_store(yr, cols, vec, v).
+    //  - the thread's pair mine = {-INFINITY, 0.0f}: over k = 0 .. ROW_PER_THREAD - 1 (#pragma unroll,
+    //    so that v stays in registers) with row_index(k, vec) < cols, first its maximum m, then
+    //    v[k] = __expf(v[k] - m) and s += v[k] (the row is in registers: one exp per element);
+    //  - row = block_max_sum(mine); each v[k] times exp(mine.m - row.m) / row.s (your exps are against
+    //    your own maximum); row_store(yr, cols, vec, v).
 }
 
 extern "C" cudaError_t softmax_gpu(const float *d_x, float *d_y, int rows, int cols) {

@@ -216,9 +216,18 @@ __device__ MaxSum block_max_sum(MaxSum v) {
     return partial[0];
 }
 
-// One block per row. The thread reads its elements into registers once (row_load), keeps its running
-// pair as it goes over them, and writes the outputs from the registers (row_store): one read and one
-// write per element.
+// One block per row. The thread reads its elements into registers once (row_load), makes the pair
+// of its own elements, combines it with the others' (block_max_sum) and writes the outputs from the
+// registers (row_store): one read and one write per element.
+//
+// With the elements in registers the thread's pair needs no per-element recurrence: its maximum
+// first, then each exp(x - m) once, kept in v[] for the output, and summed. That is one exp per
+// element instead of two (the recurrence's, then the output's) and no branch whose sides diverge in
+// a warp each time some lane meets a new maximum: this kernel must run at memory speed, and the
+// recurrence's instructions kept it short of it. The online rescaling is still what joins the
+// threads' pairs (max_sum_combine), as in 19.3, which also takes a tile's maximum first.
+// __expf (the hardware's exp2 of x log2 e) instead of expf: its error grows with |x - m| as x - m's
+// own rounding does, inside the tolerance ("How close is right?"), at a fraction of the instructions.
 __global__ void softmax_kernel(const float *x, float *y, int cols) {
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
@@ -227,21 +236,21 @@ __global__ void softmax_kernel(const float *x, float *y, int cols) {
     row_load(xr, cols, vec, v);
     MaxSum mine = {-INFINITY, 0.0f};
 #pragma unroll
+    for (int k = 0; k < ROW_PER_THREAD; k++)
+        if (row_index(k, vec) < cols) mine.m = fmaxf(mine.m, v[k]);
+#pragma unroll
     for (int k = 0; k < ROW_PER_THREAD; k++) {
         if (row_index(k, vec) < cols) {
-            // the online recurrence: a new maximum rescales the sum so far
-            if (v[k] > mine.m) {
-                mine.s = mine.s * expf(mine.m - v[k]) + 1.0f;
-                mine.m = v[k];
-            } else {
-                mine.s += expf(v[k] - mine.m);
-            }
+            v[k] = __expf(v[k] - mine.m);
+            mine.s += v[k];
         }
     }
     MaxSum row = block_max_sum(mine);
-    float inv = 1.0f / row.s;
+    // this thread's exps are against its own maximum: bring them to the row's (0 for a thread with
+    // no element: exp(-inf) = 0, and its slots are not stored)
+    float f = __expf(mine.m - row.m) / row.s;
 #pragma unroll
-    for (int k = 0; k < ROW_PER_THREAD; k++) v[k] = expf(v[k] - row.m) * inv;
+    for (int k = 0; k < ROW_PER_THREAD; k++) v[k] *= f;
     row_store(yr, cols, vec, v);
 }
 
