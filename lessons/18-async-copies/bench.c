@@ -3,7 +3,9 @@
  * @brief Lesson 18's benchmark (`make bench LESSON=18 [SOLUTION=1] [ARGS="n pixels"]`): the
  *        asynchronously staged SGEMMs as a fraction of cuBLAS SGEMM, and the cluster histogram
  *        against CUB's DeviceHistogram::HistogramEven, each pair measured in the same run on the
- *        same data. On the simulator, small sizes and no speed: speed is GPU-only.
+ *        same data; in the reference's benchmark also the fast steps of both (steps/sgemm_steps.cu,
+ *        steps/hist_steps.cu), each checked before it is timed. On the simulator, small sizes and no
+ *        speed: speed is GPU-only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +29,9 @@ double bench_cub_histogram_ms(const unsigned char *d_px, size_t n, unsigned *d_h
  * found through a weak symbol: the student's benchmark, built without them, leaves those rows out. */
 typedef cudaError_t (*SgemmFn)(const float *, const float *, float *, int, int, int);
 int sgemm_step(int k, const char **name, SgemmFn *fn) __attribute__((weak));
+/* ... and the fast histogram steps (solutions/18-async-copies/steps/hist_steps.cu), the same way. */
+typedef cudaError_t (*HistFn)(const unsigned char *, size_t, unsigned *);
+int hist_step(int k, const char **name, HistFn *fn) __attribute__((weak));
 
 typedef struct {
     cudaError_t (*f)(const float *, const float *, float *, int, int, int);
@@ -36,6 +41,7 @@ typedef struct {
     const unsigned char *px;
     size_t pixels;
     unsigned *hist;
+    HistFn hist_fn;
 #if !ON_SIM
     cublasHandle_t handle;
 #endif
@@ -48,6 +54,10 @@ static void run_gemm(void *ctx) {
 static void run_hist(void *ctx) {
     Job *j = ctx;
     CUDA_CHECK(cluster_histogram_gpu(j->px, j->pixels, j->hist));
+}
+static void run_hist_step(void *ctx) {
+    Job *j = ctx;
+    CUDA_CHECK(j->hist_fn(j->px, j->pixels, j->hist));
 }
 #if !ON_SIM
 static void run_cublas(void *ctx) {
@@ -104,6 +114,45 @@ static int step_agrees(SgemmFn fn, int M, int K, int N) {
     cudaFree(d_a), cudaFree(d_b), cudaFree(d_c);
     free(a), free(b), free(want), free(got);
     return ok;
+}
+
+/* A histogram step on bytes [off, off + n) of the device buffer d_px (host copy hp), d_hist filled
+ * with 0xff first (a step that adds to it instead of overwriting it cannot pass), against `want` (the
+ * CPU's count when want is NULL); prints the first differing bin. */
+static int hist_step_agrees(HistFn fn, const unsigned char *d_px, const unsigned char *hp, size_t off, size_t n, unsigned *d_hist,
+                            const unsigned *want) {
+    unsigned cpu[HIST_BINS], got[HIST_BINS];
+    if (!want) {
+        histogram_cpu(hp + off, n, cpu);
+        want = cpu;
+    }
+    CUDA_CHECK(cudaMemset(d_hist, 0xff, HIST_BINS * sizeof(unsigned)));
+    cudaError_t e = fn(d_px + off, n, d_hist);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        fprintf(stderr, "  hist step: %zu bytes at offset %zu: %s\n", n, off, cudaGetErrorString(e));
+        return 0;
+    }
+    CUDA_CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < HIST_BINS; b++)
+        if (got[b] != want[b]) {
+            fprintf(stderr, "  hist step: %zu bytes at offset %zu: bin %d = %u, expected %u\n", n, off, b, got[b], want[b]);
+            return 0;
+        }
+    return 1;
+}
+
+/* A step on the edge sizes (nothing, one byte, less than a chunk, sizes that are no multiple of
+ * anything) at every misalignment that matters (0, 1, 7, 15 bytes past cudaMalloc's 256), all that
+ * fit in the buffer, then on the whole buffer against `whole` (CUB's histogram on a GPU, the CPU's
+ * on the simulator). */
+static int hist_step_right(HistFn fn, const unsigned char *d_px, const unsigned char *hp, size_t pixels, unsigned *d_hist, const unsigned *whole) {
+    const size_t sizes[] = {0, 1, 15, 16, 17, 255, 4097, 65536 + 13, 1000003};
+    const size_t offsets[] = {0, 1, 7, 15};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++)
+            if (offsets[o] + sizes[s] <= pixels && !hist_step_agrees(fn, d_px, hp, offsets[o], sizes[s], d_hist, NULL)) return 0;
+    return hist_step_agrees(fn, d_px, hp, 0, pixels, d_hist, whole);
 }
 
 int main(int argc, char **argv) {
@@ -186,12 +235,35 @@ int main(int argc, char **argv) {
         }
     }
     double hms = bench_median_ms(run_hist, &j, 1, reps);
+    unsigned whole[HIST_BINS]; /* the yardstick's histogram of all the bytes, for the steps */
 #if ON_SIM
     printf("  %-44s ran (%.0f ms on the simulator)\n", "18.3 cluster histogram", hms);
+    histogram_cpu(hp, pixels, whole);
 #else
     double cub = bench_cub_histogram_ms(j.px, pixels, j.hist, reps);
+    CUDA_CHECK(cudaMemcpy(whole, j.hist, sizeof whole, cudaMemcpyDeviceToHost));
     printf("  %-44s %9.1f GB/s     %8.3f ms\n", "CUB DeviceHistogram::HistogramEven", pixels / (cub * 1e6), cub);
     printf("  %-44s %9.1f GB/s     %8.3f ms  %.2f x CUB\n", "18.3 cluster histogram", pixels / (hms * 1e6), hms, cub / hms);
+#endif
+    if (hist_step) {
+        /* each step checked bin for bin (edge sizes and misalignments against the CPU, all the bytes
+           against CUB) before it is timed */
+        printf("  going further: the fast histogram steps (solutions/18-async-copies/steps/hist_steps.cu)\n");
+        const char *name;
+        for (int k = 0; hist_step(k, &name, &j.hist_fn); k++) {
+            if (!hist_step_right(j.hist_fn, j.px, hp, pixels, j.hist, whole)) {
+                printf("  %-44s WRONG: differs from %s (above)\n", name, ON_SIM ? "the CPU" : "CUB or the CPU");
+                continue;
+            }
+            double ms = bench_median_ms(run_hist_step, &j, 1, reps);
+#if ON_SIM
+            printf("  %-44s right, ran (%.0f ms on the simulator)\n", name, ms);
+#else
+            printf("  %-44s %9.1f GB/s     %8.3f ms  %.2f x CUB\n", name, pixels / (ms * 1e6), ms, cub / ms);
+#endif
+        }
+    }
+#if !ON_SIM
     cublasDestroy(j.handle);
 #endif
     cudaFree((void *)j.a), cudaFree((void *)j.b), cudaFree(j.c), cudaFree((void *)j.px), cudaFree(j.hist);

@@ -31,3 +31,11 @@ $(B)/solution/18-async-copies/sgemm_steps.o: solutions/18-async-copies/steps/sge
 	$(call say,CUDACC,$<)
 	$(Q)$(CUDACC) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
 $(B)/solution/18-async-copies/bench: $(B)/solution/18-async-copies/sgemm_steps.o
+
+# ... and the fast histogram steps (solutions/18-async-copies/steps/hist_steps.cu): blocks count in
+# their own shared memory and merge through the cluster, each checked against CUB and timed beside it.
+$(B)/solution/18-async-copies/hist_steps.o: solutions/18-async-copies/steps/hist_steps.cu lessons/18-async-copies/async_copies.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
+$(B)/solution/18-async-copies/bench: $(B)/solution/18-async-copies/hist_steps.o
