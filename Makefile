@@ -61,10 +61,10 @@ $(SIMLIB_DIR)/libsimcuda.a: $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/plain/%.o,$(S
 # The simulator's own bookkeeping (the profiler, the stream queue, race and timeline records, graphs,
 # the managed-memory page model) never touches the program's memory: the AddressSanitizer runtime
 # links its plain objects, and a first `make check` saves half of the time ASan's instrumentation
-# costs (profile.cpp alone: 11 s of 13).
+# costs (the profiler alone: 11 s of 13).
 # Everything that copies, fills or reads the program's buffers (memory, streams, the libraries), and
 # what depends on ASan itself (fibers, the scheduler, the sanitizer), stays instrumented.
-SIM_UNINSTRUMENTED := profile profile_code stream_queue racecheck timeline stream_race graphs managed
+SIM_UNINSTRUMENTED := profile profile_report profile_code stream_queue racecheck timeline stream_race graphs managed
 SIM_ASAN_OBJ := $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/asan/%.o,$(filter-out $(SIM_UNINSTRUMENTED:%=sim/src/%.cpp),$(SIM_SRC))) \
                 $(SIM_UNINSTRUMENTED:%=$(SIMLIB_DIR)/plain/%.o)
 $(SIMLIB_DIR)/libsimcuda-asan.a: $(SIM_ASAN_OBJ)
