@@ -164,6 +164,17 @@ static inline void make_current(SimThread &t) {
     t.state = T_RUNNING;
 }
 
+/* The first ready thread of block B, taken off the ready list and made current. */
+__attribute__((always_inline)) static inline SimThread &pop_ready(Block &B) {
+    SimThread &t = B.th[B.ready[B.ready_head++]];
+    if (B.ready_head == B.ready.size()) {
+        B.ready.clear();
+        B.ready_head = 0;
+    }
+    make_current(t);
+    return t;
+}
+
 /* Hands the processor to the next thread that can run: a ready one (in schedule order), else a
    not-yet-started one on a fresh fiber, else back to run_block (the block is finished or stuck).
    Returns when `me` is resumed; if `me` is itself next in line, returns at once. */
@@ -171,12 +182,7 @@ __attribute__((always_inline)) static inline void run_next(Fiber *me) {
     Block &B = *g_bp;
     if (__builtin_expect(B.ready_head >= B.ready.size() && B.next_start >= B.n, 0) && B.coal_lanes) resolve_all_coalesced();
     if (B.ready_head < B.ready.size()) {
-        SimThread &t = B.th[B.ready[B.ready_head++]];
-        if (B.ready_head == B.ready.size()) {
-            B.ready.clear();
-            B.ready_head = 0;
-        }
-        make_current(t);
+        SimThread &t = pop_ready(B);
         if (t.fiber != me) fiber_switch(me, t.fiber);
     } else if (B.next_start < B.n) {
         fiber_switch(me, get_fiber());
@@ -191,6 +197,18 @@ __attribute__((always_inline)) static inline void wait_here() { run_next(g_cur->
 static inline void make_ready(SimThread &t) {
     t.state = T_READY;
     g_bp->ready.push_back(t.tid);
+}
+
+/* Every thread of block M continues after a barrier it waited at with other blocks (cluster.sync(),
+   grid.sync()): ready in the block's order, shuffled under the random schedule. */
+static inline void release_block(Block &M) {
+    for (unsigned k = 0; k < M.n; k++) {
+        SimThread &u = M.th[M.order[k]];
+        u.result = 0;
+        u.state = T_READY;
+        M.ready.push_back(u.tid);
+    }
+    if (M.mode == SCHED_RANDOM) shuffle(M.ready, M.ready_head);
 }
 
 static inline bool same_site(const SimThread &a, const SimThread &b) {

@@ -23,13 +23,7 @@ void release_cluster(Cluster &C) {
     for (Block *M : C.members) {
         if (!M) continue;
         M->cluster_waiting = false;
-        for (unsigned k = 0; k < M->n; k++) {
-            SimThread &u = M->th[M->order[k]];
-            u.result = 0;
-            u.state = T_READY;
-            M->ready.push_back(u.tid);
-        }
-        if (M->mode == SCHED_RANDOM) shuffle(M->ready, M->ready_head);
+        release_block(*M);
     }
 }
 

@@ -56,13 +56,7 @@ void release_grid(std::deque<Block *> &waiting, ScheduleMode mode, dim3 grid) {
     g_progress++;
     for (Block *M : waiting) {
         M->grid_waiting = false;
-        for (unsigned k = 0; k < M->n; k++) {
-            SimThread &u = M->th[M->order[k]];
-            u.result = 0;
-            u.state = T_READY;
-            M->ready.push_back(u.tid);
-        }
-        if (mode == SCHED_RANDOM) shuffle(M->ready, M->ready_head);
+        release_block(*M); /* (M's mode is the launch's) */
     }
     auto linear = [grid](const Block *b) { return b->idx.x + (unsigned long long)grid.x * (b->idx.y + (unsigned long long)grid.y * b->idx.z); };
     if (mode == SCHED_RANDOM) {

@@ -156,13 +156,7 @@ static void resume_block(Block &B) {
         for (unsigned id : B.yielded) make_ready(B.th[id]);
         B.yielded.clear();
         if (B.ready_head < B.ready.size()) {
-            SimThread &t = B.th[B.ready[B.ready_head++]];
-            if (B.ready_head == B.ready.size()) {
-                B.ready.clear();
-                B.ready_head = 0;
-            }
-            make_current(t);
-            fiber_switch(fiber_main_context(), t.fiber);
+            fiber_switch(fiber_main_context(), pop_ready(B).fiber);
         } else if (B.next_start < B.n) {
             fiber_switch(fiber_main_context(), get_fiber());
         }
