@@ -61,10 +61,10 @@ $(SIMLIB_DIR)/libsimcuda.a: $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/plain/%.o,$(S
 # The simulator's own bookkeeping (the profiler, the stream queue, race and timeline records, graphs,
 # the managed-memory page model) never touches the program's memory: the AddressSanitizer runtime
 # links its plain objects, and a first `make check` saves half of the time ASan's instrumentation
-# costs (profile.cpp alone: 11 s of 13).
+# costs (the profiler alone: 11 s of 13).
 # Everything that copies, fills or reads the program's buffers (memory, streams, the libraries), and
 # what depends on ASan itself (fibers, the scheduler, the sanitizer), stays instrumented.
-SIM_UNINSTRUMENTED := profile profile_code stream_queue racecheck timeline stream_race graphs managed
+SIM_UNINSTRUMENTED := profile profile_report profile_code stream_queue racecheck timeline stream_race graphs managed
 SIM_ASAN_OBJ := $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/asan/%.o,$(filter-out $(SIM_UNINSTRUMENTED:%=sim/src/%.cpp),$(SIM_SRC))) \
                 $(SIM_UNINSTRUMENTED:%=$(SIMLIB_DIR)/plain/%.o)
 $(SIMLIB_DIR)/libsimcuda-asan.a: $(SIM_ASAN_OBJ)
@@ -150,6 +150,8 @@ ifeq ($(BACKEND),sim)
   CUDACC := $(SIMCC_RUN) -O1 -g
   # (-MMD -MP: each object's headers, as the compiler saw them, in a .d beside it; see DEP_FILES)
   CC_C := $(SIMCC_RUN) -O1 -g -std=gnu11 -Wall -MMD -MP
+  # (the CUDA objects' header lists: on a GPU only, below; simcc takes -MD -MF for the grader's include check)
+  CU_DEPFLAGS :=
   LINK := $(SIMCC_RUN)
   # (the demos and benchmarks: nothing of the test library, whose inputs they take from inputs.h)
   LINK_LIBS :=
@@ -161,7 +163,11 @@ else
   # -lineinfo: Nsight Compute's source view and compute-sanitizer's reports name the CUDA line
   # (no effect on the code generated)
   CUDACC := nvcc -O2 $(NVCC_ARCH) -std=c++17 -lineinfo
-  CC_C := nvcc -O2 $(NVCC_ARCH) -Xcompiler -Wall,-std=gnu11
+  # (-MMD -MP as on the simulator: nvcc writes each object's headers in a .d beside it; see DEP_FILES)
+  CC_C := nvcc -O2 $(NVCC_ARCH) -Xcompiler -Wall,-std=gnu11 -MMD -MP
+  # the workbook's own CUDA files (the solutions, their steps, the ceilings) track their headers too;
+  # not the student's files and the wrong variants, whose compile writes its own .d (build_student)
+  CU_DEPFLAGS := -MMD -MP
   LINK := nvcc $(NVCC_ARCH)
   LINK_LIBS := -lpthread
   CC_DEPS :=
@@ -344,7 +350,7 @@ $(B)/student/$(1)/kernel.o: lessons/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wil
 $(B)/solution/$(1)/kernel.o: solutions/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) $(CC_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,CUDACC,$$<)
-	$(Q)$(CUDACC) $(PROFILE_FLAG_$(1)) $$($(1)_INC) -c $$< -o $$@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) $(PROFILE_FLAG_$(1)) $$($(1)_INC) -c $$< -o $$@
 $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_NAME).cu
 	@mkdir -p $$(@D)
 	$(Q)cp solutions/$(1)/$$($(1)_NAME).cu $$@ && patch -s --no-backup-if-mismatch $$@ < $$< || { echo "tests/wrong/$(1)/$$*.patch no longer applies to the solution" >&2; rm -f $$@; exit 1; }
@@ -379,12 +385,13 @@ $(foreach r,$(AFTER_LESSON_RULES),$(call $(r)))
 
 .SECONDARY:
 
-# The headers each object of the workbook's own C code was built from (-MMD -MP above: the judge's
-# objects everywhere, the demos', benchmarks' and runners' C objects on the simulator), so that a
+# The headers each object of the workbook's own code was built from (-MMD -MP above: the judge's
+# objects, the demos', benchmarks' and runners' C objects, and on a GPU the workbook's own CUDA
+# objects: the solutions, their steps, the ceilings; the simulator's runtime below), so that a
 # changed header rebuilds what read it, beyond the folders the rules name. Only the folders the
 # workbook's trusted compiles write: a .d is make syntax, and nothing a student's code writes may
 # ever be read as part of the Makefile.
-DEP_FILES := $(wildcard $(B)/judge/*/*.d $(B)/lessons/*/*.d $(B)/common/*.d $(B)/runner/*/*.d)
+DEP_FILES := $(wildcard $(B)/judge/*/*.d $(B)/lessons/*/*.d $(B)/lessons/*/*/*.d $(B)/common/*.d $(B)/runner/*/*.d $(B)/solution/*/*.d)
 -include $(DEP_FILES)
 
 # ---------------------------------------------------------------------------------------------
@@ -583,7 +590,8 @@ help: ## list the targets
 	@echo "CUDA-C workbook. Backend: $(BACKEND) ($(BACKEND_WHY))."
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# the simulator's runtime (SIM_CXXFLAGS' -MMD -MP), the one other folder whose .d files are read
+-include $(wildcard $(SIMLIB_DIR)/plain/*.d $(SIMLIB_DIR)/asan/*.d)
 
 # =============================================================================================
 # Grading where instructors already grade (issue #28), all of it on make grade's machinery

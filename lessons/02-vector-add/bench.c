@@ -11,6 +11,7 @@
 #include "cuda_check.h"
 #include "vector_add.h"
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *a, *b;
     float *c;

@@ -13,6 +13,7 @@
 #include "inputs.h"
 #include "vector_add.h"
 
+/* h_/d_: where a buffer lives; a Job holds either (the CPU and the GPU are timed on one Job), so its fields name roles */
 typedef struct {
     const float *a, *b;
     float *c;
@@ -44,22 +45,22 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t bytes = n * sizeof(float);
-    float *a = malloc(bytes), *b = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
-    if (!a || !b || !want || !got) {
+    float *h_a = malloc(bytes), *h_b = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
+    if (!h_a || !h_b || !want || !got) {
         fprintf(stderr, "demo: cannot allocate 4 x %zu bytes of host memory; try a smaller n\n", bytes);
         return 1;
     }
-    grade_fill_floats(a, n, 1, -1.0f, 1.0f);
-    grade_fill_floats(b, n, 2, -1.0f, 1.0f);
+    grade_fill_floats(h_a, n, 1, -1.0f, 1.0f);
+    grade_fill_floats(h_b, n, 2, -1.0f, 1.0f);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     printf("Lesson 02: c = a + b for n = %zu floats (%.1f MiB per array) on %s\n", n, bytes / 1048576.0, prop.name);
 
-    Job cpu = {a, b, want, n};
+    Job cpu = {h_a, h_b, want, n};
     double cpu_s = bench_host_median_s(cpu_add, &cpu, 3);
 
     /* The whole round trip through your vector_add_host (02.2). */
-    Job trip = {a, b, got, n};
+    Job trip = {h_a, h_b, got, n};
     double trip_s = bench_host_median_s(gpu_round_trip, &trip, 3);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) bad += !(got[i] == want[i]);
@@ -71,8 +72,8 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc((void **)&d_a, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_b, bytes));
     CUDA_CHECK(cudaMalloc((void **)&d_c, bytes));
-    CUDA_CHECK(cudaMemcpy(d_a, a, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice));
     Job dev = {d_a, d_b, d_c, n};
     double kernel_ms = bench_median_ms(gpu_add, &dev, 1, 5);
 
@@ -94,8 +95,8 @@ int main(int argc, char **argv) {
     cudaFree(d_a);
     cudaFree(d_b);
     cudaFree(d_c);
-    free(a);
-    free(b);
+    free(h_a);
+    free(h_b);
     free(want);
     free(got);
     return bad ? 1 : 0;

@@ -12,6 +12,7 @@
 #include "cuda_check.h"
 #include "grayscale.h"
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const unsigned char *rgb;
     unsigned char *gray, *rot;

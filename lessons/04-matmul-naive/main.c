@@ -53,28 +53,28 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *A = malloc(na * sizeof(float)), *B = malloc(nb * sizeof(float));
+    float *h_A = malloc(na * sizeof(float)), *h_B = malloc(nb * sizeof(float));
     float *want = malloc(nc * sizeof(float)), *got = malloc(nc * sizeof(float));
-    if (!A || !B || !want || !got) {
+    if (!h_A || !h_B || !want || !got) {
         fprintf(stderr, "demo: out of host memory; try smaller sizes\n");
         return 1;
     }
-    grade_fill_floats(A, na, 1, -1.0f, 1.0f);
-    grade_fill_floats(B, nb, 2, -1.0f, 1.0f);
+    grade_fill_floats(h_A, na, 1, -1.0f, 1.0f);
+    grade_fill_floats(h_B, nb, 2, -1.0f, 1.0f);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.3g GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, prop.name);
 
     /* One run: the CPU reference is the slow part of this demo. */
-    MatmulJob cpu = {A, B, want, M, K, N, 0, 0, NULL};
+    MatmulJob cpu = {h_A, h_B, want, M, K, N, 0, 0, NULL};
     double cpu_s = bench_host_median_s(matmul_job_cpu, &cpu, 1);
 
     float *d_A, *d_B, *d_C;
     CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_A, A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_B, B, nb * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_A, h_A, na * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_B, h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
 #if ON_SIM
     int reps = 1;
 #else
@@ -125,8 +125,8 @@ int main(int argc, char **argv) {
     cudaFree(d_A);
     cudaFree(d_B);
     cudaFree(d_C);
-    free(A);
-    free(B);
+    free(h_A);
+    free(h_B);
     free(want);
     free(got);
     return wrong;

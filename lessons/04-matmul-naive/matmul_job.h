@@ -11,6 +11,7 @@
 #include "cuda_check.h"
 #include "matmul_naive.h"
 
+/* h_/d_: where a buffer lives; a MatmulJob holds either (the CPU and the GPU are timed on one), so its fields name roles */
 typedef struct {
     const float *A, *B;
     float *C;

@@ -30,6 +30,7 @@
 
 typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     MatmulFn fn;
     const float *a, *b;

@@ -17,6 +17,7 @@
 
 typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
 
+/* h_/d_: where a buffer lives; a Job holds either (the CPU and the GPU are timed alike), so its fields name roles */
 typedef struct {
     MatmulFn fn;
     const float *a, *b;
@@ -50,20 +51,20 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
-    float *a = malloc(mk * sizeof(float)), *b = malloc(kn * sizeof(float));
+    float *h_a = malloc(mk * sizeof(float)), *h_b = malloc(kn * sizeof(float));
     float *want = malloc(mn * sizeof(float)), *got = malloc(mn * sizeof(float));
-    if (!a || !b || !want || !got) {
+    if (!h_a || !h_b || !want || !got) {
         fprintf(stderr, "demo: out of host memory; try smaller sizes\n");
         return 1;
     }
-    grade_fill_floats(a, mk, 1, -1.0f, 1.0f);
-    grade_fill_floats(b, kn, 2, -1.0f, 1.0f);
+    grade_fill_floats(h_a, mk, 1, -1.0f, 1.0f);
+    grade_fill_floats(h_b, kn, 2, -1.0f, 1.0f);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     double gflop = 2.0 * M * K * N / 1e9;
     printf("Lesson 05: C = A B with M = %d, K = %d, N = %d (%.2f GFLOP) on %s\n", M, K, N, gflop, prop.name);
 
-    Job cpu = {NULL, a, b, want, M, K, N};
+    Job cpu = {NULL, h_a, h_b, want, M, K, N};
     double cpu_s = bench_host_median_s(run_cpu, &cpu, 1);
     printf("  CPU reference (double sums, one core)    %10.3f ms  %8.2f GFLOP/s\n", cpu_s * 1e3, gflop / cpu_s);
 
@@ -71,8 +72,8 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc((void **)&d_a, mk * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_b, kn * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&d_c, mn * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_a, a, mk * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_b, b, kn * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_a, h_a, mk * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b, h_b, kn * sizeof(float), cudaMemcpyHostToDevice));
 
     struct {
         const char *name;
@@ -111,8 +112,8 @@ int main(int argc, char **argv) {
     cudaFree(d_a);
     cudaFree(d_b);
     cudaFree(d_c);
-    free(a);
-    free(b);
+    free(h_a);
+    free(h_b);
     free(want);
     free(got);
     return wrong ? 1 : 0;

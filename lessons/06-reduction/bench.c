@@ -22,6 +22,7 @@
 #include "cuda_check.h"
 #include "reduce.h"
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     size_t n;

@@ -15,5 +15,5 @@ $(call profile_canary_runners,06-reduction): $(PROFILE_CANARY)
 $(B)/lessons/06-reduction/ceiling/cub_ref.o: lessons/06-reduction/ceiling/cub_ref.cu lessons/06-reduction/ceiling/cub_ref.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/06-reduction/ceiling $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/06-reduction/ceiling $(INCLUDES) -c $< -o $@
 $(B)/solution/06-reduction/bench $(B)/student/06-reduction/bench: $(B)/lessons/06-reduction/ceiling/cub_ref.o

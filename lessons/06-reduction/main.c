@@ -24,6 +24,7 @@ static int launched(const char *what, cudaError_t e) {
     return e == cudaSuccess;
 }
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     size_t n;

@@ -33,6 +33,7 @@ int aos_soa_step(int k, const char **name, ConvertFn *fn) __attribute__((weak));
 
 #define GOAL_PADDED 0.90
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     float *out;

@@ -15,7 +15,7 @@ $(call profile_canary_runners,07-coalescing): $(PROFILE_CANARY)
 $(B)/solution/07-coalescing/steps.o: solutions/07-coalescing/steps/transpose_steps.cu lessons/07-coalescing/coalescing.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/07-coalescing $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/07-coalescing $(INCLUDES) -c $< -o $@
 $(B)/solution/07-coalescing/bench: $(B)/solution/07-coalescing/steps.o
 
 # ... and the steps from 07.4's AoS -> SoA conversion to one that keeps up with the copy
@@ -23,5 +23,5 @@ $(B)/solution/07-coalescing/bench: $(B)/solution/07-coalescing/steps.o
 $(B)/solution/07-coalescing/aos_soa_steps.o: solutions/07-coalescing/steps/aos_soa_steps.cu lessons/07-coalescing/coalescing.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/07-coalescing $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/07-coalescing $(INCLUDES) -c $< -o $@
 $(B)/solution/07-coalescing/bench: $(B)/solution/07-coalescing/aos_soa_steps.o

@@ -20,6 +20,7 @@
 typedef cudaError_t (*FusedBlurFn)(const float *, float *, int, int, const float *, const float *, int);
 int fused_blur_step(int k, const char **name, FusedBlurFn *fn) __attribute__((weak));
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     float *tmp, *out;

@@ -22,5 +22,5 @@ $(call profile_canary_runners,08-convolution): $(PROFILE_CANARY)
 $(B)/solution/08-convolution/fused_blur.o: solutions/08-convolution/steps/fused_blur.cu lessons/08-convolution/convolution.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/08-convolution $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/08-convolution $(INCLUDES) -c $< -o $@
 $(B)/solution/08-convolution/bench: $(B)/solution/08-convolution/fused_blur.o

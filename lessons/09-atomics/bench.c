@@ -24,6 +24,7 @@
 #include "cuda_check.h"
 #include "histogram.h"
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const unsigned char *in;
     const float *f;

@@ -11,7 +11,7 @@ DEMO_LIBS_09-atomics := -lstb
 $(B)/lessons/09-atomics/ceiling/cub_ref.o: lessons/09-atomics/ceiling/cub_ref.cu lessons/09-atomics/ceiling/cub_ref.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/09-atomics/ceiling $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/09-atomics/ceiling $(INCLUDES) -c $< -o $@
 $(B)/solution/09-atomics/bench $(B)/student/09-atomics/bench: $(B)/lessons/09-atomics/ceiling/cub_ref.o
 
 # On the simulator a plain `hist[b] += 1` gives the right counts (its threads never meet inside a
@@ -24,5 +24,5 @@ PROFILED_RUNNER_09-atomics := 1
 $(B)/solution/09-atomics/steps.o: solutions/09-atomics/steps/max_steps.cu $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) $(INCLUDES) -c $< -o $@
 $(B)/solution/09-atomics/bench: $(B)/solution/09-atomics/steps.o

@@ -49,6 +49,7 @@ static int check_hist(const char *what, const unsigned *got, const unsigned *wan
     return !bad;
 }
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const unsigned char *in;
     size_t n;

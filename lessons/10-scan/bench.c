@@ -27,6 +27,7 @@ typedef cudaError_t (*ScanStepFn)(const float *, float *, size_t, void *);
    scan that keeps up with CUB (solutions/10-scan/steps/), 0 past the last. */
 int scan_step(int k, const char **name, ScanStepFn *fn) __attribute__((weak));
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     float *out;

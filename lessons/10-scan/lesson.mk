@@ -8,7 +8,7 @@ STUDENT_FILES_10-scan := scan.cu
 $(B)/lessons/10-scan/ceiling/cub_ref.o: lessons/10-scan/ceiling/cub_ref.cu lessons/10-scan/ceiling/cub_ref.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/10-scan/ceiling $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/10-scan/ceiling $(INCLUDES) -c $< -o $@
 $(B)/solution/10-scan/bench $(B)/student/10-scan/bench: $(B)/lessons/10-scan/ceiling/cub_ref.o
 
 # The reference's benchmark also times the steps from 10.2's multi-kernel scan to a reduce-then-scan
@@ -17,5 +17,5 @@ $(B)/solution/10-scan/bench $(B)/student/10-scan/bench: $(B)/lessons/10-scan/cei
 $(B)/solution/10-scan/steps.o: solutions/10-scan/steps/scan_steps.cu $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) $(INCLUDES) -c $< -o $@
 $(B)/solution/10-scan/bench: $(B)/solution/10-scan/steps.o

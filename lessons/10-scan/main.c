@@ -39,6 +39,7 @@ static int check_floats(const char *what, const float *in, const float *got, con
     return !bad;
 }
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     float *out;

@@ -24,6 +24,7 @@
 /* CuPy 13 on an H200, cp.linalg.inv of a random 5000 x 5000 matrix (issue 15): ms. */
 static const double kCupyMs[2] = {29.1, 32.8};
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     int n, dbl, batch;
     cusolverDnHandle_t sol;

@@ -54,80 +54,80 @@ static double residual(cublasHandle_t h, const void *d_A, const void *d_X, int n
 static void demo_inverse(int n) {
     printf("13.1  the inverse of a random %d x %d matrix (entries uniform in [-1, 1]), cuSOLVER getrf + getrs\n", n, n);
     size_t nn = (size_t)n * n;
-    float *hf = malloc(nn * sizeof(float));
-    double *hd = malloc(nn * sizeof(double));
-    grade_fill_floats(hf, nn, 2026, -1.0f, 1.0f);
-    for (size_t i = 0; i < nn; i++) hd[i] = hf[i];
+    float *h_Af = malloc(nn * sizeof(float));
+    double *h_Ad = malloc(nn * sizeof(double));
+    grade_fill_floats(h_Af, nn, 2026, -1.0f, 1.0f);
+    for (size_t i = 0; i < nn; i++) h_Ad[i] = h_Af[i];
     cusolverDnHandle_t h;
     cublasHandle_t blas;
     if (cusolverDnCreate(&h) != CUSOLVER_STATUS_SUCCESS || cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
         printf("  cusolverDnCreate or cublasCreate failed (on the simulator: apt-get install liblapacke-dev libopenblas-dev)\n");
-        free(hf), free(hd);
+        free(h_Af), free(h_Ad);
         return;
     }
-    float *dAf, *dXf;
-    double *dAd, *dXd;
-    CUDA_CHECK(cudaMalloc((void **)&dAf, nn * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&dXf, nn * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(dAf, hf, nn * sizeof(float), cudaMemcpyHostToDevice));
+    float *d_Af, *d_Xf;
+    double *d_Ad, *d_Xd;
+    CUDA_CHECK(cudaMalloc((void **)&d_Af, nn * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&d_Xf, nn * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d_Af, h_Af, nn * sizeof(float), cudaMemcpyHostToDevice));
     double t0 = bench_host_seconds();
-    int ret = inverse_f32_gpu(h, dAf, dXf, n);
+    int ret = inverse_f32_gpu(h, d_Af, d_Xf, n);
     double ms = (bench_host_seconds() - t0) * 1e3;
     if (ret) printf("  float : returned %d -- not done yet? `make check LESSON=13` says more\n", ret);
-    else printf("  float : %9.1f ms, max |A inv(A) - I| = %.3g (FLT_EPSILON = 1.2e-7; the matrix's condition multiplies it)\n", ms, residual(blas, dAf, dXf, n, 0));
-    CUDA_CHECK(cudaFree(dAf));
-    CUDA_CHECK(cudaFree(dXf));
-    CUDA_CHECK(cudaMalloc((void **)&dAd, nn * sizeof(double)));
-    CUDA_CHECK(cudaMalloc((void **)&dXd, nn * sizeof(double)));
-    CUDA_CHECK(cudaMemcpy(dAd, hd, nn * sizeof(double), cudaMemcpyHostToDevice));
+    else printf("  float : %9.1f ms, max |A inv(A) - I| = %.3g (FLT_EPSILON = 1.2e-7; the matrix's condition multiplies it)\n", ms, residual(blas, d_Af, d_Xf, n, 0));
+    CUDA_CHECK(cudaFree(d_Af));
+    CUDA_CHECK(cudaFree(d_Xf));
+    CUDA_CHECK(cudaMalloc((void **)&d_Ad, nn * sizeof(double)));
+    CUDA_CHECK(cudaMalloc((void **)&d_Xd, nn * sizeof(double)));
+    CUDA_CHECK(cudaMemcpy(d_Ad, h_Ad, nn * sizeof(double), cudaMemcpyHostToDevice));
     t0 = bench_host_seconds();
-    ret = inverse_f64_gpu(h, dAd, dXd, n);
+    ret = inverse_f64_gpu(h, d_Ad, d_Xd, n);
     ms = (bench_host_seconds() - t0) * 1e3;
     if (ret) printf("  double: returned %d -- not done yet?\n", ret);
-    else printf("  double: %9.1f ms, max |A inv(A) - I| = %.3g\n", ms, residual(blas, dAd, dXd, n, 1));
+    else printf("  double: %9.1f ms, max |A inv(A) - I| = %.3g\n", ms, residual(blas, d_Ad, d_Xd, n, 1));
     /* the same matrix with row 3 zeroed is singular: devInfo says so */
     int m = n < 8 ? n : 8;
     for (int r = 0; r < m; r++)
-        for (int c = 0; c < m; c++) hd[(size_t)r * m + c] = r == 3 % m ? 0.0 : hf[(size_t)r * n + c];
-    CUDA_CHECK(cudaMemcpy(dAd, hd, (size_t)m * m * sizeof(double), cudaMemcpyHostToDevice));
-    ret = inverse_f64_gpu(h, dAd, dXd, m);
+        for (int c = 0; c < m; c++) h_Ad[(size_t)r * m + c] = r == 3 % m ? 0.0 : h_Af[(size_t)r * n + c];
+    CUDA_CHECK(cudaMemcpy(d_Ad, h_Ad, (size_t)m * m * sizeof(double), cudaMemcpyHostToDevice));
+    ret = inverse_f64_gpu(h, d_Ad, d_Xd, m);
     printf("  a %d x %d matrix with row %d zero: returned %d (%s)\n", m, m, 3 % m, ret, ret > 0 ? "singular, as it should" : "expected > 0: is devInfo checked?");
-    CUDA_CHECK(cudaFree(dAd));
-    CUDA_CHECK(cudaFree(dXd));
+    CUDA_CHECK(cudaFree(d_Ad));
+    CUDA_CHECK(cudaFree(d_Xd));
     cusolverDnDestroy(h);
     cublasDestroy(blas);
-    free(hf), free(hd);
+    free(h_Af), free(h_Ad);
 }
 
 static void demo_batched(void) {
     const int M = 16, K = 16, N = 16, batch = 10000;
     printf("13.2  %d products of %d x %d matrices, one cublasSgemmStridedBatched\n", batch, M, N);
     size_t na = (size_t)M * K * batch, nc = (size_t)M * N * batch;
-    float *A = malloc(na * 4), *B = malloc(na * 4), *want = malloc(nc * 4), *got = malloc(nc * 4);
-    grade_fill_floats(A, na, 1, -1.0f, 1.0f);
-    grade_fill_floats(B, na, 2, -1.0f, 1.0f);
-    batched_matmul_cpu(A, B, want, M, K, N, batch);
+    float *h_A = malloc(na * 4), *h_B = malloc(na * 4), *want = malloc(nc * 4), *got = malloc(nc * 4);
+    grade_fill_floats(h_A, na, 1, -1.0f, 1.0f);
+    grade_fill_floats(h_B, na, 2, -1.0f, 1.0f);
+    batched_matmul_cpu(h_A, h_B, want, M, K, N, batch);
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
         printf("  cublasCreate failed (on the simulator: apt-get install libopenblas-dev)\n");
         return;
     }
-    float *dA, *dB, *dC;
-    CUDA_CHECK(cudaMalloc((void **)&dA, na * 4));
-    CUDA_CHECK(cudaMalloc((void **)&dB, na * 4));
-    CUDA_CHECK(cudaMalloc((void **)&dC, nc * 4));
-    CUDA_CHECK(cudaMemcpy(dA, A, na * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dB, B, na * 4, cudaMemcpyHostToDevice));
+    float *d_A, *d_B, *d_C;
+    CUDA_CHECK(cudaMalloc((void **)&d_A, na * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_B, na * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_C, nc * 4));
+    CUDA_CHECK(cudaMemcpy(d_A, h_A, na * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_B, h_B, na * 4, cudaMemcpyHostToDevice));
     for (int tf32 = 0; tf32 < 2; tf32++) {
         double t0 = bench_host_seconds();
-        cublasStatus_t st = batched_matmul_gpu(h, dA, dB, dC, M, K, N, batch, tf32);
+        cublasStatus_t st = batched_matmul_gpu(h, d_A, d_B, d_C, M, K, N, batch, tf32);
         CUDA_CHECK(cudaDeviceSynchronize());
         double ms = (bench_host_seconds() - t0) * 1e3;
         if (st != CUBLAS_STATUS_SUCCESS) {
             printf("  returned cuBLAS status %d -- not done yet?\n", (int)st);
             break;
         }
-        CUDA_CHECK(cudaMemcpy(got, dC, nc * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got, d_C, nc * 4, cudaMemcpyDeviceToHost));
         double worst = 0;
         for (size_t i = 0; i < nc; i++)
             if (!(fabs(got[i] - want[i]) <= worst)) worst = fabs(got[i] - want[i]);
@@ -135,33 +135,33 @@ static void demo_batched(void) {
     }
     printf("  (TF32 keeps 10 mantissa bits of each input: errors near 1e-3 instead of 1e-6; on a GPU cuBLAS may still choose\n"
            "   an fp32 kernel for matrices this small)\n");
-    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    cudaFree(d_A), cudaFree(d_B), cudaFree(d_C);
     cublasDestroy(h);
-    free(A), free(B), free(want), free(got);
+    free(h_A), free(h_B), free(want), free(got);
 }
 
 static void demo_sorts(size_t n) {
     printf("13.3  %zu (key, value) pairs: Thrust's sorted CDF of the squares, and CUB's radix sort\n", n);
-    unsigned *keys = malloc(n * 4), *want_keys = malloc(n * 4), *got_keys = malloc(n * 4);
-    float *vals = malloc(n * 4), *sorted = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
-    for (size_t i = 0; i < n; i++) keys[i] = (unsigned)(i * 2654435761u + 12345u);
-    grade_fill_floats(vals, n, 3, -2.0f, 2.0f);
-    cdf_cpu(keys, vals, n, want_keys, sorted, want);
-    unsigned *dk, *dko;
-    float *dv, *dvo;
-    CUDA_CHECK(cudaMalloc((void **)&dk, n * 4));
-    CUDA_CHECK(cudaMalloc((void **)&dko, n * 4));
-    CUDA_CHECK(cudaMalloc((void **)&dv, n * 4));
-    CUDA_CHECK(cudaMalloc((void **)&dvo, n * 4));
-    CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dv, vals, n * 4, cudaMemcpyHostToDevice));
+    unsigned *h_keys = malloc(n * 4), *want_keys = malloc(n * 4), *got_keys = malloc(n * 4);
+    float *h_vals = malloc(n * 4), *sorted = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) h_keys[i] = (unsigned)(i * 2654435761u + 12345u);
+    grade_fill_floats(h_vals, n, 3, -2.0f, 2.0f);
+    cdf_cpu(h_keys, h_vals, n, want_keys, sorted, want);
+    unsigned *d_keys, *d_keys_out;
+    float *d_vals, *d_vals_out;
+    CUDA_CHECK(cudaMalloc((void **)&d_keys, n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_keys_out, n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_vals, n * 4));
+    CUDA_CHECK(cudaMalloc((void **)&d_vals_out, n * 4));
+    CUDA_CHECK(cudaMemcpy(d_keys, h_keys, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_vals, h_vals, n * 4, cudaMemcpyHostToDevice));
     double t0 = bench_host_seconds();
-    cudaError_t e = cdf_thrust_gpu(dk, dv, n, dko, dvo);
+    cudaError_t e = cdf_thrust_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out);
     double ms = (bench_host_seconds() - t0) * 1e3;
     if (e != cudaSuccess) printf("  Thrust: %s -- not done yet?\n", cudaGetErrorName(e));
     else {
-        CUDA_CHECK(cudaMemcpy(got, dvo, n * 4, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(got_keys, dko, n * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got, d_vals_out, n * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost));
         double worst = 0;
         for (size_t i = 0; i < n; i++)
             if (!(fabs(got[i] - want[i]) <= worst)) worst = fabs(got[i] - want[i]);
@@ -169,17 +169,17 @@ static void demo_sorts(size_t n) {
                memcmp(got_keys, want_keys, n * 4) ? "WRONG" : "sorted", worst, got[n / 2]);
     }
     t0 = bench_host_seconds();
-    e = sort_pairs_cub_gpu(dk, dv, n, dko, dvo);
+    e = sort_pairs_cub_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     ms = (bench_host_seconds() - t0) * 1e3;
     if (e != cudaSuccess) printf("  CUB: %s -- not done yet?\n", cudaGetErrorName(e));
     else {
-        CUDA_CHECK(cudaMemcpy(got_keys, dko, n * 4, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(got, dvo, n * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got, d_vals_out, n * 4, cudaMemcpyDeviceToHost));
         printf("  CUB   : %8.2f ms, pairs %s\n", ms, memcmp(got_keys, want_keys, n * 4) || memcmp(got, sorted, n * 4) ? "WRONG" : "sorted");
     }
-    cudaFree(dk), cudaFree(dko), cudaFree(dv), cudaFree(dvo);
-    free(keys), free(want_keys), free(got_keys), free(vals), free(sorted), free(want), free(got);
+    cudaFree(d_keys), cudaFree(d_keys_out), cudaFree(d_vals), cudaFree(d_vals_out);
+    free(h_keys), free(want_keys), free(got_keys), free(h_vals), free(sorted), free(want), free(got);
 }
 
 static void demo_pi(size_t n) {

@@ -26,6 +26,7 @@
 
 #define GOAL_BATCHED 0.80
 
+/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
     const float *in;
     float *out;

@@ -248,7 +248,7 @@ inline thread_group tiled_partition(const thread_block &parent, unsigned n, cons
 /* The whole grid: its size and ranks. sync() is a barrier of every thread of the grid, valid in a
    kernel launched with cudaLaunchCooperativeKernel (is_valid() says whether it was); the simulator
    keeps all blocks of such a launch resident and suspends each block at the barrier until the last
-   one arrives (sim/src/scheduler.cpp). */
+   one arrives (sim/src/scheduler_grid.cpp). */
 class grid_group {
   public:
     bool is_valid() const { return simcuda::grid_is_valid(); }

@@ -1,7 +1,7 @@
 /* cluster.cpp -- thread block clusters at launch time: __cluster_dims__ (registered by simcc),
  * cudaLaunchKernelEx's cluster attribute, and the checks CUDA makes (compute capability 9.0: at most
  * 8 blocks per cluster, 16 where the kernel allows a non-portable size; the grid a multiple of the
- * cluster). Running the blocks of a cluster together is the scheduler's (scheduler.cpp). */
+ * cluster). Running the blocks of a cluster together is the scheduler's (scheduler_launch.cpp, scheduler_cluster.cpp). */
 #include "internal.h"
 #include "simcuda/async.h"
 

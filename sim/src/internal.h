@@ -20,7 +20,7 @@ struct LaunchRecord {
     dim3 cluster = dim3(1, 1, 1); /* blocks per thread block cluster (__cluster_dims__, cudaLaunchKernelEx) */
 };
 
-/* Runs every block of a launch to completion (scheduler.cpp). */
+/* Runs every block of a launch to completion (scheduler_launch.cpp). */
 void run_kernel(const LaunchRecord &launch);
 /* True while a kernel executes; the kernel's launch, for messages. */
 const LaunchRecord *current_launch();
@@ -30,7 +30,7 @@ std::string current_coordinates();
    barriers, warp operations), or -1 on the host; for the profiler. */
 int profile_current_thread(unsigned *seg);
 
-/* The memory profiler (profile.cpp): active only in programs built with `simcc --profile` and run
+/* The memory profiler (profile.cpp records, profile_report.cpp reports): active only in programs built with `simcc --profile` and run
    with SIM_PROFILE=1; the scheduler tells it where launches and blocks end. */
 extern bool g_profiling;
 void profile_launch_begin(const LaunchRecord &launch);

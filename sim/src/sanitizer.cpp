@@ -14,7 +14,7 @@
 
 namespace simcuda {
 
-void dsm_check_report(const void *addr, size_t size, bool write, const std::string &loc); /* scheduler.cpp */
+void dsm_check_report(const void *addr, size_t size, bool write, const std::string &loc); /* scheduler_cluster.cpp */
 
 /* "file.cu:12" of the first stack frame that is the program's own code, from a report's text. */
 [[maybe_unused]] static std::string first_user_frame(const char *report) {

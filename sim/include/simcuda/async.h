@@ -1,6 +1,6 @@
 /* async.h -- the simulator's entry points for asynchronous copies into shared memory (cuda_pipeline.h,
    cuda/pipeline, cuda/barrier, cooperative_groups/memcpy_async.h; sim/src/async_copy.cpp) and for
-   thread block clusters (cooperative_groups' cluster_group; sim/src/scheduler.cpp).
+   thread block clusters (cooperative_groups' cluster_group; sim/src/scheduler_cluster.cpp).
 
    The model of an asynchronous copy: the source is read when the copy is issued; the destination
    holds shared memory's poison (NaN as a float) until the copy completes, at the wait that covers it

@@ -50,7 +50,7 @@
    shows up as garbage (NaN for floats); `extern __shared__` becomes the dynamic shared arena. */
 #define __shared__ __simcuda_shared__
 
-/* Scheduling points for spin-waits (scheduler.cpp, sim/README.md "Blocks that wait for each
+/* Scheduling points for spin-waits (scheduler.cpp and scheduler_launch.cpp, sim/README.md "Blocks that wait for each
    other"): every atomic (with the word it works on), fence and __nanosleep tells the scheduler, so a
    thread that keeps polling a word another thread or block will change lets that one run. */
 namespace simcuda {
@@ -79,7 +79,7 @@ static constexpr int warpSize = 32;
 
 namespace simcuda {
 
-/* ---- scheduler entry points used by device code (sim/src/scheduler.cpp) ---- */
+/* ---- scheduler entry points used by device code (sim/src/scheduler*.cpp; scheduler.h lists them) ---- */
 enum BarrierKind { BAR_PLAIN, BAR_COUNT, BAR_AND, BAR_OR };
 int syncthreads(int kind, int predicate, const char *file, int line);
 
@@ -95,7 +95,7 @@ void warp_collective(const char *name, void *lane_data, CollectiveFn complete, c
 uint64_t warp_op_impl(int op, unsigned mask, uint64_t value, int arg, int width, const char *file, int line, const char *name,
                       CollectiveFn complete);
 unsigned active_mask();
-/* coalesced_threads(): the lanes of this warp that reach this call together (scheduler.cpp). */
+/* coalesced_threads(): the lanes of this warp that reach this call together (scheduler_warp.cpp). */
 unsigned coalesced_mask(const char *file, int line);
 unsigned lane_id();
 
