@@ -28,6 +28,7 @@ typedef struct {
     Pipeline *p;
     float *pin, *pin2;        /* the bench's own pinned buffers, for the stages alone */
     cudaStream_t up, down;    /* for the two copies at once (blocking streams: the timing events see them) */
+    cudaError_t (*step)(Pipeline *); /* the step being recorded */
 } Job;
 
 static void stage_h2d(void *ctx) {
@@ -133,15 +134,23 @@ static void record_and_explain(const char *what, void (*fn)(void *), void *ctx) 
 static void pipeline_once(void *ctx) {
     CUDA_CHECK(pipeline_run(((Job *)ctx)->p));
 }
+static void step_once(void *ctx) {
+    CUDA_CHECK(((Job *)ctx)->step(((Job *)ctx)->p));
+}
 
-/* The pipeline returns when its results are in: a synchronised clock around it, median of REPS. */
-static double run_ms(Pipeline *p) {
+/* The steps beyond 11.3 (solutions/11-streams/steps/), found through a weak symbol: the student's
+   benchmark, built without them, leaves those rows out. */
+typedef cudaError_t (*PipelineFn)(Pipeline *);
+int pipeline_step(int k, const char **name, PipelineFn *fn) __attribute__((weak));
+
+/* A pipeline returns when its results are in: a synchronised clock around it, median of REPS. */
+static double run_ms_with(PipelineFn run, Pipeline *p) {
     double t[REPS];
-    CUDA_CHECK(pipeline_run(p)); /* warm-up */
+    CUDA_CHECK(run(p)); /* warm-up */
     for (int r = 0; r < REPS; r++) {
         CUDA_CHECK(cudaDeviceSynchronize());
         double t0 = bench_host_seconds();
-        CUDA_CHECK(pipeline_run(p));
+        CUDA_CHECK(run(p));
         CUDA_CHECK(cudaDeviceSynchronize());
         t[r] = (bench_host_seconds() - t0) * 1e3;
     }
@@ -152,6 +161,15 @@ static double run_ms(Pipeline *p) {
             t[k - 1] = x;
         }
     return t[REPS / 2];
+}
+static double run_ms(Pipeline *p) { return run_ms_with(pipeline_run, p); }
+
+/* Elements of h_out (a sample: 1 in 4099, and the last 1000) that differ from the CPU's. */
+static int wrong_results(const Pipeline *p) {
+    int bad = 0;
+    for (size_t i = 0; i < p->n; i += (i + 1000 >= p->n ? 1 : 4099))
+        if (fabsf(p->h_out[i] - process_one_cpu(p->h_in[i], p->work)) > 1e-5f * fabsf(p->h_out[i]) + 1e-5f) bad++;
+    return bad;
 }
 
 int main(int argc, char **argv) {
@@ -179,7 +197,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (size_t i = 0; i < n; i++) p.h_in[i] = (float)(i % 1000) * 0.01f - 5.0f;
-    Job j = {&p, NULL, NULL, 0, 0};
+    Job j = {&p, NULL, NULL, 0, 0, NULL};
     CUDA_CHECK(cudaMallocHost((void **)&j.pin, n * sizeof(float)));
     CUDA_CHECK(cudaMallocHost((void **)&j.pin2, n * sizeof(float)));
     CUDA_CHECK(cudaStreamCreate(&j.up));
@@ -197,9 +215,7 @@ int main(int argc, char **argv) {
     double d2h = bench_median_ms(stage_d2h, &j, 1, REPS), longest = fmax(h2d, fmax(kernel, d2h));
     double both = bench_median_ms(stage_both_copies, &j, 1, REPS);
     double t_pipe = run_ms(&p);
-    int bad = 0;
-    for (size_t i = 0; i < n; i += (i + 1000 >= n ? 1 : 4099))
-        if (fabsf(p.h_out[i] - process_one_cpu(p.h_in[i], p.work)) > 1e-5f * fabsf(p.h_out[i]) + 1e-5f) bad++;
+    int bad = wrong_results(&p);
     double t_serial = -1;
     if (pipeline_create(&serial, n, n, 1, p.work) == cudaSuccess && serial.h_in) {
         memcpy(serial.h_in, p.h_in, n * sizeof(float));
@@ -218,6 +234,19 @@ int main(int argc, char **argv) {
     /* on the simulator these timelines are the model's H200 (simcuda/timeline.h), not measured */
     record_and_explain("copy in and copy out at once", stage_both_copies, &j);
     record_and_explain("pipeline", pipeline_once, &j);
+    const char *step_name;
+    PipelineFn step;
+    for (int k = 0; pipeline_step && pipeline_step(k, &step_name, &step); k++) {
+        memset(p.h_out, 0xFF, n * sizeof(float)); /* a step that leaves results out cannot pass */
+        double t_step = run_ms_with(step, &p);
+        if (wrong_results(&p)) {
+            printf("  %-44s WRONG results, not kept\n", step_name);
+            continue;
+        }
+        printf("  %-44s %9.3f ms  %5.2f x the longest stage; %.2f x both copies at once\n", step_name, t_step, t_step / longest, t_step / both);
+        j.step = step;
+        record_and_explain(step_name, step_once, &j);
+    }
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated work; run on a GPU for meaningful numbers)\n");
 #endif

@@ -15,3 +15,12 @@ DEMO_LIBS_11-streams := -ldl
 # The benchmark explains one recorded pipeline run too (the copy engines' gaps, fill and drain), on a
 # GPU from CUPTI's records: it links the demo's timeline recorder.
 $(B)/solution/11-streams/bench $(B)/student/11-streams/bench: $(B)/lessons/11-streams/trace/timeline.o
+
+# The reference's benchmark also times a step beyond 11.3's pipeline (a stream per engine, events
+# between: solutions/11-streams/steps/): bench.c finds it through a weak symbol, so the student's
+# benchmark, which is built without it, leaves that row out.
+$(B)/solution/11-streams/steps.o: solutions/11-streams/steps/pipeline_steps.cu lessons/11-streams/streams.h $(CC_DEPS)
+	@mkdir -p $(@D)
+	$(call say,CUDACC,$<)
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/11-streams $(INCLUDES) -c $< -o $@
+$(B)/solution/11-streams/bench: $(B)/solution/11-streams/steps.o

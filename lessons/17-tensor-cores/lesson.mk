@@ -19,10 +19,10 @@ LIBS_17-tensor-cores_gpu := -lcublas
 $(B)/solution/17-tensor-cores/wmma_steps.o: solutions/17-tensor-cores/steps/wmma_steps.cu lessons/17-tensor-cores/tensor_cores.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/17-tensor-cores $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/17-tensor-cores $(INCLUDES) -c $< -o $@
 # The going-further kernels on mma.sync (inline PTX): a refusal on the simulator, real kernels with nvcc.
 $(B)/solution/17-tensor-cores/mma_sync_gemm.o: solutions/17-tensor-cores/steps/mma_sync_gemm.cu solutions/17-tensor-cores/steps/mma_layout.h lessons/17-tensor-cores/tensor_cores.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/17-tensor-cores $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/17-tensor-cores $(INCLUDES) -c $< -o $@
 $(B)/solution/17-tensor-cores/bench: $(B)/solution/17-tensor-cores/wmma_steps.o $(B)/solution/17-tensor-cores/mma_sync_gemm.o

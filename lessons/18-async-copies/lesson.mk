@@ -19,7 +19,7 @@ LIBS_18-async-copies_gpu := -lcublas
 $(B)/lessons/18-async-copies/ceiling/cub_hist.o: lessons/18-async-copies/ceiling/cub_hist.cu lessons/18-async-copies/async_copies.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
 $(B)/solution/18-async-copies/bench $(B)/student/18-async-copies/bench: $(B)/lessons/18-async-copies/ceiling/cub_hist.o
 
 # The reference's benchmark also times the fast SGEMM steps, from lesson 05's register-tiled kernel
@@ -29,7 +29,7 @@ $(B)/solution/18-async-copies/bench $(B)/student/18-async-copies/bench: $(B)/les
 $(B)/solution/18-async-copies/sgemm_steps.o: solutions/18-async-copies/steps/sgemm_steps.cu lessons/18-async-copies/async_copies.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
 $(B)/solution/18-async-copies/bench: $(B)/solution/18-async-copies/sgemm_steps.o
 
 # ... and the fast histogram steps (solutions/18-async-copies/steps/hist_steps.cu): blocks count in
@@ -37,5 +37,5 @@ $(B)/solution/18-async-copies/bench: $(B)/solution/18-async-copies/sgemm_steps.o
 $(B)/solution/18-async-copies/hist_steps.o: solutions/18-async-copies/steps/hist_steps.cu lessons/18-async-copies/async_copies.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/18-async-copies $(INCLUDES) -c $< -o $@
 $(B)/solution/18-async-copies/bench: $(B)/solution/18-async-copies/hist_steps.o

@@ -28,5 +28,5 @@ $(call profile_canary_runners,19-fused-kernels): LIBS_19-fused-kernels_$(BACKEND
 $(B)/solution/19-fused-kernels/softmax_steps.o: solutions/19-fused-kernels/steps/softmax_steps.cu lessons/19-fused-kernels/fused.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
-	$(Q)$(CUDACC) -Ilessons/19-fused-kernels $(INCLUDES) -c $< -o $@
+	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/19-fused-kernels $(INCLUDES) -c $< -o $@
 $(B)/solution/19-fused-kernels/bench: $(B)/solution/19-fused-kernels/softmax_steps.o
