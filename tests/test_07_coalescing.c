@@ -181,10 +181,11 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
     if (no_stride == bad) return "the stride is missing: out[i] = in[offset + i * stride], not in[offset + i]";
     if (scaled_offset && scaled_offset + scaled_past_end == bad)
         return "the offset was multiplied by the stride: out[i] = in[offset + i * stride], not in[(offset + i) * stride]";
-    /* every wrong element is one whose (offset + i) * stride lies past the input (n = 1, say): what
-       such an index reads there (on a GPU, whatever follows) cannot be traced, but this is the slip
-       that puts exactly those elements there */
-    if (scaled_past_end == bad)
+    /* every element is wrong and every one's (offset + i) * stride lies past the input (n = 1, say):
+       what such an index reads there (on a GPU, whatever follows) cannot be traced, but this slip
+       puts all of them there (where some elements are right, a wrong element past the end is
+       something else: a block's threads reading the first block's inputs, say) */
+    if (scaled_past_end == bad && bad == n)
         return "the wrong elements are exactly those whose (offset + i) * stride runs past the end of the input: was the offset "
                "multiplied by the stride? out[i] = in[offset + i * stride], not in[(offset + i) * stride]";
     return "out[i] must be in[offset + i * stride], with i the global index blockIdx.x * blockDim.x + threadIdx.x, not the index inside "
