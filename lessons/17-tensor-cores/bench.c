@@ -96,23 +96,23 @@ static void time_steps(Job *j, int (*step)(int, const char **, GemmFn *), const 
         CUDA_CHECK(cudaMemset(j->c, 0xFF, mn * sizeof(float)));
         cudaError_t e = j->step(j->a16, j->b16, j->c, j->M, j->N, j->K);
         if (e == cudaErrorNotSupported || e == cudaErrorInvalidValue) {
-            printf("  %-52s not run: %s\n", name, e == cudaErrorNotSupported ? "GPU only (inline PTX)" : "it does not take these sizes");
+            printf("  %-60s not run: %s\n", name, e == cudaErrorNotSupported ? "GPU only (inline PTX)" : "it does not take these sizes");
             continue;
         }
         CUDA_CHECK(e);
         CUDA_CHECK(cudaMemcpy(got, j->c, mn * sizeof(float), cudaMemcpyDeviceToHost));
         size_t bad = count_wrong(got, ref, mn, 2 * atol);
         if (bad) {
-            printf("  %-52s WRONG: %zu of %zu elements differ from cuBLAS, not timed\n", name, bad, mn);
+            printf("  %-60s WRONG: %zu of %zu elements differ from cuBLAS, not timed\n", name, bad, mn);
             continue;
         }
         double ms = bench_median_ms(run, j, 2, reps);
 #if ON_SIM
         (void)tflop, (void)blas_tflops;
-        printf("  %-52s matches cuBLAS; %9.3f ms of CPU time\n", name, ms);
+        printf("  %-60s matches cuBLAS; %9.3f ms of CPU time\n", name, ms);
 #else
         double rate = tflop / (ms * 1e-3);
-        printf("  %-52s %8.1f TFLOP/s  %5.1f%% of the peak  %.2f x cuBLAS  %9.3f ms\n", name, rate, 100.0 * rate / H200_DENSE_BF16_TFLOPS,
+        printf("  %-60s %8.1f TFLOP/s  %5.1f%% of the peak  %.2f x cuBLAS  %9.3f ms\n", name, rate, 100.0 * rate / H200_DENSE_BF16_TFLOPS,
                rate / blas_tflops, ms);
 #endif
         fflush(stdout);

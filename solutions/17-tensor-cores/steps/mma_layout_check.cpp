@@ -4,7 +4,8 @@
  * addresses, multiplied by a model of mma.sync m16n8k16 written from the PTX ISA's fragment tables
  * (not from mma_layout.h), and stored by the kernel's epilogue mapping; the result must equal the
  * plain product exactly (small integers), every ldmatrix phase must hit 8 different 16-byte bank
- * groups, and the copies must fill each stage exactly once.
+ * groups, and the copies must fill each stage exactly once. wmma_steps.cu's ldmatrix steps (6-10)
+ * use the same copy mapping and ldmatrix addresses (their WMMA fragments are checked on the GPU).
  * Run: g++ -std=c++17 -O2 -I solutions/17-tensor-cores/steps -o /tmp/mma_layout_check \
  *        solutions/17-tensor-cores/steps/mma_layout_check.cpp && /tmp/mma_layout_check
  */
@@ -181,6 +182,7 @@ int main() {
     bad += check_config<128, 128, 32, 64, 64>();
     bad += check_config<128, 128, 32, 64, 32>();
     bad += check_config<128, 256, 64, 64, 64>();
+    bad += check_config<128, 128, 64, 64, 64>(); // wmma_steps.cu's step 7 (the same mappings, WMMA fragments)
     printf("%s\n", bad ? "FAIL" : "PASS");
     return bad != 0;
 }
