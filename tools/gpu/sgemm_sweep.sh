@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# tools/gpu/sgemm_sweep.sh -- issue #31's SGEMM goal on an H200 in one command, in about 90 s (logs
+# tools/gpu/sgemm_sweep.sh -- issue #31's SGEMM goal on an H200 in one command, in under 90 s (logs
 # under $OUT, default ./sgemm-gpu):
 #   1. ptxas's registers and spills of every SGEMM step kernel (-O3, beside the build);
 #   2. the reference's benchmark (make bench LESSON=18 SOLUTION=1), twice: cuBLAS, 18.1, 18.2 and
 #      the steps of solutions/18-async-copies/steps/sgemm_steps.cu, each checked against the CPU
 #      before it is timed at 4096^3;
-#   3. Nsight Compute on the best step 4 configuration (the 128-outputs-a-thread kernels) and on
-#      cuBLAS's kernel: FMA pipe busy, issue slots used, instructions, shared-load bank conflicts,
-#      registers, occupancy, warp stall reasons; and the best step's instruction mix from its SASS.
+#   3. Nsight Compute on the best step 4 configuration (the 128-outputs-a-thread kernels): FMA pipe
+#      busy, issue slots used, instructions, shared-load bank conflicts, registers, occupancy, warp
+#      stall reasons; its instruction mix from its SASS; and the same metrics on cuBLAS's kernel
+#      when time is left (skipped past 65 s: its numbers are in docs/results/steps-h200.md).
 # The best step is the one with the highest "x cuBLAS" summed over both runs; its kernel is found
 # from its row in the step table (the K-th launcher named there, with its template arguments).
 # Usage: OUT=/some/dir bash tools/gpu/sgemm_sweep.sh
@@ -34,7 +35,7 @@ grep -hE "Compiling entry|spill|Used" "$out/ptxas.txt" | sed -E 's/ptxas info *:
 echo "built in ${SECONDS}s; step 4 kernels (-O3):"
 cat "$out/ptxas-summary.txt"
 for r in 1 2; do
-  timeout 25 $mk bench LESSON=18 SOLUTION=1 >"$out/bench-$r.log" 2>&1
+  timeout 20 $mk bench LESSON=18 SOLUTION=1 >"$out/bench-$r.log" 2>&1
 done
 grep -hE 'x cuBLAS|GFLOP/s|WRONG' "$out/bench-1.log"
 echo "-- run 2:"
@@ -68,11 +69,11 @@ smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_wa
 smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,\
 smsp__average_warp_latency_issue_stalled_not_selected.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,\
 smsp__average_warp_latency_issue_stalled_dispatch_stall.ratio
-profile() { # profile NAME ARGS...: the report as text in $out/ncu-NAME.txt, its main lines printed
-  local name=$1
-  shift
-  if [ $SECONDS -gt 110 ]; then echo "ncu $name: skipped (${SECONDS}s used)"; return; fi
-  timeout $((120 - SECONDS)) "$ncu" --clock-control none --metrics "$metrics" "$@" >"$out/ncu-$name.txt" 2>&1
+profile() { # profile NAME LATEST ARGS...: unless past LATEST seconds, the report as text in $out/ncu-NAME.txt, its main lines printed
+  local name=$1 latest=$2
+  shift 2
+  if [ $SECONDS -gt "$latest" ]; then echo "ncu $name: skipped (${SECONDS}s used)"; return; fi
+  timeout $((88 - SECONDS)) "$ncu" --clock-control none --metrics "$metrics" "$@" >"$out/ncu-$name.txt" 2>&1
   grep -E 'Context [0-9]+, Stream|gpu__time|pipe_fma_cycles|issue_active|inst_executed|bank_conflicts|warps_active|registers|stalled' \
     "$out/ncu-$name.txt" | sed -E 's/ +/ /g' | head -30
 }
@@ -81,7 +82,7 @@ if [ -n "$k" ]; then
   kernel=$(step_kernel "$k")
   echo "best step 4: row $k, $kernel" | tee "$out/best.txt"
   # its 3 checks on small sizes come first, then the warm-up at 4096^3
-  profile step --kernel-name-base mangled --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 "$bench" 4096 16
+  profile step 80 --kernel-name-base mangled --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 "$bench" 4096 16
   # the instruction mix of its SASS (as built for the benchmark, -O2)
   if command -v cuobjdump >/dev/null; then
     cuobjdump -sass "$bench" 2>/dev/null | awk -v k="$kernel" '/Function :/ { on = index($0, k) > 0 } on' >"$out/sass-step.txt"
@@ -90,6 +91,6 @@ if [ -n "$k" ]; then
   fi
 fi
 # cuBLAS runs first in the benchmark: the first kernel with gemm in its name is its warm-up
-profile cublas --kernel-name regex:gemm --launch-count 1 "$bench" 4096 16
+profile cublas 65 --kernel-name regex:gemm --launch-count 1 "$bench" 4096 16
 
 echo "done in ${SECONDS}s; logs in $out/"
