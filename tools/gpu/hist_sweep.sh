@@ -111,7 +111,11 @@ launch__grid_size,launch__block_size,launch__registers_per_thread,launch__occupa
 launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static
 k=$(best_row '^  step [0-9]+:' cuBLAS)
 if [ -n "$k" ]; then
-  kernel=sgemm_async_kernel$(template_args solutions/18-async-copies/steps/sgemm_steps.cu sgemm_async_launch "$k")
+  # the step table names two launchers (steps 1-3: sgemm_async_launch, step 4: sgemm_wide_launch),
+  # each of its own kernel
+  launcher=$(grep -oE 'sgemm_[a-z]+_launch<' solutions/18-async-copies/steps/sgemm_steps.cu | sed -n "$((k + 1))p" | tr -d '<')
+  nth=$(grep -oE 'sgemm_[a-z]+_launch<' solutions/18-async-copies/steps/sgemm_steps.cu | head -$((k + 1)) | grep -c "^$launcher<")
+  kernel=${launcher%_launch}_kernel$(template_args solutions/18-async-copies/steps/sgemm_steps.cu "$launcher" $((nth - 1)))
   echo "best SGEMM step: row $k, $kernel"
   # 3 checks on small sizes, then the warm-up at 4096^3
   profile sgemm-step --kernel-name-base mangled --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 "$bench" 4096 16

@@ -8,10 +8,11 @@
  * Linked into the reference's benchmark alone (lessons/18-async-copies/lesson.mk); bench.c finds
  * sgemm_step() through a weak symbol. 18.1 and 18.2 themselves stay what students write.
  *
- * All steps are one kernel template, sgemm_async_kernel, with lesson 05's shape: a block of 256
+ * Steps 1-3 are one kernel template, sgemm_async_kernel, with lesson 05's shape: a block of 256
  * threads computes a 128 x 128 tile of C, each thread 8 x 8 outputs in registers, walking K in slices
  * of BK; each thread reads its 8 values of A and 8 of B for one k from shared memory and does 64
- * fused multiply-adds with them. Why each step is faster:
+ * fused multiply-adds with them. Step 4 (sgemm_wide_kernel, explained above it) doubles the outputs
+ * a thread, to cuBLAS's 16 x 8. Why each step is faster:
  *
  * - Lesson 05 (solutions/05-matmul-tiled/matmul_tiled.cu, 0.90 x cuBLAS): each thread loads the
  *   next slices of A and B into registers (one float4 each), computes the current slices, then
@@ -52,12 +53,13 @@
  * the issued instructions are multiply-adds (92 % with BK = 32), 128 registers, no spills.
  *
  * Requirements (the launcher returns cudaErrorInvalidValue otherwise; lesson 18's exercises take
- * any size): M and N multiples of 128, K a multiple of BK (32 covers all steps), every matrix
- * below 2^31 elements, the three pointers 16-byte aligned (cudaMalloc's are). M = 0 or N = 0
- * launches nothing; K = 0 gives C = 0. bench.c checks every step against the CPU (C filled with
- * NaN first) on M x K x N = 128 x 64 x 256, 256 x 32 x 128 (fewer slices than stages) and
- * 384 x 512 x 384, and that it refuses N = 130, before timing it; .perf/sgemm_tune.cu (not in the
- * repository) times more configurations of the same template against cuBLAS.
+ * any size): M and N multiples of 128 (step 4's tiles of 256 may lie half outside C), K a multiple
+ * of BK (32 covers all steps), every matrix below 2^31 elements, the three pointers 16-byte
+ * aligned (cudaMalloc's are). M = 0 or N = 0 launches nothing; K = 0 gives C = 0. bench.c checks
+ * every step against the CPU (C filled with NaN first) on M x K x N = 128 x 64 x 256, 256 x 32 x 128
+ * (fewer slices than stages; for step 4 a tile half outside C either way) and 384 x 512 x 384, and
+ * that it refuses N = 130, before timing it; .perf/sgemm_tune.cu (not in the repository) times more
+ * configurations of the same template against cuBLAS.
  */
 #include <cuda_pipeline.h>
 #include <stdint.h>
@@ -226,6 +228,200 @@ static cudaError_t sgemm_async_launch(const float *d_a, const float *d_b, float 
     return cudaGetLastError();
 }
 
+// ---- Step 4: cuBLAS's shape: 128 outputs a thread, one block a multiprocessor ---------------------
+//
+// Nsight Compute on the H200 (docs/results/steps-h200.md): step 3 and cuBLAS's kernel execute the
+// same 2.15 G FFMA at 4096^3, but cuBLAS keeps the FMA pipe busier (79 % against 65 %). Its kernel
+// (..._tilesize256x128x8_stage3_warpsize4x2x1_ffma) gives each of 256 threads 16 x 8 outputs, 128
+// accumulators: for one k a thread reads 16 + 8 = 24 values for 128 FFMA (step 3: 16 for 64), so
+// shared memory delivers half as many bytes per multiply-add. Step 4 takes that shape:
+//
+// - A block computes a BM x BN tile of C, 256 x 128 (or 128 x 256): 16 x 16 threads, each
+//   BM/16 x BN/16 = 16 x 8 (or 8 x 16) outputs. 8 warps of 64 x 64, the lanes 4 x 8 (or 8 x 4).
+//   __launch_bounds__(256, 1): one block a multiprocessor, up to 255 registers a thread.
+// - A is stored transposed, As[k][m] (k-major), so a thread's 16 values of A for one k are 4 float4
+//   reads and its 8 values of B 2 float4 reads. In a warp, the lanes that read A ask for LM = 4 (or
+//   8) different float4 that lie side by side, and those that read B for LN = 8 (or 4): one pass
+//   of shared memory each, the rest broadcast.
+// - cp.async copies bytes as they lie, so the transposition is done by 4-byte copies
+//   (__pipeline_memcpy_async(dst, src, 4)): a warp's copy instruction takes 4 rows x 8 values of
+//   k of A (4 whole 32-byte sectors) and puts them in As[k][m..m+3] for 8 k; rows of As are
+//   BM + 4 floats long, so those 32 stores fall on 32 different banks. BK of A is BM BK / 256
+//   copies a thread (8 for BK = 8), B stays 16-byte copies: 9 copy instructions for 1024 FFMA.
+// - Register double buffering: while the FFMA of value k of the slice run, the fragments of k + 1
+//   are read; the barrier of the pipeline sits at the last k of a slice, after which the thread
+//   reads the next slice's first fragments (hidden by the last k's 128 FFMA) and refills the stage
+//   it just finished.
+// - Tiles half outside C: M and N stay multiples of 128 (as steps 1-3). Where the tile's second
+//   half of rows (columns) lies past M (N), its copies read the first half's rows again (valid
+//   memory) and the warps of that half store nothing: whole warps, since warp tiles are 64 x 64.
+
+// The shape of one configuration: a stage is As[BK][BM + 4] then Bs[BK][BN].
+template <int BM, int BN, int BK>
+struct SgWide {
+    static_assert(BM * BN == 256 * 128 && (BM == 128 || BM == 256), "256 threads of 128 outputs");
+    static_assert(BK % 8 == 0 && 64 % BK == 0, "BK 8, 16, 32 or 64");
+    static constexpr int TM = BM / 16, TN = BN / 16; // outputs a thread: rows, columns
+    static constexpr int LM = 64 / TM, LN = 64 / TN; // lanes of a warp along M, along N (LM LN = 32)
+    static constexpr int WN = BN / 64;               // warps along N (warp tiles 64 x 64)
+    static constexpr int AP = BM + 4;                // pitch of As: 32 4-byte copies on 32 banks
+    static constexpr int A_FLOATS = BK * AP, FLOATS = BK * AP + BK * BN;
+    static constexpr size_t BYTES = FLOATS * sizeof(float);
+    static constexpr int CA = BM * BK / 256, A_ROWS = 256 / BK; // 4-byte copies of A a thread, rows between them
+    static constexpr int CB = BK * BN / 1024, B_ROWS = 1024 / BN; // 16-byte copies of B a thread, rows between them
+};
+
+// One slice into one stage, no commit. as: this thread's first element of As in the stage; a_lo:
+// its first element of A for the slice, a_hi: the same shifted back 128 rows where the tile's
+// second half of rows lies past M (else a_lo); bs, b: likewise for B (the shift already in b).
+template <int BM, int BN, int BK>
+__device__ __forceinline__ void sgw_copy_tile(float *as, float *bs, const float *a_lo, const float *a_hi, const float *b, int K, int N) {
+    using S = SgWide<BM, BN, BK>;
+#pragma unroll
+    for (int j = 0; j < S::CA; j++) // copy j: rows j A_ROWS ..., the second half of the tile from j = CA / 2 (BM = 256)
+        __pipeline_memcpy_async(as + j * S::A_ROWS, (BM == 256 && j >= S::CA / 2 ? a_hi : a_lo) + (size_t)j * S::A_ROWS * K, 4);
+#pragma unroll
+    for (int j = 0; j < S::CB; j++) __pipeline_memcpy_async(bs + j * S::B_ROWS * BN, b + (size_t)j * S::B_ROWS * N, 16);
+}
+
+// A thread's fragments for value k of a slice: fa[16] (or 8) of A, fb[8] (or 16) of B, as float4
+// reads. ra, rb: its first float4 of As and Bs in the slice's stage.
+template <int BM, int BN, int BK>
+__device__ __forceinline__ void sgw_fragments(float *fa, float *fb, const float *ra, const float *rb, int k) {
+    using S = SgWide<BM, BN, BK>;
+#pragma unroll
+    for (int g = 0; g < S::TM / 4; g++) {
+        const float4 v = *reinterpret_cast<const float4 *>(ra + k * S::AP + g * S::LM * 4);
+        fa[4 * g] = v.x, fa[4 * g + 1] = v.y, fa[4 * g + 2] = v.z, fa[4 * g + 3] = v.w;
+    }
+#pragma unroll
+    for (int h = 0; h < S::TN / 4; h++) {
+        const float4 v = *reinterpret_cast<const float4 *>(rb + k * BN + h * S::LN * 4);
+        fb[4 * h] = v.x, fb[4 * h + 1] = v.y, fb[4 * h + 2] = v.z, fb[4 * h + 3] = v.w;
+    }
+}
+
+// C = A B for M, N multiples of 128 and K a multiple of BK: one BM x BN tile a block, STAGES slices
+// of BK in shared memory, GROUP > 0: the blocks walk C in bands of GROUP block rows.
+template <int BM, int BN, int BK, int STAGES, int GROUP>
+__global__ void __launch_bounds__(SG_THREADS, 1)
+    sgemm_wide_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N) {
+    using S = SgWide<BM, BN, BK>;
+    static_assert(STAGES >= 2, "stages");
+    extern __shared__ float4 sg_smem[];
+    float *smem = reinterpret_cast<float *>(sg_smem);
+
+    const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
+    int tm, tn;
+    if (GROUP == 0) {
+        tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
+    } else {
+        const int band = blockIdx.x / (GROUP * tiles_n), first = band * GROUP;
+        const int rows = min(GROUP, tiles_m - first), r = blockIdx.x % (GROUP * tiles_n);
+        tm = first + r % rows, tn = r / rows;
+    }
+    const int row0 = tm * BM, col0 = tn * BN, tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+    // Copies of A: warp w's copy j takes rows (w / (BK/8)) 4 + j A_ROWS + lane / 8, values of k
+    // (w % (BK/8)) 8 + lane % 8; of B: row tid / (BN/4) + j B_ROWS, float4 tid % (BN/4).
+    const int arow = (warp / (BK / 8)) * 4 + lane / 8, ak = (warp % (BK / 8)) * 8 + lane % 8;
+    float *const as0 = smem + ak * S::AP + arow;
+    const float *a_lo = A + (size_t)(row0 + arow) * K + ak;
+    const float *a_hi = a_lo - (BM == 256 && row0 + 128 >= M ? (size_t)128 * K : 0);
+    const int bk = tid / (BN / 4), bn = (tid % (BN / 4)) * 4;
+    float *const bs0 = smem + S::A_FLOATS + bk * BN + bn;
+    const float *b_next = B + (size_t)bk * N + (col0 + bn < N ? col0 + bn : col0 + bn - 128);
+    const size_t b_step = (size_t)BK * N;
+
+    // This thread's outputs: rows wm 64 + g 4 LM + lm 4 + {0..3}, columns wn 64 + h 4 LN + ln 4 + {0..3}.
+    const int wm = warp / S::WN, wn = warp % S::WN, lm = lane / S::LN, ln = lane % S::LN;
+    const float *const ra0 = smem + wm * 64 + lm * 4;
+    const float *const rb0 = smem + S::A_FLOATS + wn * 64 + ln * 4;
+
+    float acc[S::TM][S::TN];
+#pragma unroll
+    for (int i = 0; i < S::TM; i++)
+#pragma unroll
+        for (int j = 0; j < S::TN; j++) acc[i][j] = 0.0f;
+
+    // Prologue: slices 0 .. STAGES-1 in flight, one batch each (empty past the end).
+    const int tiles = K / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES; s++) {
+        if (s < tiles) {
+            sgw_copy_tile<BM, BN, BK>(as0 + s * S::FLOATS, bs0 + s * S::FLOATS, a_lo, a_hi, b_next, K, N);
+            a_lo += BK, a_hi += BK, b_next += b_step;
+        }
+        __pipeline_commit();
+    }
+    __pipeline_wait_prior(STAGES - 1); // slice 0 has landed
+    __syncthreads();
+
+    float fa[2][S::TM], fb[2][S::TN]; // the fragments of value k (k % 2) and of the next one
+    if (tiles > 0) sgw_fragments<BM, BN, BK>(fa[0], fb[0], ra0, rb0, 0);
+    int cur = 0; // the stage of slice t
+    for (int t = 0; t < tiles; t++) {
+        const int off = cur * S::FLOATS;
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            if (k < BK - 1) {
+                sgw_fragments<BM, BN, BK>(fa[(k + 1) % 2], fb[(k + 1) % 2], ra0 + off, rb0 + off, k + 1);
+            } else if (t + 1 < tiles) {
+                // Batches committed: STAGES + t, slice u in batch u; slice t + 1 has landed when at
+                // most STAGES - 2 are pending. After the barrier everyone has read all of slice t,
+                // so its stage takes slice t + STAGES.
+                __pipeline_wait_prior(STAGES - 2);
+                __syncthreads();
+                if (t + STAGES < tiles) {
+                    sgw_copy_tile<BM, BN, BK>(as0 + off, bs0 + off, a_lo, a_hi, b_next, K, N);
+                    a_lo += BK, a_hi += BK, b_next += b_step;
+                }
+                __pipeline_commit();
+                cur = cur + 1 == STAGES ? 0 : cur + 1;
+                sgw_fragments<BM, BN, BK>(fa[0], fb[0], ra0 + cur * S::FLOATS, rb0 + cur * S::FLOATS, 0);
+            }
+#pragma unroll
+            for (int i = 0; i < S::TM; i++)
+#pragma unroll
+                for (int j = 0; j < S::TN; j++) acc[i][j] += fa[k % 2][i] * fb[k % 2][j];
+        }
+    }
+
+    // Warps whose 64 x 64 lies past M or N (the second half of a tile at the edge) store nothing;
+    // the others store each row as TN / 4 float4 (a warp's store: whole 32-byte sectors).
+    if (row0 + wm * 64 < M && col0 + wn * 64 < N) {
+        float *const c_out = C + (size_t)(row0 + wm * 64 + lm * 4) * N + col0 + wn * 64 + ln * 4;
+#pragma unroll
+        for (int g = 0; g < S::TM / 4; g++)
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int h = 0; h < S::TN / 4; h++) {
+                    const float *v = &acc[4 * g + i][4 * h];
+                    *reinterpret_cast<float4 *>(c_out + (size_t)(g * 4 * S::LM + i) * N + h * 4 * S::LN) = make_float4(v[0], v[1], v[2], v[3]);
+                }
+    }
+}
+
+// The launcher of one configuration of step 4: the requirements of steps 1-3, one block per BM x BN
+// tile (the last row or column of tiles may be half outside C).
+template <int BM, int BN, int BK, int STAGES, int GROUP>
+static cudaError_t sgemm_wide_launch(const float *d_a, const float *d_b, float *d_c, int M, int K, int N) {
+    const long long limit = 2147483647LL;
+    if (M < 0 || K < 0 || N < 0 || M % 128 || N % 128 || K % BK) return cudaErrorInvalidValue;
+    if ((long long)M * K > limit || (long long)K * N > limit || (long long)M * N > limit) return cudaErrorInvalidValue;
+    if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % 16) return cudaErrorInvalidValue;
+    if (M == 0 || N == 0) return cudaSuccess;
+    constexpr size_t smem = STAGES * SgWide<BM, BN, BK>::BYTES;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(sgemm_wide_kernel<BM, BN, BK, STAGES, GROUP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+    }
+    const unsigned blocks = (unsigned)((M + BM - 1) / BM) * (unsigned)((N + BN - 1) / BN);
+    sgemm_wide_kernel<BM, BN, BK, STAGES, GROUP><<<blocks, SG_THREADS, smem>>>(d_a, d_b, d_c, M, K, N);
+    return cudaGetLastError();
+}
+
 // The steps: BK, stages, layout, values of k per read of A, blocks per multiprocessor, band height.
 static const struct {
     const char *name;
@@ -239,6 +435,13 @@ static const struct {
     {"step 3: warp tiles, 4 stages, BK 16", sgemm_async_launch<16, 4, SG_WARPS, 2, 0>},
     {"step 3: warp tiles, 3 stages, BK 32", sgemm_async_launch<32, 3, SG_WARPS, 2, 0>},
     {"step 3: + bands of 8 block rows, BK 16", sgemm_async_launch<16, 3, SG_WARPS, 2, 8>},
+    // BM, BN, BK, stages, band height
+    {"step 4: 256x128 tile, 16x8, BK 8, 3 stages", sgemm_wide_launch<256, 128, 8, 3, 0>},
+    {"step 4: 256x128 tile, 16x8, BK 8, 4 stages", sgemm_wide_launch<256, 128, 8, 4, 0>},
+    {"step 4: 256x128 tile, 16x8, BK 16, 3 stages", sgemm_wide_launch<256, 128, 16, 3, 0>},
+    {"step 4: 128x256 tile, 8x16, BK 8, 3 stages", sgemm_wide_launch<128, 256, 8, 3, 0>},
+    {"step 4: 128x256 tile, 8x16, BK 16, 3 stages", sgemm_wide_launch<128, 256, 16, 3, 0>},
+    {"step 4: 256x128, BK 16, 3 st., bands of 8", sgemm_wide_launch<256, 128, 16, 3, 8>},
 };
 
 /** Step k: its name and launcher; returns 0 past the last step. */
