@@ -28,7 +28,7 @@ if ! nvcc -O3 -arch=sm_90 -Xptxas -v -o "$bin" "$src/flash_bf16_bench.cu" "$src/
   cat "$out/build.log"; echo "flash_bf16: build failed"; exit 1
 fi
 echo "== build ($((SECONDS - start)) s): registers and spills per kernel"
-echo "  (flash_bf16_kernel<warps, 16-row fragments a warp, BK, pad>, flash_mma_kernel<warps, blocks/SM asked, Q in registers, stages>)"
+echo "  (flash_bf16_kernel<warps, 16-row fragments a warp, BK, pad>, flash_mma_kernel<warps, 16-row groups a warp, blocks/SM asked, Q in registers, stages>)"
 grep -E "Compiling entry|registers|spill" "$out/build.log" | grep -v "^$" | sed 's/ptxas info    : //' | paste - - - | \
   sed -E 's/.*_Z[0-9]+(flash_[a-z0-9]+_kernel)I(.*)EEvPK.*stack frame, (.*)\tUsed ([0-9]+) registers.*/  \1<\2>: \4 registers, \3/' | \
   sed -E 's/Li([0-9]+)E?/\1,/g; s/Lb([01])E?/\1,/g; s/,>/>/'

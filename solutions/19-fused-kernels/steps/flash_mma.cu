@@ -17,7 +17,7 @@
  * cp.async and XOR-swizzled (lesson 17's mma_layout.h) so that ldmatrix reads are conflict-free:
  * K without .trans is already K^T's col-major B fragment, V with .trans is V's row-major one.
  *
- * One block of WARPS warps per (64 or 128 queries, (batch, head)); each warp owns 16 query rows;
+ * One block of WARPS warps per (64 or 128 queries, (batch, head)); each warp owns 16 or 32 query rows;
  * keys in tiles of 64. With the causal mask the blocks of the last queries (most tiles) start first.
  * On the simulator this file offers no configuration (inline PTX has no CPU meaning there).
  */
@@ -100,11 +100,11 @@ __device__ __forceinline__ void fm_copy_rows(uint32_t dst, const __nv_bfloat16 *
     }
 }
 
-template <int WARPS, int MIN_BLOCKS, bool Q_REGS, int STAGES>
+template <int WARPS, int MW, int MIN_BLOCKS, bool Q_REGS, int STAGES>
 __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     flash_mma_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V,
                      __nv_bfloat16 *__restrict__ O, int n, int causal, float scale_log2) {
-    constexpr int THREADS = WARPS * 32, BQ = WARPS * 16, TILE = FM_BK * FM_D * 2; // bytes of a K or V tile
+    constexpr int THREADS = WARPS * 32, BQ = WARPS * 16 * MW, TILE = FM_BK * FM_D * 2; // bytes of a K or V tile
     extern __shared__ __align__(128) unsigned char fm_smem[];
     static_assert(STAGES >= 2, "at least double buffering");
     const uint32_t sq = fm_smem_u32(fm_smem), sk = sq + BQ * FM_D * 2, sv = sk + STAGES * TILE; // Q; K, V: STAGES tiles each
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     Q += base, K += base, V += base, O += base;
     // causal: the blocks with the most tiles first, so that the short ones fill the tail
     const int qt = causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-    const int q0 = qt * BQ, w0 = q0 + warp * 16; // the block's and the warp's first query
+    const int q0 = qt * BQ, w0 = q0 + warp * 16 * MW; // the block's and the warp's first query
     const int keys = causal ? min(n, q0 + BQ) : n;
     const int tiles = (keys + FM_BK - 1) / FM_BK;
 
@@ -130,20 +130,26 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     fm_copy_rows<THREADS, BQ>(sq, Q, q0, n);
 #pragma unroll
     for (int i = 0; i < STAGES - 1; i++) copy_tile(i);
-    // Q's A fragments: kept in 16 registers (Q_REGS), or read again from shared memory each tile
-    // (4 more ldmatrix a tile beside K's 16 and V's 16, for 16 registers less)
-    uint32_t qf[FM_D / 16][4];
-    auto load_q = [&](int kk) {
+    // Q's A fragments (16-row group mi of the warp's MW, 16 dimensions kk): kept in registers
+    // (Q_REGS), or read again from shared memory each tile (4 MW more ldmatrix a tile beside K's 16
+    // and V's 16, for 16 MW registers less)
+    uint32_t qf[MW][FM_D / 16][4];
+    auto load_q = [&](int mi, int kk) {
         int r, c;
-        mma_a_ldm_rc(lane, warp * 16, kk * 16, &r, &c);
-        fm_ldmatrix_x4(qf[kk], sq + mma_swz<FM_C>(r, c) * 2);
+        mma_a_ldm_rc(lane, warp * 16 * MW + mi * 16, kk * 16, &r, &c);
+        fm_ldmatrix_x4(qf[mi][kk], sq + mma_swz<FM_C>(r, c) * 2);
     };
 
-    float o[FM_D / 8][4]; // O: 16 rows x 64, 8 n-tiles
+    float o[MW][FM_D / 8][4]; // O: 16 rows x 64 a group, 8 n-tiles
 #pragma unroll
-    for (int j = 0; j < FM_D / 8; j++) o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.0f;
-    // rows g and g + 8: running maximum (scaled, log2 units) and this lane's part of the row sum
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    for (int mi = 0; mi < MW; mi++)
+#pragma unroll
+        for (int j = 0; j < FM_D / 8; j++) o[mi][j][0] = o[mi][j][1] = o[mi][j][2] = o[mi][j][3] = 0.0f;
+    // rows g (h = 0) and g + 8 (h = 1) of each group: running maximum (scaled, log2 units) and this
+    // lane's part of the row sum
+    float m[MW][2], l[MW][2];
+#pragma unroll
+    for (int mi = 0; mi < MW; mi++) m[mi][0] = m[mi][1] = -INFINITY, l[mi][0] = l[mi][1] = 0.0f;
 
     for (int it = 0; it < tiles; it++) {
         const int st = it % STAGES, k0 = it * FM_BK;
@@ -156,87 +162,108 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
         copy_tile(it + STAGES - 1);
         if (Q_REGS && it == 0)
 #pragma unroll
-            for (int kk = 0; kk < FM_D / 16; kk++) load_q(kk);
+            for (int mi = 0; mi < MW; mi++)
+#pragma unroll
+                for (int kk = 0; kk < FM_D / 16; kk++) load_q(mi, kk);
         const uint32_t kt = sk + st * TILE, vt = sv + st * TILE;
 
-        // causal: a warp whose 16 queries all precede the tile has nothing to add
-        if (!causal || k0 <= w0 + 15) {
-            // S = Q K^T: 16 x 64, n-tile j = keys 8j..8j+7
-            float s[FM_BK / 8][4];
+        // causal: a warp whose 16 MW queries all precede the tile has nothing to add
+        if (!causal || k0 <= w0 + 16 * MW - 1) {
+            // S = Q K^T: 16 x 64 a group, n-tile j = keys 8j..8j+7; a K fragment serves every group
+            float s[MW][FM_BK / 8][4];
 #pragma unroll
-            for (int j = 0; j < FM_BK / 8; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
+            for (int mi = 0; mi < MW; mi++)
+#pragma unroll
+                for (int j = 0; j < FM_BK / 8; j++) s[mi][j][0] = s[mi][j][1] = s[mi][j][2] = s[mi][j][3] = 0.0f;
 #pragma unroll
             for (int kk = 0; kk < FM_D / 16; kk++) {
-                if (!Q_REGS) load_q(kk);
+                if (!Q_REGS)
+#pragma unroll
+                    for (int mi = 0; mi < MW; mi++) load_q(mi, kk);
 #pragma unroll
                 for (int jp = 0; jp < FM_BK / 16; jp++) {
                     int r, c;
                     uint32_t kb[4];
                     flash_k_ldm_rc(lane, jp * 16, kk * 16, &r, &c);
                     fm_ldmatrix_x4(kb, kt + mma_swz<FM_C>(r, c) * 2);
-                    fm_mma(s[2 * jp], qf[kk], kb[0], kb[1]);
-                    fm_mma(s[2 * jp + 1], qf[kk], kb[2], kb[3]);
+#pragma unroll
+                    for (int mi = 0; mi < MW; mi++) {
+                        fm_mma(s[mi][2 * jp], qf[mi][kk], kb[0], kb[1]);
+                        fm_mma(s[mi][2 * jp + 1], qf[mi][kk], kb[2], kb[3]);
+                    }
                 }
             }
             // keys past the sequence, or after the query with the mask, do not count; only tiles at
             // the end or on the diagonal need the test
             if (k0 + FM_BK > n || (causal && k0 + FM_BK - 1 > w0)) {
 #pragma unroll
-                for (int j = 0; j < FM_BK / 8; j++)
+                for (int mi = 0; mi < MW; mi++)
 #pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        int r, kj;
-                        flash_s_rk(lane, j, e, &r, &kj);
-                        const int last = causal ? min(n - 1, w0 + r) : n - 1;
-                        if (k0 + kj > last) s[j][e] = -INFINITY;
-                    }
+                    for (int j = 0; j < FM_BK / 8; j++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            int r, kj;
+                            flash_s_rk(lane, j, e, &r, &kj);
+                            const int last = causal ? min(n - 1, w0 + mi * 16 + r) : n - 1;
+                            if (k0 + kj > last) s[mi][j][e] = -INFINITY;
+                        }
             }
-            // the online softmax, rows g (h = 0) and g + 8 (h = 1), in log2 units:
+            // the online softmax, rows g (h = 0) and g + 8 (h = 1) of each group, in log2 units:
             // exp(scale (s - max)) = exp2(s scale log2 e - max scale log2 e)
-            float corr[2];
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                float mx = -INFINITY;
+            for (int mi = 0; mi < MW; mi++) {
+                float corr[2];
 #pragma unroll
-                for (int j = 0; j < FM_BK / 8; j++) mx = fmaxf(mx, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                const float m_new = fmaxf(m[h], mx * scale_log2);
-                // a row that has seen no key yet keeps m = -inf: its factor and its p's are 0, not NaN
-                const float ms = m_new == -INFINITY ? 0.0f : m_new;
-                corr[h] = fm_exp2(m[h] - ms);
-                m[h] = m_new;
-                float sum = 0.0f;
+                for (int h = 0; h < 2; h++) {
+                    float mx = -INFINITY;
 #pragma unroll
-                for (int j = 0; j < FM_BK / 8; j++) {
-                    s[j][2 * h] = fm_exp2(fmaf(s[j][2 * h], scale_log2, -ms));
-                    s[j][2 * h + 1] = fm_exp2(fmaf(s[j][2 * h + 1], scale_log2, -ms));
-                    sum += s[j][2 * h] + s[j][2 * h + 1];
+                    for (int j = 0; j < FM_BK / 8; j++) mx = fmaxf(mx, fmaxf(s[mi][j][2 * h], s[mi][j][2 * h + 1]));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                    const float m_new = fmaxf(m[mi][h], mx * scale_log2);
+                    // a row that has seen no key yet keeps m = -inf: its factor and its p's are 0, not NaN
+                    const float ms = m_new == -INFINITY ? 0.0f : m_new;
+                    corr[h] = fm_exp2(m[mi][h] - ms);
+                    m[mi][h] = m_new;
+                    float sum = 0.0f;
+#pragma unroll
+                    for (int j = 0; j < FM_BK / 8; j++) {
+                        s[mi][j][2 * h] = fm_exp2(fmaf(s[mi][j][2 * h], scale_log2, -ms));
+                        s[mi][j][2 * h + 1] = fm_exp2(fmaf(s[mi][j][2 * h + 1], scale_log2, -ms));
+                        sum += s[mi][j][2 * h] + s[mi][j][2 * h + 1];
+                    }
+                    // the quad's four parts are added once, at the end: the rescaling is linear
+                    l[mi][h] = l[mi][h] * corr[h] + sum;
                 }
-                // the quad's four parts are added once, at the end: the rescaling is linear
-                l[h] = l[h] * corr[h] + sum;
-            }
 #pragma unroll
-            for (int j = 0; j < FM_D / 8; j++) o[j][0] *= corr[0], o[j][1] *= corr[0], o[j][2] *= corr[1], o[j][3] *= corr[1];
+                for (int j = 0; j < FM_D / 8; j++)
+                    o[mi][j][0] *= corr[0], o[mi][j][1] *= corr[0], o[mi][j][2] *= corr[1], o[mi][j][3] *= corr[1];
+            }
 
-            // O += P V, 16 keys at a time: P's A fragment straight from S's registers
+            // O += P V, 16 keys at a time: P's A fragments straight from S's registers; a V
+            // fragment serves every group
 #pragma unroll
             for (int kk = 0; kk < FM_BK / 16; kk++) {
-                uint32_t pa[4];
+                uint32_t pa[MW][4];
 #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    int nt, h;
-                    flash_p_src(kk, i, &nt, &h);
-                    pa[i] = fm_pack_bf16(s[nt][2 * h], s[nt][2 * h + 1]);
-                }
+                for (int mi = 0; mi < MW; mi++)
+#pragma unroll
+                    for (int i = 0; i < 4; i++) {
+                        int nt, h;
+                        flash_p_src(kk, i, &nt, &h);
+                        pa[mi][i] = fm_pack_bf16(s[mi][nt][2 * h], s[mi][nt][2 * h + 1]);
+                    }
 #pragma unroll
                 for (int dp = 0; dp < FM_D / 16; dp++) {
                     int r, c;
                     uint32_t vb[4];
                     mma_b_ldm_rc(lane, kk * 16, dp * 16, &r, &c);
                     fm_ldmatrix_x4_trans(vb, vt + mma_swz<FM_C>(r, c) * 2);
-                    fm_mma(o[2 * dp], pa, vb[0], vb[1]);
-                    fm_mma(o[2 * dp + 1], pa, vb[2], vb[3]);
+#pragma unroll
+                    for (int mi = 0; mi < MW; mi++) {
+                        fm_mma(o[mi][2 * dp], pa[mi], vb[0], vb[1]);
+                        fm_mma(o[mi][2 * dp + 1], pa[mi], vb[2], vb[3]);
+                    }
                 }
             }
         }
@@ -245,50 +272,58 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
 
     // O / l: the quad's parts of l first; each lane writes its pairs of columns of rows g, g + 8
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        float lt = l[h];
-        lt += __shfl_xor_sync(0xffffffffu, lt, 1);
-        lt += __shfl_xor_sync(0xffffffffu, lt, 2);
-        const float inv = 1.0f / lt;
-        const int row = w0 + g + 8 * h;
-        if (row < n)
+    for (int mi = 0; mi < MW; mi++)
 #pragma unroll
-            for (int j = 0; j < FM_D / 8; j++)
-                *reinterpret_cast<uint32_t *>(O + (size_t)row * FM_D + 8 * j + 2 * t) = fm_pack_bf16(o[j][2 * h] * inv, o[j][2 * h + 1] * inv);
-    }
+        for (int h = 0; h < 2; h++) {
+            float lt = l[mi][h];
+            lt += __shfl_xor_sync(0xffffffffu, lt, 1);
+            lt += __shfl_xor_sync(0xffffffffu, lt, 2);
+            const float inv = 1.0f / lt;
+            const int row = w0 + mi * 16 + g + 8 * h;
+            if (row < n)
+#pragma unroll
+                for (int j = 0; j < FM_D / 8; j++)
+                    *reinterpret_cast<uint32_t *>(O + (size_t)row * FM_D + 8 * j + 2 * t) =
+                        fm_pack_bf16(o[mi][j][2 * h] * inv, o[mi][j][2 * h + 1] * inv);
+        }
 }
 
-template <int WARPS, int STAGES> static constexpr size_t fm_smem_bytes() { return (size_t)(WARPS * 16 + 2 * STAGES * FM_BK) * FM_D * 2; }
+template <int WARPS, int MW, int STAGES> static constexpr size_t fm_smem_bytes() { return (size_t)(WARPS * 16 * MW + 2 * STAGES * FM_BK) * FM_D * 2; }
 
-template <int WARPS, int MIN_BLOCKS, bool Q_REGS, int STAGES>
+template <int WARPS, int MW, int MIN_BLOCKS, bool Q_REGS, int STAGES>
 static cudaError_t flash_mma_launch(const __nv_bfloat16 *d_q, const __nv_bfloat16 *d_k, const __nv_bfloat16 *d_v, __nv_bfloat16 *d_o, int bh, int n,
                                     int d, int causal) {
     if (bh < 0 || n < 0 || d != FM_D || bh > 65535) return cudaErrorInvalidValue;
     if ((uintptr_t)d_q % 16 || (uintptr_t)d_k % 16 || (uintptr_t)d_v % 16 || (uintptr_t)d_o % 16) return cudaErrorInvalidValue;
     if (bh == 0 || n == 0) return cudaSuccess;
-    constexpr size_t smem = fm_smem_bytes<WARPS, STAGES>();
-    auto kern = flash_mma_kernel<WARPS, MIN_BLOCKS, Q_REGS, STAGES>;
+    constexpr size_t smem = fm_smem_bytes<WARPS, MW, STAGES>();
+    constexpr int BQ = WARPS * 16 * MW;
+    auto kern = flash_mma_kernel<WARPS, MW, MIN_BLOCKS, Q_REGS, STAGES>;
     cudaError_t err = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return err;
     const float scale_log2 = 1.4426950408889634f / sqrtf((float)FM_D); // log2(e) / sqrt(d)
-    kern<<<dim3((n + WARPS * 16 - 1) / (WARPS * 16), bh), WARPS * 32, smem>>>(d_q, d_k, d_v, d_o, n, causal, scale_log2);
+    kern<<<dim3((n + BQ - 1) / BQ, bh), WARPS * 32, smem>>>(d_q, d_k, d_v, d_o, n, causal, scale_log2);
     return cudaGetLastError();
 }
 
-// warps a block (16 queries each), blocks an SM asked of ptxas (registers: 65536 / (32 WARPS MIN_BLOCKS),
-// at most 255), Q in registers or not, stages of K and V
+// warps a block, 16-row groups a warp, blocks an SM asked of ptxas (registers: 65536 / (32 WARPS
+// MIN_BLOCKS), at most 255), Q in registers or not, stages of K and V
 static const struct {
     const char *name;
     FlashBf16Fn fn;
     size_t smem;
 } kMmaConfigs[] = {
-    {"mma.sync 4 warps x 16 rows, BK 64, Q regs, 2 stages, 3/SM", flash_mma_launch<4, 3, true, 2>, fm_smem_bytes<4, 2>()},
-    {"mma.sync 4 warps x 16 rows, BK 64, Q smem, 2 stages, 4/SM", flash_mma_launch<4, 4, false, 2>, fm_smem_bytes<4, 2>()},
-    {"mma.sync 4 warps x 16 rows, BK 64, Q regs, 3 stages, 3/SM", flash_mma_launch<4, 3, true, 3>, fm_smem_bytes<4, 3>()},
-    {"mma.sync 4 warps x 16 rows, BK 64, Q smem, 3 stages, 4/SM", flash_mma_launch<4, 4, false, 3>, fm_smem_bytes<4, 3>()},
-    {"mma.sync 8 warps x 16 rows, BK 64, Q smem, 2 stages, 2/SM", flash_mma_launch<8, 2, false, 2>, fm_smem_bytes<8, 2>()},
-    {"mma.sync 8 warps x 16 rows, BK 64, Q smem, 3 stages, 2/SM", flash_mma_launch<8, 2, false, 3>, fm_smem_bytes<8, 3>()},
-    {"mma.sync 8 warps x 16 rows, BK 64, Q regs, 3 stages, 1/SM", flash_mma_launch<8, 1, true, 3>, fm_smem_bytes<8, 3>()},
+    {"mma.sync 4 warps x 16 rows, BK 64, Q regs, 2 stages, 3/SM", flash_mma_launch<4, 1, 3, true, 2>, fm_smem_bytes<4, 1, 2>()},
+    {"mma.sync 4 warps x 16 rows, BK 64, Q smem, 2 stages, 4/SM", flash_mma_launch<4, 1, 4, false, 2>, fm_smem_bytes<4, 1, 2>()},
+    {"mma.sync 4 warps x 16 rows, BK 64, Q regs, 3 stages, 3/SM", flash_mma_launch<4, 1, 3, true, 3>, fm_smem_bytes<4, 1, 3>()},
+    {"mma.sync 4 warps x 16 rows, BK 64, Q smem, 3 stages, 4/SM", flash_mma_launch<4, 1, 4, false, 3>, fm_smem_bytes<4, 1, 3>()},
+    {"mma.sync 8 warps x 16 rows, BK 64, Q smem, 2 stages, 2/SM", flash_mma_launch<8, 1, 2, false, 2>, fm_smem_bytes<8, 1, 2>()},
+    {"mma.sync 8 warps x 16 rows, BK 64, Q smem, 3 stages, 2/SM", flash_mma_launch<8, 1, 2, false, 3>, fm_smem_bytes<8, 1, 3>()},
+    {"mma.sync 8 warps x 16 rows, BK 64, Q regs, 3 stages, 1/SM", flash_mma_launch<8, 1, 1, true, 3>, fm_smem_bytes<8, 1, 3>()},
+    // a warp of 32 rows: each K and V fragment feeds two row groups, half the ldmatrix per mma
+    {"mma.sync 4 warps x 32 rows, BK 64, Q smem, 2 stages, 2/SM", flash_mma_launch<4, 2, 2, false, 2>, fm_smem_bytes<4, 2, 2>()},
+    {"mma.sync 4 warps x 32 rows, BK 64, Q smem, 3 stages, 2/SM", flash_mma_launch<4, 2, 2, false, 3>, fm_smem_bytes<4, 2, 3>()},
+    {"mma.sync 4 warps x 32 rows, BK 64, Q regs, 3 stages, 2/SM", flash_mma_launch<4, 2, 2, true, 3>, fm_smem_bytes<4, 2, 3>()},
 };
 
 extern "C" int flash_mma_config(int k, const char **name, FlashBf16Fn *fn, size_t *smem_bytes) {

@@ -114,23 +114,25 @@ static void copy_rows(std::vector<uint16_t> &tile, const std::vector<uint16_t> &
             for (int e = 0; e < 8; e++) tile[mma_swz<C>(r, ch) + e] = first + r < n ? src[(size_t)(first + r) * D + ch * 8 + e] : 0;
 }
 
-// One (batch, head) through flash_mma_kernel<WARPS>'s steps, warp by warp.
-static void flash_mma_emulate(int WARPS, const std::vector<uint16_t> &Q, const std::vector<uint16_t> &K, const std::vector<uint16_t> &V,
+// One (batch, head) through flash_mma_kernel<WARPS, MW>'s steps, warp by warp, and in a warp one
+// 16-row group at a time (the groups share only the K and V fragments, the same for each).
+static void flash_mma_emulate(int WARPS, int MW, const std::vector<uint16_t> &Q, const std::vector<uint16_t> &K, const std::vector<uint16_t> &V,
                               std::vector<float> &O, int n, int causal) {
-    const int BQ = WARPS * 16;
+    const int BQ = WARPS * 16 * MW;
     const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
     std::vector<uint16_t> Qs(BQ * D), Ks(BK * D), Vs(BK * D);
     for (int qt = 0; qt < (n + BQ - 1) / BQ; qt++) {
         const int q0 = qt * BQ, keys = causal ? std::min(n, q0 + BQ) : n, tiles = (keys + BK - 1) / BK;
         copy_rows(Qs, Q, q0, BQ, n);
-        for (int warp = 0; warp < WARPS; warp++) {
-            const int w0 = q0 + warp * 16;
+        for (int warp = 0; warp < WARPS; warp++)
+          for (int mi = 0; mi < MW; mi++) {
+            const int w0 = q0 + warp * 16 * MW, g0 = w0 + mi * 16; // the warp's first query, the group's
             uint32_t qf[4][32][4];
             for (int kk = 0; kk < 4; kk++) {
                 int addr[32];
                 for (int l = 0; l < 32; l++) {
                     int r, c;
-                    mma_a_ldm_rc(l, warp * 16, kk * 16, &r, &c);
+                    mma_a_ldm_rc(l, warp * 16 * MW + mi * 16, kk * 16, &r, &c);
                     addr[l] = mma_swz<C>(r, c);
                 }
                 ldmatrix_x4(Qs, addr, false, qf[kk]);
@@ -142,7 +144,7 @@ static void flash_mma_emulate(int WARPS, const std::vector<uint16_t> &Q, const s
                 const int k0 = it * BK;
                 copy_rows(Ks, K, k0, BK, n);
                 copy_rows(Vs, V, k0, BK, n);
-                if (causal && k0 > w0 + 15) continue;
+                if (causal && k0 > w0 + 16 * MW - 1) continue;
                 float s[8][32][4] = {};
                 for (int kk = 0; kk < 4; kk++)
                     for (int jp = 0; jp < 4; jp++) {
@@ -164,7 +166,7 @@ static void flash_mma_emulate(int WARPS, const std::vector<uint16_t> &Q, const s
                             for (int ln = 0; ln < 32; ln++) {
                                 int r, kj;
                                 flash_s_rk(ln, j, e, &r, &kj);
-                                const int last = causal ? std::min(n - 1, w0 + r) : n - 1;
+                                const int last = causal ? std::min(n - 1, g0 + r) : n - 1;
                                 if (k0 + kj > last) s[j][ln][e] = -INFINITY;
                             }
                 float corr[2][32];
@@ -217,7 +219,7 @@ static void flash_mma_emulate(int WARPS, const std::vector<uint16_t> &Q, const s
                 memcpy(lt, l[h], sizeof lt);
                 shfl_xor_add(lt, 1), shfl_xor_add(lt, 2);
                 for (int ln = 0; ln < 32; ln++) {
-                    const int row = w0 + ln / 4 + 8 * h, t = ln % 4;
+                    const int row = g0 + ln / 4 + 8 * h, t = ln % 4;
                     if (row < n)
                         for (int j = 0; j < 8; j++)
                             for (int e = 0; e < 2; e++) O[(size_t)row * D + 8 * j + 2 * t + e] = bf2f(f2bf(o[j][ln][2 * h + e] / lt[ln]));
@@ -228,8 +230,9 @@ static void flash_mma_emulate(int WARPS, const std::vector<uint16_t> &Q, const s
 }
 
 int main() {
-    const int sizes[] = {17, 64, 200, 256, 300};
-    for (int WARPS : {4, 8})
+    const int sizes[] = {17, 64, 200, 256, 300, 129};
+    const int shapes[][2] = {{4, 1}, {8, 1}, {4, 2}}; // warps, 16-row groups a warp: as the configurations
+    for (auto &sh : shapes)
         for (int n : sizes)
             for (int causal = 0; causal < 2; causal++) {
                 std::vector<uint16_t> Q((size_t)n * D), K(Q.size()), V(Q.size());
@@ -242,7 +245,7 @@ int main() {
                 };
                 fill(Q, -2, 2), fill(K, -2, 2), fill(V, -1, 1);
                 std::vector<float> O(Q.size(), NAN);
-                flash_mma_emulate(WARPS, Q, K, V, O, n, causal);
+                flash_mma_emulate(sh[0], sh[1], Q, K, V, O, n, causal);
                 double worst = 0;
                 for (int i = 0; i < n; i++) {
                     const int last = causal ? i : n - 1;
@@ -263,7 +266,7 @@ int main() {
                 }
                 const bool ok = worst <= 1.0 / 64;
                 failures += !ok;
-                printf("emulated flash_mma, %d warps, n %3d, %-10s max |error| %.3g  %s\n", WARPS, n, causal ? "causal" : "non-causal", worst, ok ? "ok" : "WRONG");
+                printf("emulated flash_mma, %d warps x %d rows, n %3d, %-10s max |error| %.3g  %s\n", sh[0], 16 * sh[1], n, causal ? "causal" : "non-causal", worst, ok ? "ok" : "WRONG");
             }
     printf("flash_mma_check: %s\n", failures ? "FAILED" : "all ok");
     return failures != 0;
