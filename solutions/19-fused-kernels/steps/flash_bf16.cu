@@ -44,9 +44,13 @@ using namespace nvcuda;
 typedef wmma::fragment<wmma::accumulator, 16, 16, 16, float> AccFrag;
 
 /** Shared memory of one block (in elements), carved out of one dynamic allocation. */
-template <int WARPS, int MW, int BK> struct FlashSmem {
+template <int WARPS, int MW, int BK, int PAD> struct FlashSmem {
     static constexpr int BQ = WARPS * 16 * MW;
-    static constexpr int LDS = (BK > FL_D ? BK : FL_D) + 4; // fp32 scores, then O: rows 16 bytes longer
+    // fp32 scores, then O: rows PAD floats longer. PAD 4 (the first version): the accumulator
+    // stores of 8 rows x 4 lanes x 2 floats land 4 banks apart, row g + 1 on half of row g's banks;
+    // PAD 8: 8 banks apart, a half-warp's 8-byte stores on 32 different banks (see the softmax below
+    // for the reads' side)
+    static constexpr int LDS = (BK > FL_D ? BK : FL_D) + PAD;
     static constexpr int LDP = BK + FL_SKEW;  // bf16 probabilities
     static constexpr int kv = 2 * BK * FL_LDH;                // K or V: 2 stages of BK rows (bf16)
     static constexpr int q = BQ * FL_LDH;                     // the block's Q tile (bf16), read once
@@ -72,10 +76,10 @@ __device__ __forceinline__ void copy_kv_tile(const __nv_bfloat16 *K, const __nv_
     }
 }
 
-template <int WARPS, int MW, int BK>
+template <int WARPS, int MW, int BK, int PAD>
 __global__ void __launch_bounds__(WARPS * 32) flash_bf16_kernel(const __nv_bfloat16 *Q, const __nv_bfloat16 *K, const __nv_bfloat16 *V,
                                                                 __nv_bfloat16 *O, int n, int causal, float scale_log2) {
-    typedef FlashSmem<WARPS, MW, BK> L;
+    typedef FlashSmem<WARPS, MW, BK, PAD> L;
     extern __shared__ __align__(128) unsigned char smem[];
     __nv_bfloat16 *Ks = reinterpret_cast<__nv_bfloat16 *>(smem);
     __nv_bfloat16 *Vs = Ks + L::kv, *Qs = Vs + L::kv, *Ps_all = Qs + L::q;
@@ -128,6 +132,10 @@ __global__ void __launch_bounds__(WARPS * 32) flash_bf16_kernel(const __nv_bfloa
 #pragma unroll
     for (int g = 0; g < MW; g++) m[g] = -INFINITY, l[g] = 0.0f;
     const int my_row = lane / 2, half = lane % 2;
+    // PAD 8: the lanes of rows 4-11 (of each 16) start one column pair later, which puts the 8-byte
+    // score reads of a half-warp (8 rows) and the 4-byte P writes of the warp (16 rows, LDP 72: 4
+    // banks apart) on distinct banks; PAD 4 keeps the original order (its reads were conflict-free)
+    const int rot = PAD == 8 ? ((my_row >> 2) ^ (my_row >> 3)) & 1 : 0;
     __syncwarp();
 
     for (int t = 0; t < tiles; t++) {
@@ -170,7 +178,8 @@ __global__ void __launch_bounds__(WARPS * 32) flash_bf16_kernel(const __nv_bfloa
                 const int last = causal ? min(n - 1, qi) : n - 1; // the row's last visible key
                 float tmax = -INFINITY;
 #pragma unroll
-                for (int j = 2 * half; j < BK; j += 4) {
+                for (int i = 0; i < BK / 4; i++) {
+                    const int j = 2 * ((2 * i + half + 2 * rot) % (BK / 2)); // this lane's column pair
                     const float2 s2 = *reinterpret_cast<const float2 *>(srow + j);
                     if (k0 + j <= last) tmax = fmaxf(tmax, s2.x);
                     if (k0 + j + 1 <= last) tmax = fmaxf(tmax, s2.y);
@@ -182,7 +191,8 @@ __global__ void __launch_bounds__(WARPS * 32) flash_bf16_kernel(const __nv_bfloa
                 const float ms = m_new == -INFINITY ? 0.0f : m_new;
                 float sum = 0.0f;
 #pragma unroll
-                for (int j = 2 * half; j < BK; j += 4) {
+                for (int i = 0; i < BK / 4; i++) {
+                    const int j = 2 * ((2 * i + half + 2 * rot) % (BK / 2));
                     const float2 s2 = *reinterpret_cast<const float2 *>(srow + j);
                     const float p0 = k0 + j <= last ? exp2f(s2.x * scale_log2 - ms) : 0.0f;
                     const float p1 = k0 + j + 1 <= last ? exp2f(s2.y * scale_log2 - ms) : 0.0f;
@@ -249,20 +259,20 @@ __global__ void __launch_bounds__(WARPS * 32) flash_bf16_kernel(const __nv_bfloa
     }
 }
 
-template <int WARPS, int MW, int BK>
+template <int WARPS, int MW, int BK, int PAD>
 static cudaError_t flash_bf16_launch(const __nv_bfloat16 *d_q, const __nv_bfloat16 *d_k, const __nv_bfloat16 *d_v, __nv_bfloat16 *d_o, int bh, int n,
                                      int d, int causal) {
-    typedef FlashSmem<WARPS, MW, BK> L;
+    typedef FlashSmem<WARPS, MW, BK, PAD> L;
     if (bh < 0 || n < 0 || d != FL_D || bh > 65535) return cudaErrorInvalidValue;
     // 16-byte copies of whole rows
     if ((uintptr_t)d_q % 16 || (uintptr_t)d_k % 16 || (uintptr_t)d_v % 16 || (uintptr_t)d_o % 16) return cudaErrorInvalidValue;
     if (bh == 0 || n == 0) return cudaSuccess;
-    cudaError_t err = cudaFuncSetAttribute(flash_bf16_kernel<WARPS, MW, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L::bytes);
+    cudaError_t err = cudaFuncSetAttribute(flash_bf16_kernel<WARPS, MW, BK, PAD>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L::bytes);
     if (err != cudaSuccess) return err;
     dim3 grid((n + L::BQ - 1) / L::BQ, bh);
     // log2(e) / sqrt(d): the softmax in exp2
     const float scale_log2 = 1.4426950408889634f / sqrtf((float)FL_D);
-    flash_bf16_kernel<WARPS, MW, BK><<<grid, WARPS * 32, L::bytes>>>(d_q, d_k, d_v, d_o, n, causal, scale_log2);
+    flash_bf16_kernel<WARPS, MW, BK, PAD><<<grid, WARPS * 32, L::bytes>>>(d_q, d_k, d_v, d_o, n, causal, scale_log2);
     return cudaGetLastError();
 }
 
@@ -272,14 +282,24 @@ static const struct {
     FlashBf16Fn fn;
     size_t smem;
 } kConfigs[] = {
-    {"4 warps x 16 rows, BK 64", flash_bf16_launch<4, 1, 64>, FlashSmem<4, 1, 64>::bytes},
-    {"4 warps x 32 rows, BK 64", flash_bf16_launch<4, 2, 64>, FlashSmem<4, 2, 64>::bytes},
-    {"4 warps x 32 rows, BK 32", flash_bf16_launch<4, 2, 32>, FlashSmem<4, 2, 32>::bytes},
-    {"8 warps x 16 rows, BK 64", flash_bf16_launch<8, 1, 64>, FlashSmem<8, 1, 64>::bytes},
+    {"4 warps x 16 rows, BK 64", flash_bf16_launch<4, 1, 64, 4>, FlashSmem<4, 1, 64, 4>::bytes},
+    {"4 warps x 32 rows, BK 64", flash_bf16_launch<4, 2, 64, 4>, FlashSmem<4, 2, 64, 4>::bytes},
+    {"4 warps x 32 rows, BK 32", flash_bf16_launch<4, 2, 32, 4>, FlashSmem<4, 2, 32, 4>::bytes},
+    {"8 warps x 16 rows, BK 64", flash_bf16_launch<8, 1, 64, 4>, FlashSmem<8, 1, 64, 4>::bytes},
+    // scores padded by 8 floats, softmax columns rotated: no shared store bank conflicts
+    {"4 warps x 16 rows, BK 64, pad 8", flash_bf16_launch<4, 1, 64, 8>, FlashSmem<4, 1, 64, 8>::bytes},
+    {"8 warps x 16 rows, BK 64, pad 8", flash_bf16_launch<8, 1, 64, 8>, FlashSmem<8, 1, 64, 8>::bytes},
+    {"4 warps x 32 rows, BK 64, pad 8", flash_bf16_launch<4, 2, 64, 8>, FlashSmem<4, 2, 64, 8>::bytes},
 };
 
+// flash_mma.cu's configurations follow these where it is linked in (weak: a build of this file alone
+// still links, with the WMMA configurations only)
+extern "C" int flash_mma_config(int k, const char **name, FlashBf16Fn *fn, size_t *smem_bytes) __attribute__((weak));
+
 extern "C" int flash_bf16_config(int k, const char **name, FlashBf16Fn *fn, size_t *smem_bytes) {
-    if (k < 0 || k >= (int)(sizeof kConfigs / sizeof kConfigs[0])) return 0;
+    const int nw = (int)(sizeof kConfigs / sizeof kConfigs[0]);
+    if (k >= nw) return flash_mma_config ? flash_mma_config(k - nw, name, fn, smem_bytes) : 0;
+    if (k < 0) return 0;
     *name = kConfigs[k].name;
     *fn = kConfigs[k].fn;
     *smem_bytes = kConfigs[k].smem;

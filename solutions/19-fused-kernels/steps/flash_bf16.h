@@ -15,7 +15,11 @@
 typedef cudaError_t (*FlashBf16Fn)(const __nv_bfloat16 *d_q, const __nv_bfloat16 *d_k, const __nv_bfloat16 *d_v, __nv_bfloat16 *d_o, int bh, int n,
                                    int d, int causal);
 
-/** Configuration k: its name, launcher and dynamic shared memory per block; returns 0 past the last. */
+/** Configuration k: its name, launcher and dynamic shared memory per block; returns 0 past the last.
+    flash_bf16.cu's WMMA configurations first, then flash_mma.cu's (where linked in, GPU only). */
 extern "C" int flash_bf16_config(int k, const char **name, FlashBf16Fn *fn, size_t *smem_bytes);
+
+/** flash_mma.cu's configurations alone (mma.sync; none on the simulator). */
+extern "C" int flash_mma_config(int k, const char **name, FlashBf16Fn *fn, size_t *smem_bytes);
 
 #endif
