@@ -260,9 +260,9 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
             return buf;
         }
         if (r->ex == 3)
-            snprintf(buf, cap, "the sum is %s, a value nobody wrote was added: either *d_out was not set to 0 first (cudaMemsetAsync(d_out, 0, "
-                               "sizeof(float)), on every call), or the first warp read slots of warp_sums that no warp wrote (lane < "
-                               "blockDim.x / 32 only)", what);
+            snprintf(buf, cap, "the sum is %s, a value nobody wrote was added: either *d_out was not zeroed first (set it to 0 with "
+                               "cudaMemsetAsync(d_out, 0, sizeof(float)), on every call), or the first warp read slots of warp_sums that "
+                               "no warp wrote (lane < blockDim.x / 32 only)", what);
         else
             snprintf(buf, cap, "the sum is %s: a value nobody wrote was added (on the simulator fresh device and shared memory hold NaN): a "
                                "slot of s[] read before a __syncthreads() or never stored (load 0.0f past the end, do not skip the store), "
