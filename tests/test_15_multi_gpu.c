@@ -145,6 +145,10 @@ static const char *nccl_hint(const char *fn, int r) {
         meaning = !strcmp(fn, "mg_broadcast")
                       ? "NCCL refused an argument: a root outside 0 .. ndev - 1 (ranks count from 0; pass `root` as it is), a NULL or "
                         "host buffer, or a communicator of another rank"
+                  : !strcmp(fn, "mg_allgather")
+                      ? "NCCL refused an argument, most likely the count: ncclAllGather's count is what each rank sends (n), not the "
+                        "n * ndev floats each rank receives -- a count that runs past a buffer is refused (the lines above say which); "
+                        "else a NULL or host buffer, or a communicator of another rank"
                       : "NCCL refused an argument: a NULL or host buffer where a device buffer of that rank is due, a count of 0, a "
                         "datatype or operation it does not know, or a communicator of another rank";
         break;
