@@ -78,6 +78,9 @@ static void last_launch(char *buf, size_t size) {
 }
 
 /* The runner did not answer the call: say why, end it, and stop this exercise. */
+static const char *(*g_crash_hint)(const char *message);
+void judge_set_crash_hint(const char *(*hint)(const char *message)) { g_crash_hint = hint; }
+
 static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
     char call[600], how[2048], tail[1600] = "", extra[1200] = "";
     describe_call(c, call, sizeof call);
@@ -119,6 +122,11 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
         snprintf(g_broken, sizeof g_broken, "%s: %s", call, sim_message);
     else
         snprintf(g_broken, sizeof g_broken, "%s %s%s%s", call, how, under, tail);
+    const char *hint = g_crash_hint && !timed_out && !over_memory ? g_crash_hint(g_broken) : NULL;
+    if (hint) {
+        size_t len = strlen(g_broken);
+        snprintf(g_broken + len, sizeof g_broken - len, "\n  likely mistake: %s", hint);
+    }
     fail_now("%s", g_broken);
 }
 

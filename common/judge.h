@@ -92,6 +92,9 @@ void judge_forget_failure(void);
 /** A function that says whether the current exercise has already failed: then every later call
     in it fails at once without running (an exercise stops at its first failure). */
 void judge_set_failure_probe(int (*probe)(void));
+/** A lesson's reading of a runner failure (a crash, the simulator's fatal error): given what the
+    failure message says, returns a `likely mistake` line to add to it, or NULL. NULL uninstalls. */
+void judge_set_crash_hint(const char *(*hint)(const char *message));
 /* A pass of a GPU's tools (compute-sanitizer, Nsight Compute) holds that GPU's lock
    (judge_gpu_lock) from its begin to its end: the passes of gradings that run at once take turns,
    and the wait counts against no time limit. A tool that fails on its own (its own error lines,

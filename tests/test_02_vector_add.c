@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
+#include "judge.h"
 #include "vector_add.h"
 
 static const GradeExercise kExercises[] = {
@@ -143,8 +145,17 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
         grade_use_schedule(s);
         grade_poison_floats(got, n);
         GRADE_EXPECT_CUDA_OK(vector_add_host(a, b, got, n), "vector_add_host");
+        unsigned long long back = judge_copied_to_host();
         GradeCompare cmp = {.what = "vector_add_host", .n = n, .block = 256, .schedule = s};
         GRADE_EXPECT_FLOATS(got, want, &cmp);
+        /* Right values are not enough: they must have come back from d_c (the simulator counts the
+           bytes copied from the device to the host; a GPU counts nothing, and this check is off) */
+        ck_assert_msg(!ON_SIM || back >= n * sizeof(float),
+                      "vector_add_host (n = %zu): the values are right, but only %llu bytes were copied from the device to the host, "
+                      "fewer than the result's n * sizeof(float) = %zu bytes: h_c was not copied back from d_c\n"
+                      "  likely mistake: the result was computed on the host; it must be the kernel's, copied back with "
+                      "cudaMemcpy(h_c, d_c, n * sizeof(float), cudaMemcpyDeviceToHost)",
+                      n, back, n * sizeof(float));
     }
     free(a);
     free(b);

@@ -32,8 +32,10 @@ typedef struct {
 static const Dims kSizes[] = {{1, 1, 1}, {16, 16, 16}, {17, 33, 15}, {100, 37, 129}, {128, 256, 64}};
 #define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
 /* For 05.2, also sizes beyond one 128 x 128 block tile and not multiples of it: odd sizes (scalar
-   loads), multiples of 4 (where float4 loads are allowed) with partial blocks, K smaller than 32. */
-static const Dims kBlockTileSizes[] = {{130, 257, 131}, {200, 72, 132}, {257, 20, 260}};
+   loads), multiples of 4 (where float4 loads are allowed) with partial blocks, K smaller than 32;
+   and K a multiple of 4 with N not, and the other way round (a float4 path needs both: rows of A
+   and of B and C start on 16 bytes only then; a GPU faults on a misaligned float4). */
+static const Dims kBlockTileSizes[] = {{130, 257, 131}, {200, 72, 132}, {257, 20, 260}, {140, 36, 135}, {136, 45, 132}};
 #define N_BLOCK_TILE_SIZES (int)(sizeof kBlockTileSizes / sizeof kBlockTileSizes[0])
 
 /* Extra elements after C on the device: writing them means a missing guard on the store. */

@@ -198,6 +198,7 @@ static int match_block_partial(const SumRun *r, float got, size_t grid, size_t *
 }
 
 static int adds_nothing_on_a_probe(const SumRun *r);
+static int two_passes_are_exact(const SumRun *r);
 
 /* A sum of the first k elements only. */
 static const char *lost_tail_hint(const SumRun *r, size_t k, char *buf, size_t cap) {
@@ -235,7 +236,28 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
                            "the last block's", block_b, grid);
         return buf;
     }
+    if (order_dependent && r->ex != 3 && pass_count(n, pb) >= 3 && two_passes_are_exact(r)) {
+        /* a block's tree has its barriers (two passes, one reading d_in, are right in every order);
+           from the second pass on, blocks read d_scratch while other blocks store into it */
+        snprintf(buf, cap, "the sum changes with the order in which blocks run, and only with three passes or more (two passes, n = %zu, "
+                           "are right under every schedule): a pass writes its partial sums over the values it is still reading. Each "
+                           "pass must write where it does not read: move d_scratch on by the pass's grid after each pass (d_scratch += "
+                           "grid), so that the next pass reads one part of the scratch and writes the next", 2 * pb);
+        return buf;
+    }
     if (order_dependent) return barrier_hint(r->ex);
+    if (r->ex == 3 && n % 4 && n >= 4 && !isnan(got)) {
+        /* the n % 4 leftovers taken from the wrong place: in[n4 + t] (a float4 index) instead of in[n4 * 4 + t] */
+        size_t n4 = n / 4;
+        double body = prefix_sum(r->h_in, 4 * n4), tail = 0.0, wrong_tail = 0.0;
+        for (size_t t = 0; t < n % 4; t++) tail += r->h_in[4 * n4 + t], wrong_tail += r->h_in[n4 + t];
+        if (near(got, body + wrong_tail, tol) && !near(got, body + tail, tol)) {
+            snprintf(buf, cap, "the float4s are summed right, but the last n %% 4 = %zu floats were read from the wrong place: they are "
+                               "elements n4 * 4 .. n - 1 (in[n4 * 4 + t], with n4 = n / 4 float4s), and the sum took in[n4 + t], an "
+                               "index in float4s used on the floats", n % 4);
+            return buf;
+        }
+    }
     /* A value nobody wrote was added: on the simulator that is NaN (fresh device and shared memory
        hold NaN); on a GPU it is whatever the memory held, which may also be infinite or, with n = 0,
        any number at all. One diagnosis for all three. */
@@ -441,6 +463,29 @@ static int never_launched(int ex) { return judge_exercise_launches(kKernel[ex]) 
 
 /* The untouched skeleton: a call on 37 ones, with *d_out set to 0 first, adds nothing to it (06.3's
    skeleton launches a kernel whose body is still empty; the others launch nothing). */
+/* 06.1 and 06.2 on 2 x pb ones, two passes (two blocks, then one): 1 when every schedule gives the
+   exact sum, so that the blocks' trees are sound and only a third pass goes wrong. */
+static int two_passes_are_exact(const SumRun *r) {
+    size_t pn = 2 * per_block(r);
+    float *h = grade_alloc(pn * sizeof(float)), *d_in = NULL, *d_out = NULL, *d_scratch = NULL;
+    for (size_t i = 0; i < pn; i++) h[i] = 1.0f;
+    size_t scratch = reduce_scratch_floats(pn, per_block(r)) + 1;
+    int exact = cudaMalloc((void **)&d_in, pn * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, sizeof(float)) == cudaSuccess &&
+                cudaMalloc((void **)&d_scratch, scratch * sizeof(float)) == cudaSuccess &&
+                cudaMemcpy(d_in, h, pn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+    for (int s = 0; s < grade_schedule_count() && exact; s++) {
+        float got = -1.0f;
+        grade_use_schedule(s);
+        cudaError_t e = r->ex == 1 ? reduce_sequential_gpu(d_in, pn, d_out, d_scratch, r->block) : reduce_shuffle_gpu(d_in, pn, d_out, d_scratch, r->block);
+        exact = e == cudaSuccess && cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess && got == (float)pn;
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_scratch);
+    free(h);
+    return exact;
+}
+
 static int adds_nothing_on_a_probe(const SumRun *r) {
     const size_t pn = 37;
     float h[37], *d_in = NULL, *d_out = NULL, *d_scratch = NULL, got = -1.0f;

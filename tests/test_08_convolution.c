@@ -201,6 +201,20 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         return buf;
     }
     if (unwritten == im->n) return NULL; /* grade.c: never launched, or a grid of 0 blocks */
+    if (s->kind != K_DIRECT) {
+        /* every pixel 0 (the inputs are never all 0): the taps the kernel read in __constant__ memory
+           were all 0, never uploaded there, or uploaded into the other pass's symbol */
+        size_t zeros = 0;
+        for (size_t i = 0; i < im->n; i++) zeros += got[i] == 0.0f;
+        if (zeros == im->n)
+            return s->kind == K_COLS ? "every pixel is 0: the filter taps the kernel read from __constant__ memory were all 0. Did "
+                                       "conv_cols_gpu upload its taps into c_col_taps, the symbol conv_cols_kernel reads "
+                                       "(cudaMemcpyToSymbol(c_col_taps, ...)), and not into c_row_taps?"
+                   : s->kind == K_ROWS ? "every pixel is 0: the filter taps the kernel read from __constant__ memory were all 0. Did "
+                                         "conv_rows_gpu upload its taps into c_row_taps, the symbol conv_rows_kernel reads?"
+                                       : "every pixel is 0: the filter the kernel read from __constant__ memory was all 0: was it "
+                                         "uploaded (cudaMemcpyToSymbol, a count in bytes) into the symbol the kernel reads?";
+    }
     if (unwritten) {
         /* exactly the partial blocks at the right and bottom edges missing: a grid rounded down */
         unsigned fw_ = (unsigned)w / s->bx * s->bx, fh_ = (unsigned)h / s->by * s->by;

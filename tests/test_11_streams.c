@@ -118,6 +118,11 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
                       "  likely mistake: not written yet, or the copies go the other way: cudaMemcpy(d, h, bytes, "
                       "cudaMemcpyHostToDevice), the destination first, reps times per buffer",
                       count_ops(n, OP_D2H, -1));
+        ck_assert_msg(count_ops(n, OP_H2D, 0) > 0 || r.pinned_made <= 0,
+                      "no copy came from pinned memory: every host-to-device copy read pageable memory (%d copies), though %d pinned "
+                      "buffer(s) were allocated during the call\n  likely mistake: the pinned measurement was given the pageable buffer "
+                      "(a copy-paste slip?): the second timing must copy from the cudaMallocHost buffer",
+                      count_ops(n, OP_H2D, 1), r.pinned_made);
         ck_assert_msg(count_ops(n, OP_H2D, 0) > 0,
                       "no copy came from pinned memory: every host-to-device copy read pageable memory (%d copies)\n"
                       "  likely mistake: allocate the pinned buffer with cudaMallocHost (malloc gives pageable memory, which the GPU "

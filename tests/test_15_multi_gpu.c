@@ -145,6 +145,10 @@ static const char *nccl_hint(const char *fn, int r) {
         meaning = !strcmp(fn, "mg_broadcast")
                       ? "NCCL refused an argument: a root outside 0 .. ndev - 1 (ranks count from 0; pass `root` as it is), a NULL or "
                         "host buffer, or a communicator of another rank"
+                  : !strcmp(fn, "mg_allgather")
+                      ? "NCCL refused an argument, most likely the count: ncclAllGather's count is what each rank sends (n), not the "
+                        "n * ndev floats each rank receives -- a count that runs past a buffer is refused (the lines above say which); "
+                        "else a NULL or host buffer, or a communicator of another rank"
                       : "NCCL refused an argument: a NULL or host buffer where a device buffer of that rank is due, a count of 0, a "
                         "datatype or operation it does not know, or a communicator of another rank";
         break;
@@ -304,6 +308,8 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     r.inner = pc->inner;
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
     plan_roundtrip(&r, a, b, early, late, a_n, b_n, c_n);
+    char said[2048] = "";
+    if (ON_SIM) judge_last_call_output(said, sizeof said); /* the simulator's note of a launch into another device's stream */
     fresh_runner_after(r.create_err || r.run_err || r.destroy_err);
 
     char what[400];
@@ -345,6 +351,11 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
                       what, d, r.first[d], r.count[d], f, c);
     }
     ck_assert_msg(r.run_err == 0, "%s: %s returned %s\n  likely mistake: %s", what, run, cuda_name(r.run_err), run_hint(r.run_err));
+    ck_assert_msg(!strstr(said, "while device") || !strstr(said, "into a stream of device"),
+                  "%s: %s launched a kernel into a device's stream while another device was current%s\n  likely mistake: the CUDA "
+                  "Programming Guide says a launch into a stream of a device that is not the current one fails: call cudaSetDevice(d) "
+                  "before launching device d's kernel into p->stream[d] (copies may go to any device's stream; launches may not)",
+                  what, run, said);
     expect_device_kept(r.device_after_run, run, what);
 
     double atol = mat ? 2e-6 * pc->inner : 0, rtol = mat ? 1e-5 : 0;

@@ -59,7 +59,18 @@ static uint32_t bits_of(float f) {
     return u;
 }
 
-static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad) {
+/* 1 when out is A B over only the first kk of the K products (A's first kk columns, B's first kk rows). */
+static int product_of_first(const float *out, const float *a, const float *b, Dims d, int kk, double atol) {
+    for (int i = 0; i < d.M; i++)
+        for (int j = 0; j < d.N; j++) {
+            double acc = 0;
+            for (int k = 0; k < kk; k++) acc += (double)a[(size_t)i * d.K + k] * b[(size_t)k * d.N + j];
+            if (!(fabs(out[(size_t)i * d.N + j] - acc) <= atol)) return 0;
+        }
+    return 1;
+}
+
+static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol) {
     char *msg = malloc(1024);
     const float *out = outs + (size_t)bad * stride;
     size_t unwritten = 0, nans = 0;
@@ -81,6 +92,10 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
         snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
                  "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
                  "element of a stage is copied (or zero-filled outside the matrix), and that the stage read is the one just filled", nans);
+    else if (d.K % ASYNC_TILE && product_of_first(out, a, b, d, d.K / ASYNC_TILE * ASYNC_TILE, atol))
+        snprintf(msg, 1024, "C is the product over only the first %d of the K = %d columns of A (rows of B), the whole tiles: the number "
+                 "of tiles is rounded down; it must be rounded up, (K + ASYNC_TILE - 1) / ASYNC_TILE, with the last tile's missing "
+                 "elements zero-filled", d.K / ASYNC_TILE * ASYNC_TILE, d.K);
     else
         snprintf(msg, 1024, "every schedule gave the same wrong C: check the tile indices -- element (ty, tx) of A's tile t is A[row * K + t "
                  "* ASYNC_TILE + tx], of B's is B[(t * ASYNC_TILE + ty) * N + col] -- and that the multiply reads As[s][ty][k] * Bs[s][k][tx]");
@@ -136,7 +151,7 @@ static void check_product(const Subject *s, Dims d) {
         else free(diff);
     }
     if (first) {
-        char *why = explain(outs, stride, mn, runs, bad);
+        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol);
         size_t len = strlen(first) + strlen(why) + 64;
         char *all = malloc(len);
         snprintf(all, len, "%s\n  lesson 18: %s", first, why);

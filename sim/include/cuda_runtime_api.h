@@ -452,6 +452,8 @@ int simcuda_set_schedule(const char *schedule);
 void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block);
 /** How many device (and managed) allocations are live, and their bytes (either pointer may be NULL). */
 void simcuda_device_allocations(size_t *count, size_t *bytes);
+/* Simulator only: how many pinned host buffers (cudaMallocHost, cudaHostAlloc) the program has made so far. */
+unsigned long long simcuda_pinned_allocations_made(void);
 /** Gives the simulated device `total_bytes` of global memory from now on (0: back to
     SIM_DEVICE_MEMORY or its default), as totalGlobalMem and cudaMemGetInfo then report; live
     allocations stay, and later ones that do not fit in what is left fail with

@@ -404,11 +404,15 @@ static cudaError_t out_of_memory(const char *fn, size_t size, MemKind kind) {
     return record(cudaErrorMemoryAllocation);
 }
 
+static unsigned long long g_pinned_made; /* cudaMallocHost / cudaHostAlloc calls that succeeded */
+unsigned long long simcuda_pinned_allocations_made(void) { return g_pinned_made; }
+
 static cudaError_t alloc_api(const char *fn, void **p, size_t size, MemKind kind) {
     if (cudaError_t e = sticky_error()) return e;
     if (!p) return record(cudaErrorInvalidValue);
     if (cudaError_t e = capture_forbids(fn, nullptr)) return record(e);
     *p = allocate(size, kind);
+    if (*p && (kind == MEM_PINNED || kind == MEM_MAPPED)) g_pinned_made++;
     return *p ? cudaSuccess : out_of_memory(fn, size, kind);
 }
 

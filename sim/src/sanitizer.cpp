@@ -56,6 +56,14 @@ static void on_asan_report(const char *report) {
                   ": not a memory error; the lines above, if any, say why (an uncaught C++ exception, a failed check in a library)" +
                   (g_report_path.empty() ? "" : " (full report: " + g_report_path + ")"));
     }
+    if (strstr(report, "AddressSanitizer: FPE")) {
+        /* SIGFPE: on x86 only an integer division (or %) by zero, or INT_MIN / -1; not a memory error */
+        std::string where = first_user_frame(report);
+        fatal("integer division by zero",
+              std::string("an integer division or remainder by zero (SIGFPE) ") + (current_launch() ? "in the kernel" : "in host code") +
+                  (where.empty() ? "" : " at " + where) + (g_report_path.empty() ? "" : " (full report: " + g_report_path + ")"),
+              "check the divisor on that line: a value computed earlier that can be 0 (a count rounded down, say), or INT_MIN / -1");
+    }
     void *addr = __asan_get_report_address();
     int write = __asan_get_report_access_type();
     size_t size = __asan_get_report_access_size();
@@ -133,6 +141,29 @@ static void on_asan_report(const char *report) {
                           : "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more threads than elements");
         }
     }
+    if (desc && !strncmp(desc, "wild-addr", 9)) {
+        /* an address outside all memory the program could have: ASan leaves the report's address
+           unset, so read the access from its text ("wild-addr-write on address 0x..", "WRITE of size 8") */
+        unsigned long long a = 0;
+        const char *on = strstr(report, " address 0x"); /* "on address 0x..", "on unknown address 0x.." */
+        if (on) sscanf(on, " address %llx", &a);
+        if (strstr(report, "caused by a WRITE")) rw = "write";
+        else if (strstr(report, "caused by a READ")) rw = "read";
+        const char *sz = strstr(report, write ? "WRITE of size " : "READ of size ");
+        if (!sz) sz = strstr(report, " of size ");
+        size_t n = 0;
+        if (sz) sscanf(strstr(sz, "of size ") + 8, "%zu", &n);
+        if (!strcmp(desc, "wild-addr-write")) rw = "write";
+        else if (!strcmp(desc, "wild-addr-read")) rw = "read";
+        char nbuf[32] = "";
+        if (n) snprintf(nbuf, sizeof nbuf, "%zu-byte ", n);
+        snprintf(buf, sizeof buf, "%s%s of address 0x%llx%s, far from every buffer (outside all the memory the program has)%s", nbuf, rw, a,
+                 loc.c_str(), full.c_str());
+        fatal("invalid memory access", buf,
+              current_launch() ? "the index or pointer is garbage, far out of range: e.g. computed from memory nobody initialised (a counter "
+                                 "that was never zeroed) or from a wrong formula"
+                               : nullptr);
+    }
     snprintf(buf, sizeof buf, "%zu-byte %s of address %p (%s)%s%s", size, rw, addr, desc ? desc : "invalid access", loc.c_str(), full.c_str());
     if (desc && !strcmp(desc, "SEGV"))
         fatal("invalid memory access", buf,
@@ -147,6 +178,9 @@ static void on_signal(int sig, siginfo_t *info, void *) {
     if (sig == SIGSEGV && info && current_launch() && in_stack_guard(info->si_addr))
         fatal("stack overflow", "the simulated thread ran out of stack (large local arrays or deep recursion in a kernel)",
               "set SIM_STACK_KB higher (the default is 256) or make the local arrays smaller");
+    if (sig == SIGFPE)
+        fatal("integer division by zero", "an integer division or remainder by zero (SIGFPE)",
+              "check the divisors: a value computed earlier that can be 0 (rebuild with AddressSanitizer, the default, for the line)");
     snprintf(buf, sizeof buf, "%s at address %p", sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : "floating-point exception",
              info ? info->si_addr : nullptr);
     fatal("invalid memory access", buf,

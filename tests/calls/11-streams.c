@@ -161,6 +161,9 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     int e0 = 0;
     simcuda_live_streams_events(NULL, &e0);
 #endif
+#if ON_SIM
+    unsigned long long pinned0 = simcuda_pinned_allocations_made();
+#endif
     record_start(0, 0, &mk);
     long long l0 = launches_so_far(c);
     cudaError_t e = h2d_bandwidth(bytes, reps, &rep->pageable_gbs, &rep->pinned_gbs);
@@ -169,11 +172,12 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     markers_free();
 #if ON_SIM
     rep->pinned_left = simcuda_timeline_pinned_still_allocated();
+    rep->pinned_made = (int)(simcuda_pinned_allocations_made() - pinned0);
     int s1 = 0, e1 = 0;
     simcuda_live_streams_events(&s1, &e1);
     rep->events_left = e1 - e0;
 #else
-    rep->pinned_left = rep->events_left = -1;
+    rep->pinned_left = rep->events_left = rep->pinned_made = -1;
 #endif
     /* the reference, outside the recording's list but with the same model */
     void *d = NULL, *pin = NULL, *pg = malloc(bytes);

@@ -27,6 +27,7 @@ typedef struct {
     double ref_pageable_gbs, ref_pinned_gbs; /* the grader's, same protocol, same run */
     int nops;                                /* operations recorded (simulator), -1 on a GPU */
     int pinned_left;                         /* pinned buffers copied from and still allocated (simulator), -1 on a GPU */
+    int pinned_made;                         /* pinned buffers allocated during the call (simulator), -1 on a GPU */
     int events_left;                         /* events created and not destroyed (simulator), -1 on a GPU */
     int sim;
 } BwReport;

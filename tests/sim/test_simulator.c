@@ -305,6 +305,33 @@ START_TEST(test_static_shared_overrun_names_the_line) {
 }
 END_TEST
 
+/* A GPU faults on a misaligned vector access (cudaErrorMisalignedAddress); the CPU would not. The
+   simulator compiles CUDA sources with -fsanitize=alignment and reports it in a kernel, at the
+   access; host code runs on. A SIGFPE is an integer division by zero, not a memory error. */
+START_TEST(test_misaligned_float4_in_a_kernel_is_reported_at_the_access) {
+    RunResult r;
+    run_program("programs/misaligned", "float4", NULL, &r);
+    ck_assert_msg(r.status != 0, "a misaligned float4 load went unnoticed:\n%s", r.out);
+    expect_output(&r, "float4", "misaligned address in kernel 'load_float4'");
+    expect_output(&r, "float4", "misaligned.cu:13");
+    expect_output(&r, "float4", "not a multiple of 16");
+    run_program("programs/misaligned", "aligned", NULL, &r);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "finished: cudaSuccess"), "an aligned float4 load failed:\n%s", r.out);
+    run_program("programs/misaligned", "host", NULL, &r);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "host 2"), "a misaligned float4 load in host code was stopped:\n%s", r.out);
+}
+END_TEST
+
+START_TEST(test_integer_division_by_zero_is_named) {
+    RunResult r;
+    run_program("programs/misaligned", "divzero", NULL, &r);
+    ck_assert_msg(r.status != 0, "a division by zero went unnoticed:\n%s", r.out);
+    expect_output(&r, "divzero", "integer division by zero");
+    expect_output(&r, "divzero", "misaligned.cu:32");
+    ck_assert_msg(!strstr(r.out, "invalid memory access"), "a SIGFPE reported as a memory error:\n%s", r.out);
+}
+END_TEST
+
 START_TEST(test_shared_memory_read_before_write_is_poisoned) {
     RunResult r;
     run_program("programs/planted_bugs", "unwritten-shared", NULL, &r);
@@ -877,6 +904,8 @@ static Suite *simulator_suite(void) {
     TCase *checks = tcase_create("Checks");
     tcase_set_timeout(checks, 60);
     tcase_add_loop_test(checks, test_each_planted_bug_is_diagnosed_in_one_message, 0, N_BUGS);
+    tcase_add_test(checks, test_misaligned_float4_in_a_kernel_is_reported_at_the_access);
+    tcase_add_test(checks, test_integer_division_by_zero_is_named);
     tcase_add_loop_test(checks, test_wmma_misuse_is_diagnosed_in_one_message, 0, (int)(sizeof kWmmaBugs / sizeof kWmmaBugs[0]));
     tcase_add_test(checks, test_shared_memory_read_before_write_is_poisoned);
     tcase_add_test(checks, test_static_shared_overrun_names_the_line);
