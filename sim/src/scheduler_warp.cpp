@@ -233,7 +233,11 @@ uint64_t warp_op_impl(int op, unsigned mask, uint64_t value, int arg, int width,
     }
     B.warp_waiting[w] &= ~mask;
     unsigned gen = ++B.warp_gen[t.tid / 32];
-    if (__builtin_expect(g_racecheck, 0)) B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = mask;
+    /* For the race check a warp operation orders the memory accesses of the lanes it names, but
+       wmma's calls do not: their .sync only waits for every lane to arrive (the PTX ISA), while
+       __syncwarp() also orders memory (the Programming Guide). A lane's read of a scratch tile and
+       another lane's store_matrix_sync over it need a __syncwarp() between them on a GPU. */
+    if (__builtin_expect(g_racecheck, 0)) B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = collective ? 0u : mask;
     unsigned votes = 0;
     for (unsigned m = mask; m; m &= m - 1)
         if (lanes[__builtin_ctz(m)].wval) votes |= 1u << __builtin_ctz(m);

@@ -728,6 +728,8 @@ static const RaceCase kRaces[] = {
     {"global-increment", "global_increment", "RACE-GLOBAL", "RACE-GLOBAL", "orders only the threads of one block"},
     {"no-barrier", "no_barrier", "RACE-NEIGHBOUR-READ", "RACE-NEIGHBOUR-WRITE", "__syncthreads() between them"},
     {"warp-lockstep", "warp_lockstep", "RACE-WARP-READ", "RACE-WARP-WRITE", "__syncwarp() between them"},
+    /* the write is inside store_matrix_sync (mma.h): only the read's line is the program's */
+    {"wmma-unsynced", "wmma_scratch", "RACE-WMMA-READ", "RACE-WMMA-READ", "__syncwarp() between them"},
     {"grid-unsynced", "grid_neighbours", "RACE-GRID-READ", "RACE-GRID-WRITE", "grid.sync() between them"}, /* a cooperative launch */
 };
 
@@ -752,7 +754,7 @@ START_TEST(test_racy_kernels_are_reported_with_both_lines) {
 }
 END_TEST
 
-static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "last-block-sums",
+static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "wmma-synced", "last-block-sums",
                                         "grid-synced"};
 
 START_TEST(test_ordered_or_atomic_accesses_are_not_races) {

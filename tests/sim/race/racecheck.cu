@@ -8,6 +8,8 @@
 #include "../programs/expect.h"
 
 #include <cooperative_groups.h>
+#include <cuda_fp16.h>
+#include <mma.h>
 
 // Racy: every thread adds to one of 4 shared counters with a plain +=.
 __global__ void shared_increment(unsigned *out) {
@@ -81,6 +83,29 @@ __global__ void warp_synced(unsigned *out) {
     s[threadIdx.x] = threadIdx.x;
     __syncwarp();
     out[threadIdx.x] = s[(threadIdx.x + 1) % 32];
+}
+
+// A warp stores two accumulator tiles, one after the other, into one scratch tile in shared
+// memory and its lanes copy each out (lesson 17.3). Racy without the second __syncwarp(): a lane
+// still reads the first tile while another lane's store_matrix_sync of the second overwrites it;
+// the wmma call waits for every lane to arrive but does not order their memory accesses.
+__global__ void wmma_scratch(const half *a, const half *b, float *out, int sync) {
+    using namespace nvcuda;
+    __shared__ float Cs[256];
+    unsigned lane = threadIdx.x & 31;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::fill_fragment(acc, 0.0f);
+    for (int t = 0; t < 2; t++) {
+        wmma::mma_sync(acc, fa, fb, acc);
+        wmma::store_matrix_sync(Cs, acc, 16, wmma::mem_row_major);
+        __syncwarp();
+        for (unsigned e = lane; e < 256; e += 32) out[t * 256 + e] = Cs[e]; // RACE-WMMA-READ
+        if (sync) __syncwarp();
+    }
 }
 
 // Right: a grid-wide sum the fence-and-ticket way: each block writes its partial sum, fences,
@@ -179,6 +204,23 @@ static int run_warp_synced() {
     EXPECT(h[0] == 1 && h[31] == 0, "%u %u", h[0], h[31]);
     return 1;
 }
+static int run_wmma_scratch(int sync) {
+    half h[256];
+    for (int i = 0; i < 256; i++) h[i] = __float2half(i / 16 == i % 16 ? 1.0f : 0.0f); // the identity
+    half *d_a;
+    float *d_out, got[512];
+    cudaMalloc(&d_a, sizeof h);
+    cudaMalloc(&d_out, sizeof got);
+    cudaMemcpy(d_a, h, sizeof h, cudaMemcpyHostToDevice);
+    wmma_scratch<<<1, 32>>>(d_a, d_a, d_out, sync);
+    cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+    EXPECT(got[0] == 1 && got[17] == 1 && got[1] == 0 && got[256] == 2 && got[511] == 2, "%g %g %g %g", got[0], got[1], got[256], got[511]);
+    cudaFree(d_a);
+    cudaFree(d_out);
+    return 1;
+}
+static int run_wmma_synced() { return run_wmma_scratch(1); }
+static int run_wmma_unsynced() { return run_wmma_scratch(0); }
 static int run_last_block_sums() {
     unsigned *ticket = g_buf + 64, *total = g_buf + 65;
     cudaMemset(g_buf, 0, 66 * 4);
@@ -227,6 +269,7 @@ static const TestMode kModes[] = {
     {"shared-increment", run_shared_increment}, {"shared-atomic", run_shared_atomic},   {"global-increment", run_global_increment},
     {"global-atomic", run_global_atomic},       {"barrier-between", run_barrier_between}, {"no-barrier", run_no_barrier},
     {"same-value-flag", run_same_value_flag},   {"warp-lockstep", run_warp_lockstep}, {"warp-synced", run_warp_synced},
+    {"wmma-synced", run_wmma_synced},           {"wmma-unsynced", run_wmma_unsynced},
     {"last-block-sums", run_last_block_sums},   {"grid-synced", run_grid_synced},     {"grid-unsynced", run_grid_unsynced},
 };
 
