@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "grade.h"
+#include "judge.h"
 #include "tensor_cores.h"
 
 static const GradeExercise kExercises[] = {
@@ -551,6 +552,34 @@ END_TEST
 START_TEST(test_padded_gemm_handles_empty_and_k_zero) { check_degenerate(&kPadded); }
 END_TEST
 
+/* The simulator's race check over one product whose warps store several fragments, one after the
+   other, through their scratch tile: a thread runs from one warp operation to the next unbroken
+   there, and all 32 lanes meet at each wmma call, so a lane that still reads the scratch tile when
+   the next store_matrix_sync overwrites it gives the right C. On a GPU a wmma call waits for the
+   lanes but does not order their memory accesses (only __syncwarp() does), and the race check
+   sees the read and the other lane's store with nothing between them. */
+static const char *scratch_race_hint(const char *said) {
+    if (!strstr(said, "data race in kernel") || !strstr(said, "two lanes of one warp")) return NULL;
+    return "two lanes of one warp met in the warp's scratch tile: a wmma call only waits for the lanes, it does not order their "
+           "memory accesses. __syncwarp() after wmma::store_matrix_sync, before the lanes read the tile, and __syncwarp() again "
+           "after their reads, before the next store_matrix_sync overwrites it";
+}
+
+START_TEST(test_padded_gemm_is_race_free_under_the_race_check) {
+    if (!grade_use_racecheck(1)) return; /* a GPU (compute-sanitizer's racecheck is its tool), or a runner that cannot check */
+    Dims d = {40, 40, 20};               /* warps with 3 and 2 fragments inside C: the scratch tile is reused */
+    Problem p;
+    problem_make(&p, &kPadded, d, 4);
+    grade_use_schedule(0);
+    judge_set_crash_hint(scratch_race_hint);
+    GRADE_EXPECT_CUDA_OK(call(&kPadded, p.d_a, p.d_b, p.d_c, p.M, p.N, p.K), "wmma_gemm_padded_gpu under the simulator's race check");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel (under the simulator's race check)");
+    judge_set_crash_hint(NULL);
+    grade_use_racecheck(0);
+    problem_free(&p);
+}
+END_TEST
+
 START_TEST(test_padded_gemm_runs_on_the_tensor_cores) {
     Dims d = {20, 33, 17};
     check_tensor_cores(&kPadded, d);
@@ -571,6 +600,7 @@ static Suite *build_suite(void) {
     tc = grade_tcase(s, kExercises, N_EXERCISES, "17.3");
     tcase_add_loop_test(tc, test_padded_gemm_matches_cpu_for_every_size_and_schedule, 0, N_PADDED_SIZES);
     tcase_add_test(tc, test_padded_gemm_handles_empty_and_k_zero);
+    tcase_add_test(tc, test_padded_gemm_is_race_free_under_the_race_check);
     grade_add_profiled_test(tc, test_padded_gemm_runs_on_the_tensor_cores);
     return s;
 }
