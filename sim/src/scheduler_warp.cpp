@@ -84,6 +84,12 @@ unsigned coalesced_mask(const char *file, int line) {
 
 unsigned lane_id() { return g_cur ? (g_cur->tid & 31) : 0; }
 
+/* A wmma call's .sync waits for the warp's lanes but does not order their memory accesses: on a
+   GPU a lane may store its part of a fragment while another lane still reads the scratch tile it
+   overwrites (a missing __syncwarp()). The forward schedule writes every lane's part once all have
+   met; the others write each lane's part as it arrives, so such a read sees the new value. */
+bool wmma_store_on_arrival() { return g_in_kernel && g_bp && g_bp->mode != SCHED_FORWARD; }
+
 /* Lanes that have not exited, plus lanes that exited after meeting this lane at its latest warp
    operation (they were converged with it then). A GPU reports only the lanes of the current branch;
    the simulator cannot see branches, so inside divergent code it reports more. */

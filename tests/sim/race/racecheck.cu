@@ -95,13 +95,14 @@ __global__ void wmma_scratch(const half *a, const half *b, float *out, int sync)
     unsigned lane = threadIdx.x & 31;
     wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
     wmma::load_matrix_sync(fa, a, 16);
     wmma::load_matrix_sync(fb, b, 16);
-    wmma::fill_fragment(acc, 0.0f);
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::mma_sync(acc[0], fa, fb, acc[0]); // A B
+    wmma::mma_sync(acc[1], fa, fb, acc[0]); // 2 A B
     for (int t = 0; t < 2; t++) {
-        wmma::mma_sync(acc, fa, fb, acc);
-        wmma::store_matrix_sync(Cs, acc, 16, wmma::mem_row_major);
+        wmma::store_matrix_sync(Cs, acc[t], 16, wmma::mem_row_major);
         __syncwarp();
         for (unsigned e = lane; e < 256; e += 32) out[t * 256 + e] = Cs[e]; // RACE-WMMA-READ
         if (sync) __syncwarp();
@@ -204,18 +205,28 @@ static int run_warp_synced() {
     EXPECT(h[0] == 1 && h[31] == 0, "%u %u", h[0], h[31]);
     return 1;
 }
+// A = the identity, so the two tiles are B and 2 B. Without the __syncwarp(), the forward schedule
+// still gives them (every lane reaches the second store before any stores); the reverse and random
+// schedules store each lane's part as it arrives, and a lane that reads later gets 2 B's value.
 static int run_wmma_scratch(int sync) {
-    half h[256];
-    for (int i = 0; i < 256; i++) h[i] = __float2half(i / 16 == i % 16 ? 1.0f : 0.0f); // the identity
-    half *d_a;
+    half ha[256], hb[256];
+    for (int i = 0; i < 256; i++) ha[i] = __float2half(i / 16 == i % 16 ? 1.0f : 0.0f), hb[i] = __float2half((float)(i % 7 + 1));
+    half *d_a, *d_b;
     float *d_out, got[512];
-    cudaMalloc(&d_a, sizeof h);
+    cudaMalloc(&d_a, sizeof ha);
+    cudaMalloc(&d_b, sizeof hb);
     cudaMalloc(&d_out, sizeof got);
-    cudaMemcpy(d_a, h, sizeof h, cudaMemcpyHostToDevice);
-    wmma_scratch<<<1, 32>>>(d_a, d_a, d_out, sync);
+    cudaMemcpy(d_a, ha, sizeof ha, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_b, hb, sizeof hb, cudaMemcpyHostToDevice);
+    wmma_scratch<<<1, 32>>>(d_a, d_b, d_out, sync);
     cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost);
-    EXPECT(got[0] == 1 && got[17] == 1 && got[1] == 0 && got[256] == 2 && got[511] == 2, "%g %g %g %g", got[0], got[1], got[256], got[511]);
+    int bad = 0;
+    for (int i = 0; i < 512 && !bad; i++)
+        if (got[i] != (float)((i / 256 + 1) * (i % 256 % 7 + 1))) bad = i + 1;
+    EXPECT(!bad, "element %d of the copied tiles is %g, want %d: a lane read the scratch tile after another lane's next store", bad - 1,
+           got[bad ? bad - 1 : 0], bad ? ((bad - 1) / 256 + 1) * ((bad - 1) % 256 % 7 + 1) : 0);
     cudaFree(d_a);
+    cudaFree(d_b);
     cudaFree(d_out);
     return 1;
 }
