@@ -180,6 +180,21 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                       "any reads the next";
         }
     }
+    if (!why && r->kind == K_SINGLE && first > 0 && first < n) {
+        /* the first wrong element starts a tile (tile 1: its predecessor, tile 0, is always inclusive)
+           and the tile is right as a scan of its own elements: its prefix from the look-back was 0 */
+        size_t to = 2 * first < n ? 2 * first : n;
+        scan_uint_cpu(in + first, ref, to - first, r->exclusive);
+        if (same_range((const unsigned *)got + first, ref, 0, to - first)) {
+            snprintf(buf, cap,
+                     "element %zu, where a tile starts (tile 1, tiles of %zu elements), starts again from 0: the tile's own scan is "
+                     "right, but the prefix it got was 0 although tile 0 had published its inclusive prefix -- the look-back must "
+                     "add the status of the tile where the walk stops too, lanes 0..first (lane <= first), not only the aggregates "
+                     "before it; and the prefix (sh.prefix) is added to every element of the tile",
+                     first, first);
+            why = buf;
+        }
+    }
     free(ref);
     if (why) return why;
     if (r->kind == K_SINGLE)

@@ -217,7 +217,8 @@ static const char *create_hint(int err) {
 }
 
 /* The diagnosis of a wrong c, part by part. */
-static const char *plan_hint(const PlanReport *r, const float *late, const float *want, size_t row, char *buf, size_t cap) {
+static const char *plan_hint(const PlanReport *r, const float *late, const float *want, size_t row, const float *a, const float *b, char *buf,
+                             size_t cap) {
     size_t len = 0;
     buf[0] = '\0';
     for (int d = 0; d < r->ndev; d++) {
@@ -236,6 +237,22 @@ static const char *plan_hint(const PlanReport *r, const float *late, const float
                      "input -- copy from h_a + first[d]%s into device d's buffer, not from the start of h_a",
                      d, row > 1 ? " * k (its rows of A)" : " (and h_b + first[d])");
             return buf;
+        }
+        if (row > 1 && r->inner > 0) {
+            /* its rows of A copied from h_a + first[d], the row index not multiplied by k (a row of A
+               is k floats): C's part is the product of the k * count floats from there */
+            float *alt = grade_alloc(c * sizeof(float));
+            matmul_cpu(a + r->first[d], b, alt, (int)r->count[d], (int)row, r->inner);
+            int off = same_floats(late + f, alt, c, 2e-6 * r->inner, 1e-5);
+            free(alt);
+            if (off) {
+                snprintf(buf, cap,
+                         "device %d's part of the result is the product of the %llu x %d floats that start at h_a + %llu (first[d]): its "
+                         "rows of A were copied from h_a + first[d], a row index, but a row of A is k floats -- they start at "
+                         "h_a + first[d] * k",
+                         d, r->count[d], r->inner, r->first[d]);
+                return buf;
+            }
         }
         len += (size_t)snprintf(buf + len, cap - len, "device %d's part (elements %zu .. %zu) is wrong; ", d, f, f + c - 1);
         if (len >= cap) break;
@@ -360,7 +377,7 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
 
     double atol = mat ? 2e-6 * pc->inner : 0, rtol = mat ? 1e-5 : 0;
     char buf[900];
-    expect_floats(late, want, c_n, mat ? row : 0, what, atol, rtol, plan_hint(&r, late, want, row, buf, sizeof buf));
+    expect_floats(late, want, c_n, mat ? row : 0, what, atol, rtol, plan_hint(&r, late, want, row, a, b, buf, sizeof buf));
     /* Right in the end: was it there when the function returned? */
     if (!same_floats(early, late, c_n, 0, 0)) {
         size_t len = 0;

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "grade.h"
+#include "judge.h"
 #include "tensor_cores.h"
 
 static const GradeExercise kExercises[] = {
@@ -310,6 +311,37 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np
     return ok;
 }
 
+/* The race check's report of two lanes of one warp in the scratch tile, read with what the
+   schedules showed: under the forward schedule each lane writes its part of store_matrix_sync once
+   all 32 lanes have met, so a tile read too early (no __syncwarp() after the store) is wrong there,
+   while a tile overwritten too early (no __syncwarp() after the reads) is right there and wrong
+   only under the schedules that write each lane's part as it arrives. */
+static int g_forward_right;
+static const char *scratch_race_hint(const char *said) {
+    if (!strstr(said, "data race in kernel") || !strstr(said, "two lanes of one warp") || !strstr(said, "mma.h:")) return NULL;
+    if (g_forward_right)
+        return "the next wmma::store_matrix_sync overwrote the warp's scratch tile while another lane still read it: a wmma call "
+               "waits for the lanes but does not order their memory accesses, so __syncwarp() must come after the lanes' reads, "
+               "before the next store_matrix_sync into the tile";
+    return "a lane read the warp's scratch tile before another lane's wmma::store_matrix_sync into it was done: a wmma call waits "
+           "for the lanes but does not order their memory accesses, so a __syncwarp() must come between wmma::store_matrix_sync "
+           "and those reads";
+}
+
+/* C changed with the schedule: 17.3's product once more under the simulator's race check, which
+   stops the runner at the first race with both lines (the failure is then that report, read by
+   scratch_race_hint). Returns when there is nothing to check or no race was found. */
+static void race_rerun(const Subject *s, const Problem *p, int forward_right) {
+    if (s->kind != SUBJECT_HALF || !grade_use_racecheck(1)) return;
+    g_forward_right = forward_right;
+    grade_use_schedule(0);
+    judge_set_crash_hint(scratch_race_hint);
+    GRADE_EXPECT_CUDA_OK(call(s, p->d_a, p->d_b, p->d_c, p->M, p->N, p->K), "the same product under the simulator's race check");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel (under the simulator's race check)");
+    judge_set_crash_hint(NULL);
+    grade_use_racecheck(0);
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
    runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
    finding to the least. */
@@ -343,6 +375,7 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
     for (int r = 1; r < runs; r++)
         if (memcmp(outs, outs + (size_t)r * stride, p->mn * sizeof(float))) order_dependent = 1;
     if (order_dependent) {
+        race_rerun(s, p, bad != 0);
         snprintf(msg, 2048,
                  "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "
                  "warps read shared memory at the wrong time: a __syncthreads() is missing. A slice must be complete (every thread's "
@@ -551,6 +584,26 @@ END_TEST
 START_TEST(test_padded_gemm_handles_empty_and_k_zero) { check_degenerate(&kPadded); }
 END_TEST
 
+/* The simulator's race check over one product whose warps store several fragments, one after the
+   other, through their scratch tile. On a GPU a wmma call waits for the lanes but does not order
+   their memory accesses (only __syncwarp() does); the race check sees a read and another lane's
+   store of one element with nothing between them, and stops the runner naming both lines. */
+START_TEST(test_padded_gemm_is_race_free_under_the_race_check) {
+    if (!grade_use_racecheck(1)) return; /* a GPU (compute-sanitizer's racecheck is its tool), or a runner that cannot check */
+    Dims d = {40, 40, 20};               /* warps with 3 and 2 fragments inside C: the scratch tile is reused */
+    Problem p;
+    problem_make(&p, &kPadded, d, 4);
+    grade_use_schedule(0);
+    g_forward_right = 1; /* (a tile read too early fails the products before this test) */
+    judge_set_crash_hint(scratch_race_hint);
+    GRADE_EXPECT_CUDA_OK(call(&kPadded, p.d_a, p.d_b, p.d_c, p.M, p.N, p.K), "wmma_gemm_padded_gpu under the simulator's race check");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel (under the simulator's race check)");
+    judge_set_crash_hint(NULL);
+    grade_use_racecheck(0);
+    problem_free(&p);
+}
+END_TEST
+
 START_TEST(test_padded_gemm_runs_on_the_tensor_cores) {
     Dims d = {20, 33, 17};
     check_tensor_cores(&kPadded, d);
@@ -571,6 +624,7 @@ static Suite *build_suite(void) {
     tc = grade_tcase(s, kExercises, N_EXERCISES, "17.3");
     tcase_add_loop_test(tc, test_padded_gemm_matches_cpu_for_every_size_and_schedule, 0, N_PADDED_SIZES);
     tcase_add_test(tc, test_padded_gemm_handles_empty_and_k_zero);
+    tcase_add_test(tc, test_padded_gemm_is_race_free_under_the_race_check);
     grade_add_profiled_test(tc, test_padded_gemm_runs_on_the_tensor_cores);
     return s;
 }

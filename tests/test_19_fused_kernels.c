@@ -549,8 +549,8 @@ static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150,
 
 /* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query),
    `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
-   online rescaling (each tile's terms kept against the maximum of the tiles so far, never corrected
-   when a later tile raises it). */
+   online rescaling (no_rescale: 1 = l, 2 = o, 3 = both are not corrected when a later tile raises
+   the maximum; each tile's terms are still taken against the maximum of the tiles so far). */
 static void attention_model(const float *q, const float *k, const float *v, float *o, int bh, int n, int d, int mask, double scale, int pad,
                             int no_rescale) {
     if (pad < n) pad = n;
@@ -570,10 +570,11 @@ static void attention_model(const float *q, const float *k, const float *v, floa
                 double tm = -INFINITY;
                 for (int j = t0; j < t0 + ATT_BC && j < pad; j++) tm = s[j] > tm ? s[j] : tm;
                 double mn = tm > m ? tm : m;
-                if (!no_rescale && mn > -INFINITY && m > -INFINITY) {
+                if (mn > -INFINITY && m > -INFINITY) {
                     double corr = exp(m - mn);
-                    l *= corr;
-                    for (int c = 0; c < d; c++) acc[c] *= corr;
+                    if (!(no_rescale & 1)) l *= corr;
+                    if (!(no_rescale & 2))
+                        for (int c = 0; c < d; c++) acc[c] *= corr;
                 }
                 m = mn;
                 for (int j = t0; j < t0 + ATT_BC && j < pad; j++) {
@@ -729,11 +730,18 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
                  pad - n, n, ATT_BC);
         return msg;
     }
-    if (n > ATT_BC && att_matches(p, out, mask, scale, n, 1)) {
+    if (n > ATT_BC && att_matches(p, out, mask, scale, n, 3)) {
         snprintf(msg, 2048,
                  "O matches the online softmax without its rescaling: when a tile raises the row's maximum from m to m_new, the "
                  "running sum l and every accumulator o[c] must be multiplied by exp(m - m_new) before the tile's terms "
                  "exp(s - m_new) are added; otherwise the earlier tiles count too much");
+        return msg;
+    }
+    if (n > ATT_BC && att_matches(p, out, mask, scale, n, 2)) {
+        snprintf(msg, 2048,
+                 "O matches the online softmax with l rescaled but not o: when a tile raises the row's maximum from m to m_new, "
+                 "every accumulator o[c] must be multiplied by exp(m - m_new) too, as l is, before the tile's p * V are added; "
+                 "otherwise the earlier tiles' share of o counts too much against l");
         return msg;
     }
     if (nonfinite) {

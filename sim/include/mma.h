@@ -197,11 +197,19 @@ inline void store_matrix_sync(T *mptr, const fragment<accumulator, M, N, K, T> &
     typedef fragment<accumulator, M, N, K, T> Frag;
     bool row = layout == mem_row_major;
     simcuda::wmma_impl::MemLane req{mptr, ldm, row ? 1 : 0, (int)sizeof(T), Frag::rows, Frag::cols, file, line};
-    simcuda::warp_collective("wmma::store_matrix_sync", &req, &simcuda::wmma_impl::mem_complete, file, line);
-    unsigned base = simcuda::lane_id() * Frag::num_elements;
-    for (int i = 0; i < Frag::num_elements; i++) {
-        unsigned e = base + (unsigned)i, r = e / Frag::cols, c = e % Frag::cols;
-        mptr[row ? (size_t)r * ldm + c : (size_t)c * ldm + r] = a.x[i];
+    // each lane writes its own elements: once all lanes have met (forward schedule), or as it
+    // arrives (reverse, random: lanes out of step, see wmma_store_on_arrival)
+    // (only with arguments the meeting will accept: a misaligned tile or a bad ldm is reported there)
+    bool early = simcuda::wmma_store_on_arrival() && (uintptr_t)mptr % 32 == 0 && ldm * sizeof(T) % 16 == 0 &&
+                 ldm >= (unsigned)(row ? Frag::cols : Frag::rows);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) simcuda::warp_collective("wmma::store_matrix_sync", &req, &simcuda::wmma_impl::mem_complete, file, line);
+        if (early != (pass == 0)) continue;
+        unsigned base = simcuda::lane_id() * Frag::num_elements;
+        for (int i = 0; i < Frag::num_elements; i++) {
+            unsigned e = base + (unsigned)i, r = e / Frag::cols, c = e % Frag::cols;
+            mptr[row ? (size_t)r * ldm + c : (size_t)c * ldm + r] = a.x[i];
+        }
     }
 }
 

@@ -253,7 +253,8 @@ std::string who(const Acc &a) {
                          (prev_store ? "wrote" : "read") + " it at " + prev_line + ", then " + second + " " + (cur_store ? "wrote" : "read") +
                          " it at " + cur_line + ", with ";
     if (blocks) detail += "the two in different blocks, which run in any order and at the same time";
-    else if (warp) detail += "no __syncwarp(), warp operation or __syncthreads() between them (two lanes of one warp)";
+    else if (warp) detail += "no __syncwarp(), warp operation or __syncthreads() between them (two lanes of one warp; a wmma call only "
+                             "waits for the lanes, it does not order their memory accesses)";
     else detail += "no __syncthreads() between them";
     detail += ", and neither access atomic (the simulator's race check)";
     /* a read-modify-write (x += v) that two threads ran at once, or a write and another access */

@@ -84,6 +84,12 @@ unsigned coalesced_mask(const char *file, int line) {
 
 unsigned lane_id() { return g_cur ? (g_cur->tid & 31) : 0; }
 
+/* A wmma call's .sync waits for the warp's lanes but does not order their memory accesses: on a
+   GPU a lane may store its part of a fragment while another lane still reads the scratch tile it
+   overwrites (a missing __syncwarp()). The forward schedule writes every lane's part once all have
+   met; the others write each lane's part as it arrives, so such a read sees the new value. */
+bool wmma_store_on_arrival() { return g_in_kernel && g_bp && g_bp->mode != SCHED_FORWARD; }
+
 /* Lanes that have not exited, plus lanes that exited after meeting this lane at its latest warp
    operation (they were converged with it then). A GPU reports only the lanes of the current branch;
    the simulator cannot see branches, so inside divergent code it reports more. */
@@ -233,7 +239,11 @@ uint64_t warp_op_impl(int op, unsigned mask, uint64_t value, int arg, int width,
     }
     B.warp_waiting[w] &= ~mask;
     unsigned gen = ++B.warp_gen[t.tid / 32];
-    if (__builtin_expect(g_racecheck, 0)) B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = mask;
+    /* For the race check a warp operation orders the memory accesses of the lanes it names, but
+       wmma's calls do not: their .sync only waits for every lane to arrive (the PTX ISA), while
+       __syncwarp() also orders memory (the Programming Guide). A lane's read of a scratch tile and
+       another lane's store_matrix_sync over it need a __syncwarp() between them on a GPU. */
+    if (__builtin_expect(g_racecheck, 0)) B.warp_masks[w * kWarpHistory + gen % kWarpHistory] = collective ? 0u : mask;
     unsigned votes = 0;
     for (unsigned m = mask; m; m &= m - 1)
         if (lanes[__builtin_ctz(m)].wval) votes |= 1u << __builtin_ctz(m);

@@ -728,6 +728,8 @@ static const RaceCase kRaces[] = {
     {"global-increment", "global_increment", "RACE-GLOBAL", "RACE-GLOBAL", "orders only the threads of one block"},
     {"no-barrier", "no_barrier", "RACE-NEIGHBOUR-READ", "RACE-NEIGHBOUR-WRITE", "__syncthreads() between them"},
     {"warp-lockstep", "warp_lockstep", "RACE-WARP-READ", "RACE-WARP-WRITE", "__syncwarp() between them"},
+    /* the write is inside store_matrix_sync (mma.h): only the read's line is the program's */
+    {"wmma-unsynced", "wmma_scratch", "RACE-WMMA-READ", "RACE-WMMA-READ", "__syncwarp() between them"},
     {"grid-unsynced", "grid_neighbours", "RACE-GRID-READ", "RACE-GRID-WRITE", "grid.sync() between them"}, /* a cooperative launch */
 };
 
@@ -752,7 +754,7 @@ START_TEST(test_racy_kernels_are_reported_with_both_lines) {
 }
 END_TEST
 
-static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "last-block-sums",
+static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "wmma-synced", "last-block-sums",
                                         "grid-synced"};
 
 START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
@@ -765,6 +767,25 @@ START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
                       sched[s] ? sched[s] : "forward", r.out);
         expect_output(&r, kRaceFree[_i], "PASS");
     }
+}
+END_TEST
+
+/* Lanes out of step through a wmma call: under the reverse and random schedules each lane writes its
+   part of store_matrix_sync as it arrives, so a lane that still reads the scratch tile (no
+   __syncwarp() after the reads) gets the next tile's value, without the race check too; forward
+   writes once all lanes have met. */
+START_TEST(test_wmma_store_lets_lanes_run_out_of_step) {
+    ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
+    const char *sched[] = {"reverse", "random:3"};
+    for (int s = 0; s < 2; s++) {
+        RunResult r;
+        run_program_env("race/racecheck", "wmma-unsynced", sched[s], NULL, &r);
+        ck_assert_msg(r.status != 0 && strstr(r.out, "after another lane's next store"),
+                      "wmma-unsynced under %s: a lane's read of the scratch tile after the next store_matrix_sync went unseen:\n%s", sched[s], r.out);
+    }
+    RunResult r;
+    run_program_env("race/racecheck", "wmma-unsynced", NULL, NULL, &r);
+    ck_assert_msg(r.status == 0, "the forward schedule should write a store_matrix_sync once every lane has met:\n%s", r.out);
 }
 END_TEST
 
@@ -947,6 +968,7 @@ static Suite *simulator_suite(void) {
     tcase_add_unchecked_fixture(race, build_racecheck, NULL);
     tcase_add_loop_test(race, test_racy_kernels_are_reported_with_both_lines, 0, (int)(sizeof kRaces / sizeof kRaces[0]));
     tcase_add_loop_test(race, test_ordered_or_atomic_accesses_are_not_races, 0, (int)(sizeof kRaceFree / sizeof kRaceFree[0]));
+    tcase_add_test(race, test_wmma_store_lets_lanes_run_out_of_step);
     tcase_add_test(race, test_same_value_writes_are_noted_not_reported);
     tcase_add_test(race, test_random_schedule_switches_before_atomics);
     suite_add_tcase(s, race);

@@ -98,6 +98,10 @@ unsigned active_mask();
 /* coalesced_threads(): the lanes of this warp that reach this call together (scheduler_warp.cpp). */
 unsigned coalesced_mask(const char *file, int line);
 unsigned lane_id();
+/* Whether a lane's part of wmma::store_matrix_sync is written when the lane arrives, before the
+   other lanes have (independent thread scheduling: the reverse and random schedules), rather than
+   once all 32 have met (forward). */
+bool wmma_store_on_arrival();
 
 /* ---- launches (sim/src/launch.cpp) ---- */
 struct LaunchSite {

@@ -8,6 +8,8 @@
 #include "../programs/expect.h"
 
 #include <cooperative_groups.h>
+#include <cuda_fp16.h>
+#include <mma.h>
 
 // Racy: every thread adds to one of 4 shared counters with a plain +=.
 __global__ void shared_increment(unsigned *out) {
@@ -81,6 +83,30 @@ __global__ void warp_synced(unsigned *out) {
     s[threadIdx.x] = threadIdx.x;
     __syncwarp();
     out[threadIdx.x] = s[(threadIdx.x + 1) % 32];
+}
+
+// A warp stores two accumulator tiles, one after the other, into one scratch tile in shared
+// memory and its lanes copy each out (lesson 17.3). Racy without the second __syncwarp(): a lane
+// still reads the first tile while another lane's store_matrix_sync of the second overwrites it;
+// the wmma call waits for every lane to arrive but does not order their memory accesses.
+__global__ void wmma_scratch(const half *a, const half *b, float *out, int sync) {
+    using namespace nvcuda;
+    __shared__ float Cs[256];
+    unsigned lane = threadIdx.x & 31;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::mma_sync(acc[0], fa, fb, acc[0]); // A B
+    wmma::mma_sync(acc[1], fa, fb, acc[0]); // 2 A B
+    for (int t = 0; t < 2; t++) {
+        wmma::store_matrix_sync(Cs, acc[t], 16, wmma::mem_row_major);
+        __syncwarp();
+        for (unsigned e = lane; e < 256; e += 32) out[t * 256 + e] = Cs[e]; // RACE-WMMA-READ
+        if (sync) __syncwarp();
+    }
 }
 
 // Right: a grid-wide sum the fence-and-ticket way: each block writes its partial sum, fences,
@@ -179,6 +205,33 @@ static int run_warp_synced() {
     EXPECT(h[0] == 1 && h[31] == 0, "%u %u", h[0], h[31]);
     return 1;
 }
+// A = the identity, so the two tiles are B and 2 B. Without the __syncwarp(), the forward schedule
+// still gives them (every lane reaches the second store before any stores); the reverse and random
+// schedules store each lane's part as it arrives, and a lane that reads later gets 2 B's value.
+static int run_wmma_scratch(int sync) {
+    half ha[256], hb[256];
+    for (int i = 0; i < 256; i++) ha[i] = __float2half(i / 16 == i % 16 ? 1.0f : 0.0f), hb[i] = __float2half((float)(i % 7 + 1));
+    half *d_a, *d_b;
+    float *d_out, got[512];
+    cudaMalloc(&d_a, sizeof ha);
+    cudaMalloc(&d_b, sizeof hb);
+    cudaMalloc(&d_out, sizeof got);
+    cudaMemcpy(d_a, ha, sizeof ha, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_b, hb, sizeof hb, cudaMemcpyHostToDevice);
+    wmma_scratch<<<1, 32>>>(d_a, d_b, d_out, sync);
+    cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int i = 0; i < 512 && !bad; i++)
+        if (got[i] != (float)((i / 256 + 1) * (i % 256 % 7 + 1))) bad = i + 1;
+    EXPECT(!bad, "element %d of the copied tiles is %g, want %d: a lane read the scratch tile after another lane's next store", bad - 1,
+           got[bad ? bad - 1 : 0], bad ? ((bad - 1) / 256 + 1) * ((bad - 1) % 256 % 7 + 1) : 0);
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_out);
+    return 1;
+}
+static int run_wmma_synced() { return run_wmma_scratch(1); }
+static int run_wmma_unsynced() { return run_wmma_scratch(0); }
 static int run_last_block_sums() {
     unsigned *ticket = g_buf + 64, *total = g_buf + 65;
     cudaMemset(g_buf, 0, 66 * 4);
@@ -227,6 +280,7 @@ static const TestMode kModes[] = {
     {"shared-increment", run_shared_increment}, {"shared-atomic", run_shared_atomic},   {"global-increment", run_global_increment},
     {"global-atomic", run_global_atomic},       {"barrier-between", run_barrier_between}, {"no-barrier", run_no_barrier},
     {"same-value-flag", run_same_value_flag},   {"warp-lockstep", run_warp_lockstep}, {"warp-synced", run_warp_synced},
+    {"wmma-synced", run_wmma_synced},           {"wmma-unsynced", run_wmma_unsynced},
     {"last-block-sums", run_last_block_sums},   {"grid-synced", run_grid_synced},     {"grid-unsynced", run_grid_unsynced},
 };
 
