@@ -64,8 +64,9 @@ void judge_inout(JudgeCall *c, void *host, size_t bytes, const char *name, const
 void judge_out(JudgeCall *c, void *host, size_t bytes, const char *name);
 /** Makes the call; returns the function's return value. Fails the current test on any runner failure. */
 int64_t judge_finish(JudgeCall *c);
-/** Bytes the last student call copied from the device to the host, counted on the simulator (0 on a
-    GPU, where nothing counts them): a result computed on the host from a copy of the input shows. */
+/** Bytes the last student call copied from the device to the host, counted by the simulator, and on
+    a GPU through CUPTI's callbacks for cudaMemcpy and cudaMemcpy2D and their Async forms (0 where
+    CUPTI is missing): a result computed on the host from a copy of the input shows. */
 uint64_t judge_copied_to_host(void);
 /** The most bytes one student call of the current exercise copied from the device to the host. */
 uint64_t judge_exercise_copied_to_host(void);
