@@ -281,6 +281,33 @@ static void describe_value(char *buf, size_t cap, float v, long src, int cols) {
     else snprintf(buf, cap, "%g, which is no element of the input", v);
 }
 
+/* 1 when out is what a write phase guarded with the input's bounds (row < rows && col < cols of
+   the output, instead of row < cols && col < rows) gives with T x T tiles: output (R, C) stored at
+   R * rows + C whenever R < rows and C < cols (inside the grid), holding in(C, R) where that slot
+   was loaded and the tile's NaN where not; every other element unwritten. 0 where it is not, or
+   where two such stores land on one element with different values. */
+static int store_guard_swapped(const float *out, int rows, int cols, unsigned base, int T) {
+    size_t n = (size_t)rows * cols;
+    /* per element: -2 unwritten, -1 NaN, else the input index */
+    long *emu = grade_alloc(n * sizeof(long));
+    for (size_t o = 0; o < n; o++) emu[o] = -2;
+    int ok = 1, grid_r = (cols + T - 1) / T * T, grid_c = (rows + T - 1) / T * T;
+    for (int R = 0; R < grid_r && R < rows && ok; R++)
+        for (int C = 0; C < grid_c && C < cols && ok; C++) {
+            size_t o = (size_t)R * rows + C;
+            long v = C < rows && R < cols ? (long)C * cols + R : -1;
+            if (o >= n || (emu[o] != -2 && emu[o] != v)) ok = 0;
+            else emu[o] = v;
+        }
+    for (size_t o = 0; o < n && ok; o++) {
+        if (emu[o] == -2) ok = bits_of(out[o]) == FILL_BITS;
+        else if (emu[o] == -1) ok = out[o] != out[o] && bits_of(out[o]) != FILL_BITS;
+        else ok = source_of(out[o], base, n) == emu[o];
+    }
+    free(emu);
+    return ok;
+}
+
 /* Why is the transpose wrong? outs holds `runs` results (the schedules). */
 static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, int cols, unsigned base) {
     char *msg = grade_alloc(2048);
@@ -331,6 +358,13 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                         "before the thread that loads it had stored it -- wait for the whole tile between loading it and writing it out"
                       : "No NaN came out, so every slot was stored before it was read, but some were overwritten too early: a block that "
                         "moves several tiles must also wait before storing the next tile, until every thread has written out the last one");
+    } else if (rows != cols && (store_guard_swapped(out, rows, cols, base, TILE_DIM) || store_guard_swapped(out, rows, cols, base, 2 * TILE_DIM))) {
+        snprintf(msg, 2048,
+                 "the write phase's guard tests the input's bounds: it stores output element (row, col) when row < rows && col < cols, "
+                 "but the output is cols x rows (%d x %d here), so its guard is row < cols && col < rows. With the input's bounds, "
+                 "elements outside the loaded part of the tile are stored (NaN from the simulator's shared memory, or past the output's "
+                 "rows) and elements inside it are skipped",
+                 cols, rows);
     } else if (nans) {
         snprintf(msg, 2048,
                  "%zu elements are NaN: they were read from slots of the tile that no thread stored (the simulator fills shared memory "
