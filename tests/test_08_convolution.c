@@ -452,11 +452,9 @@ static double tolerance(const float *f, int count, const float *g, int gcount) {
 /* The simulator stopped a kernel that read past the end of an image-sized buffer (the input, or
    d_tmp): a thread outside the image reads nothing (it returns, or its coordinates are clamped
    too), so the read's coordinate was not clamped into the image. */
-static size_t g_image_bytes;
+static char g_past_image[64]; /* "past the end of a <image bytes>-byte buffer", set by check_tile */
 static const char *clamp_crash_hint(const char *said) {
-    char size[64];
-    snprintf(size, sizeof size, "past the end of a %zu-byte buffer", g_image_bytes);
-    if (!strstr(said, "out-of-bounds access in kernel 'conv") || !strstr(said, "-byte read at") || !strstr(said, size)) return NULL;
+    if (!strstr(said, "out-of-bounds access in kernel 'conv") || !strstr(said, "-byte read at") || !strstr(said, g_past_image)) return NULL;
     return "a read went past the end of the image: a coordinate of the window was not clamped into the image. clamp_to(v, n) "
            "must give n - 1 for every v >= n (the test is v >= n, not v > n), and every coordinate the window reads (x + r - fx, "
            "y + r - fy, and the halo's in the tiled loads) must go through it -- the kernel's bounds check is not the problem: a "
@@ -503,7 +501,7 @@ static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nsc
                 snprintf(what, sizeof what, "%s, image %d wide and %d tall, %s of width %d", name, w, h,
                          kind == K_DIRECT || kind == K_CONST ? "filter" : "taps", fw);
             cudaError_t e;
-            g_image_bytes = im.n * sizeof(float);
+            snprintf(g_past_image, sizeof g_past_image, "past the end of a %zu-byte buffer", im.n * sizeof(float));
             judge_set_crash_hint(clamp_crash_hint);
             switch (kind) {
             case K_DIRECT: e = conv2d_gpu(im.d_in, im.d_out, w, h, im.d_filter, fw, bx, by); break;
