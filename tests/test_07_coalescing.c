@@ -19,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "coalescing.h"
 #include "grade.h"
+#include "judge.h"
 
 static const GradeExercise kExercises[] = {
     {"07.1", 2, "copy_strided_kernel + copy_strided_gpu: one thread per output element, any stride and offset; coalesced at stride 1", 0,
@@ -234,6 +236,48 @@ START_TEST(test_strided_copy_matches_cpu_on_a_large_input) {
     check_copy(((size_t)1 << 20) + 3, big, 1);
 }
 END_TEST
+
+#if !ON_SIM
+/* On a GPU: an index past 2^32 elements. With n = 2, stride 2^32 - 1 and offset 1, out[1] is
+   in[2^32], 16 GiB in: an index computed in 32 bits (an int or unsigned i) wraps to in[0]. The
+   simulator cannot hold such an input (its device is half the host's memory, every buffer filled). */
+START_TEST(test_strided_copy_indexes_past_four_billion_elements) {
+    if (judge_sanitizing()) return; /* a 16 GiB buffer is beyond what compute-sanitizer checks here */
+    const unsigned stride = 0xFFFFFFFFu, offset = 1;
+    const size_t far = (size_t)offset + stride; /* 2^32 */
+    float *d_in = NULL, *d_out = NULL;
+    const float at0 = 7.0f, at1 = 1.5f, at_far = 2.5f, poison[2] = {-1.0f, -1.0f};
+    /* only the three elements read are set: small copies, not 16 GiB */
+    int ready = cudaMalloc((void **)&d_in, (far + 1) * sizeof(float)) == cudaSuccess &&
+                cudaMalloc((void **)&d_out, 2 * sizeof(float)) == cudaSuccess &&
+                cudaMemcpy(d_in, &at0, sizeof at0, cudaMemcpyHostToDevice) == cudaSuccess &&
+                cudaMemcpy(d_in + 1, &at1, sizeof at1, cudaMemcpyHostToDevice) == cudaSuccess &&
+                cudaMemcpy(d_in + far, &at_far, sizeof at_far, cudaMemcpyHostToDevice) == cudaSuccess &&
+                cudaMemcpy(d_out, poison, sizeof poison, cudaMemcpyHostToDevice) == cudaSuccess;
+    if (!ready) {
+        /* a GPU without 16 GiB free (most students' cards): the 32-bit index goes unchecked there,
+           without costing the exercise its points */
+        cudaGetLastError();
+        if (d_in) cudaFree(d_in);
+        if (d_out) cudaFree(d_out);
+        return;
+    }
+    const char *what = "copy_strided_gpu, n = 2, stride 4294967295, offset 1 (out[1] = in[4294967296], 16 GiB into the input)";
+    GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, 2, stride, offset, 256), what);
+    float got[2];
+    ck_assert(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    ck_assert_msg(got[1] != at0,
+                  "%s: out[1] = %g is in[0], not in[4294967296] = %g\n"
+                  "  likely mistake: the element index wrapped at 2^32: offset + i * stride was computed in 32 bits, from an int (or "
+                  "unsigned) i; make the index a size_t, size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, so that "
+                  "offset + i * stride is computed in 64 bits",
+                  what, got[1], at_far);
+    ck_assert_msg(got[0] == at1 && got[1] == at_far, "%s: out = {%g, %g}, expected {%g, %g}", what, got[0], got[1], at1, at_far);
+}
+END_TEST
+#endif
 
 START_TEST(test_strided_copy_of_nothing_launches_nothing) {
     GRADE_EXPECT_CUDA_OK(copy_strided_gpu(NULL, NULL, 0, 1, 0, 256), "copy_strided_gpu with n = 0 (nothing to copy: launch nothing, return cudaSuccess)");
@@ -742,6 +786,9 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_strided_copy_matches_cpu_for_every_size_stride_and_offset, 0, N_COPY_SIZES);
     tcase_add_test(tc, test_strided_copy_matches_cpu_on_a_large_input);
     tcase_add_test(tc, test_strided_copy_of_nothing_launches_nothing);
+#if !ON_SIM
+    tcase_add_test(tc, test_strided_copy_indexes_past_four_billion_elements);
+#endif
     grade_add_profiled_test(tc, test_strided_copy_is_coalesced_at_stride_one);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "07.2");
     tcase_add_loop_test(tc, test_tiled_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
