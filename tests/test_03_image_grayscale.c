@@ -437,7 +437,28 @@ END_TEST
 /* ---------------------------------------------------------------------------------------------- */
 /* 03.3                                                                                            */
 
+/* Whether every full chunk holds its 16 grays packed with the word's shift as the byte's: gray p
+   ORed into word p / 4 at bits 8 * (p / 4), so that only bytes 0, 5, 10 and 15 are set, each the OR
+   of four grays (its 0xFF can look like the never-written marker). */
+static int packed_by_word_shift(const Image *im) {
+    size_t chunks = im->n / 16;
+    if (!chunks) return 0;
+    for (size_t t = 0; t < chunks; t++) {
+        unsigned char want[16] = {0};
+        for (int p = 0; p < 16; p++) want[5 * (p / 4)] |= im->h_want[16 * t + (size_t)p];
+        if (memcmp(want, im->h_got + 16 * t, 16)) return 0;
+    }
+    return 1;
+}
+
 static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t cap) {
+    if (packed_by_word_shift(im)) {
+        snprintf(buf, cap,
+                 "in every chunk of 16 pixels only bytes 0, 5, 10 and 15 of the stored uint4 are set, each the OR of four pixels' "
+                 "grays: the shift that packs gray p into its word is wrong. Gray p goes to word p / 4 at bits 8 * (p %% 4): "
+                 "out[p / 4] |= gray << (8 * (p %% 4)), not << (8 * (p / 4))");
+        return buf;
+    }
     size_t first = im->n, unwritten = 0;
     for (size_t i = 0; i < im->n; i++)
         if (im->h_got[i] == UNWRITTEN) {

@@ -9,6 +9,7 @@
  * (the partial tiles at the edges)?
  */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,32 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Kp
     return ok;
 }
 
+/* d > 0 when every wrong row r of out that is fully written holds want's row r - d (a store's row
+   index d too large), at least one such row; 0 otherwise. */
+static int row_close(const float *g, const float *w, size_t n, double atol) {
+    for (size_t c = 0; c < n; c++)
+        if (!(fabs((double)g[c] - w[c]) <= atol + 4.0 * FLT_EPSILON * fabs((double)w[c]))) return 0;
+    return 1;
+}
+
+static int rows_shifted_by(const float *out, const Problem *p) {
+    size_t N = (size_t)p->N;
+    double atol = 8.0 * (p->K > 0 ? p->K : 1) * FLT_EPSILON; /* compare_for's */
+    for (int d = 1; d <= 16 && d < p->M; d++) {
+        int shifted = 0, other = 0;
+        for (int r = 0; r < p->M && !other; r++) {
+            const float *g = out + (size_t)r * N, *w = p->h_want + (size_t)r * N;
+            int written = 1;
+            for (size_t c = 0; c < N && written; c++) written = bits_of(g[c]) != FILL_BITS;
+            if (!written || row_close(g, w, N, atol)) continue;
+            if (r >= d && row_close(g, w - (size_t)d * N, N, atol)) shifted++;
+            else other = 1;
+        }
+        if (shifted && !other) return d;
+    }
+    return 0;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
    most specific to the least: unwritten elements, then whether C changes between runs (a race,
@@ -215,6 +242,16 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
         snprintf(msg, 2048,
                  "no element of C was written: the kernel did nothing (is it still the skeleton?), or the launch covered none of C; "
                  "check the block and grid sizes in the launcher");
+        return msg;
+    }
+    int shift = unwritten ? rows_shifted_by(out, p) : 0;
+    if (shift) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the rows after them hold the "
+                 "results of the rows %d above (row r got row r - %d's values): the grid covers C, but the kernel stores some of its "
+                 "results %d rows too far down. Check the row index of the store: the row each accumulator's result goes to must be "
+                 "the row it was computed for (the same index as the loads of A use)",
+                 unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, shift, shift, shift);
         return msg;
     }
     if (unwritten) {

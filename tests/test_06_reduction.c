@@ -345,13 +345,16 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         return buf;
     }
     /* 06.2's warp finish starting at offset 32: lanes 0..31 shuffle down by 32, past the warp, get their own
-       value back and double it; every pass doubles its sums. 06.3 calls warp_sum twice per block. */
+       value back and double it; every pass doubles its sums. A width of 16 doubles too (offset 16 leaves
+       each segment of 16 lanes), and with one element per warp (n = 1) gives the same sum. 06.3 calls warp_sum twice per block. */
     if (r->ex != 1 && fabs(r->want) > tol) {
         double f = r->ex == 2 ? ldexp(1.0, pass_count(n, pb)) : 4.0;
         if (near(got, f * r->want, f * tol)) {
-            snprintf(buf, cap, "the sum is %g times too large (%s): warp_sum doubles every value. Its shuffles start at offset "
-                               "16 (16, 8, 4, 2, 1): a shuffle down by 32 reaches past the 32 lanes of the warp, so each lane gets its "
-                               "own v back and v += v", f,
+            snprintf(buf, cap, "the sum is %g times too large (%s): warp_sum doubles every value: a shuffle that reaches past the "
+                               "lanes it may read gives each lane its own v back, and v += v. Either the shuffles start at offset 32 "
+                               "(they start at 16: 16, 8, 4, 2, 1; a shuffle down by 32 leaves the warp), or the width argument is "
+                               "below 32 (__shfl_down_sync(mask, v, offset, 16) cuts the warp into segments of 16 lanes, which a "
+                               "shuffle down by 16 leaves: leave the width out, 32 by default)", f,
                      r->ex == 2 ? "2 for each pass of the reduction" : "2 for each of the two warp_sum calls of a block");
             return buf;
         }

@@ -19,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "coalescing.h"
 #include "grade.h"
+#include "judge.h"
 
 static const GradeExercise kExercises[] = {
     {"07.1", 2, "copy_strided_kernel + copy_strided_gpu: one thread per output element, any stride and offset; coalesced at stride 1", 0,
@@ -235,6 +237,48 @@ START_TEST(test_strided_copy_matches_cpu_on_a_large_input) {
 }
 END_TEST
 
+#if !ON_SIM
+/* On a GPU: an index past 2^32 elements. With n = 2, stride 2^32 - 1 and offset 1, out[1] is
+   in[2^32], 16 GiB in: an index computed in 32 bits (an int or unsigned i) wraps to in[0]. The
+   simulator cannot hold such an input (its device is half the host's memory, every buffer filled). */
+START_TEST(test_strided_copy_indexes_past_four_billion_elements) {
+    if (judge_sanitizing()) return; /* a 16 GiB buffer is beyond what compute-sanitizer checks here */
+    const unsigned stride = 0xFFFFFFFFu, offset = 1;
+    const size_t far = (size_t)offset + stride; /* 2^32 */
+    float *d_in = NULL, *d_out = NULL;
+    const float at0 = 7.0f, at1 = 1.5f, at_far = 2.5f, poison[2] = {-1.0f, -1.0f};
+    /* only the three elements read are set: small copies, not 16 GiB */
+    int ready = cudaMalloc((void **)&d_in, (far + 1) * sizeof(float)) == cudaSuccess &&
+                cudaMalloc((void **)&d_out, 2 * sizeof(float)) == cudaSuccess &&
+                cudaMemcpy(d_in, &at0, sizeof at0, cudaMemcpyHostToDevice) == cudaSuccess &&
+                cudaMemcpy(d_in + 1, &at1, sizeof at1, cudaMemcpyHostToDevice) == cudaSuccess &&
+                cudaMemcpy(d_in + far, &at_far, sizeof at_far, cudaMemcpyHostToDevice) == cudaSuccess &&
+                cudaMemcpy(d_out, poison, sizeof poison, cudaMemcpyHostToDevice) == cudaSuccess;
+    if (!ready) {
+        /* a GPU without 16 GiB free (most students' cards): the 32-bit index goes unchecked there,
+           without costing the exercise its points */
+        cudaGetLastError();
+        if (d_in) cudaFree(d_in);
+        if (d_out) cudaFree(d_out);
+        return;
+    }
+    const char *what = "copy_strided_gpu, n = 2, stride 4294967295, offset 1 (out[1] = in[4294967296], 16 GiB into the input)";
+    GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, 2, stride, offset, 256), what);
+    float got[2];
+    ck_assert(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    ck_assert_msg(got[1] != at0,
+                  "%s: out[1] = %g is in[0], not in[4294967296] = %g\n"
+                  "  likely mistake: the element index wrapped at 2^32: offset + i * stride was computed in 32 bits, from an int (or "
+                  "unsigned) i; make the index a size_t, size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, so that "
+                  "offset + i * stride is computed in 64 bits",
+                  what, got[1], at_far);
+    ck_assert_msg(got[0] == at1 && got[1] == at_far, "%s: out = {%g, %g}, expected {%g, %g}", what, got[0], got[1], at1, at_far);
+}
+END_TEST
+#endif
+
 START_TEST(test_strided_copy_of_nothing_launches_nothing) {
     GRADE_EXPECT_CUDA_OK(copy_strided_gpu(NULL, NULL, 0, 1, 0, 256), "copy_strided_gpu with n = 0 (nothing to copy: launch nothing, return cudaSuccess)");
 }
@@ -279,6 +323,33 @@ static const Shape kShapes[] = {{1, 1}, {32, 32}, {64, 64}, {1, 100}, {100, 1}, 
 static void describe_value(char *buf, size_t cap, float v, long src, int cols) {
     if (src >= 0) snprintf(buf, cap, "in[row %ld, col %ld]", src / cols, src % cols);
     else snprintf(buf, cap, "%g, which is no element of the input", v);
+}
+
+/* 1 when out is what a write phase guarded with the input's bounds (row < rows && col < cols of
+   the output, instead of row < cols && col < rows) gives with T x T tiles: output (R, C) stored at
+   R * rows + C whenever R < rows and C < cols (inside the grid), holding in(C, R) where that slot
+   was loaded and the tile's NaN where not; every other element unwritten. 0 where it is not, or
+   where two such stores land on one element with different values. */
+static int store_guard_swapped(const float *out, int rows, int cols, unsigned base, int T) {
+    size_t n = (size_t)rows * cols;
+    /* per element: -2 unwritten, -1 NaN, else the input index */
+    long *emu = grade_alloc(n * sizeof(long));
+    for (size_t o = 0; o < n; o++) emu[o] = -2;
+    int ok = 1, grid_r = (cols + T - 1) / T * T, grid_c = (rows + T - 1) / T * T;
+    for (int R = 0; R < grid_r && R < rows && ok; R++)
+        for (int C = 0; C < grid_c && C < cols && ok; C++) {
+            size_t o = (size_t)R * rows + C;
+            long v = C < rows && R < cols ? (long)C * cols + R : -1;
+            if (o >= n || (emu[o] != -2 && emu[o] != v)) ok = 0;
+            else emu[o] = v;
+        }
+    for (size_t o = 0; o < n && ok; o++) {
+        if (emu[o] == -2) ok = bits_of(out[o]) == FILL_BITS;
+        else if (emu[o] == -1) ok = out[o] != out[o] && bits_of(out[o]) != FILL_BITS;
+        else ok = source_of(out[o], base, n) == emu[o];
+    }
+    free(emu);
+    return ok;
 }
 
 /* Why is the transpose wrong? outs holds `runs` results (the schedules). */
@@ -331,6 +402,13 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                         "before the thread that loads it had stored it -- wait for the whole tile between loading it and writing it out"
                       : "No NaN came out, so every slot was stored before it was read, but some were overwritten too early: a block that "
                         "moves several tiles must also wait before storing the next tile, until every thread has written out the last one");
+    } else if (rows != cols && (store_guard_swapped(out, rows, cols, base, TILE_DIM) || store_guard_swapped(out, rows, cols, base, 2 * TILE_DIM))) {
+        snprintf(msg, 2048,
+                 "the write phase's guard tests the input's bounds: it stores output element (row, col) when row < rows && col < cols, "
+                 "but the output is cols x rows (%d x %d here), so its guard is row < cols && col < rows. With the input's bounds, "
+                 "elements outside the loaded part of the tile are stored (NaN from the simulator's shared memory, or past the output's "
+                 "rows) and elements inside it are skipped",
+                 cols, rows);
     } else if (nans) {
         snprintf(msg, 2048,
                  "%zu elements are NaN: they were read from slots of the tile that no thread stored (the simulator fills shared memory "
@@ -708,6 +786,9 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_strided_copy_matches_cpu_for_every_size_stride_and_offset, 0, N_COPY_SIZES);
     tcase_add_test(tc, test_strided_copy_matches_cpu_on_a_large_input);
     tcase_add_test(tc, test_strided_copy_of_nothing_launches_nothing);
+#if !ON_SIM
+    tcase_add_test(tc, test_strided_copy_indexes_past_four_billion_elements);
+#endif
     grade_add_profiled_test(tc, test_strided_copy_is_coalesced_at_stride_one);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "07.2");
     tcase_add_loop_test(tc, test_tiled_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);

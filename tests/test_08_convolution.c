@@ -171,6 +171,21 @@ static void reference(const Spec *s, const float *in, float *out, float *tmp, in
     }
 }
 
+/* 08.3 with the window read r slots too far up and left in the shared tile (offset r instead of
+   2r): every pixel at least r into its tile holds want(x - r, y - r); at least one such pixel. */
+static int tile_window_shifted(const Image *im, const Spec *s) {
+    int w = im->w, h = im->h, r = s->fw / 2, T = (int)s->tile, seen = 0;
+    if (T <= r) return 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (x % T < r || y % T < r) continue;
+            float g = im->h_got[(size_t)y * w + x], want = im->h_want[(size_t)(y - r) * w + (x - r)];
+            if (!(fabs((double)g - want) <= s->atol)) return 0;
+            seen++;
+        }
+    return seen > 0;
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -180,6 +195,15 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         uint32_t b = bits_of(got[i]);
         if (b == GRADE_DEVICE_GARBAGE_BITS) unwritten++;
         else if (isnan(got[i])) shared_nan++;
+    }
+    if (s->kind == K_TILED && r > 0 && tile_window_shifted(im, s)) {
+        snprintf(buf, cap,
+                 "inside each tile, pixel (x, y) holds the result that belongs at (x - %d, y - %d), r pixels up and to the left, and "
+                 "the tile's first r rows and columns read slots outside the loaded tile: the window is read r slots too far up and "
+                 "left in the shared tile. Slot (0, 0) holds the image pixel r up and r left of the block's first pixel, so image pixel "
+                 "(x + r - fx, y + r - fy) sits in slot (tx + 2r - fx, ty + 2r - fy), not (tx + r - fx, ty + r - fy)",
+                 r, r);
+        return buf;
     }
     if (shared_nan && s->kind == K_TILED) {
         /* Which pixels read unwritten slots? Without the barrier, the first thread of a block (the
@@ -272,6 +296,15 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         if (close_enough(got, alt, n, s->atol))
             why = s->kind == K_ROWS ? "the row pass ran down the columns: its taps go along x, out(x, y) = sum of taps[i] * in(x + r - i, y)"
                                     : "the column pass ran along the rows: its taps go along y, out(x, y) = sum of taps[j] * in(x, y + r - j)";
+    }
+    /* 4b. the separable filter with one pass given the wrong buffer: the column pass reading the
+       input instead of d_tmp leaves the column pass alone in d_out */
+    if (!why && s->kind == K_SEPARABLE && s->col) {
+        conv_cols_cpu(im->h_in, alt, w, h, s->col, fw);
+        if (close_enough(got, alt, n, s->atol))
+            why = "d_out holds the column pass applied to the input alone: the row pass's result never reached it. The column pass "
+                  "must read what the row pass wrote: conv_rows_gpu(d_in, d_tmp, ...), then conv_cols_gpu(d_tmp, d_out, ...), not "
+                  "conv_cols_gpu(d_in, ...)";
     }
     /* 5. the filter only partly (or not at all) in constant memory */
     if (!why && (s->kind == K_CONST || s->kind == K_TILED)) {
@@ -416,6 +449,18 @@ static double tolerance(const float *f, int count, const float *g, int gcount) {
 /* One exercise at one size and filter width, over its block shapes and the schedules.            */
 
 /* tile: 08.3's tile for a run of one configuration (0: the middle one, 16). */
+/* The simulator stopped a kernel that read past the end of an image-sized buffer (the input, or
+   d_tmp): a thread outside the image reads nothing (it returns, or its coordinates are clamped
+   too), so the read's coordinate was not clamped into the image. */
+static char g_past_image[64]; /* "past the end of a <image bytes>-byte buffer", set by check_tile */
+static const char *clamp_crash_hint(const char *said) {
+    if (!strstr(said, "out-of-bounds access in kernel 'conv") || !strstr(said, "-byte read at") || !strstr(said, g_past_image)) return NULL;
+    return "a read went past the end of the image: a coordinate of the window was not clamped into the image. clamp_to(v, n) "
+           "must give n - 1 for every v >= n (the test is v >= n, not v > n), and every coordinate the window reads (x + r - fx, "
+           "y + r - fy, and the halo's in the tiled loads) must go through it -- the kernel's bounds check is not the problem: a "
+           "thread outside the image reads nothing";
+}
+
 static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nschedules, unsigned one_tile) {
     Image im;
     image_make(&im, w, h, (uint64_t)kind * 17 + fw);
@@ -456,6 +501,8 @@ static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nsc
                 snprintf(what, sizeof what, "%s, image %d wide and %d tall, %s of width %d", name, w, h,
                          kind == K_DIRECT || kind == K_CONST ? "filter" : "taps", fw);
             cudaError_t e;
+            snprintf(g_past_image, sizeof g_past_image, "past the end of a %zu-byte buffer", im.n * sizeof(float));
+            judge_set_crash_hint(clamp_crash_hint);
             switch (kind) {
             case K_DIRECT: e = conv2d_gpu(im.d_in, im.d_out, w, h, im.d_filter, fw, bx, by); break;
             case K_CONST: e = conv2d_const_gpu(im.d_in, im.d_out, w, h, filter, fw, bx, by); break;
@@ -468,6 +515,7 @@ static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nsc
             GRADE_EXPECT_CUDA_OK(e, name);
             s.tile = tile, s.bx = bx, s.by = by;
             fetch_result(&im, what);
+            judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
             expect_image(&im, &s, what, bx, by, sc, __FILE__, __LINE__);
         }
     image_free(&im);

@@ -161,6 +161,37 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
                "late zero wipes out counts already made) and again before the merge (else a thread adds a bin to d_hist before the "
                "others have finished counting into it); and atomicAdd, not +=, both into s_hist and into d_hist";
     }
+    /* 09.2: one byte of each word of the full chunks taken with the wrong shift. The other three
+       positions are right: got - want + (the right bins of position k) is what the wrong extraction
+       counted; name the shift that gives it. */
+    if (r->ex == 2 && sum == r->n && r->n >= 16) {
+        size_t chunks_bytes = r->n / 16 * 16;
+        for (int k = 0; k < 4; k++) {
+            long d[HIST_BINS];
+            for (int b = 0; b < HIST_BINS; b++) d[b] = (long)got[b] - (long)want[b];
+            for (size_t i = (size_t)k; i < chunks_bytes; i += 4) d[r->in[i]]++;
+            for (int sh = 0; sh < 32; sh++) {
+                if (sh == 8 * k) continue;
+                long e[HIST_BINS];
+                memcpy(e, d, sizeof e);
+                for (size_t i = (size_t)k; i < chunks_bytes; i += 4) {
+                    uint32_t word = (uint32_t)r->in[i - k] | (uint32_t)r->in[i - k + 1] << 8 | (uint32_t)r->in[i - k + 2] << 16 |
+                                    (uint32_t)r->in[i - k + 3] << 24;
+                    e[(word >> sh) & 0xFF]--;
+                }
+                int match = 1;
+                for (int b = 0; b < HIST_BINS && match; b++) match = e[b] == 0;
+                if (match) {
+                    snprintf(buf, cap,
+                             "byte %d of each 32-bit word was counted from the wrong bits: the counts match (word >> %d) & 0xFF where "
+                             "that byte is (word >> %d) & 0xFF. Byte k of a word (the GPU is little-endian) is bits 8k .. 8k + 7: "
+                             "shifts of 0, 8, 16 and 24",
+                             k, sh, 8 * k);
+                    return buf;
+                }
+            }
+        }
+    }
     return "the bins hold wrong counts: bin v counts the bytes equal to v (hist[in[i]]), each byte once";
 }
 

@@ -358,6 +358,19 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                   "each into its own pointer (h_in and h_out with cudaMallocHost, d_in and d_out with cudaMalloc): not written yet, "
                   "or one allocated twice (a copied line whose pointer was not changed)?",
                   what);
+    if (r->run_err == cudaErrorInvalidValue) {
+        /* a refused argument; with every copy out refused, nothing reached h_out */
+        int none_out = 1;
+        for (size_t i = 0; i < n && none_out; i++) none_out = is_poison(out[i]);
+        ck_abort_msg("pipeline_run failed for %s: %s%s\n  likely mistake: %s", what, cudaGetErrorName(r->run_err),
+                     none_out ? ", and nothing reached h_out" : "",
+                     none_out ? "the copies out were refused: a copy's kind must match its pointers, and d_out -> h_out is "
+                                "cudaMemcpyAsync(h_out + off, d_out + off, bytes, cudaMemcpyDeviceToHost, s) (the destination first); "
+                                "with cudaMemcpyHostToDevice the runtime refuses it with cudaErrorInvalidValue"
+                              : "a call was given an argument the runtime refused, most often a cudaMemcpyAsync whose kind does not "
+                                "match its pointers: h_in -> d_in is cudaMemcpyHostToDevice, d_out -> h_out cudaMemcpyDeviceToHost "
+                                "(the destination first)");
+    }
     ck_assert_msg(r->run_err == cudaSuccess, "pipeline_run failed for %s: %s", what, cudaGetErrorName(r->run_err));
     GRADE_EXPECT_CUDA_OK(e, "pipeline_destroy");
     /* the last partial chunk dropped: everything before it right, everything after untouched */

@@ -630,7 +630,16 @@ START_TEST(test_scale_checked_gpu_scales_and_reports_nothing) {
     char report[REPORT_CAP], what[128];
     memset(report, REPORT_POISON, sizeof report);
     snprintf(what, sizeof what, "scale_checked_gpu(n = %zu, factor %g, block %u)", n, factor, block);
+    /* On a GPU a small kernel may finish before the grader looks, hiding a missing wait: a host
+       function queued ahead of it on the legacy stream holds it back for a while. */
+    if (!ON_SIM) grade_hold_default_stream(100);
     GRADE_EXPECT_CUDA_OK(scale_checked_gpu(d, n, factor, block, report, sizeof report), what);
+    ck_assert_msg(!probe_default_stream_busy(),
+                  "%s returned while its kernel was still queued: it never waited for the kernel, so an error while the kernel runs "
+                  "(a bad address) would never reach its checks\n"
+                  "  likely mistake: the synchronisation is missing: a launch returns before the kernel runs; after "
+                  "CHECK(cudaGetLastError()), CHECK(cudaDeviceSynchronize()) waits for it and reports what went wrong while it ran",
+                  what);
     ck_assert_msg(report[0] == REPORT_POISON, "%s succeeded but wrote a report: \"%.200s\"", what, report);
     ck_assert(cudaMemcpy(got, d, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     GradeCompare cmp = {.what = what, .n = n, .block = block};

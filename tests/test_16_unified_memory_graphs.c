@@ -89,6 +89,14 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                   "of them at once at full speed",
                   what, faults);
     if (r.observed == OBSERVED_SIM) {
+        if (r.prefetched_to_device < 2 * pages && r.prefetch_host_before_launch > 0)
+            ck_assert_msg(r.device_faults == 0,
+                          "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
+                          "y there, and %llu other prefetch(es) before the kernel went to the host\n"
+                          "  likely mistake: a buffer the kernel reads was prefetched to the wrong place: before the kernel both x and "
+                          "y go to the device, struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}; the host location "
+                          "({cudaMemLocationTypeHost, 0}) is for after the kernel, before the host reads y",
+                          what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages, r.prefetch_host_before_launch);
         if (r.prefetched_to_device < 2 * pages)
             ck_assert_msg(r.device_faults == 0,
                           "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "

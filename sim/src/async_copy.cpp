@@ -45,17 +45,19 @@ struct Copy {
     const char *api, *file;
     int line;
     bool pending;
+    bool refill; /* it lands on words an earlier copy of the block had already filled */
 };
 
 struct ThreadAsync {
     std::vector<uint32_t> open;                  /* copies not committed yet */
     std::deque<std::vector<uint32_t>> committed; /* batches in flight, oldest first */
+    bool rewaited = false;                       /* consumer_wait() again without consumer_release() */
 };
 
 struct BlockAsync {
     std::vector<Copy> copies; /* index + 1 is what the shadow holds */
     std::vector<ThreadAsync> th;
-    std::vector<uint32_t> shadow_static, shadow_dynamic; /* per 4-byte word: the copy in flight into it */
+    std::vector<uint32_t> shadow_static, shadow_dynamic; /* per 4-byte word: the copy in flight into it, or kFilled */
     std::map<const void *, std::vector<uint32_t>> barrier_copies;
     unsigned long long in_flight = 0;
 };
@@ -94,6 +96,10 @@ size_t dynamic_bytes() {
 }
 
 /* The shadow word of address a, or nullptr when a is not in shared memory. */
+/* A shadow word's value once a copy into it has completed (and none is in flight): a later copy
+   there refills a buffer, which other threads may still be reading. */
+const uint32_t kFilled = 0x80000000u;
+
 uint32_t *shadow_of(BlockAsync &b, uintptr_t a, bool make) {
     uintptr_t s0 = (uintptr_t)__start_simcuda_shared, s1 = (uintptr_t)__stop_simcuda_shared;
     if (s0 && a >= s0 && a < s1) {
@@ -127,7 +133,7 @@ void complete(BlockAsync &b, uint32_t id) {
     raw_copy(c.dst, c.data.data(), c.size);
     for (uintptr_t w = (uintptr_t)c.dst & ~(uintptr_t)3; w < (uintptr_t)c.dst + c.size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
-        if (s && *s == id) *s = 0;
+        if (s && *s == id) *s = kFilled;
     }
     std::vector<unsigned char>().swap(c.data);
     b.in_flight--;
@@ -189,6 +195,11 @@ uint32_t issue(BlockAsync &b, const RaceThread &t, void *dst, const void *src, s
     c.file = file;
     c.line = line;
     c.pending = true;
+    c.refill = false;
+    for (uintptr_t w = (uintptr_t)dst & ~(uintptr_t)3; w < (uintptr_t)dst + size && !c.refill; w += 4) {
+        uint32_t *s = shadow_of(b, w, false);
+        c.refill = s && *s == kFilled;
+    }
     b.copies.push_back(std::move(c));
     uint32_t id = (uint32_t)b.copies.size();
     unsigned char *p = (unsigned char *)dst;
@@ -261,6 +272,13 @@ void async_wait_prior(unsigned keep) {
     }
 }
 
+void async_note_wait_unreleased() {
+    RaceThread t;
+    if (!race_current_thread(&t)) return;
+    BlockAsync &b = block_of(t);
+    thread_of(b, t.tid).rewaited = true;
+}
+
 unsigned async_in_flight() {
     RaceThread t;
     if (!race_current_thread(&t)) return 0;
@@ -325,18 +343,30 @@ void async_access(const void *ret, uintptr_t addr, size_t size, bool store) {
     BlockAsync &b = *it->second;
     for (uintptr_t w = addr & ~(uintptr_t)3; w < addr + size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
-        if (!s || !*s) continue;
+        if (!s || !*s || *s == kFilled) continue;
         const Copy &c = b.copies[*s - 1];
         std::string line = source_line(ret);
         std::string at = line.empty() ? std::string("") : " at " + line;
         std::string copy = fmt("%s at %s:%d by thread %u of the block", c.api, c.file, c.line, c.issuer);
         const char *rw = store ? "write to" : "read of";
         std::string why, hint;
-        if (c.issuer == t.tid) {
+        if (c.issuer == t.tid && !store && thread_of(b, t.tid).rewaited) {
+            why = "this thread issued that copy and has not waited for it yet: its cuda::pipeline's consumer_wait() was called again "
+                  "without a consumer_release() of the stage it had waited for";
+            hint = "release each stage when its reads are done: pipe.consumer_release() after the last read of the stage (after the "
+                   "__syncthreads() that ends them). A stage stays the oldest until it is released, so a consumer_wait() without the "
+                   "release waits for the stage already waited for, not the next one, whose copy is still in flight";
+        } else if (c.issuer == t.tid) {
             why = "this thread issued that copy and has not waited for it yet";
             hint = store ? "do not write to a buffer that an asynchronous copy is filling: wait for the copy first"
                          : "wait for the copy before reading what it brings (__pipeline_wait_prior(N) leaves only the N newest batches in "
                            "flight; consumer_wait() waits for the oldest stage), then __syncthreads() so that every thread's copies are done";
+        } else if (c.barriers == t.barriers && c.refill) {
+            why = "that copy was issued since the last __syncthreads(), by another thread, which has not waited for it; it refills a "
+                  "buffer an earlier copy had filled, which this thread was still reading";
+            hint = "a copy into a stage buffer that other threads still read: a __syncthreads() must come after the last read of a "
+                   "buffer and before the copy that refills it (at the end of each tile's reads, so that no thread starts the next "
+                   "copy into it while others still read it); and the stage index must rotate";
         } else if (c.barriers == t.barriers) {
             why = "that copy was issued since the last __syncthreads(), by another thread, which has not waited for it";
             hint = "two mistakes fit: no __syncthreads() between a wait and the reads of what other threads copied (a thread's wait covers "

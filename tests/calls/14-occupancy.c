@@ -35,7 +35,8 @@
     X(int, probe_api_blocks, GRADER, NUM(int, which), NUM(int, block), NUM(size_t, dynamic_smem))                                \
     X(int, probe_api_best_block, GRADER, NUM(int, which), NUM(size_t, smem_per_thread), NUM(int, block_limit),                   \
       LOCAL(int *, blocks_per_sm), THEN(*blocks_per_sm = (int)c.out[0]))                                                         \
-    X(size_t, probe_limit_device_memory, GRADER, NUM(size_t, budget))
+    X(size_t, probe_limit_device_memory, GRADER, NUM(size_t, budget))                                                          \
+    X(int, probe_default_stream_busy, GRADER)
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -167,6 +168,14 @@ static int64_t call_probe_limit_device_memory(const RunnerCall *c) {
     cudaGetLastError();
     cudaMemGetInfo(&free_b, &total);
     return (int64_t)free_b;
+}
+/* Whether the legacy default stream still has work queued (1) or is idle (0): asked right after a
+   call that must wait for its kernel. The query is the grader's, after the student's call returned. */
+static int64_t call_probe_default_stream_busy(const RunnerCall *c) {
+    (void)c;
+    int busy = cudaStreamQuery(0) == cudaErrorNotReady;
+    cudaDeviceSynchronize();
+    return busy;
 }
 #define RUNNER_EXTRA {"probe_live_streams_events", call_probe_live_streams_events},
 #else

@@ -26,6 +26,9 @@ int probe_api_best_block(int which, size_t smem_per_thread, int block_limit, int
     simulator by making the device that small (simcuda_set_device_memory), on a GPU by allocating
     the rest. Returns the bytes free afterwards. */
 size_t probe_limit_device_memory(size_t budget);
+/** 1 when the legacy default stream still had work queued (the grader's cudaStreamQuery(0) said
+    cudaErrorNotReady), 0 when it was idle; it then waits for that work. */
+int probe_default_stream_busy(void);
 /** Streams and events alive in the runner now (created, not destroyed), for leak checks; -1 each on
     a GPU, where the runtime does not tell. */
 void probe_live_streams_events(int *streams, int *events);

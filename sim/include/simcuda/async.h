@@ -24,6 +24,10 @@ void async_copy(void *dst, const void *src, size_t size, size_t zfill, size_t al
 void async_commit();
 /* Completes the calling thread's committed batches except the `keep` newest. */
 void async_wait_prior(unsigned keep);
+/* cuda::pipeline's consumer_wait() called again while the stage the last one waited for is still
+   held (no consumer_release() in between): remembered for the calling thread, so that a read of a
+   copy still in flight can name the missing release. */
+void async_note_wait_unreleased();
 /* Committed batches of the calling thread not completed yet. */
 unsigned async_in_flight();
 /* A copy tied to the barrier object at `bar`: it completes when the barrier's current phase does

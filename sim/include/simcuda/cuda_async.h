@@ -76,6 +76,8 @@ class pipeline {
     }
     /* Waits for the oldest stage not released yet; younger ones stay in flight. */
     void consumer_wait() {
+        if (held_) ::simcuda::async_note_wait_unreleased();
+        held_ = true;
         if (head_ > tail_) ::simcuda::async_wait_prior(head_ - tail_ - 1);
     }
     template <class Rep, class Period>
@@ -84,10 +86,12 @@ class pipeline {
         return true;
     }
     void consumer_release() {
+        held_ = false;
         if (tail_ < head_) tail_++;
     }
     bool quit() { return true; }
     unsigned head_ = 0, tail_ = 0; /* stages committed, released */
+    bool held_ = false;            /* a consumer_wait not released yet */
 };
 
 inline pipeline<thread_scope_thread> make_pipeline() { return pipeline<thread_scope_thread>(); }

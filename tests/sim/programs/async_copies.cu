@@ -2,10 +2,10 @@
  * cuda::pipeline, cuda::barrier, cooperative_groups::memcpy_async) and thread block clusters
  * (__cluster_dims__, cudaLaunchKernelEx, cluster_group, distributed shared memory), each against a
  * CPU result, and the mistakes the simulator diagnoses.
- * Build: tools/simcc -o async_copies async_copies.cu   (the "stale" mode names its line only when
- *        built with --profile; or nvcc -arch=sm_90 -o async_copies async_copies.cu and run only the
+ * Build: tools/simcc -o async_copies async_copies.cu   (the "stale" mode names its line, and the
+ *        "unreleased" and "refill" modes their mistake, only when built with --profile; or nvcc -arch=sm_90 -o async_copies async_copies.cu and run only the
  *        first six modes on a GPU: the others are mistakes)
- * Run:   ./async_copies pipeline|cuda-pipeline|barrier|cg|cluster|cluster-errors|stale|size|rank|exited */
+ * Run:   ./async_copies pipeline|cuda-pipeline|barrier|cg|cluster|cluster-errors|stale|size|rank|exited|unreleased|refill */
 #include <cuda_pipeline.h>
 #include <cuda/pipeline>
 #include <cuda/barrier>
@@ -280,6 +280,70 @@ static int mode_stale() {
     return 0;
 }
 
+/* cuda::pipeline without consumer_release(): the next consumer_wait() waits for the stage already
+   waited for, and the next tile is read in flight. */
+__global__ void never_released(const float *in, float *out) {
+    constexpr int S = 2;
+    alignas(16) __shared__ float buf[S][TILE];
+    auto pipe = cuda::make_pipeline();
+    auto load = [&](int t) {
+        pipe.producer_acquire();
+        cuda::memcpy_async(&buf[t % S][threadIdx.x], in + t * TILE + threadIdx.x, sizeof(float), pipe);
+        pipe.producer_commit();
+    };
+    load(0);
+    float acc = 0;
+    for (int t = 0; t < 4; t++) {
+        load(t + 1);
+        pipe.consumer_wait();
+        __syncthreads();
+        acc += buf[t % S][threadIdx.x];
+        __syncthreads();
+        /* pipe.consumer_release() missing */
+    }
+    out[threadIdx.x] = acc;
+}
+
+static int mode_unreleased() {
+    std::vector<float> in = inputs(5 * TILE);
+    float *d_in = device_copy(in), *d_out;
+    cudaMalloc(&d_out, TILE * sizeof(float));
+    never_released<<<1, TILE>>>(d_in, d_out);
+    cudaDeviceSynchronize();
+    return 0;
+}
+
+/* Double buffering without the barrier after the reads: a thread that runs ahead refills the stage
+   thread 0 is still summing. */
+__global__ void refill_while_read(const float *in, float *out) {
+    __shared__ float buf[2][TILE];
+    auto issue = [&](int t) {
+        __pipeline_memcpy_async(&buf[t % 2][threadIdx.x], &in[t * TILE + threadIdx.x], sizeof(float));
+        __pipeline_commit();
+    };
+    issue(0);
+    float acc = 0;
+    for (int t = 0; t < 4; t++) {
+        issue(t + 1);
+        __pipeline_wait_prior(1);
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int k = 0; k < TILE; k++) acc += buf[t % 2][(k + 1) % TILE];
+        /* __syncthreads() missing: the next issue() refills buf[(t + 2) % 2] */
+    }
+    __pipeline_wait_prior(0);
+    if (threadIdx.x == 0) out[0] = acc;
+}
+
+static int mode_refill() {
+    std::vector<float> in = inputs(5 * TILE);
+    float *d_in = device_copy(in), *d_out;
+    cudaMalloc(&d_out, sizeof(float));
+    refill_while_read<<<1, TILE>>>(d_in, d_out);
+    cudaDeviceSynchronize();
+    return 0;
+}
+
 __global__ void elements_not_bytes(const float *in, float *out) {
     __shared__ float buf[32];
     __pipeline_memcpy_async(&buf[threadIdx.x], &in[threadIdx.x], 1);
@@ -337,7 +401,7 @@ int main(int argc, char **argv) {
     static const TestMode modes[] = {
         {"pipeline", mode_pipeline}, {"cuda-pipeline", mode_cuda_pipeline}, {"barrier", mode_barrier}, {"cg", mode_cg},
         {"cluster", mode_cluster},   {"cluster-errors", mode_cluster_errors}, {"stale", mode_stale},     {"size", mode_size},
-        {"rank", mode_rank},         {"exited", mode_exited},
+        {"rank", mode_rank},         {"exited", mode_exited}, {"unreleased", mode_unreleased}, {"refill", mode_refill},
     };
     return run_mode(argc, argv, modes);
 }
