@@ -303,6 +303,10 @@ $(foreach l,$(ALL_LESSONS),$(eval PROFILE_FLAG_$(l) := $(if $(and $(filter sim,$
 
 OTHER_BACKEND := $(if $(filter sim,$(BACKEND)),gpu,sim)
 # lesson_rules(lesson-dir): the objects and programs of one lesson, for every variant.
+# (75 lines of $$ in one block, which issue #29 named: the rules of a lesson's kernel object, judge,
+# runner, demo and benchmark share the lesson's variables and are instantiated together by one
+# $(eval) per lesson; split into several defines, each would repeat that instantiation and the
+# variables' names. Each rule below says what it builds.)
 define lesson_rules
 $(1)_NUM := $(firstword $(subst -, ,$(1)))
 # (the graded CUDA file: the first .cu its lesson.mk names; make grade's tools read the same line)
