@@ -744,6 +744,15 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
                  "otherwise the earlier tiles' share of o counts too much against l");
         return msg;
     }
+    /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction or from l */
+    if (nonfinite && att_max_score(p) < 80.0) {
+        snprintf(msg, 2048,
+                 "%zu outputs are NaN or inf, but the scores here reach only about %g, where exp cannot overflow: is the correction "
+                 "turned round? It is exp(m - m_new), the old maximum minus the new, at most 1; on the first tile m is -infinity, "
+                 "so exp(m_new - m) is infinite and l * corr = 0 * inf = NaN. (Or a row's l stayed 0, and o / l divided by it.)",
+                 nonfinite, att_max_score(p));
+        return msg;
+    }
     if (nonfinite) {
         snprintf(msg, 2048,
                  "%zu outputs are NaN or inf: the scores here reach about %g, and exp of that overflows: each p must be "
