@@ -529,6 +529,16 @@ static void check_compact(size_t n, int nsched) {
                                          "knows\n  likely mistake: only the thread of the last element (i == n - 1) may write *d_count, "
                                          "pos[n-1] + flag[n-1]; when other threads write theirs too, whichever stores last wins",
                                       what, count, want_count, count, k - 1);
+                    /* an inclusive scan where the exclusive one belongs: the kept elements land one place up, and with the
+                       last element kept, pos[n-1] + flag[n-1] counts it twice */
+                    int shifted_up = want_count > 0; /* got holds n floats and the canary after them: got[want_count] is there */
+                    for (size_t i = 0; i < want_count && shifted_up; i++) shifted_up = !memcmp(&got[i + 1], &want[i], 4);
+                    ck_assert_msg(!(last_kept && count == want_count + 1 && shifted_up),
+                                  "%s: count %u, want %zu, and every kept element sits one place up\n  likely mistake: the positions came "
+                                  "from an inclusive scan of the flags: pos[i] must count the kept elements *before* i (the exclusive "
+                                  "scan: scan_uint_gpu's exclusive argument 1), so that out[pos[i]] starts at 0 and pos[n-1] + flag[n-1] "
+                                  "counts the last element once",
+                                  what, count, want_count);
                     ck_assert_msg(0, "%s: count %u, want %zu\n  likely mistake: %s", what, count, want_count,
                                   last_kept && count + 1 == want_count ? "the count misses the last element: the exclusive scan's last value "
                                                                          "pos[n-1] counts the kept elements before it; add flag[n-1]"
