@@ -547,6 +547,11 @@ static const char *peer_hint(int err) {
     case cudaErrorIllegalAddress:
         return "the kernel on dev_b read dev_a's memory without peer access: cudaSetDevice(dev_b), then cudaDeviceEnablePeerAccess(dev_a, "
                "0) -- from the device that reads, to the device it reads from";
+    /* what an H200 (and the simulator) answers when the peer is the current device itself */
+    case cudaErrorPeerAccessUnsupported:
+        return "cudaDeviceEnablePeerAccess was given the current device as its peer, and a device cannot be its own peer: with dev_b "
+               "current (the device whose kernel reads), the peer is dev_a, the device it reads from, cudaDeviceEnablePeerAccess(dev_a, "
+               "0); and when dev_a == dev_b the kernel reads its own memory: no peer access is needed, skip the call";
     default:
         break;
     }
