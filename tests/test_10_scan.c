@@ -102,6 +102,26 @@ static int same_range(const void *got, const unsigned *ref, size_t from, size_t 
     return 1;
 }
 
+/* 10.1's Hillis-Steele with the step's test written t > d instead of t >= d (element t == d then
+   skips src[0]), tile by tile as the kernel runs it: blocks of `block` threads, 0 past n. 1 when got
+   is exactly that. */
+static int hs_strict_test_matches(const unsigned *in, const void *got, size_t n, unsigned block) {
+    unsigned *src = grade_alloc(2 * (size_t)block * sizeof(unsigned)), *dst = src + block;
+    int same = 1;
+    for (size_t t0 = 0; t0 < n && same; t0 += block) {
+        for (unsigned t = 0; t < block; t++) src[t] = t0 + t < n ? in[t0 + t] : 0u;
+        for (unsigned d = 1; d < block; d *= 2) {
+            for (unsigned t = 0; t < block; t++) dst[t] = t > d ? src[t] + src[t - d] : src[t];
+            unsigned *tmp = src;
+            src = dst;
+            dst = tmp;
+        }
+        for (unsigned t = 0; t < block && t0 + t < n && same; t++) same = u32(got, t0 + t) == src[t];
+    }
+    free(src < dst ? src : dst);
+    return same;
+}
+
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
     if (r->order_dependent) {
@@ -171,6 +191,9 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
             scan_uint_cpu(in + t, ref, n - t < r->block ? n - t : r->block, 1);
             if (u32(got, first) == ref[first - t])
                 why = "off by one element: out[i] must include in[i] (an inclusive scan)";
+            else if (r->kind == K_HS && hs_strict_test_matches(in, got, n, r->block))
+                why = "in step d, element t == d left out src[0]: the test is t >= d (every element with a partner d places "
+                      "back adds it, the element at t == d too), not t > d";
             else if (r->kind == K_WARP)
                 why = "a step of the scan adds the wrong value: in step d (1, 2, 4, 8, 16), lane l adds the value __shfl_up_sync "
                       "brings from lane l - d only when l >= d; then warp w > 0 adds the scanned total of warps 0..w-1";
