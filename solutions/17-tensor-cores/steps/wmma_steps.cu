@@ -56,6 +56,7 @@
 #include <cuda_bf16.h>
 
 #include "mma_layout.h"
+#include "mma_ptx.h"
 #endif
 
 using namespace nvcuda;
@@ -275,17 +276,9 @@ template <class Frag> __device__ __forceinline__ uint32_t (&frag_regs(Frag &f))[
     return *reinterpret_cast<uint32_t(*)[4]>(f.x);
 }
 
-// "memory": the loads must stay after the __syncthreads that makes the copies visible.
-template <class Frag> __device__ __forceinline__ void ldm_x4(Frag &f, uint32_t addr) {
-    uint32_t(&r)[4] = frag_regs(f);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-}
-template <class Frag> __device__ __forceinline__ void ldm_x4_trans(Frag &f, uint32_t addr) {
-    uint32_t(&r)[4] = frag_regs(f);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-}
+// ldmatrix (mma_ptx.h) straight into a fragment's registers.
+template <class Frag> __device__ __forceinline__ void ldm_x4(Frag &f, uint32_t addr) { ldmatrix_x4(frag_regs(f), addr); }
+template <class Frag> __device__ __forceinline__ void ldm_x4_trans(Frag &f, uint32_t addr) { ldmatrix_x4_trans(frag_regs(f), addr); }
 
 // The fragment of the 16 x 16 piece at (row0, k0) of a row-major A tile with C chunks per row, and
 // of the piece at (k0, n0) of a row-major B tile (mma_layout.h gives each lane its row address).
@@ -319,7 +312,7 @@ __global__ void frag_layout_kernel(int *bad) {
     FragB b0, b1;
     wmma::load_matrix_sync(a0, rowm, 16);
     wmma::load_matrix_sync(b0, colm, 16);
-    const uint32_t t = (uint32_t)__cvta_generic_to_shared(tile);
+    const uint32_t t = smem_u32(tile);
     ldm_a<4>(a1, t, lane, 0, 0);
     ldm_b<4>(b1, t, lane, 0, 0);
     int n = 0;
@@ -360,7 +353,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     static_assert(STAGES >= 2 && CB >= 8, "double buffering at least; B rows of 128 bytes or more");
     extern __shared__ __align__(128) unsigned char ldm_smem[];
     __nv_bfloat16 *const sm = (__nv_bfloat16 *)ldm_smem;
-    const uint32_t smem0 = (uint32_t)__cvta_generic_to_shared(ldm_smem);
+    const uint32_t smem0 = smem_u32(ldm_smem);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wm = warp / WARPS_N, wn = warp % WARPS_N;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, KT = K / BK;
 

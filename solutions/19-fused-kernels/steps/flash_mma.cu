@@ -36,41 +36,13 @@ extern "C" int flash_mma_config(int, const char **, FlashBf16Fn *, size_t *) { r
 #include <stdint.h>
 
 #include "flash_mma_layout.h"
+#include "../../17-tensor-cores/steps/mma_ptx.h"
 
 #define FM_D 64  // head dimension: the only one this kernel takes
 #define FM_BK 64 // keys a tile
 #define FM_C 8   // 16-byte chunks a row of Q, K or V
 
-// ---- the PTX, one instruction per function (as lesson 17's mma_sync_gemm.cu) --------------------
-
-__device__ __forceinline__ uint32_t fm_smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-
-// 16 bytes global -> shared; src_bytes 0 writes 16 zeros and reads nothing (rows past the sequence).
-__device__ __forceinline__ void fm_cp_async16(uint32_t dst, const void *src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(__cvta_generic_to_global(src)), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void fm_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void fm_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-
-__device__ __forceinline__ void fm_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-__device__ __forceinline__ void fm_ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-
-// d += a b, 16 x 8 x 16, bf16 in, fp32 accumulate.
-__device__ __forceinline__ void fm_mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+// The PTX instructions (cp.async, ldmatrix, mma.sync) come from lesson 17's mma_ptx.h.
 
 // 2^x on the special-function unit, subnormal results flushed to 0 (exp2f without -use_fast_math
 // adds a scaling around it to keep them; a probability below 2^-126 does not matter). 2^-inf = 0.
@@ -96,7 +68,7 @@ __device__ __forceinline__ void fm_copy_rows(uint32_t dst, const __nv_bfloat16 *
     for (int i = 0; i < ROWS * FM_C / THREADS; i++) {
         const int c = threadIdx.x + i * THREADS, r = c / FM_C, ch = c % FM_C, row = first + r;
         const bool in = row < n;
-        fm_cp_async16(dst + mma_swz<FM_C>(r, ch) * 2, src + (size_t)(in ? row : 0) * FM_D + ch * 8, in ? 16 : 0);
+        cp_async16_zfill(dst + mma_swz<FM_C>(r, ch) * 2, src + (size_t)(in ? row : 0) * FM_D + ch * 8, in ? 16 : 0);
     }
 }
 
@@ -107,7 +79,7 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     constexpr int THREADS = WARPS * 32, BQ = WARPS * 16 * MW, TILE = FM_BK * FM_D * 2; // bytes of a K or V tile
     extern __shared__ __align__(128) unsigned char fm_smem[];
     static_assert(STAGES >= 2, "at least double buffering");
-    const uint32_t sq = fm_smem_u32(fm_smem), sk = sq + BQ * FM_D * 2, sv = sk + STAGES * TILE; // Q; K, V: STAGES tiles each
+    const uint32_t sq = smem_u32(fm_smem), sk = sq + BQ * FM_D * 2, sv = sk + STAGES * TILE; // Q; K, V: STAGES tiles each
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const size_t base = (size_t)blockIdx.y * n * FM_D;
@@ -125,7 +97,7 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
             fm_copy_rows<THREADS, FM_BK>(sk + (i % STAGES) * TILE, K, i * FM_BK, n);
             fm_copy_rows<THREADS, FM_BK>(sv + (i % STAGES) * TILE, V, i * FM_BK, n);
         }
-        fm_cp_async_commit();
+        cp_async_commit();
     };
     fm_copy_rows<THREADS, BQ>(sq, Q, q0, n);
 #pragma unroll
@@ -137,7 +109,7 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
     auto load_q = [&](int mi, int kk) {
         int r, c;
         mma_a_ldm_rc(lane, warp * 16 * MW + mi * 16, kk * 16, &r, &c);
-        fm_ldmatrix_x4(qf[mi][kk], sq + mma_swz<FM_C>(r, c) * 2);
+        ldmatrix_x4(qf[mi][kk], sq + mma_swz<FM_C>(r, c) * 2);
     };
 
     float o[MW][FM_D / 8][4]; // O: 16 rows x 64 a group, 8 n-tiles
@@ -155,7 +127,7 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
         const int st = it % STAGES, k0 = it * FM_BK;
         // groups committed: STAGES - 1 + it, the last for tile it + STAGES - 2; tile it (and Q) has
         // landed when at most STAGES - 2 are pending (this thread's copies) ...
-        fm_cp_async_wait<STAGES - 2>();
+        cp_async_wait<STAGES - 2>();
         // ... and everyone's after the barrier, which also says that every warp is done with tile
         // it - 1, whose stage the copy below refills: one barrier a tile
         __syncthreads();
@@ -185,11 +157,11 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
                     int r, c;
                     uint32_t kb[4];
                     flash_k_ldm_rc(lane, jp * 16, kk * 16, &r, &c);
-                    fm_ldmatrix_x4(kb, kt + mma_swz<FM_C>(r, c) * 2);
+                    ldmatrix_x4(kb, kt + mma_swz<FM_C>(r, c) * 2);
 #pragma unroll
                     for (int mi = 0; mi < MW; mi++) {
-                        fm_mma(s[mi][2 * jp], qf[mi][kk], kb[0], kb[1]);
-                        fm_mma(s[mi][2 * jp + 1], qf[mi][kk], kb[2], kb[3]);
+                        mma_bf16_16816(s[mi][2 * jp], qf[mi][kk], kb[0], kb[1]);
+                        mma_bf16_16816(s[mi][2 * jp + 1], qf[mi][kk], kb[2], kb[3]);
                     }
                 }
             }
@@ -258,17 +230,17 @@ __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)
                     int r, c;
                     uint32_t vb[4];
                     mma_b_ldm_rc(lane, kk * 16, dp * 16, &r, &c);
-                    fm_ldmatrix_x4_trans(vb, vt + mma_swz<FM_C>(r, c) * 2);
+                    ldmatrix_x4_trans(vb, vt + mma_swz<FM_C>(r, c) * 2);
 #pragma unroll
                     for (int mi = 0; mi < MW; mi++) {
-                        fm_mma(o[mi][2 * dp], pa[mi], vb[0], vb[1]);
-                        fm_mma(o[mi][2 * dp + 1], pa[mi], vb[2], vb[3]);
+                        mma_bf16_16816(o[mi][2 * dp], pa[mi], vb[0], vb[1]);
+                        mma_bf16_16816(o[mi][2 * dp + 1], pa[mi], vb[2], vb[3]);
                     }
                 }
             }
         }
     }
-    fm_cp_async_wait<0>(); // no copy outlives the block (the trailing groups are empty)
+    cp_async_wait<0>(); // no copy outlives the block (the trailing groups are empty)
 
     // O / l: the quad's parts of l first; each lane writes its pairs of columns of rows g, g + 8
 #pragma unroll
