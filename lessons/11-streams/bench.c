@@ -57,7 +57,7 @@ static void stage_both_copies(void *ctx) {
    the fill (copies in before the first copy out starts) and the drain (copies out after the last copy
    in ends), and each direction's speed while the other runs and while it runs alone. */
 typedef struct {
-    double first, last, busy, gaps, alone, bytes_alone;
+    double first, last, busy, gaps, alone, bytes, bytes_alone;
     int count;
 } Engine;
 
@@ -78,18 +78,26 @@ static double overlap_with(const TimelineOp *ops, size_t n, int kind, double s, 
 }
 
 static Engine engine_of(const TimelineOp *ops, size_t n, int kind, int other) {
-    Engine g = {1e300, 0, 0, 0, 0, 0, 0};
+    Engine g = {1e300, 0, 0, 0, 0, 0, 0, 0};
     double prev_end = -1;
     for (size_t i = 0; i < n; i++) {
         const TimelineOp *o = &ops[i];
         if (o->kind != kind) continue;
         double d = o->end_us - o->start_us, shared = overlap_with(ops, n, other, o->start_us, o->end_us);
-        g.first = fmin(g.first, o->start_us), g.last = fmax(g.last, o->end_us), g.busy += d, g.count++;
+        g.first = fmin(g.first, o->start_us), g.last = fmax(g.last, o->end_us), g.busy += d, g.bytes += o->bytes, g.count++;
         if (prev_end >= 0 && o->start_us > prev_end) g.gaps += o->start_us - prev_end;
         prev_end = fmax(prev_end, o->end_us);
         if (d > 0) g.alone += d - shared, g.bytes_alone += o->bytes * (d - shared) / d;
     }
     return g;
+}
+
+/* One direction's line: how many copies, busy, idle between them, and its speed alone and beside the other. */
+static void print_engine(const char *label, const char *beside, const Engine *g) {
+    double shared = g->busy - g->alone;
+    printf("    %s %3d, busy %.0f us, gaps between them %.0f us; alone %.0f us at %.1f GB/s, beside %s %.0f us at %.1f GB/s\n", label,
+           g->count, g->busy, g->gaps, g->alone, g->alone > 0 ? g->bytes_alone / (g->alone * 1e3) : 0, beside, shared,
+           shared > 0 ? (g->bytes - g->bytes_alone) / (shared * 1e3) : 0);
 }
 
 static void explain_timeline(const char *what, TimelineOp *ops, size_t n) {
@@ -100,18 +108,10 @@ static void explain_timeline(const char *what, TimelineOp *ops, size_t n) {
     qsort(ops, n, sizeof *ops, by_start);
     Engine in = engine_of(ops, n, OP_H2D, OP_D2H), out = engine_of(ops, n, OP_D2H, OP_H2D);
     double span = fmax(in.last, out.last) - fmin(in.first, out.first);
-    double both = 0; /* the time both directions move at once */
-    for (size_t i = 0; i < n; i++)
-        if (ops[i].kind == OP_H2D) both += overlap_with(ops, n, OP_D2H, ops[i].start_us, ops[i].end_us);
-    double in_bytes = 0, out_bytes = 0;
-    for (size_t i = 0; i < n; i++) in_bytes += ops[i].kind == OP_H2D ? ops[i].bytes : 0, out_bytes += ops[i].kind == OP_D2H ? ops[i].bytes : 0;
+    double both = in.busy - in.alone; /* the time both directions move at once: the copies in's time beside a copy out */
     printf("  %s, one recorded run: span %.0f us\n", what, span);
-    printf("    copies in:  %3d, busy %.0f us, gaps between them %.0f us; alone %.0f us at %.1f GB/s, beside a copy out %.0f us at %.1f GB/s\n",
-           in.count, in.busy, in.gaps, in.alone, in.alone > 0 ? in.bytes_alone / (in.alone * 1e3) : 0, in.busy - in.alone,
-           in.busy - in.alone > 0 ? (in_bytes - in.bytes_alone) / ((in.busy - in.alone) * 1e3) : 0);
-    printf("    copies out: %3d, busy %.0f us, gaps between them %.0f us; alone %.0f us at %.1f GB/s, beside a copy in %.0f us at %.1f GB/s\n",
-           out.count, out.busy, out.gaps, out.alone, out.alone > 0 ? out.bytes_alone / (out.alone * 1e3) : 0, out.busy - out.alone,
-           out.busy - out.alone > 0 ? (out_bytes - out.bytes_alone) / ((out.busy - out.alone) * 1e3) : 0);
+    print_engine("copies in: ", "a copy out", &in);
+    print_engine("copies out:", "a copy in", &out);
     printf("    both directions moving %.0f us (%.0f %% of the span); fill (first copy in to first copy out) %.0f us, drain (last copy in's end "
            "to the last copy out's end) %.0f us\n",
            both, 100 * both / span, out.first - in.first, out.last - in.last);
