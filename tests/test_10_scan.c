@@ -106,7 +106,7 @@ static int same_range(const void *got, const unsigned *ref, size_t from, size_t 
    skips src[0]), tile by tile as the kernel runs it: blocks of `block` threads, 0 past n. 1 when got
    is exactly that. */
 static int hs_strict_test_matches(const unsigned *in, const void *got, size_t n, unsigned block) {
-    unsigned *src = grade_alloc(2 * (size_t)block * sizeof(unsigned)), *dst = src + block;
+    unsigned *buf = grade_alloc(2 * (size_t)block * sizeof(unsigned)), *src = buf, *dst = buf + block;
     int same = 1;
     for (size_t t0 = 0; t0 < n && same; t0 += block) {
         for (unsigned t = 0; t < block; t++) src[t] = t0 + t < n ? in[t0 + t] : 0u;
@@ -118,7 +118,7 @@ static int hs_strict_test_matches(const unsigned *in, const void *got, size_t n,
         }
         for (unsigned t = 0; t < block && t0 + t < n && same; t++) same = u32(got, t0 + t) == src[t];
     }
-    free(src < dst ? src : dst);
+    free(buf);
     return same;
 }
 
