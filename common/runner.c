@@ -97,6 +97,7 @@ void live_allocations_gpu(uint64_t *count, uint64_t *bytes);
 void stream_ops_gpu(uint64_t *legacy, uint64_t *per_thread, uint64_t *other);
 void graph_ops_gpu(uint64_t *graph_launches, uint64_t *prefetch_device, uint64_t *prefetch_host, uint64_t *prefetch_device_at_launch,
                    uint64_t *prefetch_host_at_launch);
+uint64_t prefetched_device_bytes_gpu(uint64_t since, uint64_t until);
 static int tracking_start(int32_t *result, int32_t *call) { return tracking_start_gpu(result, call); }
 static void live_allocations(uint64_t *count, uint64_t *bytes) { live_allocations_gpu(count, bytes); }
 static void where_am_i(char *buf, size_t size) { (void)size; buf[0] = '\0'; }
@@ -121,6 +122,15 @@ int runner_stream_ops(RunnerStreamOps *out) {
     stream_ops_gpu(&out->legacy, &out->per_thread, &out->other);
     graph_ops_gpu(&out->graph_launches, &out->prefetch_device, &out->prefetch_host, &out->prefetch_device_at_launch, &out->prefetch_host_at_launch);
     return 1;
+#endif
+}
+
+uint64_t runner_prefetched_device_bytes(uint64_t since, uint64_t until) {
+#if ON_SIM
+    (void)since, (void)until;
+    return 0;
+#else
+    return g_tracking == RPC_TRACKING_ON ? prefetched_device_bytes_gpu(since, until) : 0;
 #endif
 }
 

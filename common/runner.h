@@ -77,6 +77,10 @@ typedef struct {
     On the simulator always 0: its modelled timeline records the stream of every operation
     (simcuda/timeline.h). */
 int runner_stream_ops(RunnerStreamOps *out);
+/** On a GPU: the bytes that the device prefetches numbered since..until-1 (counted as prefetch_device
+    counts them) moved to a device, each byte once however often it was prefetched (the latest 64
+    prefetches are remembered); 0 where CUPTI does not observe the runner, and on the simulator. */
+uint64_t runner_prefetched_device_bytes(uint64_t since, uint64_t until);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cupti.h>
@@ -55,6 +56,43 @@ static uint64_t g_on_legacy, g_on_per_thread, g_on_other;
 /* lesson 16: graph launches, and prefetches of managed memory by where they go (and how many had
    gone to a device when the latest kernel was launched: a prefetch must come before the kernel) */
 static uint64_t g_graph_launches, g_prefetch_device, g_prefetch_host, g_prefetch_device_at_launch, g_prefetch_host_at_launch;
+/* the ranges of the latest device prefetches, the k-th (counting from 0) at k % PREFETCH_RING: which
+   bytes went to the device, so that a prefetch to the wrong place or of part of a buffer is seen */
+#define PREFETCH_RING 64
+static struct {
+    uintptr_t begin, end;
+} g_prefetch_ranges[PREFETCH_RING];
+
+static void note_prefetch_device(const void *ptr, size_t count) {
+    g_prefetch_ranges[g_prefetch_device % PREFETCH_RING].begin = (uintptr_t)ptr;
+    g_prefetch_ranges[g_prefetch_device % PREFETCH_RING].end = (uintptr_t)ptr + count;
+    g_prefetch_device++;
+}
+
+static int by_begin(const void *a, const void *b) {
+    uintptr_t x = ((const uintptr_t *)a)[0], y = ((const uintptr_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+uint64_t prefetched_device_bytes_gpu(uint64_t since, uint64_t until) {
+    uintptr_t r[PREFETCH_RING][2];
+    size_t n = 0;
+    if (until > g_prefetch_device) until = g_prefetch_device;
+    if (until > PREFETCH_RING && since < until - PREFETCH_RING) since = until - PREFETCH_RING; /* older ones are overwritten */
+    for (uint64_t k = since; k < until; k++, n++) {
+        r[n][0] = g_prefetch_ranges[k % PREFETCH_RING].begin;
+        r[n][1] = g_prefetch_ranges[k % PREFETCH_RING].end;
+    }
+    qsort(r, n, sizeof r[0], by_begin);
+    uint64_t bytes = 0;
+    uintptr_t covered = 0; /* the union's end so far: a buffer prefetched twice counts once */
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t b = r[i][0] > covered ? r[i][0] : covered;
+        if (r[i][1] > b) bytes += r[i][1] - b;
+        if (r[i][1] > covered) covered = r[i][1];
+    }
+    return bytes;
+}
 
 static void count_stream(cudaStream_t s, int per_thread_build) {
     if (s == cudaStreamLegacy || (s == 0 && !per_thread_build)) g_on_legacy++;
@@ -130,18 +168,20 @@ static void note_graph_ops(CUpti_CallbackId id, const CUpti_CallbackData *d) {
             int dstDevice;
             cudaStream_t stream;
         } *old = d->functionParams;
-        if (old->dstDevice >= 0) g_prefetch_device++;
+        if (old->dstDevice >= 0) note_prefetch_device(old->devPtr, old->count);
         else g_prefetch_host++;
     }
 #if CUDART_VERSION >= 13000
     else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020 || id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v12020) {
-        if (((const cudaMemPrefetchAsync_v12020_params *)d->functionParams)->location.type == cudaMemLocationTypeDevice) g_prefetch_device++;
+        const cudaMemPrefetchAsync_v12020_params *p = d->functionParams;
+        if (p->location.type == cudaMemLocationTypeDevice) note_prefetch_device(p->devPtr, p->count);
         else g_prefetch_host++;
     }
 #elif CUDART_VERSION >= 12020
     /* CUDA 12's cudaMemPrefetchAsync_v2, the cudaMemLocation form (lesson 16's header names it so) */
     else if (id == CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v2_v12020) {
-        if (((const cudaMemPrefetchAsync_v2_v12020_params *)d->functionParams)->location.type == cudaMemLocationTypeDevice) g_prefetch_device++;
+        const cudaMemPrefetchAsync_v2_v12020_params *p = d->functionParams;
+        if (p->location.type == cudaMemLocationTypeDevice) note_prefetch_device(p->devPtr, p->count);
         else g_prefetch_host++;
     }
 #endif

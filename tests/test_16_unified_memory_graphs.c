@@ -119,6 +119,19 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                       "{cudaMemLocationTypeHost, 0}, 0, s) before cudaStreamSynchronize(s), and then read it",
                       what, r.host_faults, first_touch, page / 1024, r.host_faults - first_touch, r.migrated_to_host);
     } else {
+        /* CUPTI sees each prefetch's range, not the page faults: x and y must both have gone whole */
+        if (r.prefetched_bytes_to_device_before_launch < 2 * bytes && r.prefetch_host_before_launch > 0)
+            ck_abort_msg("%s: the prefetches to the device before the kernel moved %llu of the %zu bytes of x and y there, and %llu "
+                         "other prefetch(es) before the kernel went to the host: the kernel faults on the rest\n"
+                         "  likely mistake: a buffer the kernel reads was prefetched to the wrong place: before the kernel both x and "
+                         "y go to the device, struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}; the host location "
+                         "({cudaMemLocationTypeHost, 0}) is for after the kernel, before the host reads y",
+                         what, r.prefetched_bytes_to_device_before_launch, 2 * bytes, r.prefetch_host_before_launch);
+        ck_assert_msg(r.prefetched_bytes_to_device_before_launch >= 2 * bytes,
+                      "%s: the prefetches to the device before the kernel moved %llu of the %zu bytes of x and y there (part of the "
+                      "buffers): the kernel faults on the rest\n"
+                      "  likely mistake: the prefetch covered only part of the buffers (its size is in bytes: n * sizeof(float), not n)",
+                      what, r.prefetched_bytes_to_device_before_launch, 2 * bytes);
         ck_assert_msg(r.prefetch_host > 0,
                       "%s: no cudaMemPrefetchAsync back to the host\n"
                       "  likely mistake: after the kernel, cudaMemPrefetchAsync(y, bytes, {cudaMemLocationTypeHost, 0}, 0, s), then "

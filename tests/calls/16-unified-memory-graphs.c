@@ -92,6 +92,7 @@ static int64_t call_managed_probe(const RunnerCall *c) {
         rep->prefetch_host = o1.prefetch_host - o0.prefetch_host;
         rep->prefetch_device_before_launch = since(o1.prefetch_device_at_launch, o0.prefetch_device);
         rep->prefetch_host_before_launch = since(o1.prefetch_host_at_launch, o0.prefetch_host);
+        rep->prefetched_bytes_to_device_before_launch = runner_prefetched_device_bytes(o0.prefetch_device, o1.prefetch_device_at_launch);
     }
 #endif
     return e;

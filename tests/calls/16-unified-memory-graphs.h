@@ -21,6 +21,8 @@ typedef struct {
     /* both: cudaMemPrefetchAsync calls during the call, to a device / to the host, and those of them
        made before the kernel's launch (the simulator's counts, or CUPTI's on a GPU) */
     unsigned long long prefetch_device, prefetch_host, prefetch_device_before_launch, prefetch_host_before_launch;
+    /* GPU (CUPTI): the bytes those prefetches before the launch moved to the device, each byte once */
+    unsigned long long prefetched_bytes_to_device_before_launch;
 } ManagedReport;
 
 /** 16.2: one chain to capture, replay and destroy. */
