@@ -154,9 +154,21 @@ int judge_gpu_lock_shared(double timeout_s, char *why, size_t why_size) { return
 /* A second lock, for whole gradings: a lesson whose grading takes the GPU's memory or times it
    (grade_lesson_needs_whole_gpu) holds it exclusively, every other lesson's grading shared, each
    from before its first call to after its verdicts. It is always taken before the passes' lock and
-   never while holding it, so the two cannot deadlock. */
+   never while holding it, so the two cannot deadlock.
+   A flock gives a waiting exclusive holder no precedence: with four gradings at a time sharing the
+   lock in turn, one that needs the GPU to itself (14) waited out the H200's whole test run. So both
+   kinds pass a gate first (a third lock file, held exclusively): a whole grading holds the gate
+   while it waits, so no new grading begins sharing meanwhile; a sharing one takes the gate and
+   lets go of it at once. */
 int judge_gpu_lesson_lock(int whole, double timeout_s, char *why, size_t why_size) {
-    return take_lock(".lesson", whole ? LOCK_EX : LOCK_SH, timeout_s, why, why_size);
+    double start = judge_now_s();
+    int gate = take_lock(".lesson-gate", LOCK_EX, timeout_s, why, why_size);
+    if (gate == JUDGE_GPU_LOCK_BUSY) return gate;
+    if (!whole) judge_gpu_lesson_unlock(gate), gate = -1;
+    double left = timeout_s - (judge_now_s() - start);
+    int fd = take_lock(".lesson", whole ? LOCK_EX : LOCK_SH, left > 0 ? left : 0, why, why_size);
+    judge_gpu_lesson_unlock(gate);
+    return fd;
 }
 void judge_gpu_lesson_unlock(int fd) {
     if (fd < 0) return;

@@ -510,6 +510,27 @@ START_TEST(test_a_lesson_that_needs_the_gpu_to_itself_waits_for_every_other_grad
 }
 END_TEST
 
+/* A grading that needs the whole GPU and waits for the ones sharing it goes first: no grading that
+   comes after it begins sharing meanwhile (else four lessons graded in turn keep it out for good). */
+START_TEST(test_a_waiting_whole_gpu_grading_is_not_overtaken) {
+    char dir[64], why[512];
+    lock_folder(dir, sizeof dir);
+    int shared = judge_gpu_lesson_lock(0, 1, why, sizeof why);
+    ck_assert_msg(shared >= 0, "%s", why);
+    pid_t waiter = fork();
+    if (waiter == 0) _exit(lesson_lock_in_child(1, 5));
+    usleep(300000);                                     /* the whole grading is waiting by now */
+    ck_assert_int_eq(lesson_lock_in_child(0, 0.3), 1); /* a new sharing grading waits behind it */
+    judge_gpu_lesson_unlock(shared);
+    int st = 0;
+    waitpid(waiter, &st, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the whole grading did not get the GPU once the sharing one ended");
+    ck_assert_int_eq(lesson_lock_in_child(0, 0.3), 0); /* and it let go of the gate */
+    unsetenv("GRADE_GPU_LOCK_DIR");
+    sandbox_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(test_gpu_lock_refuses_a_folder_others_may_write) {
     char dir[64], why[512];
     lock_folder(dir, sizeof dir);
@@ -813,6 +834,7 @@ static Suite *grade_suite(void) {
     tcase_add_test(tools, test_gpu_lock_is_exclusive_across_processes_and_never_inherited);
     tcase_add_test(tools, test_gpu_lock_refuses_a_folder_others_may_write);
     tcase_add_test(tools, test_a_lesson_that_needs_the_gpu_to_itself_waits_for_every_other_grading);
+    tcase_add_test(tools, test_a_waiting_whole_gpu_grading_is_not_overtaken);
     suite_add_tcase(s, tools);
     TCase *passes = tcase_create("Passes");
     tcase_add_checked_fixture(passes, tools_setup, tools_teardown);

@@ -26,4 +26,5 @@ grep -hE 'x |WRONG' "$out"/bench16-*.log | head -20
 echo "benches done after ${SECONDS} s"
 left=$((limit - SECONDS))
 [ $left -gt 30 ] && bash tools/gpu_test_lessons.sh "$out/tl" $left 19 18 17 16
-tar czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+# one archive inside $out (the device tool brings back 8 files at most)
+tar czf /tmp/logs.tar.gz -C "$out" . && mv /tmp/logs.tar.gz "$out/logs.tar.gz"

@@ -22,4 +22,5 @@ make -s -k -j16 BACKEND=gpu test-programs LESSON="$LESSONS" >"$out/build.log" 2>
 echo "build: $((SECONDS - start)) s, exit $?"
 left=$((limit - SECONDS))
 [ $left -gt 30 ] && bash tools/gpu_test_lessons.sh "$out/tl" $left $LESSONS
-tar czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+# one archive inside $out (the device tool brings back 8 files at most)
+tar czf /tmp/logs.tar.gz -C "$out" . && mv /tmp/logs.tar.gz "$out/logs.tar.gz"
