@@ -206,7 +206,9 @@ $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 # The judge starts the runner in a sandbox and calls the student's functions through it.
 CUDA_HOME ?= $(if $(HAVE_NVCC),$(patsubst %/bin/nvcc,%,$(shell command -v nvcc)),/usr/local/cuda)
 JUDGE_CUDA_INC := $(if $(filter sim,$(BACKEND)),-Isim/include,-I$(CUDA_HOME)/include)
-JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -MMD -MP $(JUDGE_CUDA_INC) $(INCLUDES)
+# (-Wno-missing-field-initializers: the graders' exercise tables name only the fields an exercise
+# sets; the rest are zero on purpose, as C gives them)
+JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers -MMD -MP $(JUDGE_CUDA_INC) $(INCLUDES)
 # the judge reads the simulator's (or CUDA's) runtime header for types and error codes
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \

@@ -79,7 +79,7 @@ static const struct {
 /* Notes the current exercise as waiting: for a package of the table when the reply names one. */
 static void note_missing(const Reply *r) {
     char why[1200];
-    snprintf(why, sizeof why, "%s", r->message);
+    snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, r->message); /* a long reply is cut */
     const char *key = !strncmp(r->info, "needs=", 6) ? r->info + 6 : "";
     for (size_t k = 0; k < sizeof kPackages / sizeof kPackages[0]; k++)
         if (!strcmp(key, kPackages[k].key)) {
