@@ -54,13 +54,8 @@ static void problem_make(Problem *p, size_t n, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_a);
-    cudaFree(p->d_b);
-    cudaFree(p->d_c);
-    free(p->h_a);
-    free(p->h_b);
-    free(p->h_want);
-    free(p->h_got);
+    GRADE_CUDA_FREE(p->d_a, p->d_b, p->d_c);
+    GRADE_FREE(p->h_a, p->h_b, p->h_want, p->h_got);
 }
 
 /* Copies the device result back and compares it, then checks that nothing was written past n. */

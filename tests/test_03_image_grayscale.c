@@ -79,11 +79,8 @@ static void image_make(Image *im, int w, int h, int ch, uint64_t salt, int rotat
 }
 
 static void image_free(Image *im) {
-    cudaFree(im->d_in);
-    cudaFree(im->d_out);
-    free(im->h_in);
-    free(im->h_want);
-    free(im->h_got);
+    GRADE_CUDA_FREE(im->d_in, im->d_out);
+    GRADE_FREE(im->h_in, im->h_want, im->h_got);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -79,13 +79,8 @@ static void problem_make(Problem *p, Shape s, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_A);
-    cudaFree(p->d_B);
-    cudaFree(p->d_C);
-    free(p->h_A);
-    free(p->h_B);
-    free(p->h_want);
-    free(p->h_got);
+    GRADE_CUDA_FREE(p->d_A, p->d_B, p->d_C);
+    GRADE_FREE(p->h_A, p->h_B, p->h_want, p->h_got);
 }
 
 /* ---- recognising the usual mistakes from what landed in C ---- */

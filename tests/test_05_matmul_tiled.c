@@ -103,12 +103,8 @@ static void problem_make(Problem *p, const char *name, Dims d, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_a);
-    cudaFree(p->d_b);
-    cudaFree(p->d_c);
-    free(p->h_a);
-    free(p->h_b);
-    free(p->h_want);
+    GRADE_CUDA_FREE(p->d_a, p->d_b, p->d_c);
+    GRADE_FREE(p->h_a, p->h_b, p->h_want);
 }
 
 /* |got - want| <= atol + rtol |want|. Each product is below 1 in magnitude, and the rounding error

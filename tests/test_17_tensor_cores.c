@@ -162,12 +162,8 @@ static void problem_make(Problem *p, const Subject *s, Dims d, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_a);
-    cudaFree(p->d_b);
-    cudaFree(p->d_c);
-    free(p->h_a);
-    free(p->h_b);
-    free(p->h_want);
+    GRADE_CUDA_FREE(p->d_a, p->d_b, p->d_c);
+    GRADE_FREE(p->h_a, p->h_b, p->h_want);
 }
 
 static GradeCompare compare_for(const Problem *p, double atol, int schedule) {
