@@ -84,14 +84,6 @@ void grade_to_device(void *d, const void *h, size_t bytes) {
     ck_assert_msg(e == cudaSuccess, "grader: cudaMemcpy to the device failed: %s", cudaGetErrorName(e));
 }
 
-void grade_free_each(void *const *bufs, size_t count) {
-    for (size_t i = 0; i < count; i++) free(bufs[i]);
-}
-
-void grade_cuda_free_each(void *const *bufs, size_t count) {
-    for (size_t i = 0; i < count; i++) cudaFree(bufs[i]);
-}
-
 /* ---- schedules ---- */
 #if ON_SIM
 static char random_schedule[64];

@@ -140,15 +140,6 @@ void *grade_alloc(size_t bytes);
 void *grade_device_alloc(size_t bytes);
 /** cudaMemcpy host to device (nothing for 0 bytes) or fails the test with a clear message. */
 void grade_to_device(void *d, const void *h, size_t bytes);
-/** free() on each of `count` host buffers, in order (NULL ones are skipped, as free does). */
-void grade_free_each(void *const *bufs, size_t count);
-/** cudaFree() on each of `count` device buffers, in order: one judge call each, as if written out. */
-void grade_cuda_free_each(void *const *bufs, size_t count);
-/* The buffers of a test's problem are freed in one line: GRADE_FREE(p->h_a, p->h_b) and
-   GRADE_CUDA_FREE(p->d_a, p->d_b) count their arguments, so a new buffer is one more name. */
-#define GRADE_BUFFER_LIST(...) ((void *const[]){__VA_ARGS__}), (sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
-#define GRADE_FREE(...) grade_free_each(GRADE_BUFFER_LIST(__VA_ARGS__))
-#define GRADE_CUDA_FREE(...) grade_cuda_free_each(GRADE_BUFFER_LIST(__VA_ARGS__))
 
 /* ---- performance properties: what the hardware does, not only what the values are ---- */
 

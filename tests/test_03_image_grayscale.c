@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "free_all.h"
 #include "grade.h"
 #include "grayscale.h"
 
@@ -79,8 +80,8 @@ static void image_make(Image *im, int w, int h, int ch, uint64_t salt, int rotat
 }
 
 static void image_free(Image *im) {
-    GRADE_CUDA_FREE(im->d_in, im->d_out);
-    GRADE_FREE(im->h_in, im->h_want, im->h_got);
+    CUDA_FREE_ALL(im->d_in, im->d_out);
+    FREE_ALL(im->h_in, im->h_want, im->h_got);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

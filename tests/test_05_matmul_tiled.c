@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "matmul_tiled.h"
 
@@ -103,8 +104,8 @@ static void problem_make(Problem *p, const char *name, Dims d, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    GRADE_CUDA_FREE(p->d_a, p->d_b, p->d_c);
-    GRADE_FREE(p->h_a, p->h_b, p->h_want);
+    CUDA_FREE_ALL(p->d_a, p->d_b, p->d_c);
+    FREE_ALL(p->h_a, p->h_b, p->h_want);
 }
 
 /* |got - want| <= atol + rtol |want|. Each product is below 1 in magnitude, and the rounding error

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "convolution.h"
@@ -80,8 +81,8 @@ static void image_make(Image *im, int w, int h, uint64_t salt) {
 }
 
 static void image_free(Image *im) {
-    GRADE_CUDA_FREE(im->d_in, im->d_tmp, im->d_out, im->d_filter);
-    GRADE_FREE(im->h_in, im->h_want, im->h_got);
+    CUDA_FREE_ALL(im->d_in, im->d_tmp, im->d_out, im->d_filter);
+    FREE_ALL(im->h_in, im->h_want, im->h_got);
 }
 
 /* A random filter with no symmetry (a flipped or transposed filter gives other results), taps in

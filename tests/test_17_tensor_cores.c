@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "tensor_cores.h"
@@ -162,8 +163,8 @@ static void problem_make(Problem *p, const Subject *s, Dims d, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    GRADE_CUDA_FREE(p->d_a, p->d_b, p->d_c);
-    GRADE_FREE(p->h_a, p->h_b, p->h_want);
+    CUDA_FREE_ALL(p->d_a, p->d_b, p->d_c);
+    FREE_ALL(p->h_a, p->h_b, p->h_want);
 }
 
 static GradeCompare compare_for(const Problem *p, double atol, int schedule) {
