@@ -191,7 +191,7 @@ ifneq ($(LESSON),)
 endif
 
 # The demos and benchmarks link the seeded inputs and the timing helpers.
-COMMON_OBJ := $(B)/common/grade_inputs.o $(B)/common/bench.o
+COMMON_OBJ := $(B)/common/grade_inputs.o $(B)/common/bench.o $(B)/common/demo.o
 $(B)/common/%.o: common/%.c common/*.h $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)

@@ -23,6 +23,16 @@
         }                                                                                                      \
     } while (0)
 
+/** CUDA_CHECK for cuBLAS calls (the caller includes <cublas_v2.h>): prints the call, where, and the status number, then exits. */
+#define CUBLAS_CHECK(call)                                                                                     \
+    do {                                                                                                       \
+        cublasStatus_t cublas_check_st_ = (call);                                                              \
+        if (cublas_check_st_ != CUBLAS_STATUS_SUCCESS) {                                                       \
+            fprintf(stderr, "cuBLAS error at %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)cublas_check_st_); \
+            exit(EXIT_FAILURE);                                                                                \
+        }                                                                                                      \
+    } while (0)
+
 /** Like CUDA_CHECK, but returns the error from the enclosing function instead of exiting. */
 #define CUDA_TRY(call)                                                                                         \
     do {                                                                                                       \

@@ -79,6 +79,10 @@ void grade_add_profiled_test_(TCase *tc, const TTest *test);
     grader's device buffers are set to it too (grade_poison_device). */
 #define GRADE_DEVICE_GARBAGE_BITS 0xFFFFFFFFu
 void grade_poison_floats(float *a, size_t n);
+/** The grader's view of a float output filled with `fill_bits` before the call (a byte memset):
+    never-written elements get the GRADE_DEVICE_GARBAGE_BITS that grade_diff_floats recognises, and
+    a computed NaN that happens to have those bits becomes an ordinary NaN. */
+void grade_normalise_filled_floats(const float *out, float *norm, size_t n, uint32_t fill_bits);
 void grade_poison_ints(int *a, size_t n);
 /** cudaMemset(d, 0xFF, bytes): device output buffers start as NaN / -1, never as zeros. */
 void grade_poison_device(void *d, size_t bytes);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "vector_add.h"
@@ -54,13 +55,8 @@ static void problem_make(Problem *p, size_t n, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_a);
-    cudaFree(p->d_b);
-    cudaFree(p->d_c);
-    free(p->h_a);
-    free(p->h_b);
-    free(p->h_want);
-    free(p->h_got);
+    CUDA_FREE_ALL(p->d_a, p->d_b, p->d_c);
+    FREE_ALL(p->h_a, p->h_b, p->h_want, p->h_got);
 }
 
 /* Copies the device result back and compares it, then checks that nothing was written past n. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "free_all.h"
 #include "grade.h"
 #include "grayscale.h"
 
@@ -79,11 +80,8 @@ static void image_make(Image *im, int w, int h, int ch, uint64_t salt, int rotat
 }
 
 static void image_free(Image *im) {
-    cudaFree(im->d_in);
-    cudaFree(im->d_out);
-    free(im->h_in);
-    free(im->h_want);
-    free(im->h_got);
+    CUDA_FREE_ALL(im->d_in, im->d_out);
+    FREE_ALL(im->h_in, im->h_want, im->h_got);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "free_all.h"
 #include "grade.h"
 #include "matmul_naive.h"
 
@@ -79,13 +80,8 @@ static void problem_make(Problem *p, Shape s, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_A);
-    cudaFree(p->d_B);
-    cudaFree(p->d_C);
-    free(p->h_A);
-    free(p->h_B);
-    free(p->h_want);
-    free(p->h_got);
+    CUDA_FREE_ALL(p->d_A, p->d_B, p->d_C);
+    FREE_ALL(p->h_A, p->h_B, p->h_want, p->h_got);
 }
 
 /* ---- recognising the usual mistakes from what landed in C ---- */

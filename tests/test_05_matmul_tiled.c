@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "matmul_tiled.h"
 
@@ -103,12 +104,8 @@ static void problem_make(Problem *p, const char *name, Dims d, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_a);
-    cudaFree(p->d_b);
-    cudaFree(p->d_c);
-    free(p->h_a);
-    free(p->h_b);
-    free(p->h_want);
+    CUDA_FREE_ALL(p->d_a, p->d_b, p->d_c);
+    FREE_ALL(p->h_a, p->h_b, p->h_want);
 }
 
 /* |got - want| <= atol + rtol |want|. Each product is below 1 in magnitude, and the rounding error
@@ -151,16 +148,8 @@ static void expect_canary_untouched(const Subject *s, const Problem *p, const fl
                       p->what, (unsigned long long)grade_seed(), i, p->M, p->N, p->mn);
 }
 
-/* The grade.c view of a result: never-written elements get the "device garbage" bits it recognises,
-   and a computed NaN that happens to have those bits becomes an ordinary NaN. */
-static void normalise(const float *out, float *norm, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        uint32_t b = bits_of(out[i]);
-        if (b == FILL_BITS) b = GRADE_DEVICE_GARBAGE_BITS;
-        else if (b == GRADE_DEVICE_GARBAGE_BITS) b = 0x7FC00000u;
-        memcpy(&norm[i], &b, 4);
-    }
-}
+/* The grade.c view of a result (never-written elements flagged, see grade.h). */
+static void normalise(const float *out, float *norm, size_t n) { grade_normalise_filled_floats(out, norm, n, FILL_BITS); }
 
 /* ---- experiments that explain a wrong result ---- */
 

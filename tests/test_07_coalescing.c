@@ -76,16 +76,8 @@ static long source_of(float v, unsigned base, size_t n) {
     return i < (double)n ? (long)i : -1;
 }
 
-/* The grader's view of a result for grade.c: never-written elements get the "device garbage" bits
-   it recognises, and a computed NaN that has those bits becomes an ordinary NaN. */
-static void normalise(const float *out, float *norm, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        uint32_t b = bits_of(out[i]);
-        if (b == FILL_BITS) b = GRADE_DEVICE_GARBAGE_BITS;
-        else if (b == GRADE_DEVICE_GARBAGE_BITS) b = 0x7FC00000u;
-        memcpy(&norm[i], &b, 4);
-    }
-}
+/* The grade.c view of a result (never-written elements flagged, see grade.h). */
+static void normalise(const float *out, float *norm, size_t n) { grade_normalise_filled_floats(out, norm, n, FILL_BITS); }
 
 /* Fails with grade.c's comparison (counts, first mismatches) and, when given, the lesson's own
    diagnosis in place of grade.c's generic "likely mistake". */

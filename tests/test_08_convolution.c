@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "convolution.h"
@@ -80,13 +81,8 @@ static void image_make(Image *im, int w, int h, uint64_t salt) {
 }
 
 static void image_free(Image *im) {
-    cudaFree(im->d_in);
-    cudaFree(im->d_tmp);
-    cudaFree(im->d_out);
-    cudaFree(im->d_filter);
-    free(im->h_in);
-    free(im->h_want);
-    free(im->h_got);
+    CUDA_FREE_ALL(im->d_in, im->d_tmp, im->d_out, im->d_filter);
+    FREE_ALL(im->h_in, im->h_want, im->h_got);
 }
 
 /* A random filter with no symmetry (a flipped or transposed filter gives other results), taps in

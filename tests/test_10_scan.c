@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "scan.h"
@@ -263,11 +264,7 @@ static void dev_alloc(Dev *d, size_t n) {
     ck_assert(cudaMalloc(&d->d_out, n * 4 + CANARY) == cudaSuccess);
     ck_assert(cudaMalloc(&d->d_work, d->work_bytes) == cudaSuccess);
 }
-static void dev_free(Dev *d) {
-    cudaFree(d->d_in);
-    cudaFree(d->d_out);
-    cudaFree(d->d_work);
-}
+static void dev_free(Dev *d) { CUDA_FREE_ALL(d->d_in, d->d_out, d->d_work); }
 
 /* 10.4's kernel crashing at an address far from every buffer (a status word's store or load): the
    tile index came from a ticket counter that was never zeroed (the judge fills the workspace with

@@ -21,6 +21,7 @@
 
 #include "backend.h"
 #include "calls/15-multi-gpu.h"
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "multigpu.h"
@@ -573,13 +574,7 @@ static PeerBuffers peer_buffers(size_t n, uint64_t seed) {
     grade_poison_floats(b.copy, n);
     return b;
 }
-static void peer_buffers_free(PeerBuffers *b) {
-    free(b->x);
-    free(b->y);
-    free(b->want);
-    free(b->out);
-    free(b->copy);
-}
+static void peer_buffers_free(PeerBuffers *b) { FREE_ALL(b->x, b->y, b->want, b->out, b->copy); }
 
 static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_before, uint64_t seed) {
     PeerBuffers b = peer_buffers(n, seed);

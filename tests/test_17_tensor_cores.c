@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "tensor_cores.h"
@@ -162,12 +163,8 @@ static void problem_make(Problem *p, const Subject *s, Dims d, uint64_t salt) {
 }
 
 static void problem_free(Problem *p) {
-    cudaFree(p->d_a);
-    cudaFree(p->d_b);
-    cudaFree(p->d_c);
-    free(p->h_a);
-    free(p->h_b);
-    free(p->h_want);
+    CUDA_FREE_ALL(p->d_a, p->d_b, p->d_c);
+    FREE_ALL(p->h_a, p->h_b, p->h_want);
 }
 
 static GradeCompare compare_for(const Problem *p, double atol, int schedule) {
@@ -208,16 +205,8 @@ static void expect_canary_untouched(const Problem *p, const float *out) {
                       p->what, (unsigned long long)grade_seed(), i, p->mn);
 }
 
-/* The grade.c view of a result: never-written elements get the "device garbage" bits it recognises,
-   and a computed NaN that happens to have those bits becomes an ordinary NaN. */
-static void normalise(const float *out, float *norm, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        uint32_t b = bits_of(out[i]);
-        if (b == FILL_BITS) b = GRADE_DEVICE_GARBAGE_BITS;
-        else if (b == GRADE_DEVICE_GARBAGE_BITS) b = 0x7FC00000u;
-        memcpy(&norm[i], &b, 4);
-    }
-}
+/* The grade.c view of a result (never-written elements flagged, see grade.h). */
+static void normalise(const float *out, float *norm, size_t n) { grade_normalise_filled_floats(out, norm, n, FILL_BITS); }
 
 /* ---- experiments that explain a wrong result ---- */
 

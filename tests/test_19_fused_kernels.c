@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "fused.h"
+#include "free_all.h"
 #include "grade.h"
 
 int l19_last_alloc(unsigned long long *bytes, unsigned long long *count);
@@ -247,14 +248,8 @@ static void row_problem_make(RowProblem *p, int layer, RowCase rc, uint64_t salt
 }
 
 static void row_problem_free(RowProblem *p) {
-    cudaFree(p->d_x);
-    cudaFree(p->d_y);
-    cudaFree(p->d_g);
-    cudaFree(p->d_b);
-    free(p->x);
-    free(p->g);
-    free(p->b);
-    free(p->want);
+    CUDA_FREE_ALL(p->d_x, p->d_y, p->d_g, p->d_b);
+    FREE_ALL(p->x, p->g, p->b, p->want);
 }
 
 static cudaError_t row_call(const RowProblem *p, const float *d_x, float *d_y, int rows, int cols) {
@@ -630,8 +625,8 @@ static void att_problem_make(AttProblem *p, AttCase ac, int causal, uint64_t sal
 }
 
 static void att_problem_free(AttProblem *p) {
-    cudaFree(p->d_q), cudaFree(p->d_k), cudaFree(p->d_v), cudaFree(p->d_o);
-    free(p->q), free(p->k), free(p->v), free(p->want);
+    CUDA_FREE_ALL(p->d_q, p->d_k, p->d_v, p->d_o);
+    FREE_ALL(p->q, p->k, p->v, p->want);
 }
 
 /* Whether got matches the model everywhere; with the strict mask (2), query 0 of each head sees no key

@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "hello.h"
+#include "free_all.h"
 
 typedef struct {
     int *d_out;
@@ -73,7 +74,6 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
-    cudaFree(tiny.d_out);
-    cudaFree(big.d_out);
+    CUDA_FREE_ALL(tiny.d_out, big.d_out);
     return 0;
 }

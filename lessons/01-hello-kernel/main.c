@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "cuda_check.h"
 #include "hello.h"
+#include "free_all.h"
 
 /* Counts the elements of out[0..n) that differ from the CPU reference. */
 static int count_wrong(const int *out, const int *want, int n) {
@@ -86,8 +87,7 @@ int main(int argc, char **argv) {
         CUDA_CHECK(launch_error(d_marks, 2048));
         printf("   (not reached: launch_error returned cudaSuccess -- do 01.3)\n");
     }
-    cudaFree(d_pattern);
-    cudaFree(d_marks);
+    CUDA_FREE_ALL(d_pattern, d_marks);
     cudaFreeHost(out);
     free(want);
     return failures ? 1 : 0;

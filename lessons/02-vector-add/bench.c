@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "vector_add.h"
+#include "free_all.h"
 
 /* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
@@ -71,8 +72,6 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
-    cudaFree((void *)j.a);
-    cudaFree((void *)j.b);
-    cudaFree(j.c);
+    CUDA_FREE_ALL((void *)j.a, (void *)j.b, j.c);
     return 0;
 }

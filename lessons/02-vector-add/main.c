@@ -12,6 +12,7 @@
 #include "cuda_check.h"
 #include "inputs.h"
 #include "vector_add.h"
+#include "free_all.h"
 
 /* h_/d_: where a buffer lives; a Job holds either (the CPU and the GPU are timed on one Job), so its fields name roles */
 typedef struct {
@@ -92,12 +93,7 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
-    cudaFree(d_a);
-    cudaFree(d_b);
-    cudaFree(d_c);
-    free(h_a);
-    free(h_b);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL(d_a, d_b, d_c);
+    FREE_ALL(h_a, h_b, want, got);
     return bad ? 1 : 0;
 }

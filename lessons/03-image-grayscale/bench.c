@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "grayscale.h"
+#include "free_all.h"
 
 /* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
@@ -78,8 +79,6 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
-    cudaFree((void *)j.rgb);
-    cudaFree(j.gray);
-    cudaFree(j.rot);
+    CUDA_FREE_ALL((void *)j.rgb, j.gray, j.rot);
     return 0;
 }

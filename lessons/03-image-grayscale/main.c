@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "grayscale.h"
+#include "free_all.h"
 
 /* Draws a test picture: a colour gradient, pure red, green and blue bars (their grays show the
    weights: 76, 150, 29), a gray ramp, and a big "F", which looks different after any turn or flip. */
@@ -181,14 +182,9 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
-    cudaFree(d_rgb);
-    cudaFree(d_gray);
-    cudaFree(d_rot);
+    CUDA_FREE_ALL(d_rgb, d_gray, d_rot);
     if (argc > 1) stbi_image_free(rgb);
     else free(rgb);
-    free(want);
-    free(got);
-    free(rot_want);
-    free(rot_got);
+    FREE_ALL(want, got, rot_want, rot_got);
     return ok1 && ok2 && ok3 && written ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 #include "inputs.h"
 #include "matmul_job.h"
 #include "matmul_naive.h"
+#include "free_all.h"
 
 #if !ON_SIM
 static void check_cublas(cublasStatus_t st, const char *what) {
@@ -149,11 +150,7 @@ int main(int argc, char **argv) {
 #if !ON_SIM
     cublasDestroy(j.handle);
 #endif
-    cudaFree((void *)j.A);
-    cudaFree((void *)j.B);
-    cudaFree(j.C);
-    free(A);
-    free(B);
-    free(host.C);
+    CUDA_FREE_ALL((void *)j.A, (void *)j.B, j.C);
+    FREE_ALL(A, B, host.C);
     return 0;
 }

@@ -12,9 +12,11 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "matmul_job.h"
 #include "matmul_naive.h"
+#include "free_all.h"
 
 static void gpu_cublas(void *ctx) {
     MatmulJob *j = ctx;
@@ -46,21 +48,14 @@ int main(int argc, char **argv) {
 #else
     int M = 1024, K = 1024, N = 1024; /* the CPU reference still finishes in a few seconds */
 #endif
-    if (argc == 2) M = K = N = atoi(argv[1]);
-    else if (argc == 4) M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]);
-    if (argc == 3 || argc > 4 || M <= 0 || K <= 0 || N <= 0) {
+    if (!demo_read_sizes(argc, argv, &M, &K, &N) || M <= 0 || K <= 0 || N <= 0) {
         fprintf(stderr, "usage: demo [n | M K N]   (C = A B with A M x K and B K x N; n means n x n x n)\n");
         return 2;
     }
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    float *h_A = malloc(na * sizeof(float)), *h_B = malloc(nb * sizeof(float));
-    float *want = malloc(nc * sizeof(float)), *got = malloc(nc * sizeof(float));
-    if (!h_A || !h_B || !want || !got) {
-        fprintf(stderr, "demo: out of host memory; try smaller sizes\n");
-        return 1;
-    }
-    grade_fill_floats(h_A, na, 1, -1.0f, 1.0f);
-    grade_fill_floats(h_B, nb, 2, -1.0f, 1.0f);
+    const char *no_memory = "demo: out of host memory; try smaller sizes";
+    float *h_A = demo_random_floats(na, 1, -1.0f, 1.0f, no_memory), *h_B = demo_random_floats(nb, 2, -1.0f, 1.0f, no_memory);
+    float *want = demo_alloc(nc * sizeof(float), no_memory), *got = demo_alloc(nc * sizeof(float), no_memory);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.3g GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, prop.name);
@@ -122,12 +117,7 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
-    cudaFree(d_A);
-    cudaFree(d_B);
-    cudaFree(d_C);
-    free(h_A);
-    free(h_B);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL(d_A, d_B, d_C);
+    FREE_ALL(h_A, h_B, want, got);
     return wrong;
 }

@@ -12,20 +12,13 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
+#include "free_all.h"
 #include "inputs.h"
 #include "matmul_tiled.h"
 
 #if !ON_SIM
 #include <cublas_v2.h> /* the simulator has no cuBLAS: the ceiling needs a GPU */
-
-#define CUBLAS_CHECK(call)                                                                                     \
-    do {                                                                                                       \
-        cublasStatus_t cublas_check_st_ = (call);                                                              \
-        if (cublas_check_st_ != CUBLAS_STATUS_SUCCESS) {                                                       \
-            fprintf(stderr, "cuBLAS error at %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)cublas_check_st_); \
-            exit(EXIT_FAILURE);                                                                                \
-        }                                                                                                      \
-    } while (0)
 #endif
 
 typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
@@ -58,11 +51,7 @@ static void run_cublas(void *ctx) {
 
 /* Number of elements of got outside the grader's tolerance around want (NaN counts as outside). */
 static size_t count_wrong(const float *got, const float *want, size_t n, int K) {
-    double atol = 8.0 * K * FLT_EPSILON, rtol = 4.0 * FLT_EPSILON;
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(fabs((double)got[i] - want[i]) <= atol + rtol * fabs(want[i]))) bad++;
-    return bad;
+    return demo_count_wrong(got, want, n, 8.0 * K * FLT_EPSILON, 4.0 * FLT_EPSILON, NULL);
 }
 
 int main(int argc, char **argv) {
@@ -71,30 +60,20 @@ int main(int argc, char **argv) {
 #else
     int M = 4096, K = 4096, N = 4096, reps = 10;
 #endif
-    if (argc == 2) M = K = N = atoi(argv[1]);
-    else if (argc == 4) M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]);
-    if ((argc != 1 && argc != 2 && argc != 4) || M <= 0 || K <= 0 || N <= 0) {
+    if (!demo_read_sizes(argc, argv, &M, &K, &N) || M <= 0 || K <= 0 || N <= 0) {
         fprintf(stderr, "usage: bench [n | M K N]   (positive sizes; default 4096 on a GPU)\n");
         return 2;
     }
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
-    float *h_a = malloc(mk * sizeof(float)), *h_b = malloc(kn * sizeof(float));
-    float *h_want = malloc(mn * sizeof(float)), *h_got = malloc(mn * sizeof(float));
-    if (!h_a || !h_b || !h_want || !h_got) {
-        fprintf(stderr, "bench: out of host memory\n");
-        return 1;
-    }
-    grade_fill_floats(h_a, mk, 1, -1.0f, 1.0f);
-    grade_fill_floats(h_b, kn, 2, -1.0f, 1.0f);
+    const char *no_memory = "bench: out of host memory";
+    float *h_a = demo_random_floats(mk, 1, -1.0f, 1.0f, no_memory), *h_b = demo_random_floats(kn, 2, -1.0f, 1.0f, no_memory);
+    float *h_want = demo_alloc(mn * sizeof(float), no_memory), *h_got = demo_alloc(mn * sizeof(float), no_memory);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     Job j = {0};
     j.M = M, j.K = K, j.N = N;
-    CUDA_CHECK(cudaMalloc((void **)&j.a, mk * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&j.b, kn * sizeof(float)));
+    j.a = demo_to_device(h_a, mk), j.b = demo_to_device(h_b, kn);
     CUDA_CHECK(cudaMalloc((void **)&j.c, mn * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy((void *)j.a, h_a, mk * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy((void *)j.b, h_b, kn * sizeof(float), cudaMemcpyHostToDevice));
     double gflop = 2.0 * M * K * N / 1e9;
     printf("Lesson 05 benchmark on %s: C = A B with M = %d, K = %d, N = %d (%.3g GFLOP per product), median of %d runs\n", prop.name, M, K,
            N, gflop, reps);
@@ -142,12 +121,7 @@ int main(int argc, char **argv) {
 #else
     cublasDestroy(j.handle);
 #endif
-    cudaFree((void *)j.a);
-    cudaFree((void *)j.b);
-    cudaFree(j.c);
-    free(h_a);
-    free(h_b);
-    free(h_want);
-    free(h_got);
+    CUDA_FREE_ALL((void *)j.a, (void *)j.b, j.c);
+    FREE_ALL(h_a, h_b, h_want, h_got);
     return 0;
 }

@@ -12,6 +12,8 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
+#include "free_all.h"
 #include "inputs.h"
 #include "matmul_tiled.h"
 
@@ -40,9 +42,7 @@ int main(int argc, char **argv) {
 #else
     int M = 1000, K = 1000, N = 1000; /* not multiples of 16 or 128: the edges get exercised too */
 #endif
-    if (argc == 2) M = K = N = atoi(argv[1]);
-    else if (argc == 4) M = atoi(argv[1]), K = atoi(argv[2]), N = atoi(argv[3]);
-    if (argc != 1 && argc != 2 && argc != 4) {
+    if (!demo_read_sizes(argc, argv, &M, &K, &N)) {
         fprintf(stderr, "usage: demo [n | M K N]   (C = A B with A M x K and B K x N)\n");
         return 2;
     }
@@ -51,14 +51,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
-    float *h_a = malloc(mk * sizeof(float)), *h_b = malloc(kn * sizeof(float));
-    float *want = malloc(mn * sizeof(float)), *got = malloc(mn * sizeof(float));
-    if (!h_a || !h_b || !want || !got) {
-        fprintf(stderr, "demo: out of host memory; try smaller sizes\n");
-        return 1;
-    }
-    grade_fill_floats(h_a, mk, 1, -1.0f, 1.0f);
-    grade_fill_floats(h_b, kn, 2, -1.0f, 1.0f);
+    const char *no_memory = "demo: out of host memory; try smaller sizes";
+    float *h_a = demo_random_floats(mk, 1, -1.0f, 1.0f, no_memory), *h_b = demo_random_floats(kn, 2, -1.0f, 1.0f, no_memory);
+    float *want = demo_alloc(mn * sizeof(float), no_memory), *got = demo_alloc(mn * sizeof(float), no_memory);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     double gflop = 2.0 * M * K * N / 1e9;
@@ -68,12 +63,8 @@ int main(int argc, char **argv) {
     double cpu_s = bench_host_median_s(run_cpu, &cpu, 1);
     printf("  CPU reference (double sums, one core)    %10.3f ms  %8.2f GFLOP/s\n", cpu_s * 1e3, gflop / cpu_s);
 
-    float *d_a, *d_b, *d_c;
-    CUDA_CHECK(cudaMalloc((void **)&d_a, mk * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_b, kn * sizeof(float)));
+    float *d_a = demo_to_device(h_a, mk), *d_b = demo_to_device(h_b, kn), *d_c;
     CUDA_CHECK(cudaMalloc((void **)&d_c, mn * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_a, h_a, mk * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_b, h_b, kn * sizeof(float), cudaMemcpyHostToDevice));
 
     struct {
         const char *name;
@@ -91,13 +82,8 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaMemset(d_c, 0xFF, mn * sizeof(float))); /* NaN: unwritten elements show up */
         run_gpu(&j);
         CUDA_CHECK(cudaMemcpy(got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-        size_t bad = 0;
-        double worst = 0;
-        for (size_t i = 0; i < mn; i++) {
-            double e = fabs((double)got[i] - want[i]);
-            if (!(e <= atol + rtol * fabs(want[i]))) bad++;
-            if (e > worst || isnan(e)) worst = isnan(e) ? INFINITY : e;
-        }
+        double worst;
+        size_t bad = demo_count_wrong(got, want, mn, atol, rtol, &worst);
         wrong += bad != 0;
         if (bad) {
             printf("  %-40s WRONG: %zu of %zu elements differ (run `make check LESSON=05`)\n", rows[r].name, bad, mn);
@@ -109,12 +95,7 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds; `make bench LESSON=05` on a GPU compares with cuBLAS)\n");
 #endif
-    cudaFree(d_a);
-    cudaFree(d_b);
-    cudaFree(d_c);
-    free(h_a);
-    free(h_b);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL(d_a, d_b, d_c);
+    FREE_ALL(h_a, h_b, want, got);
     return wrong ? 1 : 0;
 }

@@ -21,6 +21,7 @@
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
 #include "reduce.h"
+#include "free_all.h"
 
 /* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
@@ -195,12 +196,7 @@ int main(int argc, char **argv) {
 #endif
     if (csv) fclose(csv);
     cub_ref_free();
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    cudaFree(j.scratch);
-    cudaFree(j.channels);
-    free(h);
-    free(want_ch);
-    free(got_ch);
+    CUDA_FREE_ALL((void *)j.in, j.out, j.scratch, j.channels);
+    FREE_ALL(h, want_ch, got_ch);
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "cuda_check.h"
 #include "inputs.h"
 #include "reduce.h"
+#include "free_all.h"
 
 /* A launch the student has not written yet fails; say so and go on with the other exercises. */
 static int launched(const char *what, cudaError_t e) {
@@ -151,12 +152,7 @@ int main(void) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds; `make profile LESSON=06` counts divergence)\n");
 #endif
-    cudaFree((void *)dev.in);
-    cudaFree(dev.out);
-    cudaFree(dev.scratch);
-    cudaFree(dev.channels);
-    free(h);
-    free(h_ch);
-    free(want_ch);
+    CUDA_FREE_ALL((void *)dev.in, dev.out, dev.scratch, dev.channels);
+    FREE_ALL(h, h_ch, want_ch);
     return ok[1] && ok[2] && ok[3] ? 0 : 1;
 }

@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "coalescing.h"
 #include "cuda_check.h"
+#include "free_all.h"
 
 typedef cudaError_t (*TransposeFn)(const float *, float *, int, int);
 /* Linked into the reference's benchmark only (lesson.mk): step k of the ladder, 0 past the last. */
@@ -165,11 +166,8 @@ static void transposes(int side, int reps, double copy_gbs) {
         const char *name;
         for (int k = 0; transpose_step(k, &name, &j.fn); k++) row(name, run_transpose, &j, 8.0 * n, copy_gbs, reps, transpose_ok(&j, want, got));
     }
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    free(h);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL((void *)j.in, j.out);
+    FREE_ALL(h, want, got);
 }
 
 static void particles(size_t n, int reps, double copy_gbs) {
@@ -223,9 +221,7 @@ static void particles(size_t n, int reps, double copy_gbs) {
     }
     cudaFree(j.aos);
     for (int k = 0; k < PARTICLE_FIELDS; k++) cudaFree(j.soa.f[k]);
-    free(h);
-    free(want);
-    free(got);
+    FREE_ALL(h, want, got);
 }
 
 /* Draws stride.csv and offset.csv into stride.svg with gnuplot, if it is installed. */
@@ -312,11 +308,8 @@ static void sweep(size_t n, int reps, double copy_gbs, const char *dir) {
     }
     plot(dir, copy_gbs);
 done:
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    free(h);
-    free(got);
-    free(want);
+    CUDA_FREE_ALL((void *)j.in, j.out);
+    FREE_ALL(h, got, want);
 }
 
 int main(int argc, char **argv) {

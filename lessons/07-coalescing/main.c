@@ -18,6 +18,7 @@
 #include "coalescing.h"
 #include "cuda_check.h"
 #include "inputs.h"
+#include "free_all.h"
 
 #if ON_SIM
 #define COPY_N ((size_t)1 << 14)
@@ -113,11 +114,8 @@ static void demo_strided(void) {
         copy_strided_cpu(h_in, want, j.n, j.stride, j.offset);
         report(what, same(got, want, j.n, 0), run_copy, &j, 8.0 * j.n);
     }
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    free(h_in);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL((void *)j.in, j.out);
+    FREE_ALL(h_in, want, got);
 }
 
 static void demo_transposes(void) {
@@ -143,11 +141,8 @@ static void demo_transposes(void) {
         CUDA_CHECK(cudaMemcpy(got, j.out, n * sizeof(float), cudaMemcpyDeviceToHost));
         report(kinds[k].name, same(got, want, n, 0), run_transpose, &j, 8.0 * n);
     }
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    free(h_in);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL((void *)j.in, j.out);
+    FREE_ALL(h_in, want, got);
 }
 
 static void demo_particles(void) {
@@ -193,9 +188,7 @@ static void demo_particles(void) {
     }
     cudaFree(j.aos);
     for (int k = 0; k < PARTICLE_FIELDS; k++) cudaFree(j.soa.f[k]);
-    free(h);
-    free(want);
-    free(got);
+    FREE_ALL(h, want, got);
 }
 
 int main(void) {

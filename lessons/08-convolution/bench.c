@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
+#include "free_all.h"
 
 #define FW 15
 
@@ -164,9 +165,6 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
-    cudaFree((void *)j.in);
-    cudaFree(j.tmp);
-    cudaFree(j.out);
-    cudaFree((void *)j.d_filter);
+    CUDA_FREE_ALL((void *)j.in, j.tmp, j.out, (void *)j.d_filter);
     return 0;
 }

@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
+#include "free_all.h"
 
 #define FW 15
 #define SIGMA 3.0f
@@ -198,16 +199,9 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
-    cudaFree(d_in);
-    cudaFree(d_tmp);
-    cudaFree(d_out);
-    cudaFree(d_filter);
+    CUDA_FREE_ALL(d_in, d_tmp, d_out, d_filter);
     if (argc > 1) stbi_image_free(rgb);
     else free(rgb);
-    free(plane);
-    free(want);
-    free(got);
-    free(tmp);
-    free(blurred);
+    FREE_ALL(plane, want, got, tmp, blurred);
     return all_ok && written ? 0 : 1;
 }

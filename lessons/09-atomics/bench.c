@@ -23,6 +23,7 @@
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
 #include "histogram.h"
+#include "free_all.h"
 
 /* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
 typedef struct {
@@ -164,9 +165,7 @@ int main(int argc, char **argv) {
     printf("  (simulator: CPU timings of simulated threads; run on a GPU for meaningful numbers)\n");
 #endif
     cub_ref_free();
-    cudaFree((void *)j.in);
-    cudaFree(j.hist);
-    cudaFree(j.max);
+    CUDA_FREE_ALL((void *)j.in, j.hist, j.max);
     free(h);
     return 0;
 }

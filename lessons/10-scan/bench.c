@@ -21,6 +21,7 @@
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
 #include "scan.h"
+#include "free_all.h"
 
 typedef cudaError_t (*ScanStepFn)(const float *, float *, size_t, void *);
 /* Linked into the reference's benchmark only (lesson.mk): step k from 10.2 as asked to a multi-kernel
@@ -187,11 +188,7 @@ int main(int argc, char **argv) {
 #endif
     if (t.csv) fclose(t.csv);
     cub_ref_free();
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    cudaFree(j.work);
-    free(h_in);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL((void *)j.in, j.out, j.work);
+    FREE_ALL(h_in, want, got);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "scan.h"
+#include "free_all.h"
 
 /* A launch the student has not written yet fails; say so and go on with the other exercises. */
 static int launched(const char *what, cudaError_t e) {
@@ -156,12 +157,7 @@ int main(int argc, char **argv) {
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    cudaFree(d_uin);
-    cudaFree(d_uout);
-    cudaFree(d_count);
-    cudaFree(j.work);
+    CUDA_FREE_ALL((void *)j.in, j.out, d_uin, d_uout, d_count, j.work);
     free(tx), free(want), free(got), free(u_in), free(u_want), free(u_got);
     return ok1 && ok2 && ok3 && ok4 ? 0 : 1;
 }

@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "occupancy.h"
+#include "free_all.h"
 
 #define GOAL_BATCHED 0.80
 
@@ -147,12 +148,8 @@ static void sweep(size_t n, int reps, double copy_gbs, const char *dir) {
     fclose(csv);
     printf("  written: %s\n", path);
     plot(dir);
-    cudaFree((void *)j.in);
-    cudaFree(j.out);
-    free(h);
-    free(want[0]);
-    free(want[2]);
-    free(got);
+    CUDA_FREE_ALL((void *)j.in, j.out);
+    FREE_ALL(h, want[0], want[2], got);
 }
 
 typedef struct {

@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "cuda_check.h"
 #include "occupancy.h"
+#include "free_all.h"
 
 static const char *kNames[KERNEL_COUNT] = {"heavy_kernel", "heavy_bounded_kernel", "segments_kernel", "scale_kernel", "transform_kernel"};
 
@@ -93,11 +94,8 @@ static void choose_launch(void) {
     for (size_t i = 0; i < n; i++) bad += !(fabsf(got[i] - want[i]) <= 1e-6f + 1e-5f * fabsf(want[i]));
     printf("     heavy_gpu(block 0) on %zu floats: the runtime picked blocks of %d; %s; %.1f ms (CPU %.1f ms)\n", n, used,
            bad ? "WRONG RESULT" : "matches heavy_cpu", gpu_s * 1e3, cpu_s * 1e3);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    free(h);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL(d_in, d_out);
+    FREE_ALL(h, want, got);
 }
 
 /* 14.3: a refused launch, reported where it happened, and the program goes on. */

@@ -16,19 +16,12 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "tensor_cores.h"
+#include "free_all.h"
 
 #include <cublas_v2.h>
-
-#define CUBLAS_CHECK(call)                                                                                                   \
-    do {                                                                                                                     \
-        cublasStatus_t cublas_check_st_ = (call);                                                                            \
-        if (cublas_check_st_ != CUBLAS_STATUS_SUCCESS) {                                                                     \
-            fprintf(stderr, "cuBLAS error at %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)cublas_check_st_);    \
-            exit(EXIT_FAILURE);                                                                                              \
-        }                                                                                                                    \
-    } while (0)
 
 /* The H200's dense (no sparsity) bf16 / fp16 tensor peak, TFLOP/s (NVIDIA's H200 SXM datasheet: 1979 with sparsity). */
 #define H200_DENSE_BF16_TFLOPS 989.5
@@ -73,12 +66,7 @@ static void run(void *ctx) {
 }
 
 /* Elements of got outside tolerance `atol` around want (NaN counts as outside). */
-static size_t count_wrong(const float *got, const float *want, size_t n, double atol) {
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!(fabs((double)got[i] - want[i]) <= atol)) bad++;
-    return bad;
-}
+static size_t count_wrong(const float *got, const float *want, size_t n, double atol) { return demo_count_wrong(got, want, n, atol, 0, NULL); }
 
 /* Each step of a list (wmma_gemm_step or mma_gemm_step): checked against cuBLAS bf16 on the same
  * inputs, then timed; a step that is wrong prints WRONG and is not timed, and one whose launcher
@@ -125,9 +113,7 @@ int main(int argc, char **argv) {
 #else
     int M = 4096, N = 4096, K = 4096, reps = 20;
 #endif
-    if (argc == 2) M = N = K = atoi(argv[1]);
-    else if (argc == 4) M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
-    if ((argc != 1 && argc != 2 && argc != 4) || M <= 0 || N <= 0 || K <= 0 || M % 16 || N % 16 || K % 16) {
+    if (!demo_read_sizes(argc, argv, &M, &N, &K) || M <= 0 || N <= 0 || K <= 0 || M % 16 || N % 16 || K % 16) {
         fprintf(stderr, "usage: bench [n | M N K]   (positive multiples of 16; default 4096 on a GPU)\n");
         return 2;
     }
@@ -203,18 +189,7 @@ int main(int argc, char **argv) {
     printf("  (simulator: CPU timings of simulated threads and of the simulator's cuBLAS on OpenBLAS; speed is for a GPU: run on one)\n");
 #endif
     cublasDestroy(j.handle);
-    cudaFree((void *)j.a16);
-    cudaFree((void *)j.b16);
-    cudaFree((void *)j.ah);
-    cudaFree((void *)j.bh);
-    cudaFree(j.c);
-    free(fa);
-    free(fb);
-    free(a16);
-    free(b16);
-    free(ah);
-    free(bh);
-    free(ref);
-    free(got);
+    CUDA_FREE_ALL((void *)j.a16, (void *)j.b16, (void *)j.ah, (void *)j.bh, j.c);
+    FREE_ALL(fa, fb, a16, b16, ah, bh, ref, got);
     return 0;
 }

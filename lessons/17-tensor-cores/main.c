@@ -12,8 +12,10 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "tensor_cores.h"
+#include "free_all.h"
 
 typedef struct {
     int which; /* 1, 2, 3: the exercise */
@@ -86,13 +88,8 @@ static int demo(int which, const char *name, int M, int N, int K) {
     Job j = {which, d_a, d_b, d_c, M, N, K};
     run_gpu(&j);
     CUDA_CHECK(cudaMemcpy(got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    double worst = 0;
-    for (size_t i = 0; i < mn; i++) {
-        double e = fabs((double)got[i] - want[i]);
-        if (!(e <= atol)) bad++;
-        if (e > worst || isnan(e)) worst = isnan(e) ? INFINITY : e;
-    }
+    double worst;
+    size_t bad = demo_count_wrong(got, want, mn, atol, 0, &worst);
     double gflop = 2.0 * M * N * (tiles ? 16 : K) / 1e9;
     if (bad) printf("  %-44s WRONG: %zu of %zu elements differ (run `make check LESSON=17`)\n", name, bad, mn);
     else {
@@ -100,16 +97,8 @@ static int demo(int which, const char *name, int M, int N, int K) {
         printf("  %-44s %9.3f ms %9.2f GFLOP/s  matches the CPU (largest error %.2g, allowed %.2g; CPU %.0f ms)\n", name, ms,
                gflop / (ms * 1e-3), worst, atol, cpu_s * 1e3);
     }
-    cudaFree(d_a);
-    cudaFree(d_b);
-    cudaFree(d_c);
-    free(a);
-    free(b);
-    free(want);
-    free(got);
-    free(abs_a);
-    free(abs_b);
-    free(bound_c);
+    CUDA_FREE_ALL(d_a, d_b, d_c);
+    FREE_ALL(a, b, want, got, abs_a, abs_b, bound_c);
     return bad != 0;
 }
 
@@ -119,9 +108,7 @@ int main(int argc, char **argv) {
 #else
     int M = 1000, N = 750, K = 500; /* not multiples of 16: 17.3's edges get exercised (the CPU reference takes seconds) */
 #endif
-    if (argc == 2) M = N = K = atoi(argv[1]);
-    else if (argc == 4) M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
-    if (argc != 1 && argc != 2 && argc != 4) {
+    if (!demo_read_sizes(argc, argv, &M, &N, &K)) {
         fprintf(stderr, "usage: demo [n | M N K]   (C = A B with A M x K and B K x N)\n");
         return 2;
     }

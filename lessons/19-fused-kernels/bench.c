@@ -21,6 +21,7 @@
 #include "fused.h"
 #include "fused_job.h"
 #include "inputs.h"
+#include "free_all.h"
 
 #define GOAL_ROWS 0.85
 
@@ -61,8 +62,7 @@ static size_t count_wrong(const float *d_got, const float *d_ref, size_t n, doub
     size_t bad = 0;
     for (size_t i = 0; i < n; i++)
         if (!(fabs((double)got[i] - ref[i]) <= atol + rtol * fabs(ref[i]))) bad++;
-    free(got);
-    free(ref);
+    FREE_ALL(got, ref);
     return bad;
 }
 

@@ -11,25 +11,13 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "fused.h"
 #include "fused_job.h"
 #include "inputs.h"
 
 static float *host_random(size_t n, uint64_t seed, float lo, float hi) {
-    float *h = malloc((n ? n : 1) * sizeof(float));
-    if (!h) {
-        fprintf(stderr, "demo: out of host memory; try smaller sizes\n");
-        exit(1);
-    }
-    grade_fill_floats(h, n, seed, lo, hi);
-    return h;
-}
-
-static float *to_device(const float *h, size_t n) {
-    float *d;
-    CUDA_CHECK(cudaMalloc((void **)&d, (n ? n : 1) * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    return d;
+    return demo_random_floats(n, seed, lo, hi, "demo: out of host memory; try smaller sizes");
 }
 
 /* Runs job j once into a poisoned output, compares with want (|got - want| <= atol + rtol |want|),
@@ -40,13 +28,8 @@ static int check_and_time(FusedJob *j, const char *name, const float *want, size
     CUDA_CHECK(cudaMemset(j->y, 0xFF, n * sizeof(float))); /* NaN: unwritten outputs show */
     fused_job_run(j);
     CUDA_CHECK(cudaMemcpy(got, j->y, n * sizeof(float), cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    double worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs((double)got[i] - want[i]);
-        if (!(e <= atol + rtol * fabs(want[i]))) bad++;
-        if (e > worst || isnan(e)) worst = isnan(e) ? INFINITY : e;
-    }
+    double worst;
+    size_t bad = demo_count_wrong(got, want, n, atol, rtol, &worst);
     free(got);
     if (bad) {
         printf("  %-40s WRONG: %zu of %zu outputs differ from the CPU (run `make check LESSON=19`)\n", name, bad, n);
@@ -84,7 +67,7 @@ int main(int argc, char **argv) {
     float *want = malloc(rn * sizeof(float));
     if (!want) return 1;
     FusedJob j = {0};
-    j.x = to_device(x, rn), j.g = to_device(g, cols), j.b = to_device(b, cols);
+    j.x = demo_to_device(x, rn), j.g = demo_to_device(g, cols), j.b = demo_to_device(b, cols);
     CUDA_CHECK(cudaMalloc((void **)&j.y, rn * sizeof(float)));
     j.rows = rows, j.cols = cols;
     softmax_cpu(x, want, rows, cols);
@@ -100,7 +83,7 @@ int main(int argc, char **argv) {
     float *q = host_random(an, 4, -2.0f, 2.0f), *k = host_random(an, 5, -2.0f, 2.0f), *v = host_random(an, 6, -1.0f, 1.0f);
     want = malloc(an * sizeof(float));
     if (!want) return 1;
-    j.q = to_device(q, an), j.k = to_device(k, an), j.v = to_device(v, an);
+    j.q = demo_to_device(q, an), j.k = demo_to_device(k, an), j.v = demo_to_device(v, an);
     CUDA_CHECK(cudaMalloc((void **)&j.y, an * sizeof(float)));
     j.bh = bh, j.n = n, j.d = d;
     double flop = 4.0 * bh * n * (double)n * d;

@@ -6,31 +6,10 @@
 #include <cub/cub.cuh>
 
 #include "cub_ref.h"
-
-static void *temp = NULL;
-static size_t temp_bytes = 0;
-
-// Makes sure the temporary buffer holds `need` bytes.
-static cudaError_t reserve(size_t need) {
-    if (need <= temp_bytes) return cudaSuccess;
-    cudaFree(temp);
-    temp = NULL;
-    temp_bytes = 0;
-    cudaError_t e = cudaMalloc(&temp, need);
-    if (e == cudaSuccess) temp_bytes = need;
-    return e;
-}
+#include "cub_workspace.h"
 
 extern "C" cudaError_t cub_inclusive_sum_gpu(const float *d_in, float *d_out, size_t n) {
-    size_t need = 0;
-    cudaError_t e = cub::DeviceScan::InclusiveSum(NULL, need, d_in, d_out, (int)n);
-    if (e == cudaSuccess) e = reserve(need);
-    if (e == cudaSuccess) e = cub::DeviceScan::InclusiveSum(temp, need, d_in, d_out, (int)n);
-    return e;
+    return cub_run([&](void *temp, size_t &bytes) { return cub::DeviceScan::InclusiveSum(temp, bytes, d_in, d_out, (int)n); });
 }
 
-extern "C" void cub_ref_free(void) {
-    cudaFree(temp);
-    temp = NULL;
-    temp_bytes = 0;
-}
+extern "C" void cub_ref_free(void) { cub_workspace_free(); }

@@ -90,11 +90,6 @@ int main()
     printf("half2 dot product: GPU %.4f, CPU %.4f\n", gpuDot, dot);
     if (!nearlyEqual(gpuDot, dot, 1e-5, 1e-5 * dotAbs)) { printf("  dot product differs\n"); ++bad; }
 
-    checkCuda(cudaFree(dA));
-    checkCuda(cudaFree(dB));
-    checkCuda(cudaFree(dSum));
-    checkCuda(cudaFree(dProd));
-    checkCuda(cudaFree(dFma));
-    checkCuda(cudaFree(dPartial));
+    freeDevice(dA, dB, dSum, dProd, dFma, dPartial);
     return finish(bad == 0);
 }

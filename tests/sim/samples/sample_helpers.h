@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <vector>
 
 // Abort with the failing expression, its location and the CUDA error; the last line is FAIL.
 #define checkCuda(expr)                                                              \
@@ -46,6 +47,25 @@ static inline int pickDevice(int minMajor)
            count);
     printf("FAIL\n");
     exit(1);
+}
+
+// A device copy of a host vector: cudaMalloc of its size, then cudaMemcpy, both checked.
+template <typename T>
+static T* toDevice(const std::vector<T>& host)
+{
+    T* d = nullptr;
+    checkCuda(cudaMalloc(&d, host.size() * sizeof(T)));
+    checkCuda(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+// cudaFree on each device buffer, in the order given, each checked: a sample's teardown in one line.
+static inline void freeDevice() {}
+template <typename P, typename... Rest>
+static void freeDevice(P* first, Rest*... rest)
+{
+    checkCuda(cudaFree(first));
+    freeDevice(rest...);
 }
 
 // Tiny linear congruential generator so inputs are identical with every C library.

@@ -91,8 +91,6 @@ int main()
     checkCuda(cudaEventDestroy(stop));
     checkCuda(cudaFreeHost(hIn));
     checkCuda(cudaFreeHost(hOut));
-    checkCuda(cudaFree(dIn));
-    checkCuda(cudaFree(dMid));
-    checkCuda(cudaFree(dOut));
+    freeDevice(dIn, dMid, dOut);
     return finish(ok && bad == 0);
 }

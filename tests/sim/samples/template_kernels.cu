@@ -39,20 +39,14 @@ int runTest(const char* typeName, const char* opName, Op op, double rtol)
         y[i] = (T)rng.nextInt(-5000, 5000) / (T)4;
         ref[i] = op(x[i] * factor, y[i]);
     }
-    T *dX, *dY, *dOut;
-    checkCuda(cudaMalloc(&dX, n * sizeof(T)));
-    checkCuda(cudaMalloc(&dY, n * sizeof(T)));
+    T *dX = toDevice(x), *dY = toDevice(y), *dOut;
     checkCuda(cudaMalloc(&dOut, n * sizeof(T)));
-    checkCuda(cudaMemcpy(dX, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dY, y.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     scale<T><<<blocks, threads>>>(dX, factor, n);
     checkLastKernel();
     combine<T, Op><<<blocks, threads>>>(dX, dY, dOut, n, op);
     checkLastKernel();
     checkCuda(cudaMemcpy(out.data(), dOut, n * sizeof(T), cudaMemcpyDeviceToHost));
-    checkCuda(cudaFree(dX));
-    checkCuda(cudaFree(dY));
-    checkCuda(cudaFree(dOut));
+    freeDevice(dX, dY, dOut);
 
     int bad = rtol == 0.0 ? compareExact(typeName, out.data(), ref.data(), n)
                           : compareNear(typeName, out.data(), ref.data(), n, rtol, rtol);

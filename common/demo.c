@@ -1,0 +1,50 @@
+/* demo.c -- the lessons' demos and benchmarks share these: sizes, inputs, device copies, checks. */
+#include "demo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "inputs.h"
+
+int demo_read_sizes(int argc, char **argv, int *a, int *b, int *c) {
+    if (argc == 2) *a = *b = *c = atoi(argv[1]);
+    else if (argc == 4) *a = atoi(argv[1]), *b = atoi(argv[2]), *c = atoi(argv[3]);
+    return argc == 1 || argc == 2 || argc == 4;
+}
+
+void *demo_alloc(size_t bytes, const char *no_memory) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "%s\n", no_memory);
+        exit(1);
+    }
+    return p;
+}
+
+float *demo_random_floats(size_t n, uint64_t seed, float lo, float hi, const char *no_memory) {
+    float *h = demo_alloc(n * sizeof(float), no_memory);
+    grade_fill_floats(h, n, seed, lo, hi);
+    return h;
+}
+
+float *demo_to_device(const float *h, size_t n) {
+    float *d;
+    CUDA_CHECK(cudaMalloc((void **)&d, (n ? n : 1) * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+}
+
+size_t demo_count_wrong(const float *got, const float *want, size_t n, double atol, double rtol, double *worst) {
+    size_t bad = 0;
+    double largest = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)got[i] - want[i]);
+        /* written so that a NaN fails the test instead of passing it */
+        if (!(e <= atol + rtol * fabs(want[i]))) bad++;
+        if (e > largest || isnan(e)) largest = isnan(e) ? INFINITY : e;
+    }
+    if (worst) *worst = largest;
+    return bad;
+}

@@ -1,0 +1,40 @@
+/**
+ * @file demo.h
+ * @brief What the lessons' demos (main.c) and benchmarks (bench.c) all do around the kernels:
+ *        read the sizes from the command line, make random inputs, copy them to the device, and
+ *        count the outputs outside a tolerance. One copy here, so every demo reads and checks alike.
+ */
+#ifndef COMMON_DEMO_H
+#define COMMON_DEMO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The three sizes of a product from `prog [n | a b c]`: with one argument all three are n, with
+    three they are taken in order, with none they keep their defaults. Returns 0 for any other
+    number of arguments (the caller prints its usage); the values are not checked. */
+int demo_read_sizes(int argc, char **argv, int *a, int *b, int *c);
+
+/** malloc(bytes) (one byte at least); when the host is out of memory, prints `no_memory` and a
+    newline on stderr and exits with status 1, as every demo did by hand. */
+void *demo_alloc(size_t bytes, const char *no_memory);
+
+/** n floats drawn uniformly from [lo, hi) by seed (grade_fill_floats: the grader's inputs), in
+    memory from demo_alloc(.., no_memory). */
+float *demo_random_floats(size_t n, uint64_t seed, float lo, float hi, const char *no_memory);
+
+/** A device copy of n host floats (cudaMalloc of one float at least, then cudaMemcpy; CUDA_CHECK on both). */
+float *demo_to_device(const float *h, size_t n);
+
+/** How many of the n elements of got are outside atol + rtol |want| (NaN counts as outside, as in
+    the grader); when worst is not NULL it gets the largest |got - want| (infinity for a NaN). */
+size_t demo_count_wrong(const float *got, const float *want, size_t n, double atol, double rtol, double *worst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
