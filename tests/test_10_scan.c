@@ -123,6 +123,49 @@ static int hs_strict_test_matches(const unsigned *in, const void *got, size_t n,
     return same;
 }
 
+/* The multi-level scan of 10.2 replayed on the CPU with the block sums scanned with `sums_flag`
+   (1: exclusive, right; 0: inclusive, at every level of the recursion): tiles of `block` scanned
+   on their own, their totals scanned by the same function, then added tile by tile. */
+static void multi_scan_model(const unsigned *in, unsigned *out, size_t n, int exclusive, unsigned block, int sums_flag) {
+    size_t blocks = (n + block - 1) / block;
+    for (size_t t = 0; t < n; t += block) scan_uint_cpu(in + t, out + t, n - t < block ? n - t : block, exclusive);
+    if (blocks <= 1) return;
+    unsigned *sums = grade_alloc(blocks * sizeof(unsigned));
+    for (size_t b = 0; b < blocks; b++) {
+        unsigned total = 0;
+        for (size_t i = b * block; i < n && i < (b + 1) * block; i++) total += in[i];
+        sums[b] = total;
+    }
+    multi_scan_model(sums, sums, blocks, sums_flag, block, sums_flag);
+    for (size_t i = 0; i < n; i++) out[i] += sums[i / block];
+    free(sums);
+}
+
+/* 1 when got is the multi-level scan with the block sums scanned with `sums_flag` (in its own buffer:
+   the caller's reference stays as it was). */
+static int multi_scan_matches(const void *got, const unsigned *in, size_t n, int exclusive, unsigned block, int sums_flag) {
+    unsigned *model = grade_alloc(n * sizeof(unsigned));
+    multi_scan_model(in, model, n, exclusive, block, sums_flag);
+    int same = same_range(got, model, 0, n);
+    free(model);
+    return same;
+}
+
+/* 10.1's block_scan_warp replayed with warp w > 0 adding warp_sums[w] (the scanned total up to and
+   including its own warp) instead of warp_sums[w - 1]: per tile, the inclusive scan plus, for every
+   warp after the first, its own warp's total once more. */
+static void warp_offset_own_model(const unsigned *in, unsigned *out, size_t n, unsigned block) {
+    for (size_t t = 0; t < n; t += block) {
+        size_t len = n - t < block ? n - t : block;
+        scan_uint_cpu(in + t, out + t, len, 0);
+        for (size_t w = 1; w * 32 < len; w++) {
+            unsigned own = 0;
+            for (size_t i = w * 32; i < len && i < (w + 1) * 32; i++) own += in[t + i];
+            for (size_t i = w * 32; i < len && i < (w + 1) * 32; i++) out[t + i] += own;
+        }
+    }
+}
+
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
     if (r->order_dependent) {
@@ -168,6 +211,10 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
         if (same_range(got, ref, 0, n))
             why = "every tile of `block` elements restarts at 0: the block sums were not added -- scan the block sums (exclusive) "
                   "and add sums[b] to every element of tile b";
+        else if (multi_scan_matches(got, in, n, r->exclusive, r->block, 0))
+            why = "the block sums were scanned inclusive, so tile b's offset counts tile b's own total too: the block sums must be "
+                  "scanned exclusive whatever the scan asked for -- the recursive call scans them with the exclusive flag (1), at "
+                  "every level";
         else if (n % r->block && same_range(got, r->want, 0, n / r->block * r->block) && same_range(got, ref, n / r->block * r->block, n)) {
             snprintf(buf, cap,
                      "the last, partial tile (elements %zu to %zu) did not get its carry, the sum of the tiles before it: the add "
@@ -195,6 +242,9 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
             else if (r->kind == K_HS && hs_strict_test_matches(in, got, n, r->block))
                 why = "in step d, element t == d left out src[0]: the test is t >= d (every element with a partner d places "
                       "back adds it, the element at t == d too), not t > d";
+            else if (r->kind == K_WARP && n > 32 && (warp_offset_own_model(in, ref, n, r->block), same_range(got, ref, 0, n)))
+                why = "warp w adds warp_sums[w], the scanned total up to and including its own warp, so every warp after the first "
+                      "counts its own elements twice: it must add warp_sums[w - 1], the total of the warps before it";
             else if (r->kind == K_WARP)
                 why = "a step of the scan adds the wrong value: in step d (1, 2, 4, 8, 16), lane l adds the value __shfl_up_sync "
                       "brings from lane l - d only when l >= d; then warp w > 0 adds the scanned total of warps 0..w-1";
