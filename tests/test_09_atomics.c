@@ -144,6 +144,18 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
             why = buf;
         }
     }
+    if (!why && r->ex == 2 && r->n % 16 && r->n / 16) {
+        /* the leftovers read at in[n / 16 + t]: a chunk index used on bytes */
+        histogram_cpu(r->in, r->n / 16 * 16, part);
+        for (size_t t = 0; t < r->n % 16; t++) part[r->in[r->n / 16 + t]]++;
+        if (same_hist(got, part)) {
+            snprintf(buf, cap,
+                     "the whole 16-byte chunks were counted right, but the last n %% 16 = %zu bytes were read from the wrong place: "
+                     "the counts match in[n / 16 + t], a chunk index used on bytes; the leftovers are in[(n / 16) * 16 + t]",
+                     r->n % 16);
+            why = buf;
+        }
+    }
     free(part);
     if (why) return why;
     if (zero)
