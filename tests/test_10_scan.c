@@ -321,21 +321,23 @@ static void dev_free(Dev *d) {
 }
 
 /* 10.4's kernel crashing at an address far from every buffer (a status word's store or load): the
-   tile index is garbage. Two mistakes give one, and the address tells them apart: the status word
-   index it implies (tile - 1 - lane in the look-back, tile for the publish) lies just below the
-   garbage tile. A ticket counter that was never zeroed starts at the judge's workspace poison
-   (0xFF bytes: tile 0xFFFFFFFF); a ticket read from shared memory before thread 0 stored it (no
-   barrier between the atomicAdd and the reads) is the simulator's shared-memory poison (0xFFC5A5A5).
-   Anything else names both. g_status_base: the runner's address of status[0] in the current call. */
-static uintptr_t g_status_base;
+   tile index is garbage, and the address says which garbage. The status word index it implies
+   (tile - 1 - lane in the look-back, tile for the publish) lies just below the tile. Before 10.4's
+   calls the judge sets the ticket counter's word to 0xFEFEFEFE (the rest of the workspace keeps the
+   0xFF poison): a counter never zeroed hands out that as the first ticket; a ticket read from shared
+   memory before thread 0 stored it (no barrier between the atomicAdd and the reads) is the
+   simulator's shared-memory fill, 0xFFC5A5A5. Anything else is named as neither.
+   g_status_base: the runner's address of status[0] in the current call. */
+#define TICKET_POISON_WORD 0xFEFEFEFEu
 #define SHARED_POISON_WORD 0xFFC5A5A5u
+static uintptr_t g_status_base;
 static int tile_near(unsigned long long k, unsigned long long tile) { return k <= tile && tile - k <= 64; }
 static const char *single_pass_crash_hint(const char *said) {
     if (!strstr(said, "scan_single_pass_kernel") || !strstr(said, "far from every buffer")) return NULL;
     const char *at = strstr(said, "address 0x");
     unsigned long long addr = at ? strtoull(at + strlen("address "), NULL, 16) : 0, k = ~0ull;
     if (addr && g_status_base && addr >= g_status_base && (addr - g_status_base) % 8 == 0) k = (addr - g_status_base) / 8;
-    if (tile_near(k, 0xFFFFFFFFull))
+    if (tile_near(k, TICKET_POISON_WORD))
         return "a status word far past the workspace: the tile index (the block's ticket) is out of range. Was the ticket counter (d_work's "
                "first word) zeroed before the launch? The workspace holds garbage: clear the ticket as well as the tiles' status words "
                "(one cudaMemsetAsync from d_work)";
@@ -343,9 +345,10 @@ static const char *single_pass_crash_hint(const char *said) {
         return "a status word far past the workspace, at the tile index 0xFFC5A5A5, the simulator's fill for shared memory nobody wrote: "
                "threads read the block's ticket from shared memory before thread 0 stored it. A __syncthreads() must come between "
                "thread 0's atomicAdd into the shared ticket and every thread's read of it";
-    return "a status word far past the workspace: the tile index (the block's ticket) is out of range -- a ticket counter that was not "
-           "zeroed before the launch (clear d_work's first word with the status words), or a ticket read from shared memory before "
-           "thread 0 stored it (a __syncthreads() between the atomicAdd and the reads)";
+    return "a status word far past the workspace: the tile index is out of range, and it is neither the ticket counter's garbage nor "
+           "unwritten shared memory: check how the tile index is made -- the value atomicAdd(ticket, 1u) returns (the first block gets "
+           "0), stored by thread 0 and read by every thread after a __syncthreads() -- and that the status words are indexed by it "
+           "(status[tile], status[tile - 1 - lane])";
 }
 
 /* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
@@ -364,6 +367,7 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
         break;
     default:
         g_status_base = (uintptr_t)((unsigned long long *)d->d_work + 1); /* single_pass_gpu's layout: the ticket's word, then the status words */
+        ck_assert(cudaMemset(d->d_work, 0xFE, sizeof(unsigned)) == cudaSuccess); /* the ticket's garbage, told apart from other garbage */
         judge_set_crash_hint(single_pass_crash_hint);
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
     }
