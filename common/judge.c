@@ -124,6 +124,16 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
         snprintf(g_broken, sizeof g_broken, "%s %s%s%s", call, how, under, tail);
     const char *hint = g_crash_hint && !timed_out && !over_memory ? g_crash_hint(g_broken) : NULL;
     if (hint) {
+        /* The lesson's hint is decided from what the grader knows of the call (its sizes, its
+           buffers); the simulator's own "(hint: ...)" is a general guess from the fault alone, and
+           where the two differ the student would get two causes: keep the lesson's. */
+        char *sim_hint = strstr(g_broken, " (hint: ");
+        for (char *next; sim_hint && (next = strstr(sim_hint + 1, " (hint: ")) != NULL;) sim_hint = next;
+        if (sim_hint) {
+            size_t end = strlen(g_broken);
+            while (end > 0 && (g_broken[end - 1] == '\n' || g_broken[end - 1] == ' ')) end--;
+            if (end > 0 && g_broken[end - 1] == ')') *sim_hint = '\0';
+        }
         size_t len = strlen(g_broken);
         snprintf(g_broken + len, sizeof g_broken - len, "\n  likely mistake: %s", hint);
     }

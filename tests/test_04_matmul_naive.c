@@ -170,6 +170,9 @@ static const char *const kLaunchMistakes[] = {
     "(M + block_y - 1) / block_y blocks",
     "the block is one-dimensional (blockDim.y is 1), so each row of blocks covers a single row of C: make it dim3 "
     "block(block_x, block_y)",
+    /* the grid's sizes swapped but each still divided by its own block dimension: grid((M + bx - 1) / bx, (N + by - 1) / by) */
+    "the grid's x and y are swapped: grid.x must cover the N columns, (N + block_x - 1) / block_x blocks, and grid.y the M "
+    "rows, (M + block_y - 1) / block_y blocks",
 };
 #define N_LAUNCH_MISTAKES (int)(sizeof kLaunchMistakes / sizeof kLaunchMistakes[0])
 
@@ -182,8 +185,35 @@ static void launch_mistake_corner(int m, int M, int N, int bx, int by, int *rows
     case 2: *rows = imin(M, blocks_for(N, bx) * by), *cols = imin(N, blocks_for(M, by) * bx); break;  /* grid(gy, gx) */
     case 3: *rows = imin(M, blocks_for(M, bx) * by), *cols = imin(N, blocks_for(N, by) * bx); break;  /* N / by, M / bx */
     case 4: *rows = M / by * by, *cols = N / bx * bx; break;                                           /* rounded down */
-    default: *rows = imin(M, gy), *cols = N; break;                                                    /* dim3 block(bx * by) or (bx) */
+    case 6: *rows = imin(M, blocks_for(N, by) * by), *cols = imin(N, blocks_for(M, bx) * bx); break;  /* grid(M / bx, N / by) */
+    case 5: *rows = imin(M, gy), *cols = N; break;                                                     /* dim3 block(bx * by) or (bx) */
+    default: *rows = *cols = -1;
     }
+}
+
+/* Runs the student's launcher on p's shape with a bx x by block into a fresh, poisoned C and says
+   whether it wrote exactly a top-left corner (its size in *rows x *cols; the whole of C counts as a
+   corner here). 0 when it did something else or failed. */
+static int probe_corner(const Problem *p, int bx, int by, int *rows, int *cols) {
+    size_t nc = elems_C(p);
+    Problem q = *p;
+    q.h_got = grade_alloc((nc + CANARY) * sizeof(float));
+    int ok = cudaMalloc((void **)&q.d_C, (nc + CANARY) * sizeof(float)) == cudaSuccess;
+    if (ok) {
+        grade_poison_device(q.d_C, (nc + CANARY) * sizeof(float));
+        ok = matmul_naive_gpu(q.d_A, q.d_B, q.d_C, q.M, q.K, q.N, bx, by) == cudaSuccess &&
+             cudaMemcpy(q.h_got, q.d_C, nc * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+        cudaFree(q.d_C);
+    }
+    if (ok) {
+        ok = 0;
+        size_t right = 0;
+        for (size_t i = 0; i < nc; i++) right += close_to(&q, q.h_got[i], q.h_want[i]);
+        if (right == nc) *rows = q.M, *cols = q.N, ok = 1;
+        else ok = written_corner(&q, rows, cols);
+    }
+    free(q.h_got);
+    return ok;
 }
 
 /* The likely mistake behind a wrong C, or NULL. bx, by: the block used (0 for cuBLAS); passed: the
@@ -213,6 +243,7 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         /* Each launch mistake leaves its own corner; one that would also have failed with a block
            shape that already passed on this shape is ruled out. */
         const char *why[N_LAUNCH_MISTAKES];
+        int mistake_of[N_LAUNCH_MISTAKES];
         int n = 0;
         for (int m = 0; m < N_LAUNCH_MISTAKES; m++) {
             int r, c, ok = 1;
@@ -222,8 +253,31 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
                 launch_mistake_corner(m, M, N, passed[q].x, passed[q].y, &r, &c);
                 ok = r == M && c == N;
             }
-            if (ok) why[n++] = kLaunchMistakes[m];
+            if (ok) mistake_of[n] = m, why[n++] = kLaunchMistakes[m];
         }
+        /* Mistakes that leave the same corner with a square block (a kernel taking the row from x, a
+           launcher with the grid's sizes swapped) leave different ones with a wide or a tall block:
+           run the same launcher once more with each, and keep the mistakes whose corner it shows. */
+        for (int b = 0; b < 2 && n > 1; b++) {
+            static const Block probe[2] = {{32, 8}, {8, 32}};
+            int r2, c2;
+            if (!probe_corner(p, probe[b].x, probe[b].y, &r2, &c2)) continue;
+            int kept = 0;
+            for (int i = 0; i < n; i++) {
+                int r, c;
+                launch_mistake_corner(mistake_of[i], M, N, probe[b].x, probe[b].y, &r, &c);
+                if (r == r2 && c == c2) mistake_of[kept] = mistake_of[i], why[kept++] = why[i];
+            }
+            if (kept) n = kept; /* none kept: the probe tells nothing, keep them all (fail closed) */
+        }
+        /* two forms of one mistake (the same text): said once */
+        int unique = 0;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int q = 0; q < unique && !seen; q++) seen = !strcmp(why[q], why[i]);
+            if (!seen) why[unique++] = why[i];
+        }
+        n = unique;
         int len = snprintf(msg, sizeof msg, "only the top-left %d x %d corner of C was written (the right grid is %d x %d blocks of %d x %d threads, x by y): ",
                            R, C, gx, gy, bx, by);
         if (n == 0)

@@ -429,11 +429,39 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
            "that the first warp sums exactly blockDim.x / 32 warp sums (0.0f for the other lanes)";
 }
 
+/* 06.1 and 06.2 writing a partial sum out of bounds: every block writes out[blockIdx.x], which needs no
+   guard when the grid is right, so a faulting write by a block at or past the first pass's grid
+   (the largest any pass needs) proves the grid too large -- the launcher divides by the wrong count
+   of elements per block. g_pass_*: the call's n, block and exercise. */
+static size_t g_pass_n;
+static unsigned g_pass_block;
+static int g_pass_ex;
+static const char *pass_grid_crash_hint(const char *said) {
+    static char hint[600];
+    const char *kernel = g_pass_ex == 2 ? "out-of-bounds access in kernel 'reduce_shuffle_kernel'" : "out-of-bounds access in kernel 'reduce_sequential_kernel'";
+    const char *at = strstr(said, kernel);
+    if (!at || !strstr(at, "write at")) return NULL;
+    const char *b = strstr(at, "block (");
+    if (!b) return NULL;
+    unsigned long blk = strtoul(b + strlen("block ("), NULL, 10);
+    size_t per = g_pass_ex == 2 ? 2 * (size_t)g_pass_block : g_pass_block, need = (g_pass_n + per - 1) / per;
+    if (blk < need) return NULL;
+    snprintf(hint, sizeof hint,
+             "block %lu wrote a partial sum, but the first pass over n = %zu values needs only %zu block(s) of %u threads, and later "
+             "passes fewer: the grid is too large. Each block of 06.%d sums %s elements, so a pass over m values takes (m + %s - 1) / "
+             "(%s) blocks%s",
+             blk, g_pass_n, need, g_pass_block, g_pass_ex, g_pass_ex == 2 ? "2 * blockDim.x" : "blockDim.x", g_pass_ex == 2 ? "2 * block" : "block",
+             g_pass_ex == 2 ? "2 * block" : "block", g_pass_ex == 2 ? " (per_block = 2 * block, also in the loop's test m > per_block)" : "");
+    return hint;
+}
+
 /* One call under schedule s; returns the sum. Fails the test on a CUDA error or a write past *d_out. */
 static float run_sum(const SumRun *r, int s) {
     grade_use_schedule(s);
     grade_poison_device(r->d_out, sizeof(float) + CANARY);
     grade_poison_device(r->d_scratch, (r->scratch_floats ? r->scratch_floats : 1) * sizeof(float));
+    g_pass_n = r->n, g_pass_block = r->block, g_pass_ex = r->ex;
+    if (r->ex != 3) judge_set_crash_hint(pass_grid_crash_hint);
     cudaError_t e = r->ex == 1   ? reduce_sequential_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block)
                     : r->ex == 2 ? reduce_shuffle_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block)
                                  : reduce_fast_gpu(r->d_in, r->n, r->d_out, r->block, r->grid);
@@ -447,6 +475,7 @@ static float run_sum(const SumRun *r, int s) {
                   r->what, grade_schedule_name(s), host_bytes);
     unsigned char bytes[sizeof(float) + CANARY];
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(bytes, r->d_out, sizeof bytes, cudaMemcpyDeviceToHost), "copying the sum back (an error here comes from the kernel)");
+    judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernels when they are waited for) */
     for (size_t i = sizeof(float); i < sizeof bytes; i++)
         ck_assert_msg(bytes[i] == 0xFF,
                       "%s (schedule %s): wrote past the one float of *d_out\n  likely mistake: only the last pass (a single block) writes "
@@ -666,7 +695,29 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
 #define CHANNEL_CANARY 16 /* floats after the output that must stay untouched */
 
 /* What the wrong elements of a two-channel output have in common, or NULL. */
-static const char *channels_hint(const float *in, const float *got, const float *want, size_t n, char *buf, size_t cap) {
+/* 06.4 replayed: the elements written when the right grid (n rounded up to whole pairs of warps, then
+   to whole blocks) runs the map with pairs of warps 32 elements apart instead of 64; 1 when exactly
+   those are the ones written in got. */
+static int channels_written_as_span32(const float *got, size_t n, unsigned block) {
+    size_t threads = (n + 63) / 64 * 64;
+    threads = (threads + block - 1) / block * block;
+    unsigned char *hit = calloc(n ? n : 1, 1);
+    ck_assert(hit != NULL);
+    for (size_t t = 0; t < threads; t++) {
+        size_t warp = t / 32, lane = t % 32, i = (warp / 2) * 32 + 2 * lane + warp % 2;
+        if (i < n) hit[i] = 1;
+    }
+    int same = 1;
+    for (size_t i = 0; i < n && same; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        same = hit[i] == (bits != GRADE_DEVICE_GARBAGE_BITS);
+    }
+    free(hit);
+    return same;
+}
+
+static const char *channels_hint(const float *in, const float *got, const float *want, size_t n, unsigned block, char *buf, size_t cap) {
     size_t bad = 0, swapped = 0, garbage = 0, first = n;
     for (size_t i = 0; i < n; i++) {
         if (fabsf(got[i] - want[i]) <= 1e-6f + 1e-5f * fabsf(want[i])) continue;
@@ -686,9 +737,34 @@ static const char *channels_hint(const float *in, const float *got, const float 
                  first, first % 2 ? "odd" : "even", first % 2 ? "A" : "B");
         return buf;
     }
-    if (garbage == bad)
-        return "some elements were never written: the grid must cover n rounded up to whole pairs of warps (64 elements for every 64 "
-               "threads), and each pair of warps its 64 elements, even ones in the first warp, odd ones in the second";
+    if (garbage == bad) {
+        /* A grid too small leaves a tail, [first, n), unwritten; an index map whose pairs of warps
+           overlap or skip leaves holes with written elements after them. */
+        size_t last_written = n;
+        for (size_t i = n; i-- > first;) {
+            uint32_t bits;
+            memcpy(&bits, &got[i], 4);
+            if (bits != GRADE_DEVICE_GARBAGE_BITS) {
+                last_written = i;
+                break;
+            }
+        }
+        if (last_written == n && channels_written_as_span32(got, n, block))
+            return "some elements were never written, though the grid covers n rounded up to whole pairs of warps: exactly the "
+                   "elements an index map whose pairs of warps step 32 elements instead of 64 leaves out (pairs overlap, and the "
+                   "last ones stop short of n). Each pair of warps covers 64 elements, pair p the elements 64p .. 64p + 63: "
+                   "i = (warp / 2) * 64 + 2 * lane + warp % 2";
+        if (last_written == n)
+            return "some elements were never written, all at the end: the grid must cover n rounded up to whole pairs of warps (64 "
+                   "elements for every 64 threads)";
+        snprintf(buf, cap,
+                 "some elements were never written, but not at the end: element %zu was not, element %zu was. The grid covers the "
+                 "input; the index map leaves holes: each pair of warps covers 64 elements, pair p the elements 64p .. 64p + 63, "
+                 "i = (warp / 2) * 64 + 2 * lane + warp %% 2 (warp and lane of the thread's global index), even ones in the first "
+                 "warp, odd ones in the second",
+                 first, last_written);
+        return buf;
+    }
     return NULL;
 }
 
@@ -724,7 +800,7 @@ static void check_channels(size_t n, const unsigned *blocks, int nblocks, int ns
             char *d = grade_diff_floats(got, want, &cmp);
             if (d) {
                 char buf[600];
-                const char *hint = channels_hint(h, got, want, n, buf, sizeof buf);
+                const char *hint = channels_hint(h, got, want, n, blocks[b], buf, sizeof buf);
                 if (hint) {
                     size_t cap = strlen(d) + strlen(hint) + 64;
                     char *msg = grade_alloc(cap);

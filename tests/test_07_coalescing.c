@@ -344,6 +344,45 @@ static int store_guard_swapped(const float *out, int rows, int cols, unsigned ba
     return ok;
 }
 
+/* The transpose being graded (check_transpose sets it), for the probe below. */
+static TransposeFn g_transpose_fn;
+
+/* One tile of 32 x 32 cannot tell a tile not transposed inside from a tile written back where it was
+   read: both give a copy. On 64 x 96 (2 x 3 tiles) they differ, so the grader runs the same function
+   there once: 1 when every wrong element is its tile's element not transposed inside (the tiles at
+   their mirrored places), 2 when the output is a copy of the input, 0 when neither (or it fails). */
+static int transpose_probe_kind(void) {
+    const int rows = 64, cols = 96;
+    size_t n = (size_t)rows * cols;
+    if (!g_transpose_fn) return 0;
+    float *h = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float));
+    unsigned base = fill_traceable(h, n, grade_seed() + 777);
+    float *d_in = grade_device_alloc(n * sizeof(float)), *d_out = grade_device_alloc(n * sizeof(float));
+    grade_to_device(d_in, h, n * sizeof(float));
+    fill_device(d_out, n * sizeof(float));
+    grade_use_schedule(0);
+    int ran = g_transpose_fn(d_in, d_out, rows, cols) == cudaSuccess && cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d_in);
+    cudaFree(d_out);
+    size_t bad = 0, copied = 0, inner = 0;
+    for (size_t o = 0; ran && o < n; o++) {
+        size_t i = o / (size_t)rows, j = o % (size_t)rows; /* out is cols x rows */
+        long src = source_of(out[o], base, n);
+        if (src == (long)(j * (size_t)cols + i)) continue;
+        bad++;
+        if (src < 0) continue;
+        size_t sr = (size_t)src / cols, sc = (size_t)src % cols;
+        copied += (size_t)src == o;
+        inner += sr / TILE_DIM == j / TILE_DIM && sc / TILE_DIM == i / TILE_DIM && sr % TILE_DIM == i % TILE_DIM && sc % TILE_DIM == j % TILE_DIM;
+    }
+    free(h);
+    free(out);
+    if (!ran || !bad) return 0;
+    if (inner == bad && copied != bad) return 1;
+    if (copied == bad && inner != bad) return 2;
+    return 0;
+}
+
 /* Why is the transpose wrong? outs holds `runs` results (the schedules). */
 static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, int cols, unsigned base) {
     char *msg = grade_alloc(2048);
@@ -409,6 +448,17 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  "its 4 rows j = 0, 8, 16, 24 in both phases; and the store's guard (row < cols && col < rows of the output) must not let "
                  "through an element whose load the load's guard skipped",
                  nans);
+    } else if (bad > unwritten && copied == bad - unwritten && inner_not_transposed == bad - unwritten && transpose_probe_kind() == 1) {
+        snprintf(msg, 2048,
+                 "the tiles are in the right places, but not transposed inside (a one-tile matrix made that a copy; on 64 x 96 the "
+                 "grader saw each tile at its mirrored place, untransposed): the write phase must read a column of the tile, "
+                 "tile[threadIdx.x][threadIdx.y + j], not the row tile[threadIdx.y + j][threadIdx.x]");
+    } else if (bad > unwritten && copied == bad - unwritten && inner_not_transposed == bad - unwritten && transpose_probe_kind() == 2) {
+        snprintf(msg, 2048,
+                 "the output is a copy of the input: out[i * rows + j] must be in[j * cols + i], the element at the mirrored place. "
+                 "It is a copy on 64 x 96 too, so the tile is written back as it was read: the write phase must read a column of the "
+                 "tile, tile[threadIdx.x][threadIdx.y + j], and store it at the mirrored place: output row "
+                 "blockIdx.x * 32 + threadIdx.y + j, column blockIdx.y * 32 + threadIdx.x, rows floats per output row");
     } else if (bad > unwritten && copied == bad - unwritten && inner_not_transposed == bad - unwritten) {
         /* one tile (or only the diagonal tiles wrong): a copy, and tiles in place but not transposed inside, look the same */
         snprintf(msg, 2048,
@@ -483,6 +533,7 @@ static void check_transpose(const Transpose *t, Shape sh, int schedules) {
     }
     if (first_diff) {
         GradeCompare cmp = {.what = what, .n = n, .width = (size_t)sh.rows, .block = TILE_DIM, .block_y = BLOCK_ROWS, .schedule = bad < schedules ? bad : 0};
+        g_transpose_fn = t->fn;
         char *why = transpose_hint(outs, runs, bad, sh.rows, sh.cols, base);
         fail_with(first_diff, why, &cmp);
     }
@@ -557,6 +608,21 @@ static const char *kFieldName[PARTICLE_FIELDS] = {"x", "y", "z", "vx", "vy", "vz
 static const size_t kParticleSizes[] = {1, 31, 32, 33, 1000, 4099};
 #define N_PARTICLE_SIZES (int)(sizeof kParticleSizes / sizeof kParticleSizes[0])
 
+/* 07.4's position field k replayed as moved by another field: the field v != k + P_VX for which got is
+   h[k] + h[v] * dt everywhere (to a rounding), or -1. */
+static int moved_by_field(const float *got, float *const *h, int k, size_t n, float dt) {
+    for (int v = 0; v < PARTICLE_FIELDS; v++) {
+        if (v == k + P_VX || v == k) continue;
+        size_t i = 0;
+        for (; i < n; i++) {
+            float want = h[k][i] + h[v][i] * dt;
+            if (!(fabsf(got[i] - want) <= 1e-5f + 4 * FLT_EPSILON * fabsf(want))) break;
+        }
+        if (n && i == n) return v;
+    }
+    return -1;
+}
+
 /* n particles' fields on the device, one array each with CANARY floats after it. */
 static ParticlesSoA soa_alloc(size_t n) {
     ParticlesSoA s;
@@ -604,7 +670,13 @@ static void check_soa_update(size_t n, unsigned block, int schedules) {
             char *diff = grade_diff_floats(norm, want[k], &cmp);
             if (!diff) continue;
             const char *hint = NULL;
-            if (k >= P_VX) hint = "only x, y and z change: x += vx * dt, y += vy * dt, z += vz * dt; the velocities, mass and charge stay as they are";
+            char moved_by[300];
+            int by = k < P_VX ? moved_by_field(got, h, k, n, dt) : -1;
+            if (by >= 0) {
+                snprintf(moved_by, sizeof moved_by, "field %s was moved by %s * dt: %s += %s * dt, each position by its own velocity",
+                         kFieldName[k], kFieldName[by], kFieldName[k], kFieldName[k + P_VX]);
+                hint = moved_by;
+            } else if (k >= P_VX) hint = "only x, y and z change: x += vx * dt, y += vy * dt, z += vz * dt; the velocities, mass and charge stay as they are";
             else if (!memcmp(got, h[k], n * sizeof(float))) hint = "this position was not updated: f[P_X][i] += f[P_VX][i] * dt, and y, z alike";
             fail_with(diff, hint, &cmp);
         }

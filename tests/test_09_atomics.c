@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "histogram.h"
 
@@ -60,6 +61,63 @@ typedef struct {
     unsigned block, grid;
     int order_dependent; /* the same input passed under an earlier schedule */
 } HistRun;
+
+/* 09.2's lost counts: which barrier is missing? Under the simulator's forward schedule each thread
+   runs from one barrier to the next before the next thread starts, so with one block of 64 threads,
+   each owning bins t, t + 64, ... (zeroing and merging them), and each thread's one 16-byte chunk
+   holding a single value:
+     P1 (thread t counts into bin t + 1, a later thread's): without the barrier after zeroing, thread
+        t + 1 zeroes its bin after thread t counted into it -- lost; without the one before the merge,
+        nothing is lost (thread t + 1 merges after it counted, and thread t ran before it);
+     P2 (thread t counts into bin t - 1, an earlier thread's): without the barrier after zeroing,
+        nothing is lost; without the one before the merge, thread t - 1 merged before thread t counted.
+   Returns 1 (the barrier after zeroing), 2 (the one before the merge), 0 when the runs show neither
+   pattern cleanly (or on a GPU, whose order nothing fixes). */
+static int missing_barrier_probe(void) {
+#if ON_SIM
+    enum { T = 64, N = T * 16 };
+    unsigned char in[2][N];
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < 16; i++) {
+            in[0][t * 16 + i] = (unsigned char)(t + 1 < T ? t + 1 : t);
+            in[1][t * 16 + i] = (unsigned char)(t > 0 ? t - 1 : t);
+        }
+    unsigned char *d_in = grade_device_alloc(N);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    int lost[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+        unsigned got[HIST_BINS], want[HIST_BINS];
+        histogram_cpu(in[k], N, want);
+        grade_to_device(d_in, in[k], N);
+        grade_use_schedule(0);
+        if (histogram_shared_gpu(d_in, N, d_hist, T, 1) != cudaSuccess ||
+            cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess)
+            break;
+        lost[k] = !same_hist(got, want);
+    }
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    if (lost[0] == 1 && lost[1] == 0) return 1;
+    if (lost[0] == 0 && lost[1] == 1) return 2;
+#endif
+    return 0;
+}
+
+/* 09.2's lost counts, with the missing barrier named when the probe tells which. */
+static const char *shared_lost_hint(void) {
+    int which = missing_barrier_probe();
+    if (which == 1)
+        return "counts were lost: the barrier between zeroing s_hist and counting is missing -- a thread zeroed its bins after "
+               "others had counted into them (the grader saw it with one block whose threads each count into the next thread's "
+               "bin): __syncthreads() after the zeroing loop";
+    if (which == 2)
+        return "counts were lost: the barrier between counting and merging is missing -- a thread added its bins to d_hist before "
+               "the other threads had finished counting into them (the grader saw it with one block whose threads each count into "
+               "the previous thread's bin): __syncthreads() after the counting, before the merge loop";
+    return "counts were lost: a barrier is missing, or an update is not atomic -- __syncthreads() after zeroing s_hist (else a "
+           "late zero wipes out counts already made) and again before the merge (else a thread adds a bin to d_hist before the "
+           "others have finished counting into it); and atomicAdd, not +=, both into s_hist and into d_hist";
+}
 
 static const char *hist_hint(const HistRun *r, const unsigned *got, const unsigned *want, char *buf, size_t cap) {
     unsigned long long sum = 0;
@@ -118,9 +176,7 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
         if (r->ex == 1)
             return "counts were lost, and which ones depends on the order threads run in: a race between threads -- use "
                    "atomicAdd(&hist[in[i]], 1u), not a plain += or ++";
-        return "counts were lost: a barrier is missing, or an update is not atomic -- __syncthreads() after zeroing s_hist (else a "
-               "late zero wipes out counts already made) and again before the merge (else a thread adds a bin to d_hist before the "
-               "others have finished counting into it); and atomicAdd, not +=, both into s_hist and into d_hist";
+        return shared_lost_hint();
     }
     unsigned *part = grade_alloc(HIST_BINS * sizeof(unsigned));
     const char *why = NULL;
@@ -144,6 +200,18 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
             why = buf;
         }
     }
+    if (!why && r->ex == 2 && r->n % 16 && r->n / 16) {
+        /* the leftovers read at in[n / 16 + t]: a chunk index used on bytes */
+        histogram_cpu(r->in, r->n / 16 * 16, part);
+        for (size_t t = 0; t < r->n % 16; t++) part[r->in[r->n / 16 + t]]++;
+        if (same_hist(got, part)) {
+            snprintf(buf, cap,
+                     "the whole 16-byte chunks were counted right, but the last n %% 16 = %zu bytes were read from the wrong place: "
+                     "the counts match in[n / 16 + t], a chunk index used on bytes; the leftovers are in[(n / 16) * 16 + t]",
+                     r->n % 16);
+            why = buf;
+        }
+    }
     free(part);
     if (why) return why;
     if (zero)
@@ -157,9 +225,7 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
         if (r->ex == 1)
             return "counts were lost: two threads added to the same bin at the same time; a plain += or ++ is a read, an add and a "
                    "write, and another thread's write in between is lost: use atomicAdd(&hist[in[i]], 1u)";
-        return "counts were lost: a barrier is missing, or an update is not atomic -- __syncthreads() after zeroing s_hist (else a "
-               "late zero wipes out counts already made) and again before the merge (else a thread adds a bin to d_hist before the "
-               "others have finished counting into it); and atomicAdd, not +=, both into s_hist and into d_hist";
+        return shared_lost_hint();
     }
     /* 09.2: one byte of each word of the full chunks taken with the wrong shift. The other three
        positions are right: got - want + (the right bins of position k) is what the wrong extraction

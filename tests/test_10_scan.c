@@ -11,6 +11,7 @@
  * bytes after each output must stay untouched, and the input must be left as it was.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,49 @@ static int hs_strict_test_matches(const unsigned *in, const void *got, size_t n,
     return same;
 }
 
+/* The multi-level scan of 10.2 replayed on the CPU with the block sums scanned with `sums_flag`
+   (1: exclusive, right; 0: inclusive, at every level of the recursion): tiles of `block` scanned
+   on their own, their totals scanned by the same function, then added tile by tile. */
+static void multi_scan_model(const unsigned *in, unsigned *out, size_t n, int exclusive, unsigned block, int sums_flag) {
+    size_t blocks = (n + block - 1) / block;
+    for (size_t t = 0; t < n; t += block) scan_uint_cpu(in + t, out + t, n - t < block ? n - t : block, exclusive);
+    if (blocks <= 1) return;
+    unsigned *sums = grade_alloc(blocks * sizeof(unsigned));
+    for (size_t b = 0; b < blocks; b++) {
+        unsigned total = 0;
+        for (size_t i = b * block; i < n && i < (b + 1) * block; i++) total += in[i];
+        sums[b] = total;
+    }
+    multi_scan_model(sums, sums, blocks, sums_flag, block, sums_flag);
+    for (size_t i = 0; i < n; i++) out[i] += sums[i / block];
+    free(sums);
+}
+
+/* 1 when got is the multi-level scan with the block sums scanned with `sums_flag` (in its own buffer:
+   the caller's reference stays as it was). */
+static int multi_scan_matches(const void *got, const unsigned *in, size_t n, int exclusive, unsigned block, int sums_flag) {
+    unsigned *model = grade_alloc(n * sizeof(unsigned));
+    multi_scan_model(in, model, n, exclusive, block, sums_flag);
+    int same = same_range(got, model, 0, n);
+    free(model);
+    return same;
+}
+
+/* 10.1's block_scan_warp replayed with warp w > 0 adding warp_sums[w] (the scanned total up to and
+   including its own warp) instead of warp_sums[w - 1]: per tile, the inclusive scan plus, for every
+   warp after the first, its own warp's total once more. */
+static void warp_offset_own_model(const unsigned *in, unsigned *out, size_t n, unsigned block) {
+    for (size_t t = 0; t < n; t += block) {
+        size_t len = n - t < block ? n - t : block;
+        scan_uint_cpu(in + t, out + t, len, 0);
+        for (size_t w = 1; w * 32 < len; w++) {
+            unsigned own = 0;
+            for (size_t i = w * 32; i < len && i < (w + 1) * 32; i++) own += in[t + i];
+            for (size_t i = w * 32; i < len && i < (w + 1) * 32; i++) out[t + i] += own;
+        }
+    }
+}
+
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
     if (r->order_dependent) {
@@ -168,6 +212,10 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
         if (same_range(got, ref, 0, n))
             why = "every tile of `block` elements restarts at 0: the block sums were not added -- scan the block sums (exclusive) "
                   "and add sums[b] to every element of tile b";
+        else if (multi_scan_matches(got, in, n, r->exclusive, r->block, 0))
+            why = "the block sums were scanned inclusive, so tile b's offset counts tile b's own total too: the block sums must be "
+                  "scanned exclusive whatever the scan asked for -- the recursive call scans them with the exclusive flag (1), at "
+                  "every level";
         else if (n % r->block && same_range(got, r->want, 0, n / r->block * r->block) && same_range(got, ref, n / r->block * r->block, n)) {
             snprintf(buf, cap,
                      "the last, partial tile (elements %zu to %zu) did not get its carry, the sum of the tiles before it: the add "
@@ -195,6 +243,9 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
             else if (r->kind == K_HS && hs_strict_test_matches(in, got, n, r->block))
                 why = "in step d, element t == d left out src[0]: the test is t >= d (every element with a partner d places "
                       "back adds it, the element at t == d too), not t > d";
+            else if (r->kind == K_WARP && n > 32 && (warp_offset_own_model(in, ref, n, r->block), same_range(got, ref, 0, n)))
+                why = "warp w adds warp_sums[w], the scanned total up to and including its own warp, so every warp after the first "
+                      "counts its own elements twice: it must add warp_sums[w - 1], the total of the warps before it";
             else if (r->kind == K_WARP)
                 why = "a step of the scan adds the wrong value: in step d (1, 2, 4, 8, 16), lane l adds the value __shfl_up_sync "
                       "brings from lane l - d only when l >= d; then warp w > 0 adds the scanned total of warps 0..w-1";
@@ -267,13 +318,34 @@ static void dev_alloc(Dev *d, size_t n) {
 static void dev_free(Dev *d) { CUDA_FREE_ALL(d->d_in, d->d_out, d->d_work); }
 
 /* 10.4's kernel crashing at an address far from every buffer (a status word's store or load): the
-   tile index came from a ticket counter that was never zeroed (the judge fills the workspace with
-   0xFF bytes, so the first ticket is 0xFFFFFFFF and its status word lies gigabytes past the end). */
+   tile index is garbage, and the address says which garbage. The status word index it implies
+   (tile - 1 - lane in the look-back, tile for the publish) lies just below the tile. Before 10.4's
+   calls the judge sets the ticket counter's word to 0xFEFEFEFE (the rest of the workspace keeps the
+   0xFF poison): a counter never zeroed hands out that as the first ticket; a ticket read from shared
+   memory before thread 0 stored it (no barrier between the atomicAdd and the reads) is the
+   simulator's shared-memory fill, 0xFFC5A5A5. Anything else is named as neither.
+   g_status_base: the runner's address of status[0] in the current call. */
+#define TICKET_POISON_WORD 0xFEFEFEFEu
+#define SHARED_POISON_WORD 0xFFC5A5A5u
+static uintptr_t g_status_base;
+static int tile_near(unsigned long long k, unsigned long long tile) { return k <= tile && tile - k <= 64; }
 static const char *single_pass_crash_hint(const char *said) {
     if (!strstr(said, "scan_single_pass_kernel") || !strstr(said, "far from every buffer")) return NULL;
-    return "a status word far past the workspace: the tile index (the block's ticket) is out of range. Was the ticket counter (d_work's "
-           "first word) zeroed before the launch? The workspace holds garbage: clear the ticket as well as the tiles' status words "
-           "(one cudaMemsetAsync from d_work)";
+    const char *at = strstr(said, "address 0x");
+    unsigned long long addr = at ? strtoull(at + strlen("address "), NULL, 16) : 0, k = ~0ull;
+    if (addr && g_status_base && addr >= g_status_base && (addr - g_status_base) % 8 == 0) k = (addr - g_status_base) / 8;
+    if (tile_near(k, TICKET_POISON_WORD))
+        return "a status word far past the workspace: the tile index (the block's ticket) is out of range. Was the ticket counter (d_work's "
+               "first word) zeroed before the launch? The workspace holds garbage: clear the ticket as well as the tiles' status words "
+               "(one cudaMemsetAsync from d_work)";
+    if (tile_near(k, SHARED_POISON_WORD))
+        return "a status word far past the workspace, at the tile index 0xFFC5A5A5, the simulator's fill for shared memory nobody wrote: "
+               "threads read the block's ticket from shared memory before thread 0 stored it. A __syncthreads() must come between "
+               "thread 0's atomicAdd into the shared ticket and every thread's read of it";
+    return "a status word far past the workspace: the tile index is out of range, and it is neither the ticket counter's garbage nor "
+           "unwritten shared memory: check how the tile index is made -- the value atomicAdd(ticket, 1u) returns (the first block gets "
+           "0), stored by thread 0 and read by every thread after a __syncthreads() -- and that the status words are indexed by it "
+           "(status[tile], status[tile - 1 - lane])";
 }
 
 /* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
@@ -291,6 +363,8 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
                         : scan_uint_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work);
         break;
     default:
+        g_status_base = (uintptr_t)((unsigned long long *)d->d_work + 1); /* single_pass_gpu's layout: the ticket's word, then the status words */
+        ck_assert(cudaMemset(d->d_work, 0xFE, sizeof(unsigned)) == cudaSuccess); /* the ticket's garbage, told apart from other garbage */
         judge_set_crash_hint(single_pass_crash_hint);
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
     }

@@ -305,6 +305,45 @@ static void check_devices_overlap(const PlanReport *r, const char *what, const c
                   what, r->span_us, each, sum, ratio, working, why);
 }
 
+/* The matrix product stopped by the simulator's stream race: two devices' copies back wrote the same
+   bytes of h_c. Each device's rows of C belong at h_c + first * cols, and there no two overlap; a copy
+   to h_c + first (the row index used as an element offset) makes device d's block start first[d]
+   floats in and overlap its neighbour's. The race's overlap and copy sizes are read from the message
+   and compared with those offsets for every device count the plan could have used: only an exact
+   match names that mistake. g_race_*: the product's shape. */
+static size_t g_race_rows;
+static int g_race_cols;
+static const char *matmul_race_hint(const char *said) {
+    static char hint[500];
+    const char *at = strstr(said, "stream race: cudaMemcpyAsync (device to host, ");
+    const char *w = at ? strstr(at, "wrote bytes ") : NULL;
+    const char *second = w ? strstr(w, "cudaMemcpyAsync (device to host, ") : NULL;
+    size_t size1 = 0, size2 = 0, lo = 0, hi = 0;
+    if (!second || sscanf(at, "stream race: cudaMemcpyAsync (device to host, %zu bytes)", &size1) != 1 ||
+        sscanf(w, "wrote bytes %zu to %zu", &lo, &hi) != 2 || sscanf(second, "cudaMemcpyAsync (device to host, %zu bytes)", &size2) != 1)
+        return NULL;
+    size_t row = (size_t)g_race_cols * sizeof(float);
+    for (int ndev = 2; ndev <= MG_MAX_DEVICES; ndev++)
+        for (int d = 0; d + 1 < ndev; d++)
+            for (int e = d + 1; e < ndev; e++) {
+                size_t fd, cd, fe, ce;
+                split_cpu(g_race_rows, ndev, d, &fd, &cd);
+                split_cpu(g_race_rows, ndev, e, &fe, &ce);
+                /* the mistake's byte ranges [start, end) of devices d and e, and their overlap */
+                size_t sd = fd * sizeof(float), ed = sd + cd * row, se = fe * sizeof(float), ee = se + ce * row;
+                size_t olo = sd > se ? sd : se, ohi = ed < ee ? ed : ee;
+                if (!cd || !ce || olo >= ohi || olo != lo || ohi - 1 != hi) continue;
+                if (!((size1 == cd * row && size2 == ce * row) || (size1 == ce * row && size2 == cd * row))) continue;
+                snprintf(hint, sizeof hint,
+                         "the devices' rows of C were copied back to h_c + first (the first row's index, used as an element offset): "
+                         "device %d's block then starts %zu float(s) into h_c and overlaps device %d's. Row r of C starts at h_c + r * n "
+                         "(n = %d columns): copy device d's rows to h_c + first[d] * n",
+                         e, fe, d, g_race_cols);
+                return hint;
+            }
+    return NULL;
+}
+
 static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     int mat = pc->kind == 1;
     size_t m = pc->n, row = mat ? (size_t)pc->cols : 1;
@@ -325,7 +364,10 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     r.cols = pc->cols;
     r.inner = pc->inner;
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
+    g_race_rows = m, g_race_cols = pc->cols;
+    if (mat) judge_set_crash_hint(matmul_race_hint);
     plan_roundtrip(&r, a, b, early, late, a_n, b_n, c_n);
+    judge_set_crash_hint(NULL);
     char said[2048] = "";
     if (ON_SIM) judge_last_call_output(said, sizeof said); /* the simulator's note of a launch into another device's stream */
     fresh_runner_after(r.create_err || r.run_err || r.destroy_err);

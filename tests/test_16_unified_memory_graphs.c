@@ -97,6 +97,15 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                           "y go to the device, struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}; the host location "
                           "({cudaMemLocationTypeHost, 0}) is for after the kernel, before the host reads y",
                           what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages, r.prefetch_host_before_launch);
+        /* One call that moved exactly one buffer's pages: x and y are two allocations, so no single
+           prefetch covers both, and a size in elements would have moved part of each, not one whole. */
+        if (r.prefetched_to_device < 2 * pages && r.prefetch_device_before_launch == 1 && r.prefetched_to_device == pages)
+            ck_assert_msg(r.device_faults == 0,
+                          "%s%s, although a prefetch to the device came before it; it moved %llu of the %llu pages of x and y there: "
+                          "the %llu of one buffer, whole\n"
+                          "  likely mistake: only one of x and y was prefetched to the device: the kernel reads x and writes y, so "
+                          "both need a cudaMemPrefetchAsync(..., bytes, {cudaMemLocationTypeDevice, device}, 0, s) before the launch",
+                          what, faults, r.prefetched_to_device, 2 * pages, pages);
         if (r.prefetched_to_device < 2 * pages)
             ck_assert_msg(r.device_faults == 0,
                           "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
@@ -127,6 +136,14 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                          "y go to the device, struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}; the host location "
                          "({cudaMemLocationTypeHost, 0}) is for after the kernel, before the host reads y",
                          what, r.prefetched_bytes_to_device_before_launch, 2 * bytes, r.prefetch_host_before_launch);
+        /* one prefetch, exactly one buffer's bytes: the other buffer was not prefetched (see above) */
+        if (r.prefetched_bytes_to_device_before_launch < 2 * bytes && r.prefetch_device_before_launch == 1 &&
+            r.prefetched_bytes_to_device_before_launch == bytes)
+            ck_abort_msg("%s: one prefetch to the device came before the kernel, and it moved %llu of the %zu bytes of x and y there: "
+                         "one buffer, whole\n"
+                         "  likely mistake: only one of x and y was prefetched to the device: the kernel reads x and writes y, so "
+                         "both need a cudaMemPrefetchAsync(..., bytes, {cudaMemLocationTypeDevice, device}, 0, s) before the launch",
+                         what, r.prefetched_bytes_to_device_before_launch, 2 * bytes);
         ck_assert_msg(r.prefetched_bytes_to_device_before_launch >= 2 * bytes,
                       "%s: the prefetches to the device before the kernel moved %llu of the %zu bytes of x and y there (part of the "
                       "buffers): the kernel faults on the rest\n"

@@ -300,6 +300,97 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np
     return ok;
 }
 
+/* 17.2 replayed on the CPU with the leading dimensions the fragments were loaded with (lda for the A
+   slice, ldb for the B slice, in elements), on the kernel's layout as the lesson gives it: blocks of
+   128 x 128, warps of 64 x 32 (2 x 4), slices of BK = 32 staged in rows of BK + 8 (A) and BN + 8 (B)
+   elements whose last 8 are never written (the simulator's fill: unwritten_bf16). A fragment element that
+   falls outside its slice makes the model unusable (returns 0). */
+#define G_BM 128
+#define G_BN 128
+#define G_BK 32
+#define G_SKEW 8
+static double bf16_at(const uint16_t *x, size_t i) {
+    tc_bf16 h;
+    h.bits = x[i];
+    return tc_bf16_to_float(h);
+}
+/* A never-written slot of a bf16 slice on the simulator: its shared-memory fill, the word 0xFFC5A5A5,
+   is two bf16 values, 0xA5A5 (about -2.9e-16) at the even element and 0xFFC5 (NaN) at the odd one
+   (rows of an even length, slices 32-byte aligned: the element's column gives its half). */
+static double unwritten_bf16(int column) {
+    static const uint16_t halves[2] = {0xA5A5u, 0xFFC5u};
+    return bf16_at(halves, (size_t)(column % 2));
+}
+static int gemm_ldm_model(const Problem *p, int lda, int ldb, double *c) {
+    int M = p->M, N = p->N, K = p->K;
+    const int arow = G_BK + G_SKEW, brow = G_BN + G_SKEW;
+    for (size_t i = 0; i < p->mn; i++) c[i] = 0;
+    for (int m0 = 0; m0 < M; m0 += G_BM)
+        for (int n0 = 0; n0 < N; n0 += G_BN)
+            for (int k0 = 0; k0 < K; k0 += G_BK)
+                for (int kk = 0; kk < G_BK; kk += 16)
+                    for (int w = 0; w < 8; w++) {
+                        int wm = w / 4, wn = w % 4;
+                        for (int i = 0; i < 4; i++)
+                            for (int j = 0; j < 2; j++) {
+                                int r0 = m0 + wm * 64 + i * 16, c0 = n0 + wn * 32 + j * 16;
+                                if (r0 >= M || c0 >= N) continue;
+                                long abase = (long)(wm * 64 + i * 16) * arow + kk, bbase = (long)kk * brow + wn * 32 + j * 16;
+                                for (int fi = 0; fi < 16; fi++)
+                                    for (int fn = 0; fn < 16; fn++) {
+                                        double acc = 0;
+                                        for (int fk = 0; fk < 16; fk++) {
+                                            long fa = abase + (long)fi * lda + fk, fb = bbase + (long)fk * ldb + fn;
+                                            if (fa >= (long)G_BM * arow || fb >= (long)G_BK * brow) return 0;
+                                            int ar = (int)(fa / arow), ac = (int)(fa % arow), br = (int)(fb / brow), bc = (int)(fb % brow);
+                                            double av = ac >= G_BK ? unwritten_bf16(ac) : m0 + ar < M && k0 + ac < K ? bf16_at(p->h_a, (size_t)(m0 + ar) * K + k0 + ac) : 0;
+                                            double bv = bc >= G_BN ? unwritten_bf16(bc) : k0 + br < K && n0 + bc < N ? bf16_at(p->h_b, (size_t)(k0 + br) * N + n0 + bc) : 0;
+                                            acc += av * bv;
+                                        }
+                                        c[(size_t)(r0 + fi) * N + c0 + fn] += acc;
+                                    }
+                            }
+                    }
+    return 1;
+}
+/* 1 when got is the model's C: NaN exactly where the model read a never-written slot, within the
+   tolerance elsewhere. */
+static int matches_gemm_ldm(const Problem *p, const float *got, int lda, int ldb) {
+    double *c = grade_alloc(p->mn * sizeof(double));
+    int ok = gemm_ldm_model(p, lda, ldb, c);
+    for (size_t i = 0; ok && i < p->mn; i++)
+        ok = isnan(c[i]) ? isnan(got[i]) : !isnan(got[i]) && fabs(got[i] - c[i]) <= p->atol;
+    free(c);
+    return ok;
+}
+
+/* 17.3's C when the scratch tile goes out transposed: the product of A and B zero-padded to whole
+   16 x 16 tiles, each tile transposed, its top-left M x N corner. */
+static int matches_scratch_transposed(const Subject *s, const Problem *p, const float *got) {
+    int Mp = round_up(p->M, 16), Np = round_up(p->N, 16), Kp = round_up(p->K, 16);
+    if (p->M < 2 || p->N < 2) return 0;
+    uint16_t *a = calloc((size_t)Mp * Kp, 2), *b = calloc((size_t)Kp * Np, 2);
+    float *c = grade_alloc((size_t)Mp * Np * sizeof(float)), *want = grade_alloc(p->mn * sizeof(float));
+    ck_assert(a && b);
+    for (int r = 0; r < p->M; r++)
+        for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
+    for (int k = 0; k < p->K; k++)
+        for (int j = 0; j < p->N; j++) b[(size_t)k * Np + j] = p->h_b[(size_t)k * p->N + j];
+    cpu_product(s, a, b, c, Mp, Np, Kp);
+    transpose_tiles_f(c, Mp, Np);
+    for (int r = 0; r < p->M; r++)
+        for (int j = 0; j < p->N; j++) want[(size_t)r * p->N + j] = c[(size_t)r * Np + j];
+    GradeCompare cmp = compare_for(p, p->atol, 0);
+    char *diff = grade_diff_floats(got, want, &cmp);
+    int ok = diff == NULL;
+    free(diff);
+    free(a);
+    free(b);
+    free(c);
+    free(want);
+    return ok;
+}
+
 /* The race check's report of two lanes of one warp in the scratch tile, read with what the
    schedules showed: under the forward schedule each lane writes its part of store_matrix_sync once
    all 32 lanes have met, so a tile read too early (no __syncwarp() after the store) is wrong there,
@@ -386,6 +477,38 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "Declare them wmma::fragment<wmma::matrix_a, 16, 16, 16, ..., wmma::row_major>");
         return msg;
     }
+    if (s->kind == SUBJECT_HALF && matches_scratch_transposed(s, p, out)) {
+        snprintf(msg, 2048,
+                 "each 16 x 16 tile of C came out transposed, through the scratch tile: the scratch tile was stored column-major "
+                 "(wmma::mem_col_major) and read back row by row (element e is row e / 16, column e %% 16), or stored row-major and "
+                 "read column by column. Store it with wmma::store_matrix_sync(Cs[warp], acc, 16, wmma::mem_row_major) and copy "
+                 "element e to row r0 + e / 16, column c0 + e %% 16");
+        return msg;
+    }
+#if ON_SIM
+    /* a leading dimension mixed up in 17.2: the product replayed with each wrong ldm a slice is likely
+       to get (the simulator only: the never-written skew slots are NaN there, garbage on a GPU) */
+    if (s->kind == SUBJECT_BF16) {
+        static const struct {
+            int lda, ldb;
+            const char *what;
+        } kLdm[] = {
+            {G_BK, G_BN + G_SKEW, "the A slice was loaded with ldm BK, the slice's width, but its rows lie BK + SKEW elements apart in "
+                                  "shared memory: wmma::load_matrix_sync(a[i], &As[cur][row][kk], BK + SKEW)"},
+            {G_BN + G_SKEW, G_BN + G_SKEW, "the A slice was loaded with ldm BN + SKEW, the B slice's row length: A's rows lie BK + SKEW "
+                                           "elements apart in shared memory: wmma::load_matrix_sync(a[i], &As[cur][row][kk], BK + SKEW)"},
+            {G_BK + G_SKEW, G_BN, "the B slice was loaded with ldm BN, the slice's width, but its rows lie BN + SKEW elements apart in "
+                                  "shared memory: wmma::load_matrix_sync(b[j], &Bs[cur][kk][column], BN + SKEW)"},
+            {G_BK + G_SKEW, G_BK + G_SKEW, "the B slice was loaded with ldm BK + SKEW, the A slice's row length: B's rows lie BN + SKEW "
+                                           "elements apart in shared memory: wmma::load_matrix_sync(b[j], &Bs[cur][kk][column], BN + SKEW)"},
+        };
+        for (size_t q = 0; q < sizeof kLdm / sizeof kLdm[0]; q++)
+            if (matches_gemm_ldm(p, out, kLdm[q].lda, kLdm[q].ldb)) {
+                snprintf(msg, 2048, "%s", kLdm[q].what);
+                return msg;
+            }
+    }
+#endif
     if (matches_transposed(s, p, out, 2)) {
         snprintf(msg, 2048,
                  "each 16 x 16 tile of C came out transposed: the accumulators were stored column by column. C is row-major: "

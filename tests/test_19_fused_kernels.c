@@ -189,7 +189,7 @@ static double layernorm_atol(const float *x, const float *g, const float *b, int
 }
 
 /* The judge's experiments: the layer norm with the variance divided by cols - 1, or with eps added
-   after the square root. */
+   after the square root (eps_outside 1: 1 / sqrt(var) + eps; 2: 1 / (sqrt(var) + eps)). */
 static void layernorm_variant(const float *x, const float *g, const float *b, float *y, int rows, int cols, float eps, int minus_one,
                               int eps_outside) {
     for (int r = 0; r < rows; r++) {
@@ -199,7 +199,7 @@ static void layernorm_variant(const float *x, const float *g, const float *b, fl
         mean /= cols;
         for (int j = 0; j < cols; j++) var += (xr[j] - mean) * (xr[j] - mean);
         var /= cols - minus_one;
-        double rstd = eps_outside ? 1 / sqrt(var) + eps : 1 / sqrt(var + eps);
+        double rstd = eps_outside == 2 ? 1 / (sqrt(var) + eps) : eps_outside ? 1 / sqrt(var) + eps : 1 / sqrt(var + eps);
         for (int j = 0; j < cols; j++) y[(size_t)r * cols + j] = (float)((xr[j] - mean) * rstd * g[j] + b[j]);
     }
 }
@@ -292,6 +292,67 @@ static int is_power_of_two_fraction(double v) {
     return 0;
 }
 
+/* 19.1's combining replayed in double for one row: the pieces of the row_threads(cols) threads (each
+   its maximum and sum of exp(x - m), as the reference makes them), the warps' shuffle trees (offsets
+   16 .. 1; a lane whose partner is past the warp gets its own pair back) and warp 0's tree over the
+   warps' pairs, with max_sum_combine's rescaling right (mode 0), left out (1: s = a.s + b.s) or turned
+   round (2: exp(m - a.m), the new maximum minus the piece's). Returns the row's sum S under that mode:
+   the outputs then sum to (the true sum) / S. */
+typedef struct {
+    double m, s;
+} PairD;
+static PairD pair_combine(PairD a, PairD b, int mode) {
+    if (b.s == 0) return a;
+    if (a.s == 0) return b;
+    double m = a.m > b.m ? a.m : b.m;
+    PairD r = {m, mode == 1 ? a.s + b.s : mode == 2 ? a.s * exp(m - a.m) + b.s * exp(m - b.m) : a.s * exp(a.m - m) + b.s * exp(b.m - m)};
+    return r;
+}
+static PairD warp_tree(PairD *v, int mode) {
+    PairD next[32];
+    for (int off = 16; off > 0; off >>= 1) {
+        for (int l = 0; l < 32; l++) next[l] = pair_combine(v[l], v[l + off < 32 ? l + off : l], mode);
+        memcpy(v, next, sizeof next);
+    }
+    return v[0];
+}
+static double softmax_row_sum_model(const float *x, int cols, int mode) {
+    unsigned threads = 32;
+    while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
+    int vec = cols % 4 == 0; /* the grader's buffers are cudaMalloc'd: 16-byte aligned rows when cols % 4 == 0 */
+    PairD lanes[32], warps[32];
+    int nw = (int)threads / 32;
+    for (int w = 0; w < nw; w++) {
+        for (int l = 0; l < 32; l++) {
+            int t = w * 32 + l;
+            double m = -INFINITY, sum = 0;
+            for (int pass = 0; pass < 2; pass++)
+                for (int k = 0; k < ROW_PER_THREAD; k++) {
+                    int e = vec ? 4 * (t + (k / 4) * (int)threads) + k % 4 : t + k * (int)threads;
+                    if (e >= cols) continue;
+                    if (pass == 0) m = x[e] > m ? x[e] : m;
+                    else sum += exp(x[e] - m);
+                }
+            lanes[l] = (PairD){m, sum};
+        }
+        warps[w] = warp_tree(lanes, mode);
+    }
+    for (int l = nw; l < 32; l++) warps[l] = (PairD){-INFINITY, 0};
+    PairD row = warp_tree(warps, mode);
+    return row.s;
+}
+/* 1 when every row's outputs sum to (true sum) / (the model's sum) under `mode`, to 1e-3. */
+static int softmax_sums_match(const RowProblem *p, const float *got, int mode) {
+    int cols = p->rc.cols;
+    for (int r = 0; r < p->rc.rows; r++) {
+        const float *xr = p->x + (size_t)r * cols;
+        double want = softmax_row_sum_model(xr, cols, 0), alt = softmax_row_sum_model(xr, cols, mode), sum = 0;
+        for (int j = 0; j < cols; j++) sum += got[(size_t)r * cols + j];
+        if (!(alt > 0) || !isfinite(alt) || fabs(sum - want / alt) > 1e-3 * (want / alt)) return 0;
+    }
+    return 1;
+}
+
 static char *explain_softmax(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
@@ -329,9 +390,11 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
             return msg;
         }
         snprintf(msg, 2048,
-                 "row %d came out with NaN or inf although its values are moderate (|x| <= %g): a NaN made by the combining. A piece "
-                 "with no element (a thread past the row's end, cols = %d here) is {m = -inf, s = 0}, and combining it computes "
-                 "exp(-inf - (-inf)) = NaN: skip an empty side in max_sum_combine (s == 0)",
+                 "row %d came out with NaN or inf although its values are moderate (|x| <= %g): a NaN made by the combining, which "
+                 "two mistakes make alike (the outputs cannot tell them apart): a piece with no element (a thread past the row's end, "
+                 "cols = %d here) is {m = -inf, s = 0}, and combining two of them computes exp(-inf - (-inf)) = NaN: skip an empty "
+                 "side in max_sum_combine (s == 0); or warp 0 read partial[lane] for lanes past the block's warps, slots no warp "
+                 "wrote (NaN on the simulator): give those lanes the empty pair, lane < blockDim.x / 32 ? partial[lane] : empty",
                  r, big, cols);
         return msg;
     }
@@ -348,6 +411,20 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      "each row is right up to a factor, and its outputs sum to more than 1 (%g to %g): the sum s misses part of the "
                      "row. Some pieces were never combined: a warp reduction that stops before offset 1, warps whose pairs are not "
                      "all combined by warp 0, or elements skipped in the sum",
+                     lo, hi);
+        else if (softmax_sums_match(p, out, 2))
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to less than 1 (%g to %g): the sum s is too large, by "
+                     "exactly what a max_sum_combine that rescaled with exp(m - m_old) gives (the new maximum minus each piece's, at "
+                     "least 1, so every combining grows the sums). Turn it round: a.s * exp(a.m - m) + b.s * exp(b.m - m), each "
+                     "factor at most 1",
+                     lo, hi);
+        else if (softmax_sums_match(p, out, 1))
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to less than 1 (%g to %g): the sum s is too large, by "
+                     "exactly what a combine without rescaling gives (s = a.s + b.s): when two pieces meet, each sum must be brought "
+                     "to the larger maximum m, a.s * exp(a.m - m) + b.s * exp(b.m - m); a sum kept against an older, smaller "
+                     "maximum counts its terms too large",
                      lo, hi);
         else
             snprintf(msg, 2048,
@@ -401,6 +478,10 @@ static const char *layernorm_probe(const RowProblem *p) {
     if (close_all(got, alt, R * C, atol, 0))
         return "eps is added outside the square root, 1 / sqrt(var) + eps: it belongs inside, rsqrtf(var + eps), where it keeps a row "
                "of equal values (var = 0) finite; outside, such a row gives 0 * inf = NaN";
+    layernorm_variant(x, g, b, alt, R, C, eps, 0, 2);
+    if (close_all(got, alt, R * C, atol, 0))
+        return "eps is added outside the square root, to the standard deviation: 1 / (sqrt(var) + eps). It belongs inside, "
+               "rsqrtf(var + eps): added to the variance";
     layernorm_variant(x, g, b, alt, R, C, 0.0f, 0, 0);
     if (close_all(got, alt, R * C, atol, 0)) return "eps is left out: rsqrtf(var + eps), with the eps the caller gives";
     layernorm_cpu(x, b, g, alt, R, C, eps);
@@ -737,6 +818,13 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
                  "O matches the online softmax with l rescaled but not o: when a tile raises the row's maximum from m to m_new, "
                  "every accumulator o[c] must be multiplied by exp(m - m_new) too, as l is, before the tile's p * V are added; "
                  "otherwise the earlier tiles' share of o counts too much against l");
+        return msg;
+    }
+    if (n > ATT_BC && att_matches(p, out, mask, scale, n, 1)) {
+        snprintf(msg, 2048,
+                 "O matches the online softmax with o rescaled but not l: when a tile raises the row's maximum from m to m_new, the "
+                 "running sum l must be multiplied by exp(m - m_new) too, as every o[c] is, before the tile's terms are added; "
+                 "otherwise l keeps the earlier tiles' terms counted against the smaller maximum, and o / l comes out too small");
         return msg;
     }
     /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction or from l */
