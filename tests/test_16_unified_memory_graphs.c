@@ -89,28 +89,26 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                   "of them at once at full speed",
                   what, faults);
     if (r.observed == OBSERVED_SIM) {
-        if (r.prefetched_to_device < 2 * pages && r.prefetch_host_before_launch > 0)
-            ck_assert_msg(r.device_faults == 0,
-                          "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
-                          "y there, and %llu other prefetch(es) before the kernel went to the host\n"
-                          "  likely mistake: a buffer the kernel reads was prefetched to the wrong place: before the kernel both x and "
-                          "y go to the device, struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}; the host location "
-                          "({cudaMemLocationTypeHost, 0}) is for after the kernel, before the host reads y",
-                          what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages, r.prefetch_host_before_launch);
-        if (r.prefetched_to_device < 2 * pages)
-            ck_assert_msg(r.device_faults == 0,
-                          "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
-                          "y there (part of the buffers)\n"
-                          "  likely mistake: the prefetch covered only part of the buffers (its size is in bytes: n * sizeof(float), "
-                          "not n)",
-                          what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages);
-        else
-            ck_assert_msg(r.device_faults == 0,
-                          "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
-                          "y there (all of them: then something moved them back)\n"
-                          "  likely mistake: the host touched the pages after the prefetch (fill x and y first, then prefetch: a host "
-                          "write moves a page back), or the prefetch went to another stream than the kernel's and nothing ordered the two",
-                          what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages);
+        /* the kernel faulted although prefetches came first: what they moved says which mistake */
+        char moved[120] = "";
+        const char *mistake;
+        if (r.prefetched_to_device < 2 * pages && r.prefetch_host_before_launch > 0) {
+            snprintf(moved, sizeof moved, ", and %llu other prefetch(es) before the kernel went to the host", r.prefetch_host_before_launch);
+            mistake = "a buffer the kernel reads was prefetched to the wrong place: before the kernel both x and "
+                      "y go to the device, struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, device}; the host location "
+                      "({cudaMemLocationTypeHost, 0}) is for after the kernel, before the host reads y";
+        } else if (r.prefetched_to_device < 2 * pages) {
+            snprintf(moved, sizeof moved, " (part of the buffers)");
+            mistake = "the prefetch covered only part of the buffers (its size is in bytes: n * sizeof(float), not n)";
+        } else {
+            snprintf(moved, sizeof moved, " (all of them: then something moved them back)");
+            mistake = "the host touched the pages after the prefetch (fill x and y first, then prefetch: a host "
+                      "write moves a page back), or the prefetch went to another stream than the kernel's and nothing ordered the two";
+        }
+        ck_assert_msg(r.device_faults == 0,
+                      "%s%s, although %llu prefetch(es) to the device came before it; they moved %llu of the %llu pages of x and "
+                      "y there%s\n  likely mistake: %s",
+                      what, faults, r.prefetch_device_before_launch, r.prefetched_to_device, 2 * pages, moved, mistake);
         unsigned long long first_touch = 2 * pages;
         ck_assert_msg(r.host_faults <= first_touch,
                       "%s: the host took %llu page faults; filling x and y takes %llu (one per %llu KiB page touched first), so %llu "
@@ -156,6 +154,17 @@ static int same_floats(const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!(fabsf(a[i] - b[i]) <= 1e-5f * fabsf(b[i]) + 1e-6f)) return 0;
     return 1;
+}
+
+/* What `destroy` (chain_destroy, diamond_destroy) must leave: no error, and neither an executable
+   graph nor a graph of those the call made; exec_fix and graph_fix name the call each one lacks. */
+static void check_destroyed(const char *what, const char *destroy, int err, int execs_left, int graphs_left, const char *exec_fix,
+                            const char *graph_fix) {
+    GRADE_EXPECT_CUDA_OK(err, destroy);
+    ck_assert_msg(execs_left <= 0, "%s: after %s, %d executable graph(s) made during the call still exist\n  likely mistake: %s", what, destroy,
+                  execs_left, exec_fix);
+    ck_assert_msg(graphs_left <= 0, "%s: after %s, %d graph(s) made during the call still exist\n  likely mistake: %s", what, destroy,
+                  graphs_left, graph_fix);
 }
 
 START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
@@ -231,11 +240,9 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
     }
     GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
-    GRADE_EXPECT_CUDA_OK(r.destroy_err, "chain_destroy");
-    ck_assert_msg(r.execs_left <= 0, "%s: after chain_destroy, %d executable graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphExecDestroy(c->exec): an instantiated graph holds device resources until it is destroyed", what, r.execs_left);
-    ck_assert_msg(r.graphs_left <= 0, "%s: after chain_destroy, %d graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphDestroy(c->graph): the executable is a copy, and destroying it leaves the graph", what, r.graphs_left);
+    check_destroyed(what, "chain_destroy", r.destroy_err, r.execs_left, r.graphs_left,
+                    "cudaGraphExecDestroy(c->exec): an instantiated graph holds device resources until it is destroyed",
+                    "cudaGraphDestroy(c->graph): the executable is a copy, and destroying it leaves the graph");
     free(in), free(out), free(want);
 }
 END_TEST
@@ -313,11 +320,8 @@ static void check_diamond(size_t n) {
     snprintf(what2, sizeof what2, "%s, second run", what);
     GradeCompare c2 = {.what = what2, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(o2, w2, &c2);
-    GRADE_EXPECT_CUDA_OK(r.destroy_err, "diamond_destroy");
-    ck_assert_msg(r.execs_left <= 0, "%s: after diamond_destroy, %d executable graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphExecDestroy(g->exec)", what, r.execs_left);
-    ck_assert_msg(r.graphs_left <= 0, "%s: after diamond_destroy, %d graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphDestroy(g->graph)", what, r.graphs_left);
+    check_destroyed(what, "diamond_destroy", r.destroy_err, r.execs_left, r.graphs_left, "cudaGraphExecDestroy(g->exec)",
+                    "cudaGraphDestroy(g->graph)");
     free(in), free(o1), free(o2), free(w1), free(w2);
 }
 
