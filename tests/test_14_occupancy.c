@@ -21,6 +21,7 @@
 
 #include "calls/14-occupancy.h"
 #include "backend.h"
+#include "free_all.h"
 #include "grade.h"
 #include "judge.h"
 #include "occupancy.h"
@@ -489,11 +490,8 @@ static void check_heavy(size_t n, int block) {
     ck_assert(cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     GradeCompare cmp = {.what = what, .n = n, .block = (unsigned)(block ? block : used), .atol = 1e-6, .rtol = 1e-5};
     GRADE_EXPECT_FLOATS(got, want, &cmp);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    free(h);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL(d_in, d_out);
+    FREE_ALL(h, want, got);
 }
 
 /* heavy_bounded_kernel's values, at sizes that are not a multiple of its block: the output has a
@@ -529,11 +527,8 @@ static void check_heavy_bounded(size_t n, int block) {
                             : "no bounds guard: the last block's threads past the end write too -- if (i < n) before touching in[i] and out[i]");
     GradeCompare cmp = {.what = what, .n = n, .block = (unsigned)block, .atol = 1e-6, .rtol = 1e-5};
     GRADE_EXPECT_FLOATS(got, want, &cmp);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    free(h);
-    free(want);
-    free(got);
+    CUDA_FREE_ALL(d_in, d_out);
+    FREE_ALL(h, want, got);
 }
 
 START_TEST(test_heavy_bounded_kernel_computes_at_sizes_that_are_not_a_multiple_of_its_block) {
@@ -645,9 +640,7 @@ START_TEST(test_scale_checked_gpu_scales_and_reports_nothing) {
     GradeCompare cmp = {.what = what, .n = n, .block = block};
     GRADE_EXPECT_FLOATS(got, want, &cmp);
     cudaFree(d);
-    free(h);
-    free(want);
-    free(got);
+    FREE_ALL(h, want, got);
 }
 END_TEST
 

@@ -175,6 +175,17 @@ static int same_floats(const float *a, const float *b, size_t n) {
     return 1;
 }
 
+/* What `destroy` (chain_destroy, diamond_destroy) must leave: no error, and neither an executable
+   graph nor a graph of those the call made; exec_fix and graph_fix name the call each one lacks. */
+static void check_destroyed(const char *what, const char *destroy, int err, int execs_left, int graphs_left, const char *exec_fix,
+                            const char *graph_fix) {
+    GRADE_EXPECT_CUDA_OK(err, destroy);
+    ck_assert_msg(execs_left <= 0, "%s: after %s, %d executable graph(s) made during the call still exist\n  likely mistake: %s", what, destroy,
+                  execs_left, exec_fix);
+    ck_assert_msg(graphs_left <= 0, "%s: after %s, %d graph(s) made during the call still exist\n  likely mistake: %s", what, destroy,
+                  graphs_left, graph_fix);
+}
+
 START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
     const ChainCase *k = &kChains[_i];
     size_t n = k->n;
@@ -248,11 +259,9 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
     }
     GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
-    GRADE_EXPECT_CUDA_OK(r.destroy_err, "chain_destroy");
-    ck_assert_msg(r.execs_left <= 0, "%s: after chain_destroy, %d executable graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphExecDestroy(c->exec): an instantiated graph holds device resources until it is destroyed", what, r.execs_left);
-    ck_assert_msg(r.graphs_left <= 0, "%s: after chain_destroy, %d graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphDestroy(c->graph): the executable is a copy, and destroying it leaves the graph", what, r.graphs_left);
+    check_destroyed(what, "chain_destroy", r.destroy_err, r.execs_left, r.graphs_left,
+                    "cudaGraphExecDestroy(c->exec): an instantiated graph holds device resources until it is destroyed",
+                    "cudaGraphDestroy(c->graph): the executable is a copy, and destroying it leaves the graph");
     free(in), free(out), free(want);
 }
 END_TEST
@@ -330,11 +339,8 @@ static void check_diamond(size_t n) {
     snprintf(what2, sizeof what2, "%s, second run", what);
     GradeCompare c2 = {.what = what2, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(o2, w2, &c2);
-    GRADE_EXPECT_CUDA_OK(r.destroy_err, "diamond_destroy");
-    ck_assert_msg(r.execs_left <= 0, "%s: after diamond_destroy, %d executable graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphExecDestroy(g->exec)", what, r.execs_left);
-    ck_assert_msg(r.graphs_left <= 0, "%s: after diamond_destroy, %d graph(s) made during the call still exist\n  likely mistake: "
-                  "cudaGraphDestroy(g->graph)", what, r.graphs_left);
+    check_destroyed(what, "diamond_destroy", r.destroy_err, r.execs_left, r.graphs_left, "cudaGraphExecDestroy(g->exec)",
+                    "cudaGraphDestroy(g->graph)");
     free(in), free(o1), free(o2), free(w1), free(w2);
 }
 

@@ -601,9 +601,7 @@ static void check_degenerate(const Subject *s) {
     GradeCompare cmp = {.what = what, .n = mn, .width = N};
     GRADE_EXPECT_FLOATS(norm, want, &cmp);
     cudaFree(d_c);
-    free(got);
-    free(norm);
-    free(want);
+    FREE_ALL(got, norm, want);
 }
 
 /* Sizes that are not multiples of 16 are refused before anything runs. */

@@ -64,6 +64,14 @@ typedef enum {
     CUBLASLT_ORDER_COL32_2R_4R4 = 4
 } cublasLtOrder_t;
 
+/* The three calls every cuBLASLt descriptor has: PREFIXDestroy, and PREFIXSetAttribute /
+   PREFIXGetAttribute, which copy one attribute's value (sizeInBytes of it) in or out. */
+#define SIMCUDA_LT_DESTROY_SET_GET(PREFIX, HANDLE_T, ATTRIBUTE_T)                                                   \
+    cublasStatus_t PREFIX##Destroy(HANDLE_T descriptor);                                                          \
+    cublasStatus_t PREFIX##SetAttribute(HANDLE_T descriptor, ATTRIBUTE_T attr, const void *buf, size_t sizeInBytes); \
+    cublasStatus_t PREFIX##GetAttribute(HANDLE_T descriptor, ATTRIBUTE_T attr, void *buf, size_t sizeInBytes,        \
+                                        size_t *sizeWritten);
+
 /** Attributes of a matrix layout (the type each one's value has, in parentheses). */
 typedef enum {
     CUBLASLT_MATRIX_LAYOUT_TYPE = 0,                 /* uint32_t: cudaDataType */
@@ -77,11 +85,7 @@ typedef enum {
 } cublasLtMatrixLayoutAttribute_t;
 
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout);
-cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf,
-                                                size_t sizeInBytes);
-cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf,
-                                                size_t sizeInBytes, size_t *sizeWritten);
+SIMCUDA_LT_DESTROY_SET_GET(cublasLtMatrixLayout, cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t)
 
 /** Attributes of a matmul descriptor (the type each one's value has, in parentheses). */
 typedef enum {
@@ -113,11 +117,7 @@ typedef enum {
 } cublasLtMatmulDescAttributes_t;
 
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
-cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc);
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf,
-                                              size_t sizeInBytes);
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf,
-                                              size_t sizeInBytes, size_t *sizeWritten);
+SIMCUDA_LT_DESTROY_SET_GET(cublasLtMatmulDesc, cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t)
 
 /** What happens to the product before it is stored. */
 typedef enum {
@@ -158,11 +158,7 @@ typedef enum {
 } cublasLtMatmulPreferenceAttributes_t;
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
-cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
-cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf,
-                                                    size_t sizeInBytes);
-cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf,
-                                                    size_t sizeInBytes, size_t *sizeWritten);
+SIMCUDA_LT_DESTROY_SET_GET(cublasLtMatmulPreference, cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t)
 
 /** One algorithm the heuristic query offers. */
 typedef struct {
@@ -192,6 +188,8 @@ cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t 
 cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A,
                                        cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C,
                                        cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+
+#undef SIMCUDA_LT_DESTROY_SET_GET
 
 #ifdef __cplusplus
 }

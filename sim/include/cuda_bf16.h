@@ -12,6 +12,7 @@
 #include <cstring>
 #include "simcuda/vector_types.h"
 #include "cuda_fp16.h"
+#include "simcuda/sixteen_bit_floats.h"
 
 namespace simcuda {
 namespace bf16 {
@@ -71,41 +72,22 @@ struct __nv_bfloat162_raw { unsigned short x; unsigned short y; };
 struct __align__(2) __nv_bfloat16 {
     unsigned short __x;
 
-    __nv_bfloat16() = default;
-    constexpr __nv_bfloat16(const __nv_bfloat16_raw& r) : __x(r.x) {}
-    __nv_bfloat16& operator=(const __nv_bfloat16_raw& r) { __x = r.x; return *this; }
-    constexpr operator __nv_bfloat16_raw() const { return __nv_bfloat16_raw{__x}; }
-
+    SIMCUDA_16BIT_RAW_ACCESS(__nv_bfloat16)
+    SIMCUDA_16BIT_FROM_NUMBERS(__nv_bfloat16, simcuda::bf16::from_double)
     __nv_bfloat16(float f) : __x(simcuda::bf16::from_float(f, simcuda::fp16::RN)) {}
-    __nv_bfloat16(double d) : __x(simcuda::bf16::from_double(d, simcuda::fp16::RN)) {}
-    __nv_bfloat16(int v) : __x(simcuda::bf16::from_double(v, simcuda::fp16::RN)) {}
-    __nv_bfloat16(unsigned int v) : __x(simcuda::bf16::from_double(v, simcuda::fp16::RN)) {}
-    __nv_bfloat16(short v) : __x(simcuda::bf16::from_double(v, simcuda::fp16::RN)) {}
-    __nv_bfloat16(unsigned short v) : __x(simcuda::bf16::from_double(v, simcuda::fp16::RN)) {}
-    __nv_bfloat16(long long v) : __x(simcuda::bf16::from_double((double)v, simcuda::fp16::RN)) {}
-    __nv_bfloat16(unsigned long long v) : __x(simcuda::bf16::from_double((double)v, simcuda::fp16::RN)) {}
 
     operator float() const { return simcuda::bf16::to_float(__x); }
 };
 
 struct __align__(4) __nv_bfloat162 {
-    __nv_bfloat16 x;
-    __nv_bfloat16 y;
-
-    __nv_bfloat162() = default;
-    constexpr __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}
-    constexpr __nv_bfloat162(const __nv_bfloat162_raw& r) : x(__nv_bfloat16_raw{r.x}), y(__nv_bfloat16_raw{r.y}) {}
-    constexpr operator __nv_bfloat162_raw() const { return __nv_bfloat162_raw{x.__x, y.__x}; }
+    SIMCUDA_16BIT_PAIR_MEMBERS(__nv_bfloat16, __nv_bfloat162)
 };
 
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 
 /* ---- bits and constants ---- */
-constexpr __nv_bfloat16 __ushort_as_bfloat16(unsigned short i) { return __nv_bfloat16(__nv_bfloat16_raw{i}); }
-inline __nv_bfloat16 __short_as_bfloat16(short i) { return __ushort_as_bfloat16((unsigned short)i); }
-constexpr unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
-inline short __bfloat16_as_short(__nv_bfloat16 h) { return (short)h.__x; }
+SIMCUDA_16BIT_BITS(__nv_bfloat16, bfloat16)
 
 #define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
 #define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)
@@ -118,43 +100,19 @@ inline short __bfloat16_as_short(__nv_bfloat16 h) { return (short)h.__x; }
 /* ---- conversions ---- */
 inline __nv_bfloat16 simcuda_make_bf16_(float f, simcuda::fp16::rmode m) { return __ushort_as_bfloat16(simcuda::bf16::from_float(f, m)); }
 inline float __bfloat162float(__nv_bfloat16 a) { return simcuda::bf16::to_float(a.__x); }
-inline __nv_bfloat16 __float2bfloat16(float a) { return simcuda_make_bf16_(a, simcuda::fp16::RN); }
-inline __nv_bfloat16 __float2bfloat16_rn(float a) { return simcuda_make_bf16_(a, simcuda::fp16::RN); }
-inline __nv_bfloat16 __float2bfloat16_rz(float a) { return simcuda_make_bf16_(a, simcuda::fp16::RZ); }
-inline __nv_bfloat16 __float2bfloat16_ru(float a) { return simcuda_make_bf16_(a, simcuda::fp16::RU); }
-inline __nv_bfloat16 __float2bfloat16_rd(float a) { return simcuda_make_bf16_(a, simcuda::fp16::RD); }
+SIMCUDA_16BIT_FROM_FLOAT(__nv_bfloat16, bfloat16, simcuda_make_bf16_)
 inline __nv_bfloat16 __double2bfloat16(double a) { return __ushort_as_bfloat16(simcuda::bf16::from_double(a, simcuda::fp16::RN)); }
-inline __nv_bfloat162 __float2bfloat162_rn(float a) { __nv_bfloat16 h = __float2bfloat16(a); return __nv_bfloat162(h, h); }
-inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162(__float2bfloat16(a), __float2bfloat16(b)); }
-inline __nv_bfloat162 __float22bfloat162_rn(float2 a) { return __floats2bfloat162_rn(a.x, a.y); }
-inline float2 __bfloat1622float2(__nv_bfloat162 a) { return float2{__bfloat162float(a.x), __bfloat162float(a.y)}; }
-inline float __low2float(__nv_bfloat162 a) { return __bfloat162float(a.x); }
-inline float __high2float(__nv_bfloat162 a) { return __bfloat162float(a.y); }
-inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 a) { return a.x; }
-inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 a) { return a.y; }
-inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { return __nv_bfloat162(lo, hi); }
-inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
-inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return __nv_bfloat162(a, a); }
+SIMCUDA_16BIT_PAIRS(__nv_bfloat16, bfloat16, __nv_bfloat162, bfloat162, __bfloat162float)
 inline int __bfloat162int_rz(__nv_bfloat16 h) { return simcuda::bf16::is_nan(h.__x) ? 0 : (int)std::trunc(__bfloat162float(h)); }
 inline __nv_bfloat16 __int2bfloat16_rn(int i) { return __double2bfloat16((double)i); }
 /* between the two 16-bit formats: exact through float, then one rounding */
 inline __half __bfloat162half(__nv_bfloat16 a) { return __float2half(__bfloat162float(a)); }
 
 /* ---- classification, sign ---- */
-inline bool __hisnan(__nv_bfloat16 a) { return simcuda::bf16::is_nan(a.__x); }
-inline int __hisinf(__nv_bfloat16 a) { return a.__x == 0x7F80u ? 1 : (a.__x == 0xFF80u ? -1 : 0); }
-inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsigned short)(a.__x ^ 0x8000u)); }
-inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsigned short)(a.__x & 0x7FFFu)); }
+SIMCUDA_16BIT_SIGN(__nv_bfloat16, bfloat16, simcuda::bf16::is_nan, 0x7F80u)
 
-/* ---- arithmetic: one bfloat16 operation done in float and rounded once is correctly rounded
-   (24 >= 2 * 8 + 2 bits); fma in double, rounded once ---- */
-inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16(__bfloat162float(a) + __bfloat162float(b)); }
-inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16(__bfloat162float(a) - __bfloat162float(b)); }
-inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16(__bfloat162float(a) * __bfloat162float(b)); }
-inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) { return __float2bfloat16(__bfloat162float(a) / __bfloat162float(b)); }
-inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
-    return __double2bfloat16((double)__bfloat162float(a) * (double)__bfloat162float(b) + (double)__bfloat162float(c));
-}
+/* ---- arithmetic, each operation rounded once (see sixteen_bit_floats.h) ---- */
+SIMCUDA_16BIT_ARITHMETIC(__nv_bfloat16, __bfloat162float, __float2bfloat16, __double2bfloat16)
 inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(__hadd(a.x, b.x), __hadd(a.y, b.y)); }
 inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(__hsub(a.x, b.x), __hsub(a.y, b.y)); }
 inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(__hmul(a.x, b.x), __hmul(a.y, b.y)); }
@@ -163,12 +121,7 @@ inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162
 }
 
 /* ---- comparisons (ordered ones false with a NaN operand) ---- */
-inline bool __heq(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) == __bfloat162float(b); }
-inline bool __hne(__nv_bfloat16 a, __nv_bfloat16 b) { float x = __bfloat162float(a), y = __bfloat162float(b); return x < y || x > y; }
-inline bool __hlt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) < __bfloat162float(b); }
-inline bool __hle(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) <= __bfloat162float(b); }
-inline bool __hgt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) > __bfloat162float(b); }
-inline bool __hge(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) >= __bfloat162float(b); }
+SIMCUDA_16BIT_COMPARISONS(__nv_bfloat16, __bfloat162float)
 inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) {
     if (__hisnan(a)) return __hisnan(b) ? CUDART_NAN_BF16 : b;
     if (__hisnan(b)) return a;
@@ -181,22 +134,7 @@ inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) {
 }
 
 /* ---- C++ operators (!= is unordered: true for NaN) ---- */
-inline __nv_bfloat16 operator+(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hadd(a, b); }
-inline __nv_bfloat16 operator-(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hsub(a, b); }
-inline __nv_bfloat16 operator*(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hmul(a, b); }
-inline __nv_bfloat16 operator/(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hdiv(a, b); }
-inline __nv_bfloat16& operator+=(__nv_bfloat16& a, const __nv_bfloat16& b) { a = __hadd(a, b); return a; }
-inline __nv_bfloat16& operator-=(__nv_bfloat16& a, const __nv_bfloat16& b) { a = __hsub(a, b); return a; }
-inline __nv_bfloat16& operator*=(__nv_bfloat16& a, const __nv_bfloat16& b) { a = __hmul(a, b); return a; }
-inline __nv_bfloat16& operator/=(__nv_bfloat16& a, const __nv_bfloat16& b) { a = __hdiv(a, b); return a; }
-inline __nv_bfloat16 operator+(const __nv_bfloat16& a) { return a; }
-inline __nv_bfloat16 operator-(const __nv_bfloat16& a) { return __hneg(a); }
-inline bool operator==(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __heq(a, b); }
-inline bool operator!=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return !__heq(a, b); }
-inline bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hlt(a, b); }
-inline bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
-inline bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hle(a, b); }
-inline bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
+SIMCUDA_16BIT_OPERATORS(__nv_bfloat16, __hadd, __hsub, __hmul, __hdiv, __hneg, __heq, !__heq, __hlt, __hgt, __hle, __hge)
 inline __nv_bfloat162 operator+(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hadd2(a, b); }
 inline __nv_bfloat162 operator-(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hsub2(a, b); }
 inline __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hmul2(a, b); }

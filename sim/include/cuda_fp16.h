@@ -11,6 +11,7 @@
 #include <limits>
 #include "simcuda/vector_types.h"
 #include "simcuda/atomics.h"
+#include "simcuda/sixteen_bit_floats.h"
 
 namespace simcuda {
 namespace fp16 {
@@ -123,38 +124,22 @@ struct __half2_raw { unsigned short x; unsigned short y; };
 struct __align__(2) __half {
     unsigned short __x;
 
-    __half() = default;
-    constexpr __half(const __half_raw& r) : __x(r.x) {}
-    __half& operator=(const __half_raw& r) { __x = r.x; return *this; }
-    constexpr operator __half_raw() const { return __half_raw{__x}; }
-
+    SIMCUDA_16BIT_RAW_ACCESS(__half)
+    SIMCUDA_16BIT_FROM_NUMBERS(__half, simcuda::fp16::from_double)
     __half(float f) : __x(simcuda::fp16::from_double(f, simcuda::fp16::RN)) {}
-    __half(double d) : __x(simcuda::fp16::from_double(d, simcuda::fp16::RN)) {}
-    __half(short v) : __x(simcuda::fp16::from_double(v, simcuda::fp16::RN)) {}
-    __half(unsigned short v) : __x(simcuda::fp16::from_double(v, simcuda::fp16::RN)) {}
-    __half(int v) : __x(simcuda::fp16::from_double(v, simcuda::fp16::RN)) {}
-    __half(unsigned int v) : __x(simcuda::fp16::from_double(v, simcuda::fp16::RN)) {}
     __half(long v) : __x(simcuda::fp16::from_double((double)v, simcuda::fp16::RN)) {}
     __half(unsigned long v) : __x(simcuda::fp16::from_double((double)v, simcuda::fp16::RN)) {}
-    __half(long long v) : __x(simcuda::fp16::from_double((double)v, simcuda::fp16::RN)) {}
-    __half(unsigned long long v) : __x(simcuda::fp16::from_double((double)v, simcuda::fp16::RN)) {}
 
     operator float() const { return simcuda::fp16::to_float(__x); }
 };
 
 struct __align__(4) __half2 {
-    __half x;
-    __half y;
-
-    __half2() = default;
-    constexpr __half2(const __half& a, const __half& b) : x(a), y(b) {}
-    constexpr __half2(const __half2_raw& r) : x(__half_raw{r.x}), y(__half_raw{r.y}) {}
+    SIMCUDA_16BIT_PAIR_MEMBERS(__half, __half2)
     __half2& operator=(const __half2_raw& r) {
         x = __half_raw{r.x};
         y = __half_raw{r.y};
         return *this;
     }
-    constexpr operator __half2_raw() const { return __half2_raw{x.__x, y.__x}; }
 };
 
 typedef __half half;
@@ -167,10 +152,7 @@ typedef __half2_raw __nv_half2_raw;
 /* ---------------------------------------------------------------------- */
 /* Bit reinterpretation and constants                                      */
 /* ---------------------------------------------------------------------- */
-constexpr __half __ushort_as_half(unsigned short i) { return __half(__half_raw{i}); }
-inline __half __short_as_half(short i) { return __ushort_as_half((unsigned short)i); }
-constexpr unsigned short __half_as_ushort(__half h) { return h.__x; }
-inline short __half_as_short(__half h) { return (short)h.__x; }
+SIMCUDA_16BIT_BITS(__half, half)
 
 #define CUDART_INF_FP16 __ushort_as_half((unsigned short)0x7C00U)
 #define CUDART_NAN_FP16 __ushort_as_half((unsigned short)0x7FFFU)
@@ -187,24 +169,10 @@ inline __half simcuda_make_half_(double v, simcuda::fp16::rmode m) {
     return __ushort_as_half(simcuda::fp16::from_double(v, m));
 }
 inline float __half2float(__half a) { return simcuda::fp16::to_float(a.__x); }
-inline __half __float2half(float a) { return simcuda_make_half_(a, simcuda::fp16::RN); }
-inline __half __float2half_rn(float a) { return simcuda_make_half_(a, simcuda::fp16::RN); }
-inline __half __float2half_rz(float a) { return simcuda_make_half_(a, simcuda::fp16::RZ); }
-inline __half __float2half_ru(float a) { return simcuda_make_half_(a, simcuda::fp16::RU); }
-inline __half __float2half_rd(float a) { return simcuda_make_half_(a, simcuda::fp16::RD); }
+SIMCUDA_16BIT_FROM_FLOAT(__half, half, simcuda_make_half_)
 inline __half __double2half(double a) { return simcuda_make_half_(a, simcuda::fp16::RN); }
 
-inline __half2 __float2half2_rn(float a) { __half h = __float2half(a); return __half2(h, h); }
-inline __half2 __floats2half2_rn(float a, float b) { return __half2(__float2half(a), __float2half(b)); }
-inline __half2 __float22half2_rn(float2 a) { return __floats2half2_rn(a.x, a.y); }
-inline float2 __half22float2(__half2 a) { return float2{__half2float(a.x), __half2float(a.y)}; }
-inline float __low2float(__half2 a) { return __half2float(a.x); }
-inline float __high2float(__half2 a) { return __half2float(a.y); }
-inline __half __low2half(__half2 a) { return a.x; }
-inline __half __high2half(__half2 a) { return a.y; }
-inline __half2 __halves2half2(__half lo, __half hi) { return __half2(lo, hi); }
-inline __half2 make_half2(__half x, __half y) { return __half2(x, y); }
-inline __half2 __half2half2(__half a) { return __half2(a, a); }
+SIMCUDA_16BIT_PAIRS(__half, half, __half2, half2, __half2float)
 inline __half2 __low2half2(__half2 a) { return __half2(a.x, a.x); }
 inline __half2 __high2half2(__half2 a) { return __half2(a.y, a.y); }
 inline __half2 __lows2half2(__half2 a, __half2 b) { return __half2(a.x, b.x); }
@@ -244,29 +212,16 @@ inline unsigned char __half2uchar_rz(__half h) { return simcuda::fp16::to_int<un
 /* ---------------------------------------------------------------------- */
 /* Classification and sign                                                 */
 /* ---------------------------------------------------------------------- */
-inline bool __hisnan(__half a) { return simcuda::fp16::is_nan(a.__x); }
-/* -1 for -inf, 1 for +inf, 0 otherwise. */
-inline int __hisinf(__half a) { return a.__x == 0x7C00u ? 1 : (a.__x == 0xFC00u ? -1 : 0); }
-inline __half __hneg(__half a) { return __ushort_as_half((unsigned short)(a.__x ^ 0x8000u)); }
-inline __half __habs(__half a) { return __ushort_as_half((unsigned short)(a.__x & 0x7FFFu)); }
+SIMCUDA_16BIT_SIGN(__half, half, simcuda::fp16::is_nan, 0x7C00u)
 
 /* ---------------------------------------------------------------------- */
-/* Arithmetic.  One binary16 operation computed in float and rounded once is */
-/* correctly rounded (24 >= 2*11+2 bits), so +,-,*,/,sqrt are exact-RN.    */
-/* fma is done in double, where the exact a*b+c of halves can't hit a half */
-/* midpoint by rounding.                                                   */
+/* Arithmetic, each operation rounded once (+,-,*,/,sqrt are exact-RN;    */
+/* see sixteen_bit_floats.h for why).                                     */
 /* ---------------------------------------------------------------------- */
-inline __half __hadd(__half a, __half b) { return __float2half(__half2float(a) + __half2float(b)); }
-inline __half __hsub(__half a, __half b) { return __float2half(__half2float(a) - __half2float(b)); }
-inline __half __hmul(__half a, __half b) { return __float2half(__half2float(a) * __half2float(b)); }
-inline __half __hdiv(__half a, __half b) { return __float2half(__half2float(a) / __half2float(b)); }
+SIMCUDA_16BIT_ARITHMETIC(__half, __half2float, __float2half, __double2half)
 inline __half __hadd_rn(__half a, __half b) { return __hadd(a, b); }
 inline __half __hsub_rn(__half a, __half b) { return __hsub(a, b); }
 inline __half __hmul_rn(__half a, __half b) { return __hmul(a, b); }
-inline __half __hfma(__half a, __half b, __half c) {
-    double r = (double)__half2float(a) * (double)__half2float(b) + (double)__half2float(c);
-    return __double2half(r);
-}
 
 /* _sat: clamp the result to [0, 1], NaN -> +0. */
 inline __half simcuda_hsat_(__half h) {
@@ -288,12 +243,7 @@ inline __half __hfma_relu(__half a, __half b, __half c) {
 /* Comparisons: ordered ones are false with a NaN operand, the ...u        */
 /* (unordered) ones true.                                                  */
 /* ---------------------------------------------------------------------- */
-inline bool __heq(__half a, __half b) { return __half2float(a) == __half2float(b); }
-inline bool __hne(__half a, __half b) { float x = __half2float(a), y = __half2float(b); return x < y || x > y; }
-inline bool __hlt(__half a, __half b) { return __half2float(a) < __half2float(b); }
-inline bool __hle(__half a, __half b) { return __half2float(a) <= __half2float(b); }
-inline bool __hgt(__half a, __half b) { return __half2float(a) > __half2float(b); }
-inline bool __hge(__half a, __half b) { return __half2float(a) >= __half2float(b); }
+SIMCUDA_16BIT_COMPARISONS(__half, __half2float)
 inline bool __hequ(__half a, __half b) { return !__hne(a, b); }
 inline bool __hneu(__half a, __half b) { return !__heq(a, b); }
 inline bool __hltu(__half a, __half b) { return !__hge(a, b); }
@@ -303,24 +253,17 @@ inline bool __hgeu(__half a, __half b) { return !__hlt(a, b); }
 
 /* max/min: a NaN operand yields the other one (canonical NaN if both), and
  * +0 counts as greater than -0.  The _nan forms propagate NaN instead. */
-inline __half __hmax(__half a, __half b) {
+inline __half simcuda_hmax_or_min_(__half a, __half b, bool want_max) {
     bool na = __hisnan(a), nb = __hisnan(b);
     if (na && nb) return CUDART_NAN_FP16;
     if (na) return b;
     if (nb) return a;
     float x = __half2float(a), y = __half2float(b);
-    if (x == y) return (a.__x & 0x8000u) ? b : a;
-    return x > y ? a : b;
+    if (x == y) return ((a.__x & 0x8000u) != 0) == want_max ? b : a; /* the zero with the sign wanted */
+    return (x > y) == want_max ? a : b;
 }
-inline __half __hmin(__half a, __half b) {
-    bool na = __hisnan(a), nb = __hisnan(b);
-    if (na && nb) return CUDART_NAN_FP16;
-    if (na) return b;
-    if (nb) return a;
-    float x = __half2float(a), y = __half2float(b);
-    if (x == y) return (a.__x & 0x8000u) ? a : b;
-    return x < y ? a : b;
-}
+inline __half __hmax(__half a, __half b) { return simcuda_hmax_or_min_(a, b, true); }
+inline __half __hmin(__half a, __half b) { return simcuda_hmax_or_min_(a, b, false); }
 inline __half __hmax_nan(__half a, __half b) {
     return (__hisnan(a) || __hisnan(b)) ? CUDART_NAN_FP16 : __hmax(a, b);
 }
@@ -434,47 +377,10 @@ SIMCUDA_H2_CMP(geu, __hgeu)
 /* C++ operators.  != is the unordered compare (true for NaN), the others  */
 /* are ordered, matching IEEE and CUDA.                                    */
 /* ---------------------------------------------------------------------- */
-inline __half operator+(const __half& a, const __half& b) { return __hadd(a, b); }
-inline __half operator-(const __half& a, const __half& b) { return __hsub(a, b); }
-inline __half operator*(const __half& a, const __half& b) { return __hmul(a, b); }
-inline __half operator/(const __half& a, const __half& b) { return __hdiv(a, b); }
-inline __half& operator+=(__half& a, const __half& b) { a = __hadd(a, b); return a; }
-inline __half& operator-=(__half& a, const __half& b) { a = __hsub(a, b); return a; }
-inline __half& operator*=(__half& a, const __half& b) { a = __hmul(a, b); return a; }
-inline __half& operator/=(__half& a, const __half& b) { a = __hdiv(a, b); return a; }
-inline __half operator+(const __half& a) { return a; }
-inline __half operator-(const __half& a) { return __hneg(a); }
-inline __half& operator++(__half& a) { a = __hadd(a, CUDART_ONE_FP16); return a; }
-inline __half& operator--(__half& a) { a = __hsub(a, CUDART_ONE_FP16); return a; }
-inline __half operator++(__half& a, int) { __half old = a; ++a; return old; }
-inline __half operator--(__half& a, int) { __half old = a; --a; return old; }
-inline bool operator==(const __half& a, const __half& b) { return __heq(a, b); }
-inline bool operator!=(const __half& a, const __half& b) { return __hneu(a, b); }
-inline bool operator<(const __half& a, const __half& b) { return __hlt(a, b); }
-inline bool operator>(const __half& a, const __half& b) { return __hgt(a, b); }
-inline bool operator<=(const __half& a, const __half& b) { return __hle(a, b); }
-inline bool operator>=(const __half& a, const __half& b) { return __hge(a, b); }
-
-inline __half2 operator+(const __half2& a, const __half2& b) { return __hadd2(a, b); }
-inline __half2 operator-(const __half2& a, const __half2& b) { return __hsub2(a, b); }
-inline __half2 operator*(const __half2& a, const __half2& b) { return __hmul2(a, b); }
-inline __half2 operator/(const __half2& a, const __half2& b) { return __h2div(a, b); }
-inline __half2& operator+=(__half2& a, const __half2& b) { a = __hadd2(a, b); return a; }
-inline __half2& operator-=(__half2& a, const __half2& b) { a = __hsub2(a, b); return a; }
-inline __half2& operator*=(__half2& a, const __half2& b) { a = __hmul2(a, b); return a; }
-inline __half2& operator/=(__half2& a, const __half2& b) { a = __h2div(a, b); return a; }
-inline __half2 operator+(const __half2& a) { return a; }
-inline __half2 operator-(const __half2& a) { return __hneg2(a); }
-inline __half2& operator++(__half2& a) { a = __hadd2(a, __half2half2(CUDART_ONE_FP16)); return a; }
-inline __half2& operator--(__half2& a) { a = __hsub2(a, __half2half2(CUDART_ONE_FP16)); return a; }
-inline __half2 operator++(__half2& a, int) { __half2 old = a; ++a; return old; }
-inline __half2 operator--(__half2& a, int) { __half2 old = a; --a; return old; }
-inline bool operator==(const __half2& a, const __half2& b) { return __hbeq2(a, b); }
-inline bool operator!=(const __half2& a, const __half2& b) { return __hbneu2(a, b); }
-inline bool operator<(const __half2& a, const __half2& b) { return __hblt2(a, b); }
-inline bool operator>(const __half2& a, const __half2& b) { return __hbgt2(a, b); }
-inline bool operator<=(const __half2& a, const __half2& b) { return __hble2(a, b); }
-inline bool operator>=(const __half2& a, const __half2& b) { return __hbge2(a, b); }
+SIMCUDA_16BIT_OPERATORS(__half, __hadd, __hsub, __hmul, __hdiv, __hneg, __heq, __hneu, __hlt, __hgt, __hle, __hge)
+SIMCUDA_16BIT_INCREMENTS(__half, __hadd, __hsub, CUDART_ONE_FP16)
+SIMCUDA_16BIT_OPERATORS(__half2, __hadd2, __hsub2, __hmul2, __h2div, __hneg2, __hbeq2, __hbneu2, __hblt2, __hbgt2, __hble2, __hbge2)
+SIMCUDA_16BIT_INCREMENTS(__half2, __hadd2, __hsub2, __half2half2(CUDART_ONE_FP16))
 
 /* ---------------------------------------------------------------------- */
 /* Atomics on halves (sm_60/sm_70), same single-thread model as atomics.h. */

@@ -12,7 +12,7 @@
  * a missing __syncthreads() between a wait and another thread's read, a wait that leaves too many
  * batches in flight, or a copy into a buffer that other threads still read. */
 #include "internal.h"
-#include "profile_code.h" /* object_file_of */
+#include "profile_code.h" /* source_line_of */
 #include "racecheck.h"    /* race_current_thread */
 #include "simcuda/async.h"
 #include "simcuda/cuda_async.h"
@@ -214,28 +214,7 @@ uint32_t issue(BlockAsync &b, const RaceThread &t, void *dst, const void *src, s
 }
 
 std::string source_line(const void *ret) {
-    uintptr_t pc = (uintptr_t)ret - 1;
-    std::string file, where;
-    uintptr_t rel = pc;
-    if (object_file_of(pc, &file, &rel)) {
-        char cmd[4600];
-        snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%" PRIxPTR " 2>/dev/null", file.c_str(), rel);
-        if (FILE *f = popen(cmd, "r")) {
-            char buf[4096];
-            if (fgets(buf, sizeof buf, f)) where = buf;
-            pclose(f);
-        }
-    }
-    while (!where.empty() && (where.back() == '\n' || where.back() == '\r')) where.pop_back();
-    size_t dsc = where.find(" (discriminator");
-    if (dsc != std::string::npos) where = where.substr(0, dsc);
-    if (where.empty() || where[0] == '?') return "";
-    char cwd[4096];
-    if (getcwd(cwd, sizeof cwd)) {
-        std::string c = std::string(cwd) + "/";
-        if (where.compare(0, c.size(), c) == 0) where = where.substr(c.size());
-    }
-    return where;
+    return source_line_of((uintptr_t)ret - 1);
 }
 
 } // namespace

@@ -169,6 +169,23 @@ void note(const char *fn, const std::string &why) {
 
 } // namespace
 
+/* Destroy, SetAttribute and GetAttribute of the descriptors named PREFIX..., the same for every kind
+   T of descriptor (Layout, Desc, Pref) but for SIZES, the sizes its attributes must have. */
+#define SIMCUDA_LT_DESCRIPTOR_CALLS(PREFIX, HANDLE_T, ATTRIBUTE_T, T, SIZES)                                           \
+    cublasStatus_t PREFIX##Destroy(HANDLE_T h) {                                                                        \
+        if (!forget(h)) return CUBLAS_STATUS_INVALID_VALUE;                                                             \
+        delete (T *)h;                                                                                                  \
+        return CUBLAS_STATUS_SUCCESS;                                                                                   \
+    }                                                                                                                   \
+    cublasStatus_t PREFIX##SetAttribute(HANDLE_T h, ATTRIBUTE_T attr, const void *buf, size_t n) {                      \
+        if (!live(h) || !((T *)h)->set(SIZES, attr, buf, n)) return CUBLAS_STATUS_INVALID_VALUE;                        \
+        return CUBLAS_STATUS_SUCCESS;                                                                                   \
+    }                                                                                                                   \
+    cublasStatus_t PREFIX##GetAttribute(HANDLE_T h, ATTRIBUTE_T attr, void *buf, size_t n, size_t *written) {           \
+        if (!live(h)) return CUBLAS_STATUS_INVALID_VALUE;                                                               \
+        return ((T *)h)->get(SIZES, attr, buf, n, written);                                                             \
+    }
+
 extern "C" {
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *h) {
@@ -212,19 +229,7 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *out, cudaDataT
     *out = (cublasLtMatrixLayout_t)l;
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l) {
-    if (!forget(l)) return CUBLAS_STATUS_INVALID_VALUE;
-    delete (Layout *)l;
-    return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t n) {
-    if (!live(l) || !((Layout *)l)->set(kLayoutSizes, attr, buf, n)) return CUBLAS_STATUS_INVALID_VALUE;
-    return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t n, size_t *written) {
-    if (!live(l)) return CUBLAS_STATUS_INVALID_VALUE;
-    return ((Layout *)l)->get(kLayoutSizes, attr, buf, n, written);
-}
+SIMCUDA_LT_DESCRIPTOR_CALLS(cublasLtMatrixLayout, cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, Layout, kLayoutSizes)
 
 /* ---- matmul descriptors ---- */
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *out, cublasComputeType_t compute, cudaDataType_t scale) {
@@ -241,19 +246,7 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *out, cublasCompute
     *out = (cublasLtMatmulDesc_t)d;
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
-    if (!forget(d)) return CUBLAS_STATUS_INVALID_VALUE;
-    delete (Desc *)d;
-    return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t n) {
-    if (!live(d) || !((Desc *)d)->set(kDescSizes, attr, buf, n)) return CUBLAS_STATUS_INVALID_VALUE;
-    return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, void *buf, size_t n, size_t *written) {
-    if (!live(d)) return CUBLAS_STATUS_INVALID_VALUE;
-    return ((Desc *)d)->get(kDescSizes, attr, buf, n, written);
-}
+SIMCUDA_LT_DESCRIPTOR_CALLS(cublasLtMatmulDesc, cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, Desc, kDescSizes)
 
 /* ---- preferences ---- */
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *out) {
@@ -263,20 +256,7 @@ cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *out) {
     *out = (cublasLtMatmulPreference_t)p;
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t p) {
-    if (!forget(p)) return CUBLAS_STATUS_INVALID_VALUE;
-    delete (Pref *)p;
-    return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t n) {
-    if (!live(p) || !((Pref *)p)->set(kPrefSizes, attr, buf, n)) return CUBLAS_STATUS_INVALID_VALUE;
-    return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t n,
-                                                    size_t *written) {
-    if (!live(p)) return CUBLAS_STATUS_INVALID_VALUE;
-    return ((Pref *)p)->get(kPrefSizes, attr, buf, n, written);
-}
+SIMCUDA_LT_DESCRIPTOR_CALLS(cublasLtMatmulPreference, cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, Pref, kPrefSizes)
 
 /* ---- the heuristic query and the matmul ---- */
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t A, cublasLtMatrixLayout_t B,

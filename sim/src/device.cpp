@@ -160,6 +160,13 @@ int simcuda::device_count() {
 }
 int simcuda::current_device() { return g_device; }
 
+/* The calls that answer one int: cudaErrorInvalidValue for a null `out`, else *out = value. */
+static cudaError_t give_int(int *out, int value) {
+    if (!out) return record(cudaErrorInvalidValue);
+    *out = value;
+    return cudaSuccess;
+}
+
 extern "C" {
 
 cudaError_t cudaGetDeviceCount(int *count) {
@@ -168,11 +175,7 @@ cudaError_t cudaGetDeviceCount(int *count) {
     return cudaSuccess;
 }
 
-cudaError_t cudaGetDevice(int *d) {
-    if (!d) return record(cudaErrorInvalidValue);
-    *d = g_device;
-    return cudaSuccess;
-}
+cudaError_t cudaGetDevice(int *d) { return give_int(d, g_device); }
 
 cudaError_t cudaSetDevice(int d) {
     if (d < 0 || d >= device_count()) return record(cudaErrorInvalidDevice);
@@ -322,19 +325,11 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return cudaSuccess;
 }
 
-cudaError_t cudaRuntimeGetVersion(int *v) {
-    if (!v) return record(cudaErrorInvalidValue);
-    *v = CUDART_VERSION;
-    return cudaSuccess;
-}
+cudaError_t cudaRuntimeGetVersion(int *v) { return give_int(v, CUDART_VERSION); }
 
-cudaError_t cudaDriverGetVersion(int *v) {
-    if (!v) return record(cudaErrorInvalidValue);
-    // A driver one minor release newer than the runtime (13.1 against 13.0), as installed systems
-    // usually have: a driver supports the runtimes up to its own version. With the two equal, a
-    // program that swaps them could not show it.
-    *v = CUDART_VERSION + 10;
-    return cudaSuccess;
-}
+// A driver one minor release newer than the runtime (13.1 against 13.0), as installed systems
+// usually have: a driver supports the runtimes up to its own version. With the two equal, a
+// program that swaps them could not show it.
+cudaError_t cudaDriverGetVersion(int *v) { return give_int(v, CUDART_VERSION + 10); }
 
 } // extern "C"

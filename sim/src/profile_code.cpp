@@ -380,6 +380,30 @@ bool object_file_of(uintptr_t pc, std::string *file, uintptr_t *rel) {
     return !file->empty();
 }
 
+std::string source_line_of(uintptr_t pc) {
+    std::string file, where;
+    uintptr_t rel = pc;
+    if (object_file_of(pc, &file, &rel)) {
+        char cmd[4600];
+        snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%" PRIxPTR " 2>/dev/null", file.c_str(), rel);
+        if (FILE *f = popen(cmd, "r")) {
+            char buf[4096];
+            if (fgets(buf, sizeof buf, f)) where = buf;
+            pclose(f);
+        }
+    }
+    while (!where.empty() && (where.back() == '\n' || where.back() == '\r')) where.pop_back();
+    size_t dsc = where.find(" (discriminator");
+    if (dsc != std::string::npos) where = where.substr(0, dsc);
+    if (where.empty() || where[0] == '?') return "";
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd)) {
+        std::string c = std::string(cwd) + "/";
+        if (where.compare(0, c.size(), c) == 0) where = where.substr(c.size());
+    }
+    return where;
+}
+
 const BlockCode *block_code(uintptr_t block_pc) {
     auto it = g_blocks.find(block_pc);
     if (it == g_blocks.end()) {

@@ -39,6 +39,10 @@ const BlockCode *block_code(uintptr_t block_pc);
    as objdump and addr2line take it; false when neither is known. */
 bool object_file_of(uintptr_t pc, std::string *file, uintptr_t *rel);
 
+/* "file:line" of the instruction at `pc` as addr2line gives it (without its discriminator), the file
+   relative to the working directory when it lies below it; "" when addr2line does not know it. */
+std::string source_line_of(uintptr_t pc);
+
 /* The accesses covered by the check at `check_pc` (usually none). */
 const std::vector<CoveredAccess> &covered_accesses(uintptr_t check_pc);
 

@@ -23,7 +23,7 @@
 #include "racecheck.h"
 
 #include "internal.h"
-#include "profile_code.h" /* object_file_of */
+#include "profile_code.h" /* source_line_of */
 
 #include <cinttypes>
 #include <unistd.h>
@@ -155,27 +155,8 @@ bool reusable(const Acc &slot, const Acc &cur) {
 
 std::string line_of(uint16_t site) {
     uintptr_t pc = site < g_site_pc.size() ? g_site_pc[site] : 0;
-    std::string file, where;
-    uintptr_t rel = pc;
-    if (pc && object_file_of(pc, &file, &rel)) {
-        char cmd[4600];
-        snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%" PRIxPTR " 2>/dev/null", file.c_str(), rel);
-        if (FILE *f = popen(cmd, "r")) {
-            char buf[4096];
-            if (fgets(buf, sizeof buf, f)) where = buf;
-            pclose(f);
-        }
-    }
-    while (!where.empty() && (where.back() == '\n' || where.back() == '\r')) where.pop_back();
-    size_t d = where.find(" (discriminator");
-    if (d != std::string::npos) where = where.substr(0, d);
-    if (where.empty() || where[0] == '?') return "an instruction without line information (build with -g)";
-    char cwd[4096];
-    if (getcwd(cwd, sizeof cwd)) {
-        std::string c = std::string(cwd) + "/";
-        if (where.compare(0, c.size(), c) == 0) where = where.substr(c.size());
-    }
-    return where;
+    std::string where = pc ? source_line_of(pc) : "";
+    return where.empty() ? "an instruction without line information (build with -g)" : where;
 }
 
 /* "`s_hist`, a 1024-byte __shared__ variable of kernel": the static shared variable holding addr

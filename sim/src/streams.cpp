@@ -62,6 +62,19 @@ CUstream_st *resolve_stream(cudaStream_t s) { return resolve(s); } /* graphs.cpp
 
 /* A CUDA call made from a host function: not allowed (cudaErrorNotPermitted), as the CUDA
    Programming Guide says; said once per call site kind. */
+/* cudaStreamQuery and cudaEventQuery once their arguments are checked: whether operation `seq`
+   is done. Pending work is "still running" this time and done by the next query, so that a loop
+   that polls ends under every schedule; once it is done, the host has seen what it did (vc). */
+static cudaError_t query(const char *api, unsigned long long seq, const VClock &vc) {
+    tl_api(api);
+    if (op_pending(seq)) {
+        finish_op(seq, false);
+        return cudaErrorNotReady;
+    }
+    host_learns(vc);
+    return cudaSuccess;
+}
+
 static bool refused_in_host_fn(const char *fn) {
     if (!in_host_function()) return false;
     warn(std::string(fn) + " called from a host function (cudaLaunchHostFunc / cudaStreamAddCallback): CUDA calls are not allowed there "
@@ -583,15 +596,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (cudaError_t e2 = capture_forbids("cudaStreamQuery", s)) return record(e2);
-    /* Pending work is "still running" this time, and done by the next query (so that a loop that
-       polls ends under every schedule). */
-    tl_api("cudaStreamQuery");
-    if (op_pending(s->last_seq)) {
-        finish_op(s->last_seq, false);
-        return cudaErrorNotReady;
-    }
-    host_learns(s->vc);
-    return cudaSuccess;
+    return query("cudaStreamQuery", s->last_seq, s->vc);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int) {
@@ -614,6 +619,29 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t e, unsigned int
     return cudaSuccess;
 }
 
+} // extern "C"
+
+/* Queues `call` (a host function, as cudaLaunchHostFunc and cudaStreamAddCallback take one) on s, named
+   `api` on the timeline; `caller` is where the program called api. While it runs, CUDA calls are
+   refused, and the timeline gets its duration. */
+static void enqueue_host_function(cudaStream_t stream, CUstream_st *s, const char *api, uintptr_t caller, std::function<void()> call) {
+    TlStream t = tl_stream(stream, s);
+    long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, api);
+    OpInfo info;
+    info.what = api;
+    info.host_function = true;
+    info.caller = caller;
+    enqueue(s, std::move(info), [call, tok] {
+        double t0 = now_ms();
+        set_in_host_function(true);
+        call();
+        set_in_host_function(false);
+        tl_host_fn_ran(tok, now_ms() - t0);
+    });
+}
+
+extern "C" {
+
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data) {
     CUstream_st *s = resolve(stream);
     if (!s) return record(cudaErrorInvalidResourceHandle);
@@ -621,19 +649,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
     REFUSE_IN_HOST_FN("cudaLaunchHostFunc");
     if (cudaError_t e = capture_check_stream(s, stream)) return record(e);
     if (capturing(s)) return capture_host_fn(s, fn, data);
-    TlStream t = tl_stream(stream, s);
-    long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaLaunchHostFunc");
-    OpInfo info;
-    info.what = "cudaLaunchHostFunc";
-    info.host_function = true;
-    info.caller = (uintptr_t)__builtin_return_address(0);
-    enqueue(s, std::move(info), [fn, data, tok] {
-        double t0 = now_ms();
-        set_in_host_function(true);
-        fn(data);
-        set_in_host_function(false);
-        tl_host_fn_ran(tok, now_ms() - t0);
-    });
+    enqueue_host_function(stream, s, "cudaLaunchHostFunc", (uintptr_t)__builtin_return_address(0), [fn, data] { fn(data); });
     return cudaSuccess;
 }
 
@@ -642,19 +658,9 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!cb || flags != 0) return record(cudaErrorInvalidValue);
     REFUSE_IN_HOST_FN("cudaStreamAddCallback");
-    TlStream t = tl_stream(stream, s);
-    long long tok = tl_device(SIM_TL_HOST_FN, t.id, t.blocking, 0, 0, false, nullptr, "cudaStreamAddCallback");
-    OpInfo info;
-    info.what = "cudaStreamAddCallback";
-    info.host_function = true;
-    info.caller = (uintptr_t)__builtin_return_address(0);
-    enqueue(s, std::move(info), [cb, stream, data, tok] {
-        double t0 = now_ms();
-        set_in_host_function(true);
-        cb(stream, cudaSuccess, data); /* the handle as given: 0 for the default stream */
-        set_in_host_function(false);
-        tl_host_fn_ran(tok, now_ms() - t0);
-    });
+    /* the handle as given: 0 for the default stream */
+    enqueue_host_function(stream, s, "cudaStreamAddCallback", (uintptr_t)__builtin_return_address(0),
+                          [cb, stream, data] { cb(stream, cudaSuccess, data); });
     return cudaSuccess;
 }
 
@@ -712,13 +718,7 @@ cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!g_events.count(e)) return record(cudaErrorInvalidResourceHandle);
     if (event_captured(e)) return record(cudaErrorCapturedEvent);
     if (!e->recorded) return cudaSuccess;
-    tl_api("cudaEventQuery");
-    if (op_pending(e->record_seq)) {
-        finish_op(e->record_seq, false);
-        return cudaErrorNotReady;
-    }
-    host_learns(e->vc);
-    return cudaSuccess;
+    return query("cudaEventQuery", e->record_seq, e->vc);
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {

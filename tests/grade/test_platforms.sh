@@ -26,12 +26,7 @@
 # Ends with "platforms: N passed, M failed".
 set -u
 backend=$1
-root=$(pwd)
-tmp=$(mktemp -d)  # 0700: the sandbox stages what its own uid cannot reach
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); echo "  ok    $1"; else fail=$((fail + 1)); echo "  FAIL  $1"; fi; }
+. tests/grade/checks.sh   # root, tmp (removed at exit), check DESCRIPTION COMMAND
 started=$SECONDS
 l=02-vector-add
 export GRADE_SEED=20270115   # make grade and the autograder grade the same inputs

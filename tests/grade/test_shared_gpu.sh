@@ -18,12 +18,7 @@
 set -u
 backend=$1
 logs=${2:-}
-root=$(pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { if eval "$2"; then pass=$((pass + 1)); echo "  ok    $1"; else fail=$((fail + 1)); echo "  FAIL  $1"; fi; }
+. tests/grade/checks.sh   # root, tmp (removed at exit), check DESCRIPTION COMMAND
 [ -n "$logs" ] && mkdir -p "$logs"
 
 lessons=${SHARED_GPU_LESSONS:-02 07}

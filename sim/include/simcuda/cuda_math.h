@@ -4,6 +4,31 @@
 #ifndef SIMCUDA_CUDA_MATH_H
 #define SIMCUDA_CUDA_MATH_H
 
+namespace simcuda {
+namespace detail {
+/* sin(pi x) and cos(pi x) computed in long double and rounded once to x's own type F. */
+template <class F>
+inline void sincospi_as(F x, F* s, F* c) {
+    long double ls, lc;
+    sincospi_ld(x, &ls, &lc);
+    *s = (F)ls;
+    *c = (F)lc;
+}
+template <class F>
+inline F sinpi_as(F x) {
+    F s, c;
+    sincospi_as(x, &s, &c);
+    return s;
+}
+template <class F>
+inline F cospi_as(F x) {
+    F s, c;
+    sincospi_as(x, &s, &c);
+    return c;
+}
+} // namespace detail
+} // namespace simcuda
+
 /* ======================================================================
  * CUDA-only math functions.  Names that some C libraries also declare
  * (glibc: exp10f/sincosf under _GNU_SOURCE; C23 libraries: sinpi, cospi,
@@ -24,42 +49,15 @@ inline float rsqrtf(float x) { return __frsqrt_rn(x); }
 template <int SimcudaUnused = 0>
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 template <int SimcudaUnused = 0>
-inline float sinpif(float x) {
-    long double s, c;
-    simcuda::detail::sincospi_ld(x, &s, &c);
-    return (float)s;
-}
+inline float sinpif(float x) { return simcuda::detail::sinpi_as(x); }
 template <int SimcudaUnused = 0>
-inline float cospif(float x) {
-    long double s, c;
-    simcuda::detail::sincospi_ld(x, &s, &c);
-    return (float)c;
-}
+inline float cospif(float x) { return simcuda::detail::cospi_as(x); }
 template <int SimcudaUnused = 0>
-inline double sinpi(double x) {
-    long double s, c;
-    simcuda::detail::sincospi_ld(x, &s, &c);
-    return (double)s;
-}
+inline double sinpi(double x) { return simcuda::detail::sinpi_as(x); }
 template <int SimcudaUnused = 0>
-inline double cospi(double x) {
-    long double s, c;
-    simcuda::detail::sincospi_ld(x, &s, &c);
-    return (double)c;
-}
-
-inline void sincospif(float x, float* s, float* c) {
-    long double ls, lc;
-    simcuda::detail::sincospi_ld(x, &ls, &lc);
-    *s = (float)ls;
-    *c = (float)lc;
-}
-inline void sincospi(double x, double* s, double* c) {
-    long double ls, lc;
-    simcuda::detail::sincospi_ld(x, &ls, &lc);
-    *s = (double)ls;
-    *c = (double)lc;
-}
+inline double cospi(double x) { return simcuda::detail::cospi_as(x); }
+inline void sincospif(float x, float* s, float* c) { simcuda::detail::sincospi_as(x, s, c); }
+inline void sincospi(double x, double* s, double* c) { simcuda::detail::sincospi_as(x, s, c); }
 
 inline float rcbrtf(float x) { return (float)(1.0 / std::cbrt((double)x)); }
 inline double rcbrt(double x) { return (double)(1.0L / std::cbrt((long double)x)); }

@@ -18,15 +18,7 @@
 #include <chrono>
 #endif
 
-#ifndef __host__
-#define __host__
-#endif
-#ifndef __device__
-#define __device__
-#endif
-#ifndef __forceinline__
-#define __forceinline__ inline
-#endif
+#include "simcuda/host_device_qualifiers.h"
 
 /* __nanosleep() is a natural place for a cooperative scheduler to yield
  * (spin-wait loops call it); the core may define this before inclusion. */

@@ -69,7 +69,42 @@ inline F zero_sign_fix(F r, int err, bool opposite_signs, rmode m) {
     return r;
 }
 
-/* ---- single precision, error signs computed exactly in double ---- */
+/* The type in which the product of two F, and so the remainders below, are exact: double for
+ * float, wide_t for double. */
+template <class F>
+struct exact_t;
+template <>
+struct exact_t<float> { typedef double type; };
+template <>
+struct exact_t<double> { typedef wide_t type; };
+
+/* Multiplication, division and square root in mode m, for float and double alike: the sign of the
+ * rounding error is that of a remainder computed exactly in exact_t<F>. */
+template <class F>
+inline F mul_rounded(F a, F b, rmode m) {
+    typedef typename exact_t<F>::type W;
+    F r = a * b;
+    if (m == RN) return r;
+    return adjust(r, sgn((W)a * (W)b - (W)r), m);
+}
+template <class F>
+inline F div_rounded(F a, F b, rmode m) {
+    typedef typename exact_t<F>::type W;
+    F r = a / b;
+    if (m == RN) return r;
+    /* r*b is exact in W, so the remainder's sign is exact too. */
+    int err = sgn((W)a - (W)r * (W)b) * sgn(b);
+    return adjust(r, err, m);
+}
+template <class F>
+inline F sqrt_rounded(F x, rmode m) {
+    typedef typename exact_t<F>::type W;
+    F r = std::sqrt(x);
+    if (m == RN) return r;
+    return adjust(r, sgn((W)x - (W)r * (W)r), m);
+}
+
+/* ---- sums: the error sign computed exactly in double for float, by TwoSum for double ---- */
 inline float fadd(float a, float b, rmode m) {
     float r = a + b;
     if (m == RN) return r;
@@ -80,23 +115,16 @@ inline float fadd(float a, float b, rmode m) {
     r = adjust(r, err, m);
     return zero_sign_fix(r, err, std::signbit(a) != std::signbit(b), m);
 }
-inline float fmul(float a, float b, rmode m) {
-    float r = a * b;
+inline double dadd(double a, double b, rmode m) {
+    double r = a + b;
     if (m == RN) return r;
-    return adjust(r, sgn((double)a * (double)b - (double)r), m); /* product exact in double */
+    int err = sgn(two_sum_err(a, b, r));
+    if (std::isinf(r) && std::isfinite(a) && std::isfinite(b)) err = -sgn(r);
+    r = adjust(r, err, m);
+    return zero_sign_fix(r, err, std::signbit(a) != std::signbit(b), m);
 }
-inline float fdiv(float a, float b, rmode m) {
-    float r = a / b;
-    if (m == RN) return r;
-    /* r*b is exact in double, so the remainder's sign is exact too. */
-    int err = sgn((double)a - (double)r * (double)b) * sgn(b);
-    return adjust(r, err, m);
-}
-inline float fsqrt(float x, rmode m) {
-    float r = std::sqrt(x);
-    if (m == RN) return r;
-    return adjust(r, sgn((double)x - (double)r * (double)r), m);
-}
+
+/* ---- fused multiply-add: the exact a*b (in double for float, in wide_t for double) plus c by TwoSum ---- */
 inline float ffma(float a, float b, float c, rmode m) {
     float r = std::fma(a, b, c);
     if (m == RN) return r;
@@ -107,32 +135,6 @@ inline float ffma(float a, float b, float c, rmode m) {
     if (std::isinf(r) && std::isfinite(w)) err = -sgn(r);
     r = adjust(r, err, m);
     return zero_sign_fix(r, err, std::signbit(p) != std::signbit(c), m);
-}
-
-/* ---- double precision, error signs computed in wide_t ---- */
-inline double dadd(double a, double b, rmode m) {
-    double r = a + b;
-    if (m == RN) return r;
-    int err = sgn(two_sum_err(a, b, r));
-    if (std::isinf(r) && std::isfinite(a) && std::isfinite(b)) err = -sgn(r);
-    r = adjust(r, err, m);
-    return zero_sign_fix(r, err, std::signbit(a) != std::signbit(b), m);
-}
-inline double dmul(double a, double b, rmode m) {
-    double r = a * b;
-    if (m == RN) return r;
-    return adjust(r, sgn((wide_t)a * (wide_t)b - (wide_t)r), m);
-}
-inline double ddiv(double a, double b, rmode m) {
-    double r = a / b;
-    if (m == RN) return r;
-    int err = sgn((wide_t)a - (wide_t)r * (wide_t)b) * sgn(b);
-    return adjust(r, err, m);
-}
-inline double dsqrt(double x, rmode m) {
-    double r = std::sqrt(x);
-    if (m == RN) return r;
-    return adjust(r, sgn((wide_t)x - (wide_t)r * (wide_t)r), m);
 }
 inline double dfma(double a, double b, double c, rmode m) {
     double r = std::fma(a, b, c);

@@ -24,34 +24,28 @@ inline float fdividef(float x, float y) { return x / y; }
 /* Clamp to [+0, 1]; NaN -> +0 (documented). */
 inline float __saturatef(float x) { return x >= 1.0f ? 1.0f : (x > 0.0f ? x : 0.0f); }
 
-inline float __fadd_rn(float a, float b) { return simcuda::detail::fadd(a, b, simcuda::detail::RN); }
-inline float __fadd_rz(float a, float b) { return simcuda::detail::fadd(a, b, simcuda::detail::RZ); }
-inline float __fadd_ru(float a, float b) { return simcuda::detail::fadd(a, b, simcuda::detail::RU); }
-inline float __fadd_rd(float a, float b) { return simcuda::detail::fadd(a, b, simcuda::detail::RD); }
-inline float __fsub_rn(float a, float b) { return simcuda::detail::fadd(a, -b, simcuda::detail::RN); }
-inline float __fsub_rz(float a, float b) { return simcuda::detail::fadd(a, -b, simcuda::detail::RZ); }
-inline float __fsub_ru(float a, float b) { return simcuda::detail::fadd(a, -b, simcuda::detail::RU); }
-inline float __fsub_rd(float a, float b) { return simcuda::detail::fadd(a, -b, simcuda::detail::RD); }
-inline float __fmul_rn(float a, float b) { return simcuda::detail::fmul(a, b, simcuda::detail::RN); }
-inline float __fmul_rz(float a, float b) { return simcuda::detail::fmul(a, b, simcuda::detail::RZ); }
-inline float __fmul_ru(float a, float b) { return simcuda::detail::fmul(a, b, simcuda::detail::RU); }
-inline float __fmul_rd(float a, float b) { return simcuda::detail::fmul(a, b, simcuda::detail::RD); }
-inline float __fdiv_rn(float a, float b) { return simcuda::detail::fdiv(a, b, simcuda::detail::RN); }
-inline float __fdiv_rz(float a, float b) { return simcuda::detail::fdiv(a, b, simcuda::detail::RZ); }
-inline float __fdiv_ru(float a, float b) { return simcuda::detail::fdiv(a, b, simcuda::detail::RU); }
-inline float __fdiv_rd(float a, float b) { return simcuda::detail::fdiv(a, b, simcuda::detail::RD); }
-inline float __frcp_rn(float x) { return simcuda::detail::fdiv(1.0f, x, simcuda::detail::RN); }
-inline float __frcp_rz(float x) { return simcuda::detail::fdiv(1.0f, x, simcuda::detail::RZ); }
-inline float __frcp_ru(float x) { return simcuda::detail::fdiv(1.0f, x, simcuda::detail::RU); }
-inline float __frcp_rd(float x) { return simcuda::detail::fdiv(1.0f, x, simcuda::detail::RD); }
-inline float __fsqrt_rn(float x) { return simcuda::detail::fsqrt(x, simcuda::detail::RN); }
-inline float __fsqrt_rz(float x) { return simcuda::detail::fsqrt(x, simcuda::detail::RZ); }
-inline float __fsqrt_ru(float x) { return simcuda::detail::fsqrt(x, simcuda::detail::RU); }
-inline float __fsqrt_rd(float x) { return simcuda::detail::fsqrt(x, simcuda::detail::RD); }
-inline float __fmaf_rn(float a, float b, float c) { return simcuda::detail::ffma(a, b, c, simcuda::detail::RN); }
-inline float __fmaf_rz(float a, float b, float c) { return simcuda::detail::ffma(a, b, c, simcuda::detail::RZ); }
-inline float __fmaf_ru(float a, float b, float c) { return simcuda::detail::ffma(a, b, c, simcuda::detail::RU); }
-inline float __fmaf_rd(float a, float b, float c) { return simcuda::detail::ffma(a, b, c, simcuda::detail::RD); }
+/* One operation in CUDA's four rounding modes: NAME_rn, NAME_rz, NAME_ru and NAME_rd, each returning
+ * IMPL(ARGS..., mode). Used for the arithmetic below and the conversions further down. */
+#define SIMCUDA_ROUNDED4(RET, NAME, PARAMS, IMPL, ...)                                       \
+    inline RET NAME##_rn PARAMS { return IMPL(__VA_ARGS__, simcuda::detail::RN); }           \
+    inline RET NAME##_rz PARAMS { return IMPL(__VA_ARGS__, simcuda::detail::RZ); }           \
+    inline RET NAME##_ru PARAMS { return IMPL(__VA_ARGS__, simcuda::detail::RU); }           \
+    inline RET NAME##_rd PARAMS { return IMPL(__VA_ARGS__, simcuda::detail::RD); }
+
+/* The correctly rounded arithmetic of one precision T, on exact_rounding.h's helpers (SUM and FMA
+ * are T's own; the others are templates); subtraction is the sum with -b and the reciprocal the
+ * quotient 1/x, as on the device. */
+#define SIMCUDA_ROUNDED_ARITHMETIC(T, SUM, FMA, ADD, SUB, MUL, DIV, RCP, SQRT, FMA_NAME)            \
+    SIMCUDA_ROUNDED4(T, ADD, (T a, T b), simcuda::detail::SUM, a, b)                               \
+    SIMCUDA_ROUNDED4(T, SUB, (T a, T b), simcuda::detail::SUM, a, -b)                              \
+    SIMCUDA_ROUNDED4(T, MUL, (T a, T b), simcuda::detail::mul_rounded, a, b)                       \
+    SIMCUDA_ROUNDED4(T, DIV, (T a, T b), simcuda::detail::div_rounded, a, b)                       \
+    SIMCUDA_ROUNDED4(T, RCP, (T x), simcuda::detail::div_rounded, (T)1, x)                         \
+    SIMCUDA_ROUNDED4(T, SQRT, (T x), simcuda::detail::sqrt_rounded, x)                             \
+    SIMCUDA_ROUNDED4(T, FMA_NAME, (T a, T b, T c), simcuda::detail::FMA, a, b, c)
+
+SIMCUDA_ROUNDED_ARITHMETIC(float, fadd, ffma, __fadd, __fsub, __fmul, __fdiv, __frcp, __fsqrt, __fmaf)
+
 inline float __fmaf_ieee_rn(float a, float b, float c) { return std::fma(a, b, c); }
 
 /* Correctly rounded 1/sqrt(x): the double estimate is checked against the
@@ -71,44 +65,13 @@ inline float __frsqrt_rn(float x) {
 /* ======================================================================
  * Double-precision intrinsics.
  * ====================================================================== */
-inline double __dadd_rn(double a, double b) { return simcuda::detail::dadd(a, b, simcuda::detail::RN); }
-inline double __dadd_rz(double a, double b) { return simcuda::detail::dadd(a, b, simcuda::detail::RZ); }
-inline double __dadd_ru(double a, double b) { return simcuda::detail::dadd(a, b, simcuda::detail::RU); }
-inline double __dadd_rd(double a, double b) { return simcuda::detail::dadd(a, b, simcuda::detail::RD); }
-inline double __dsub_rn(double a, double b) { return simcuda::detail::dadd(a, -b, simcuda::detail::RN); }
-inline double __dsub_rz(double a, double b) { return simcuda::detail::dadd(a, -b, simcuda::detail::RZ); }
-inline double __dsub_ru(double a, double b) { return simcuda::detail::dadd(a, -b, simcuda::detail::RU); }
-inline double __dsub_rd(double a, double b) { return simcuda::detail::dadd(a, -b, simcuda::detail::RD); }
-inline double __dmul_rn(double a, double b) { return simcuda::detail::dmul(a, b, simcuda::detail::RN); }
-inline double __dmul_rz(double a, double b) { return simcuda::detail::dmul(a, b, simcuda::detail::RZ); }
-inline double __dmul_ru(double a, double b) { return simcuda::detail::dmul(a, b, simcuda::detail::RU); }
-inline double __dmul_rd(double a, double b) { return simcuda::detail::dmul(a, b, simcuda::detail::RD); }
-inline double __ddiv_rn(double a, double b) { return simcuda::detail::ddiv(a, b, simcuda::detail::RN); }
-inline double __ddiv_rz(double a, double b) { return simcuda::detail::ddiv(a, b, simcuda::detail::RZ); }
-inline double __ddiv_ru(double a, double b) { return simcuda::detail::ddiv(a, b, simcuda::detail::RU); }
-inline double __ddiv_rd(double a, double b) { return simcuda::detail::ddiv(a, b, simcuda::detail::RD); }
-inline double __drcp_rn(double x) { return simcuda::detail::ddiv(1.0, x, simcuda::detail::RN); }
-inline double __drcp_rz(double x) { return simcuda::detail::ddiv(1.0, x, simcuda::detail::RZ); }
-inline double __drcp_ru(double x) { return simcuda::detail::ddiv(1.0, x, simcuda::detail::RU); }
-inline double __drcp_rd(double x) { return simcuda::detail::ddiv(1.0, x, simcuda::detail::RD); }
-inline double __dsqrt_rn(double x) { return simcuda::detail::dsqrt(x, simcuda::detail::RN); }
-inline double __dsqrt_rz(double x) { return simcuda::detail::dsqrt(x, simcuda::detail::RZ); }
-inline double __dsqrt_ru(double x) { return simcuda::detail::dsqrt(x, simcuda::detail::RU); }
-inline double __dsqrt_rd(double x) { return simcuda::detail::dsqrt(x, simcuda::detail::RD); }
-inline double __fma_rn(double a, double b, double c) { return simcuda::detail::dfma(a, b, c, simcuda::detail::RN); }
-inline double __fma_rz(double a, double b, double c) { return simcuda::detail::dfma(a, b, c, simcuda::detail::RZ); }
-inline double __fma_ru(double a, double b, double c) { return simcuda::detail::dfma(a, b, c, simcuda::detail::RU); }
-inline double __fma_rd(double a, double b, double c) { return simcuda::detail::dfma(a, b, c, simcuda::detail::RD); }
+SIMCUDA_ROUNDED_ARITHMETIC(double, dadd, dfma, __dadd, __dsub, __dmul, __ddiv, __drcp, __dsqrt, __fma)
+#undef SIMCUDA_ROUNDED_ARITHMETIC
 
 /* ======================================================================
  * Conversions and reinterpretations.
  * ====================================================================== */
-#define SIMCUDA_CVT4(NAME, RET, ARG, IMPL)                                          \
-    inline RET NAME##_rn(ARG x) { return IMPL(x, simcuda::detail::RN); }            \
-    inline RET NAME##_rz(ARG x) { return IMPL(x, simcuda::detail::RZ); }            \
-    inline RET NAME##_ru(ARG x) { return IMPL(x, simcuda::detail::RU); }            \
-    inline RET NAME##_rd(ARG x) { return IMPL(x, simcuda::detail::RD); }
-
+#define SIMCUDA_CVT4(NAME, RET, ARG, IMPL) SIMCUDA_ROUNDED4(RET, NAME, (ARG x), IMPL, x)
 SIMCUDA_CVT4(__float2int, int, float, (simcuda::detail::f2i<int, float>))
 SIMCUDA_CVT4(__float2uint, unsigned int, float, (simcuda::detail::f2i<unsigned int, float>))
 SIMCUDA_CVT4(__float2ll, long long, float, (simcuda::detail::f2i<long long, float>))
@@ -125,6 +88,7 @@ SIMCUDA_CVT4(__ull2float, float, unsigned long long, simcuda::detail::i2f)
 SIMCUDA_CVT4(__ll2double, double, long long, simcuda::detail::i2d)
 SIMCUDA_CVT4(__ull2double, double, unsigned long long, simcuda::detail::i2d)
 #undef SIMCUDA_CVT4
+#undef SIMCUDA_ROUNDED4
 
 inline double __int2double_rn(int x) { return (double)x; }
 inline double __uint2double_rn(unsigned int x) { return (double)x; }

@@ -118,45 +118,31 @@ inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
  * CUDA's global min/max overloads.  Mixed signed/unsigned pairs compare as
  * unsigned and mixed float/double as double, exactly as CUDA declares them.
  * ====================================================================== */
-inline int min(int a, int b) { return a < b ? a : b; }
-inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline long long llmin(long long a, long long b) { return a < b ? a : b; }
-inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
-inline long long llmax(long long a, long long b) { return a > b ? a : b; }
-inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+/* One of the two families: NAME is min or max, a BEFORE b when a is the one to return, FN the
+ * floating-point function (fmin or fmax, which return the number when the other is NaN). */
+#define SIMCUDA_MIN_OR_MAX(NAME, BEFORE, FN)                                                                         \
+    inline int NAME(int a, int b) { return a BEFORE b ? a : b; }                                                     \
+    inline unsigned int u##NAME(unsigned int a, unsigned int b) { return a BEFORE b ? a : b; }                       \
+    inline long long ll##NAME(long long a, long long b) { return a BEFORE b ? a : b; }                               \
+    inline unsigned long long ull##NAME(unsigned long long a, unsigned long long b) { return a BEFORE b ? a : b; }   \
+    inline unsigned int NAME(unsigned int a, unsigned int b) { return u##NAME(a, b); }                               \
+    inline unsigned int NAME(int a, unsigned int b) { return u##NAME((unsigned int)a, b); }                          \
+    inline unsigned int NAME(unsigned int a, int b) { return u##NAME(a, (unsigned int)b); }                          \
+    inline long NAME(long a, long b) { return a BEFORE b ? a : b; }                                                  \
+    inline unsigned long NAME(unsigned long a, unsigned long b) { return a BEFORE b ? a : b; }                       \
+    inline unsigned long NAME(long a, unsigned long b) { return NAME((unsigned long)a, b); }                         \
+    inline unsigned long NAME(unsigned long a, long b) { return NAME(a, (unsigned long)b); }                         \
+    inline long long NAME(long long a, long long b) { return ll##NAME(a, b); }                                       \
+    inline unsigned long long NAME(unsigned long long a, unsigned long long b) { return ull##NAME(a, b); }           \
+    inline unsigned long long NAME(long long a, unsigned long long b) { return ull##NAME((unsigned long long)a, b); } \
+    inline unsigned long long NAME(unsigned long long a, long long b) { return ull##NAME(a, (unsigned long long)b); } \
+    inline float NAME(float a, float b) { return std::FN(a, b); }                                                    \
+    inline double NAME(double a, double b) { return std::FN(a, b); }                                                 \
+    inline double NAME(float a, double b) { return std::FN((double)a, b); }                                          \
+    inline double NAME(double a, float b) { return std::FN(a, (double)b); }
 
-inline unsigned int min(unsigned int a, unsigned int b) { return umin(a, b); }
-inline unsigned int min(int a, unsigned int b) { return umin((unsigned int)a, b); }
-inline unsigned int min(unsigned int a, int b) { return umin(a, (unsigned int)b); }
-inline long min(long a, long b) { return a < b ? a : b; }
-inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
-inline unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
-inline unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
-inline long long min(long long a, long long b) { return llmin(a, b); }
-inline unsigned long long min(unsigned long long a, unsigned long long b) { return ullmin(a, b); }
-inline unsigned long long min(long long a, unsigned long long b) { return ullmin((unsigned long long)a, b); }
-inline unsigned long long min(unsigned long long a, long long b) { return ullmin(a, (unsigned long long)b); }
-inline float min(float a, float b) { return std::fmin(a, b); }
-inline double min(double a, double b) { return std::fmin(a, b); }
-inline double min(float a, double b) { return std::fmin((double)a, b); }
-inline double min(double a, float b) { return std::fmin(a, (double)b); }
-
-inline unsigned int max(unsigned int a, unsigned int b) { return umax(a, b); }
-inline unsigned int max(int a, unsigned int b) { return umax((unsigned int)a, b); }
-inline unsigned int max(unsigned int a, int b) { return umax(a, (unsigned int)b); }
-inline long max(long a, long b) { return a > b ? a : b; }
-inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
-inline unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
-inline unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
-inline long long max(long long a, long long b) { return llmax(a, b); }
-inline unsigned long long max(unsigned long long a, unsigned long long b) { return ullmax(a, b); }
-inline unsigned long long max(long long a, unsigned long long b) { return ullmax((unsigned long long)a, b); }
-inline unsigned long long max(unsigned long long a, long long b) { return ullmax(a, (unsigned long long)b); }
-inline float max(float a, float b) { return std::fmax(a, b); }
-inline double max(double a, double b) { return std::fmax(a, b); }
-inline double max(float a, double b) { return std::fmax((double)a, b); }
-inline double max(double a, float b) { return std::fmax(a, (double)b); }
+SIMCUDA_MIN_OR_MAX(min, <, fmin)
+SIMCUDA_MIN_OR_MAX(max, >, fmax)
+#undef SIMCUDA_MIN_OR_MAX
 
 #endif /* SIMCUDA_INTEGER_INTRINSICS_H */

@@ -205,6 +205,19 @@ static cudaKernelNodeParams node(void *f, void **args, int n) {
     return p;
 }
 
+/* D's N-element buffers, in = 1.5 everywhere, s = 2 (the nodes are build_diamond's). */
+static void alloc_diamond(Diamond &D) {
+    D.n = N;
+    D.s = 2.0f;
+    cudaMalloc(&D.in, N * sizeof(float));
+    cudaMalloc(&D.mid, N * sizeof(float));
+    cudaMalloc(&D.l, N * sizeof(float));
+    cudaMalloc(&D.r, N * sizeof(float));
+    cudaMalloc(&D.out, N * sizeof(float));
+    std::vector<float> h(N, 1.5f);
+    cudaMemcpy(D.in, h.data(), N * sizeof(float), cudaMemcpyHostToDevice);
+}
+
 static void build_diamond(Diamond &D, bool skip_edge) {
     D.one = 1.0f, D.three = 3.0f, D.five = 5.0f;
     D.args_a[0] = &D.in, D.args_a[1] = &D.mid, D.args_a[2] = &D.n, D.args_a[3] = &D.s;
@@ -223,15 +236,7 @@ static void build_diamond(Diamond &D, bool skip_edge) {
 
 static int manual_graph() {
     Diamond D;
-    D.n = N;
-    D.s = 2.0f;
-    cudaMalloc(&D.in, N * sizeof(float));
-    cudaMalloc(&D.mid, N * sizeof(float));
-    cudaMalloc(&D.l, N * sizeof(float));
-    cudaMalloc(&D.r, N * sizeof(float));
-    cudaMalloc(&D.out, N * sizeof(float));
-    std::vector<float> h(N, 1.5f);
-    cudaMemcpy(D.in, h.data(), N * sizeof(float), cudaMemcpyHostToDevice);
+    alloc_diamond(D);
     build_diamond(D, false);
     size_t edges = 0, roots = 0;
     EXPECT_ERR(cudaGraphGetEdges(D.g, nullptr, nullptr, nullptr, &edges), cudaSuccess);
@@ -293,15 +298,7 @@ static int manual_graph() {
    it under each stream schedule (reverse runs d first). */
 static int missing_edge() {
     Diamond D;
-    D.n = N;
-    D.s = 2.0f;
-    cudaMalloc(&D.in, N * sizeof(float));
-    cudaMalloc(&D.mid, N * sizeof(float));
-    cudaMalloc(&D.l, N * sizeof(float));
-    cudaMalloc(&D.r, N * sizeof(float));
-    cudaMalloc(&D.out, N * sizeof(float));
-    std::vector<float> h(N, 1.5f);
-    cudaMemcpy(D.in, h.data(), N * sizeof(float), cudaMemcpyHostToDevice);
+    alloc_diamond(D);
     cudaMemset(D.r, 0, N * sizeof(float));
     build_diamond(D, true);
     cudaGraphExec_t x;
