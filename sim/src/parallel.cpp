@@ -19,6 +19,7 @@
 #include "racecheck.h"
 
 #include <cerrno>
+#include <stdio_ext.h>
 #include <map>
 #include <sched.h>
 #include <csignal>
@@ -244,7 +245,8 @@ int par_start(int workers, unsigned long long nblocks) {
     g_ctl->stop = nblocks;
     ParLaunch &P = g_launch_par;
     P = ParLaunch();
-    fflush(stdout);
+    /* (stdout is not flushed here, so that its output keeps its place among stderr's as on one core;
+       each worker drops its copy of the buffer instead) */
     fflush(stderr);
     for (int w = 0; w < workers; w++) {
         int fd = memfd_create("simcuda-worker", MFD_CLOEXEC);
@@ -255,6 +257,7 @@ int par_start(int workers, unsigned long long nblocks) {
             break;
         }
         if (pid == 0) {
+            __fpurge(stdout); /* the parent's unwritten output is the parent's to write */
             for (int other : P.fds) close(other);
             g_par_worker = w;
             g_report_fd = fd;

@@ -374,7 +374,7 @@ void run_kernel(const LaunchRecord &L) {
            for many rounds never ends. */
         save_shared(B, c.dynamic_smem);
         waiting.push_back(bp);
-        if (worker) par_block_suspended();
+        if (worker && !B.yielded.empty()) par_block_suspended(); /* waiting for another block (not preempted) */
         if (B.grid_waiting && g_grid.arrived == nblocks) release_grid(waiting, s.mode, c.grid);
         if (B.preempted >= 0 || B.cluster_waiting || B.grid_waiting) continue;
         if (g_progress != last_progress) {

@@ -5,9 +5,10 @@
 #include <atomic>
 #include "vector_types.h"
 
-/* All simulated CUDA threads are fibers on one OS thread and a fiber is never
- * preempted inside a function, so an atomic is a plain read-modify-write that
- * returns the old value.  Each atomic first expands SIMCUDA_ATOMIC_HOOK() and
+/* All simulated CUDA threads of a process are fibers on one OS thread and a
+ * fiber is never preempted inside a function, so an atomic is a plain
+ * read-modify-write that returns the old value (under a lock in the worker
+ * processes of a parallel launch, below).  Each atomic first expands SIMCUDA_ATOMIC_HOOK() and
  * each fence SIMCUDA_FENCE_HOOK(); the core may define these (before this
  * header is included) to add scheduling points. */
 #ifndef SIMCUDA_ATOMIC_HOOK
@@ -44,7 +45,7 @@ struct simcuda_atomic_guard {
     int *lock;
     explicit simcuda_atomic_guard(const volatile void *a) : lock(nullptr) {
         if (__builtin_expect(simcuda_atomic_locks != nullptr, 0)) {
-            lock = simcuda_atomic_locks + (((unsigned long)a >> 4) & 63) * 16; /* one lock per 64-byte line */
+            lock = simcuda_atomic_locks + (((unsigned long)a >> 4) & 63) * 16; /* each lock on a cache line of its own */
             while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
                 while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
 #if defined(__x86_64__) || defined(__i386__)
