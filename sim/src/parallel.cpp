@@ -87,6 +87,13 @@ static bool alarm_handled() {
     return sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN;
 }
 
+/* A program that catches or ignores SIGCHLD might reap the workers before the launch waits for them. */
+static bool children_handled() {
+    struct sigaction sa;
+    if (sigaction(SIGCHLD, nullptr, &sa) != 0) return true;
+    return sa.sa_handler != SIG_DFL || (sa.sa_flags & SA_NOCLDWAIT);
+}
+
 /* Why a launch runs on one core (null: it need not); SIM_WORKERS_VERBOSE=1 prints it per launch. */
 static const char *serial_because(const LaunchRecord &L, unsigned long long nblocks, unsigned threads, int w) {
     if (w < 2) return "one worker (SIM_WORKERS=1, one core, or AddressSanitizer)";
@@ -99,6 +106,7 @@ static const char *serial_because(const LaunchRecord &L, unsigned long long nblo
     if (!kernel_memory_shared()) return "managed memory, a __device__ symbol or registered host memory exists";
     if (g_polling_sites.count(std::make_pair(std::string(L.cfg.site.file), L.cfg.site.line))) return "its blocks waited for each other before";
     if (alarm_handled()) return "a SIGALRM handler (a time limit)";
+    if (children_handled()) return "the program catches or ignores SIGCHLD";
     if (!single_threaded()) return "the program has several threads";
     return nullptr;
 }
