@@ -958,13 +958,13 @@ START_TEST(test_parallel_and_single_core_runs_give_identical_results_under_every
     if (!strcmp(mode, "reduce")) expect_output(&two, "reduce", "sum 402176, the CPU's 402176");
     if (!strcmp(mode, "printf")) {
         expect_output(&two, "printf from workers", "block 0 says hello\n");
-        expect_output(&two, "printf from workers", "block 63 says hello\n");
+        expect_output(&two, "printf from workers", "block 1023 says hello\n");
         int lines = 0;
         for (const char *q = two.out; (q = strstr(q, " says hello\n")) != NULL; q++) lines++;
-        ck_assert_msg(lines == 64, "printf from workers: expected 64 lines, got %d:\n%s", lines, two.out);
-        /* in the schedule's order of blocks: forward 0, 1, ...; reverse 63, 62, ... */
+        ck_assert_msg(lines == 1024, "printf from workers: expected 1024 lines, got %d:\n%s", lines, two.out);
+        /* in the schedule's order of blocks: forward 0, 1, ...; reverse 1023, 1022, ... */
         if (!strcmp(sched, "forward")) ck_assert_msg(strstr(two.out, "block 0 says hello\nblock 1 says hello\n") == two.out, "forward order:\n%s", two.out);
-        if (!strcmp(sched, "reverse")) ck_assert_msg(strstr(two.out, "block 63 says hello\nblock 62 says hello\n") == two.out, "reverse order:\n%s", two.out);
+        if (!strcmp(sched, "reverse")) ck_assert_msg(strstr(two.out, "block 1023 says hello\nblock 1022 says hello\n") == two.out, "reverse order:\n%s", two.out);
     }
     /* the same results under every schedule (the printf order is the schedule's own) */
     if (strcmp(mode, "printf")) {
@@ -1009,8 +1009,8 @@ START_TEST(test_device_variables_and_polling_blocks_stay_on_one_core) {
     RunResult r;
     run_program_env("parallel/parallel_serial", NULL, kSchedules[_i], "SIM_WORKERS=2", &r);
     ck_assert_msg(r.status == 0, "exit %d:\n%s", r.status, r.out);
-    expect_output(&r, "__device__ counter", "__device__ counter: 256 of 256 blocks");
-    expect_output(&r, "blocks that poll", "chained blocks: total 32640, expected 32640");
+    expect_output(&r, "__device__ counter", "__device__ counter: 1024 of 1024 blocks");
+    expect_output(&r, "blocks that poll", "chained blocks: total 523776, expected 523776");
     expect_output(&r, "no parallel launch", "parallel launches: 0");
 }
 END_TEST

@@ -1,6 +1,7 @@
 /* parallel_blocks.cu -- block-parallel kernels for the simulator's parallel launches (sim/README.md,
  * "Parallel launches"): built without AddressSanitizer, run by the Check suite's "Parallel" case with
- * SIM_WORKERS=1 and 2 under every schedule, whose outputs must be identical.
+ * SIM_WORKERS=1 and 2 under every schedule, whose outputs must be identical. Every launch has 2^18
+ * threads or more, as a parallel launch needs.
  *   matmul   a 16x16-tiled matmul of small integers (exact in float): checksum, and the CPU's answer
  *   reduce   a shuffle reduction into one int with atomicAdd: the sum, and the CPU's
  *   printf   every block prints one line (the output must come in the schedule's block order)
@@ -66,7 +67,7 @@ static void finish() { printf("parallel launches: %llu\n", simcuda_parallel_laun
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "matmul";
     if (!strcmp(mode, "matmul")) {
-        const int n = 128;
+        const int n = 512; /* 2^18 threads: large enough to run in parallel */
         std::vector<float> a(n * n), b(n * n), c(n * n);
         for (int i = 0; i < n * n; i++) {
             a[i] = (float)(i * 7 % 13) - 6;
@@ -108,18 +109,18 @@ int main(int argc, char **argv) {
         printf("reduce 2^20: sum %d, the CPU's %lld\n", sum, ref);
     } else if (!strcmp(mode, "printf")) {
         int *t;
-        cudaMalloc(&t, 64 * 256 * 4);
-        say_block<<<64, 256>>>(t);
+        cudaMalloc(&t, 1024 * 256 * 4);
+        say_block<<<1024, 256>>>(t);
         cudaDeviceSynchronize();
     } else if (!strcmp(mode, "oob")) {
         int *p;
-        cudaMalloc(&p, 128 * 256 * 4);
-        write_far<<<128, 256>>>(p);
+        cudaMalloc(&p, 1024 * 256 * 4);
+        write_far<<<1024, 256>>>(p);
         cudaDeviceSynchronize();
     } else if (!strcmp(mode, "assert")) {
         int *p;
-        cudaMalloc(&p, 128 * 256 * 4);
-        assert_in_block<<<128, 256>>>(p);
+        cudaMalloc(&p, 1024 * 256 * 4);
+        assert_in_block<<<1024, 256>>>(p);
         printf("after the kernel: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
     }
     finish();

@@ -28,22 +28,22 @@ __global__ void chained(int *ticket, int *flags, int *total) {
 }
 
 int main() {
-    const int blocks = 256;
+    const int blocks = 1024; /* with 256 threads: large enough for a parallel launch */
     int *dummy, *ticket, *flags, *total;
-    cudaMalloc(&dummy, blocks * 128 * 4);
+    cudaMalloc(&dummy, blocks * 256 * 4);
     cudaMalloc(&ticket, 4);
     cudaMalloc(&flags, blocks * 4);
     cudaMalloc(&total, 4);
     int zero = 0;
     cudaMemcpyToSymbol(g_counter, &zero, 4);
-    count_blocks<<<blocks, 128>>>(dummy);
+    count_blocks<<<blocks, 256>>>(dummy);
     int counted = -1;
     cudaMemcpyFromSymbol(&counted, g_counter, 4);
     printf("__device__ counter: %d of %d blocks\n", counted, blocks);
     cudaMemset(ticket, 0, 4);
     cudaMemset(flags, 0, blocks * 4);
     cudaMemset(total, 0, 4);
-    chained<<<blocks, 128>>>(ticket, flags, total);
+    chained<<<blocks, 256>>>(ticket, flags, total);
     int sum = -1;
     cudaMemcpy(&sum, total, 4, cudaMemcpyDeviceToHost);
     printf("chained blocks: total %d, expected %d\n", sum, blocks * (blocks - 1) / 2);
