@@ -7,7 +7,8 @@
  *   printf   every block prints one line (the output must come in the schedule's block order)
  *   oob      block 37 writes far outside its buffer: the simulator's error names block 37
  *   assert   block 41 fails a device-side assert: the lines, then cudaErrorAssert
- * Each mode ends with "parallel launches: N" (simcuda_parallel_launches). */
+ * Each mode but oob (which stops at the error) ends with "parallel launches: N"
+ * (simcuda_parallel_launches). */
 #include <cassert>
 #include <cstdio>
 #include <cstring>
