@@ -111,6 +111,12 @@ $(BUILD)/simtest/samples/%: tests/sim/samples/%.cu $(wildcard tests/sim/samples/
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$<)
 	$(Q)$(SIMCC_RUN) -O1 -g -o $@ $<
+# Parallel launches apply without AddressSanitizer only: these are built as make bench-sim's program is.
+SIM_PARALLEL := $(patsubst tests/sim/parallel/%.cu,$(BUILD)/simtest/parallel/%,$(wildcard tests/sim/parallel/*.cu))
+$(BUILD)/simtest/parallel/%: tests/sim/parallel/%.cu $(SIMLIB) $(SIMCC)
+	@mkdir -p $(@D)
+	$(call say,SIMCC,$< [no asan])
+	$(Q)SIMCC_ASAN=0 $(SIMCC_RUN) -O1 -g -o $@ $<
 $(BUILD)/simtest/samples/multi_file: $(wildcard tests/sim/samples/multi_file/*) $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,tests/sim/samples/multi_file)
@@ -125,7 +131,7 @@ $(BUILD)/simtest/test_simulator: tests/sim/test_simulator.c | need-check
 	$(Q)gcc -std=gnu11 -O1 -g -Wall -Wextra $(CHECK_CFLAGS) -o $@ $< $(CHECK_LIBS)
 
 .PHONY: test-sim
-test-sim: $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator ## the simulator's own tests
+test-sim: $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator ## the simulator's own tests
 	@echo "== simulator: device-function headers"
 	$(Q)$(BUILD)/simtest/test_device_headers
 	@echo "== simulator: Check suite (planted bugs, launch errors, warp semantics, samples)"

@@ -388,10 +388,12 @@ SIMCUDA_16BIT_INCREMENTS(__half2, __hadd2, __hsub2, __half2half2(CUDART_ONE_FP16
 #define SIMCUDA_HALF_ATOMIC_ADD(NAME)                                                  \
     inline __half NAME(__half* address, __half val) {                                  \
         SIMCUDA_ATOMIC_HOOK();                                                         \
+        SIMCUDA_ATOMIC_GUARD()                                                         \
         __half old = *address; *address = __hadd(old, val); return old;               \
     }                                                                                  \
     inline __half2 NAME(__half2* address, __half2 val) {                               \
         SIMCUDA_ATOMIC_HOOK();                                                         \
+        SIMCUDA_ATOMIC_GUARD()                                                         \
         __half2 old = *address; *address = __hadd2(old, val); return old;              \
     }
 SIMCUDA_HALF_ATOMIC_ADD(atomicAdd)

@@ -287,6 +287,7 @@ void async_barrier_complete(const void *bar) {
     b.barrier_copies.erase(it);
 }
 
+void async_copies_add(unsigned long long n) { g_issued += n; } /* a parallel launch's workers' (parallel.cpp) */
 unsigned long long async_copies_issued() {
     unsigned long long n = g_issued;
     g_issued = 0;

@@ -4,6 +4,7 @@
 #define SIMCUDA_INTERNAL_H
 
 #include "cuda_runtime.h"
+#include <cstdarg>
 #include <functional>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ const char *mem_kind_name(MemKind k);
 /* Prints "simcuda: error: <what>[ in kernel ...]: <detail>" (and a hint line when given), calls
    simcuda_on_fatal, then exits with status 1. */
 [[noreturn]] void fatal(const char *what, const std::string &detail, const char *hint = nullptr);
+/* fatal's second half: prints a message made by fatal (and its hint), calls simcuda_on_fatal, exits. */
+[[noreturn]] void fatal_report(const std::string &message, const char *hint);
 void warn(const std::string &line);
 
 /* Schedule for thread and block order (schedule.cpp). */
@@ -146,6 +149,22 @@ void tl_api(const char *name);
 void tl_host_fn_ran(long long token, double ms);
 /* Modelled milliseconds between two events recorded while recording; false when either was not. */
 bool tl_elapsed(const void *a, const void *b, float *ms);
+
+/* Parallel launches (parallel.cpp): independent blocks of one launch on several cores, each core a
+   worker process forked at the launch. parallel_workers(): how many (SIM_WORKERS, default the cores
+   this process may run on; 1 with AddressSanitizer). kernel_memory_shared(): every allocation a
+   kernel can reach is in a shared mapping (memory.cpp). */
+int parallel_workers();
+bool kernel_memory_shared();
+/* Whether this launch may run on `workers` > 1 cores; 0 or 1: on this one, as always. */
+int parallel_workers_for(const LaunchRecord &launch, unsigned long long nblocks, unsigned threads);
+/* In a worker process (then what it finds goes to the parent instead of the terminal). */
+extern int g_par_worker;
+[[noreturn]] void par_worker_fatal(const std::string &message, const char *hint);
+void par_worker_assert(const std::string &text);
+int par_worker_printf(const char *fmt, va_list ap);
+size_t printf_cost(const char *fmt);
+bool printf_admit_cost(size_t need);
 
 } // namespace simcuda
 #endif

@@ -11,7 +11,9 @@
 #include <map>
 #include <vector>
 #include <mutex>
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIMCUDA_ASAN 1
@@ -31,6 +33,7 @@ struct Allocation {
     size_t size;
     MemKind kind;
     int device = 0; /* the device current when it was allocated */
+    bool shared = false; /* in a MAP_SHARED mapping of its own: parallel launches' workers write it (parallel.cpp) */
 };
 static std::map<uintptr_t, Allocation> g_allocs;
 /* What device memory is unpoisoned now: kHostView (none), -1 (every device's, for copies) or a
@@ -199,6 +202,33 @@ static size_t device_bytes_free() {
     return total > used ? total - used : 0;
 }
 
+/* Without AddressSanitizer, and when launches may run on several cores (SIM_WORKERS, parallel.cpp),
+   device and pinned memory live in MAP_SHARED mappings, so that what the worker processes of a
+   parallel launch write is what the program sees. With AddressSanitizer, or one worker, as before. */
+static size_t shared_bytes(size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (size ? size + page - 1 : page) / page * page;
+}
+static void *shared_allocation(size_t size, MemKind kind) {
+#ifdef SIMCUDA_ASAN
+    (void)size; (void)kind;
+    return nullptr;
+#else
+    if (kind == MEM_MANAGED || parallel_workers() < 2) return nullptr;
+    void *p = mmap(nullptr, shared_bytes(size), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#endif
+}
+
+bool kernel_memory_shared() {
+    for (auto &a : g_allocs) {
+        const Allocation &x = a.second;
+        if (x.kind == MEM_MANAGED || x.kind == MEM_SYMBOL) return false;
+        if ((x.kind == MEM_DEVICE || x.kind == MEM_PINNED || x.kind == MEM_MAPPED) && !x.shared) return false;
+    }
+    return true;
+}
+
 static void *allocate(size_t size, MemKind kind) {
     void *p = nullptr;
     /* Out of memory is an error code, as on a GPU: device memory has the simulated device's size,
@@ -209,11 +239,12 @@ static void *allocate(size_t size, MemKind kind) {
        after the last valid byte and an off-by-one access is caught. Managed memory is whole pages of
        the page model (managed.cpp), the bytes past the end poisoned instead. */
     size_t reserved = kind == MEM_MANAGED ? (size + kManagedPage - 1) / kManagedPage * kManagedPage + (size ? 0 : kManagedPage) : size;
-    if (posix_memalign(&p, kind == MEM_MANAGED ? kManagedPage : 256, reserved ? reserved : 1) != 0) return nullptr;
+    bool shared = (p = shared_allocation(size, kind)) != nullptr;
+    if (!shared && posix_memalign(&p, kind == MEM_MANAGED ? kManagedPage : 256, reserved ? reserved : 1) != 0) return nullptr;
     /* Fresh device memory holds garbage on a GPU; 0xFF bytes make floats NaN and ints -1, so a
        result that was never written cannot pass as zero. */
     memset(p, 0xFF, size);
-    g_allocs[(uintptr_t)p] = Allocation{size, kind, current_device()};
+    g_allocs[(uintptr_t)p] = Allocation{size, kind, current_device(), shared};
     if (device_side) g_device_bytes[current_device()] += size;
     /* visible only where the current view includes the current device */
     if (kind == MEM_DEVICE && !(g_view == -1 || g_view == current_device())) poison((uintptr_t)p, size, true);
@@ -236,8 +267,11 @@ static cudaError_t release(void *p, MemKind expected, MemKind also, const char *
     if (it->second.kind == MEM_MANAGED) managed_forget(p);
     poison(it->first, it->second.size, false);
     if (it->second.kind == MEM_DEVICE || it->second.kind == MEM_MANAGED) g_device_bytes[it->second.device] -= it->second.size;
+    bool shared = it->second.shared;
+    size_t size = it->second.size;
     g_allocs.erase(it);
-    free(p);
+    if (shared) munmap(p, shared_bytes(size));
+    else free(p);
     return cudaSuccess;
 }
 

@@ -39,7 +39,7 @@ void printf_kernel_end() {
    256 x 1024 threads each printing one line kept 51 000 to 91 000 lines (0 to 4 arguments; the
    count varies from run to run), and one block of 1024 threads kept every line; this model keeps
    67 000 to 90 000, and every line of one block. */
-static size_t printf_record_bytes(const char *fmt) {
+size_t printf_cost(const char *fmt) {
     size_t args = 0;
     for (const char *p = fmt; *p; p++) {
         if (*p != '%') continue;
@@ -61,8 +61,8 @@ static size_t printf_record_bytes(const char *fmt) {
 }
 
 /* Called by a kernel's printf (true: print it). */
-bool printf_admit(const char *fmt) {
-    size_t need = printf_record_bytes(fmt);
+bool printf_admit(const char *fmt) { return printf_admit_cost(printf_cost(fmt)); }
+bool printf_admit_cost(size_t need) {
     if (g_fifo_used + need > g_fifo_size) {
         g_dropped++;
         return false;
@@ -80,8 +80,15 @@ extern "C" {
 /* printf in CUDA sources (a macro of kernel_language.h): from a kernel it goes through the FIFO's
    budget; from the host, straight to stdout. */
 int simcuda_printf(const char *fmt, ...) {
-    if (current_launch() && !printf_admit(fmt)) return -1;
     va_list ap;
+    if (g_par_worker >= 0 && current_launch()) {
+        /* a worker of a parallel launch: the parent prints it, in block order, within the FIFO's budget */
+        va_start(ap, fmt);
+        int n = par_worker_printf(fmt, ap);
+        va_end(ap);
+        return n;
+    }
+    if (current_launch() && !printf_admit(fmt)) return -1;
     va_start(ap, fmt);
     int n = vprintf(fmt, ap);
     va_end(ap);

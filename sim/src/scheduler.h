@@ -76,6 +76,7 @@ struct Block {
     unsigned coal_lanes = 0;            /* lanes of the block waiting in coalesced_threads() */
     /* waiting for other blocks */
     uint3 idx{0, 0, 0};                 /* its blockIdx */
+    unsigned long long seq = 0;         /* its place in the launch's order of blocks */
     std::vector<unsigned> yielded;      /* threads that gave way in a spin-wait, in order */
     int preempted = -1;                 /* the thread it was suspended at (random schedule), or -1 */
     bool armed = false;                 /* random schedule: it has polled, so it may be preempted */
@@ -155,6 +156,16 @@ const char *warp_op_name(int op);
 void release_cluster(Cluster &C);
 /* scheduler_grid.cpp */
 void release_grid(std::deque<Block *> &waiting, ScheduleMode mode, dim3 grid);
+/* parallel.cpp: forking the workers of a parallel launch (-1 in the parent, -2 when none could be
+   forked, the worker's number in a worker), a worker's next block (nblocks: none left), its reports,
+   and the parent's collection of them */
+int par_start(int workers, unsigned long long nblocks);
+unsigned long long par_take_block(unsigned long long nblocks);
+void par_block_finished();
+void par_block_suspended();
+bool par_others_progressed();
+[[noreturn]] void par_worker_finish();
+void par_finish(const LaunchRecord &launch);
 
 #pragma GCC visibility pop
 

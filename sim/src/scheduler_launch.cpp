@@ -234,12 +234,30 @@ void run_kernel(const LaunchRecord &L) {
     if (__builtin_expect(g_profiling, 0)) profile_launch_begin(L);
     if (__builtin_expect(g_racecheck, 0)) race_launch_begin(L, nblocks);
     enter_device_mode(L.device);
+    /* Parallel launch (parallel.cpp): workers forked here run this loop, each taking the next block
+       in the schedule's order from a shared counter; the parent waits for them. */
+    bool worker = false;
+    if (int workers = parallel_workers_for(L, nblocks, nthreads)) {
+        int r = par_start(workers, nblocks);
+        if (r == -1) {
+            par_finish(L);
+            goto launch_done;
+        }
+        worker = r >= 0;
+    }
+    {
     std::deque<Block *> waiting; /* suspended blocks, in the order they are resumed */
     unsigned resident = 0;
     unsigned long long k = 0, stalls = 0, last_progress = g_progress;
+    unsigned long long taken = ~0ull; /* a worker: the block it took and has not started yet */
+    auto more_blocks = [&]() -> bool {
+        if (!worker) return k < nblocks;
+        if (taken == ~0ull) taken = par_take_block(nblocks);
+        return taken < nblocks;
+    };
     for (;;) {
         Block *bp;
-        if (k < nblocks && (resident < resident_limit || (clustered && k % csize != 0))) {
+        if ((resident < resident_limit || (clustered && k % csize != 0)) && more_blocks()) {
             /* A free slot: start the next block (as a GPU fills its multiprocessors). */
             if (free_blocks.empty()) {
                 if (prepared == g_blocks.size()) g_blocks.emplace_back(new Block);
@@ -249,8 +267,13 @@ void run_kernel(const LaunchRecord &L) {
             bp = free_blocks.back();
             free_blocks.pop_back();
             resident++;
-            unsigned long long b = permute || clustered ? blocks[k] : s.mode == SCHED_REVERSE ? nblocks - 1 - k : k;
+            unsigned long long seq = worker ? taken : k;
+            taken = ~0ull;
+            unsigned long long b = permute || clustered ? blocks[seq] : s.mode == SCHED_REVERSE ? nblocks - 1 - seq : seq;
             k++;
+            bp->seq = seq;
+            /* a worker: each block's own random stream, whichever worker runs it */
+            if (worker && permute) g_rng = (((s.seed + 1) * 0x9E3779B97F4A7C15ull) ^ ((seq + 1) * 0xBF58476D1CE4E5B9ull)) | 1;
             unsigned bx = (unsigned)(b % c.grid.x), by = (unsigned)(b / c.grid.x % c.grid.y), bz = (unsigned)(b / c.grid.x / c.grid.y);
             bp->cluster = nullptr;
             bp->cluster_rank = 0;
@@ -303,6 +326,7 @@ void run_kernel(const LaunchRecord &L) {
         Block &B = *bp;
         if (g_kernel_aborted) break;
         if (B.done == B.n) {
+            if (worker) par_block_finished();
             if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
             async_block_end(B.idx.x + (unsigned long long)c.grid.x * (B.idx.y + (unsigned long long)c.grid.y * B.idx.z));
             resident--;
@@ -350,16 +374,25 @@ void run_kernel(const LaunchRecord &L) {
            for many rounds never ends. */
         save_shared(B, c.dynamic_smem);
         waiting.push_back(bp);
+        if (worker && !B.yielded.empty()) par_block_suspended(); /* waiting for another block (not preempted) */
         if (B.grid_waiting && g_grid.arrived == nblocks) release_grid(waiting, s.mode, c.grid);
         if (B.preempted >= 0 || B.cluster_waiting || B.grid_waiting) continue;
         if (g_progress != last_progress) {
             last_progress = g_progress;
             stalls = 0;
         } else if (++stalls > 64 + 64ull * resident_limit) {
+            /* a worker's blocks may wait for blocks of another worker */
+            if (worker && par_others_progressed()) {
+                stalls = 0;
+                continue;
+            }
             g_bp = nullptr;
             report_block_deadlock(waiting, nblocks - k, resident_limit);
         }
     }
+    if (worker) par_worker_finish();
+    }
+launch_done:
     if (g_kernel_aborted) {
         /* the aborted launch's blocks are abandoned: none of them is resumed */
         g_kernel_aborted = false;

@@ -930,6 +930,91 @@ START_TEST(test_grid_sync_misuse_is_one_message) {
 }
 END_TEST
 
+
+/* ---- Parallel: independent blocks of one launch on several cores (sim/README.md, "Parallel
+   launches"); the programs are built without AddressSanitizer, where the mode applies ---- */
+static const char *const kParallelModes[] = {"matmul", "reduce", "printf"};
+
+/* The output up to the line that counts parallel launches (which differs by design), and that count. */
+static long long parallel_part(const RunResult *r, size_t *len) {
+    const char *at = strstr(r->out, "parallel launches: ");
+    *len = at ? (size_t)(at - r->out) : strlen(r->out);
+    return at ? atoll(at + strlen("parallel launches: ")) : -1;
+}
+
+START_TEST(test_parallel_and_single_core_runs_give_identical_results_under_every_schedule) {
+    static RunResult one, two, first;
+    const char *sched = kSchedules[_i % 4], *mode = kParallelModes[_i / 4];
+    run_program_env("parallel/parallel_blocks", mode, sched, "SIM_WORKERS=1", &one);
+    run_program_env("parallel/parallel_blocks", mode, sched, "SIM_WORKERS=2", &two);
+    size_t n1, n2;
+    long long p1 = parallel_part(&one, &n1), p2 = parallel_part(&two, &n2);
+    ck_assert_msg(one.status == 0 && two.status == 0, "%s under %s: exit %d on one core, %d on two:\n%s\n---\n%s", mode, sched, one.status, two.status,
+                  one.out, two.out);
+    ck_assert_msg(p1 == 0 && p2 == 1, "%s under %s: expected 0 parallel launches with SIM_WORKERS=1 and 1 with 2, got %lld and %lld", mode, sched, p1, p2);
+    ck_assert_msg(n1 == n2 && memcmp(one.out, two.out, n1) == 0, "%s under %s: the output on two cores differs from one core's:\n%.3000s\n---\n%.3000s", mode,
+                  sched, one.out, two.out);
+    if (!strcmp(mode, "matmul")) expect_output(&two, "matmul", ", 0 elements differ from the CPU");
+    if (!strcmp(mode, "reduce")) expect_output(&two, "reduce", "sum 402176, the CPU's 402176");
+    if (!strcmp(mode, "printf")) {
+        expect_output(&two, "printf from workers", "block 0 says hello\n");
+        expect_output(&two, "printf from workers", "block 1023 says hello\n");
+        int lines = 0;
+        for (const char *q = two.out; (q = strstr(q, " says hello\n")) != NULL; q++) lines++;
+        ck_assert_msg(lines == 1024, "printf from workers: expected 1024 lines, got %d:\n%s", lines, two.out);
+        /* in the schedule's order of blocks: forward 0, 1, ...; reverse 1023, 1022, ... */
+        if (!strcmp(sched, "forward")) ck_assert_msg(strstr(two.out, "block 0 says hello\nblock 1 says hello\n") == two.out, "forward order:\n%s", two.out);
+        if (!strcmp(sched, "reverse")) ck_assert_msg(strstr(two.out, "block 1023 says hello\nblock 1022 says hello\n") == two.out, "reverse order:\n%s", two.out);
+    }
+    /* the same results under every schedule (the printf order is the schedule's own) */
+    if (strcmp(mode, "printf")) {
+        run_program_env("parallel/parallel_blocks", mode, "forward", "SIM_WORKERS=2", &first);
+        size_t nf;
+        parallel_part(&first, &nf);
+        ck_assert_msg(nf == n2 && memcmp(first.out, two.out, nf) == 0, "%s: %s differs from forward:\n%s\n---\n%s", mode, sched, two.out, first.out);
+    }
+}
+END_TEST
+
+START_TEST(test_a_workers_out_of_bounds_write_stops_the_launch_with_the_same_message) {
+    static RunResult one, two;
+    run_program_env("parallel/parallel_blocks", "oob", kSchedules[_i], "SIM_WORKERS=1", &one);
+    run_program_env("parallel/parallel_blocks", "oob", kSchedules[_i], "SIM_WORKERS=2", &two);
+    ck_assert_msg(two.status == 1, "expected exit status 1, got %d:\n%s", two.status, two.out);
+    expect_output(&two, "out of bounds in a worker", "simcuda: error: invalid memory access in kernel 'write_far'");
+    expect_output(&two, "out of bounds in a worker", "block (37,0,0), thread (5,0,0)");
+    ck_assert_msg(strcmp(one.out, two.out) == 0, "the message differs from one core's:\n%s\n---\n%s", one.out, two.out);
+}
+END_TEST
+
+START_TEST(test_a_workers_device_assert_is_reported_and_sticky) {
+    static RunResult one, two;
+    run_program_env("parallel/parallel_blocks", "assert", kSchedules[_i], "SIM_WORKERS=1", &one);
+    run_program_env("parallel/parallel_blocks", "assert", kSchedules[_i], "SIM_WORKERS=2", &two);
+    size_t n1, n2;
+    parallel_part(&one, &n1);
+    long long p2 = parallel_part(&two, &n2);
+    ck_assert_msg(two.status == 0 && p2 == 1, "exit %d, %lld parallel launches:\n%s", two.status, p2, two.out);
+    expect_output(&two, "assert in a worker", "block: [41,0,0], thread: [");
+    expect_output(&two, "assert in a worker", "Assertion `blockIdx.x != 41` failed.");
+    expect_output(&two, "assert in a worker", "after the kernel: cudaErrorAssert");
+    /* which thread of block 41 fails first follows the order of its threads: under random:N a worker
+       draws it from the block's own random stream, not from the one-core run's single stream */
+    if (_i < 2)
+        ck_assert_msg(n1 == n2 && memcmp(one.out, two.out, n1) == 0, "the output differs from one core's:\n%s\n---\n%s", one.out, two.out);
+}
+END_TEST
+
+START_TEST(test_device_variables_and_polling_blocks_stay_on_one_core) {
+    RunResult r;
+    run_program_env("parallel/parallel_serial", NULL, kSchedules[_i], "SIM_WORKERS=2", &r);
+    ck_assert_msg(r.status == 0, "exit %d:\n%s", r.status, r.out);
+    expect_output(&r, "__device__ counter", "__device__ counter: 1024 of 1024 blocks");
+    expect_output(&r, "blocks that poll", "chained blocks: total 523776, expected 523776");
+    expect_output(&r, "no parallel launch", "parallel launches: 0");
+}
+END_TEST
+
 static Suite *simulator_suite(void) {
     Suite *s = suite_create("simulator");
     TCase *core = tcase_create("Core");
@@ -979,6 +1064,13 @@ static Suite *simulator_suite(void) {
     tcase_add_loop_test(sched, test_stream_races_are_reported_under_every_stream_schedule, 0, 4);
     tcase_add_test(sched, test_stream_race_check_can_be_switched_off);
     suite_add_tcase(s, sched);
+    TCase *par = tcase_create("Parallel");
+    tcase_set_timeout(par, 120);
+    tcase_add_loop_test(par, test_parallel_and_single_core_runs_give_identical_results_under_every_schedule, 0, 12);
+    tcase_add_loop_test(par, test_a_workers_out_of_bounds_write_stops_the_launch_with_the_same_message, 0, 4);
+    tcase_add_loop_test(par, test_a_workers_device_assert_is_reported_and_sticky, 0, 4);
+    tcase_add_loop_test(par, test_device_variables_and_polling_blocks_stay_on_one_core, 0, 4);
+    suite_add_tcase(s, par);
     TCase *prof = tcase_create("Profile");
     tcase_set_timeout(prof, 60);
     tcase_add_unchecked_fixture(prof, build_yardstick, NULL);

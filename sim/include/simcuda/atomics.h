@@ -5,9 +5,10 @@
 #include <atomic>
 #include "vector_types.h"
 
-/* All simulated CUDA threads are fibers on one OS thread and a fiber is never
- * preempted inside a function, so an atomic is a plain read-modify-write that
- * returns the old value.  Each atomic first expands SIMCUDA_ATOMIC_HOOK() and
+/* All simulated CUDA threads of a process are fibers on one OS thread and a
+ * fiber is never preempted inside a function, so an atomic is a plain
+ * read-modify-write that returns the old value (under a lock in the worker
+ * processes of a parallel launch, below).  Each atomic first expands SIMCUDA_ATOMIC_HOOK() and
  * each fence SIMCUDA_FENCE_HOOK(); the core may define these (before this
  * header is included) to add scheduling points. */
 #ifndef SIMCUDA_ATOMIC_HOOK
@@ -31,12 +32,47 @@ struct simcuda_atomic_scope {
 #define SIMCUDA_ATOMIC_PROFILE()
 #endif
 
+/* Parallel launches (sim/src/parallel.cpp, programs built without AddressSanitizer): the blocks of
+ * one launch may run in several worker processes that share device memory, and there each atomic's
+ * read-modify-write holds a lock, one of 64 picked by the 16-byte granule of its address, so that
+ * atomics on one word from two workers never interleave. simcuda_atomic_locks is null outside a
+ * worker (one OS thread: nothing to lock, as before). With AddressSanitizer or the profiler
+ * (which never run in parallel) the guard is nothing at all. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(SIMCUDA_PROFILE)
+extern "C" int *simcuda_atomic_locks;
+extern "C" int *simcuda_atomic_held;
+struct simcuda_atomic_guard {
+    int *lock;
+    explicit simcuda_atomic_guard(const volatile void *a) : lock(nullptr) {
+        if (__builtin_expect(simcuda_atomic_locks != nullptr, 0)) {
+            lock = simcuda_atomic_locks + (((unsigned long)a >> 4) & 63) * 16; /* each lock on a cache line of its own */
+            while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
+                while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
+#if defined(__x86_64__) || defined(__i386__)
+                    __builtin_ia32_pause();
+#endif
+                }
+            simcuda_atomic_held = lock; /* a fault inside the update releases it (parallel.cpp) */
+        }
+    }
+    ~simcuda_atomic_guard() {
+        if (lock) {
+            simcuda_atomic_held = nullptr;
+            __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+        }
+    }
+};
+#define SIMCUDA_ATOMIC_GUARD() simcuda_atomic_guard simcuda_atomic_guard_(address);
+#else
+#define SIMCUDA_ATOMIC_GUARD()
+#endif
+
 /* Defines NAME, NAME_block and NAME_system with the same body: scopes make
  * no difference when there is only one OS thread. */
-#define SIMCUDA_ATOMIC_DEF(NAME, RET, PARAMS, ...)                                                \
-    inline RET NAME PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() __VA_ARGS__ }         \
-    inline RET NAME##_block PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() __VA_ARGS__ } \
-    inline RET NAME##_system PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() __VA_ARGS__ }
+#define SIMCUDA_ATOMIC_DEF(NAME, RET, PARAMS, ...)                                                                         \
+    inline RET NAME PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() SIMCUDA_ATOMIC_GUARD() __VA_ARGS__ }         \
+    inline RET NAME##_block PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() SIMCUDA_ATOMIC_GUARD() __VA_ARGS__ } \
+    inline RET NAME##_system PARAMS { SIMCUDA_ATOMIC_HOOK(); SIMCUDA_ATOMIC_PROFILE() SIMCUDA_ATOMIC_GUARD() __VA_ARGS__ }
 
 /* Integer adds and subtracts wrap like the hardware; going through unsigned
  * keeps signed overflow out of C++ undefined behaviour. */

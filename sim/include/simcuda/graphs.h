@@ -170,6 +170,8 @@ void simcuda_managed_counts(struct simcuda_managed_stats *out);
 /** Kernels queued by launches from the host (captured launches excluded), and cudaGraphLaunch calls
     that were queued, since the program started. */
 void simcuda_launch_counts(unsigned long long *kernel_launches, unsigned long long *graph_launches);
+/* Launches that ran on several cores (parallel launches: sim/README.md), since the program started. */
+unsigned long long simcuda_parallel_launches(void);
 /** Graphs and executable graphs alive now (created and not destroyed). */
 void simcuda_live_graphs(int *graphs, int *execs);
 

@@ -125,6 +125,10 @@ struct KernelBody {
 /* Validates the configuration (CUDA's errors through cudaGetLastError) and queues the kernel on its
    stream; takes ownership of body. `func` identifies the kernel for cudaFuncSetAttribute. */
 void launch(const LaunchConfig &cfg, const void *func, KernelBody *body);
+/* simcc's mark on a translation unit whose device code may do what a parallel launch's worker
+   processes cannot share (a __device__ variable, blocks polling each other): launches then run on
+   one core (sim/src/parallel.cpp). */
+int register_serial_unit(const char *reason);
 /* Reports a fatal error if p is ordinary host memory (not device, pinned, mapped or managed). */
 void check_kernel_pointer(const LaunchConfig &cfg, int arg_index, const void *p);
 
