@@ -14,6 +14,21 @@ int demo_read_sizes(int argc, char **argv, int *a, int *b, int *c) {
     return argc == 1 || argc == 2 || argc == 4;
 }
 
+int demo_read_log2(int argc, char **argv, int fallback, int lo, int hi, const char *usage) {
+    int log2n = argc > 1 ? atoi(argv[1]) : fallback;
+    if (log2n < lo || log2n > hi) {
+        fprintf(stderr, "%s\n", usage);
+        return -1;
+    }
+    return log2n;
+}
+
+const char *demo_device_name(void) {
+    static struct cudaDeviceProp prop; /* the name lives in it */
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    return prop.name;
+}
+
 void *demo_alloc(size_t bytes, const char *no_memory) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {

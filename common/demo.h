@@ -19,6 +19,13 @@ extern "C" {
     number of arguments (the caller prints its usage); the values are not checked. */
 int demo_read_sizes(int argc, char **argv, int *a, int *b, int *c);
 
+/** The log2 of a benchmark's size: atoi(argv[1]) when given, else `fallback`; outside lo..hi it
+    prints `usage` and a newline on stderr and returns -1 (the caller exits with status 2). */
+int demo_read_log2(int argc, char **argv, int fallback, int lo, int hi, const char *usage);
+
+/** The name of device 0 (cudaGetDeviceProperties, CUDA_CHECK'd), for a demo's title line. */
+const char *demo_device_name(void);
+
 /** malloc(bytes) (one byte at least); when the host is out of memory, prints `no_memory` and a
     newline on stderr and exits with status 1, as every demo did by hand. */
 void *demo_alloc(size_t bytes, const char *no_memory);
