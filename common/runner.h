@@ -50,7 +50,7 @@ static inline void *rc_ptr(const RunnerCall *c, int i) { return c->ptr[i]; }
 static inline uint64_t rc_u64(const RunnerCall *c, int i) { return c->req->args[i].value; }
 /** Argument i as a signed number. */
 static inline int64_t rc_i64(const RunnerCall *c, int i) { return (int64_t)c->req->args[i].value; }
-/** The reply of a call that made a runner-side object (a library handle): h goes back in out[0],
+/** The reply of a call that made a runner-side object (a library handle, an allocation): h goes back in out[0],
     and the call's status is returned. */
 static inline int64_t rc_reply_handle(const RunnerCall *c, const void *h, int64_t status) {
     c->rep->out[0] = (uint64_t)(uintptr_t)h;
