@@ -219,7 +219,8 @@ JUDGE_CC := gcc -std=gnu11 -O1 -g -Wall -Wextra -Wno-missing-field-initializers 
 JUDGE_DEPS := common/*.h $(if $(filter sim,$(BACKEND)),$(SIM_HDR))
 JUDGE_OBJ := $(B)/judge/common/grade.o $(B)/judge/common/grade_inputs.o $(B)/judge/common/judge.o $(B)/judge/common/judge_cuda.o \
   $(B)/judge/common/judge_runner.o $(B)/judge/common/judge_passes.o $(B)/judge/common/judge_gpu_lock.o $(B)/judge/common/sandbox.o \
-  $(B)/judge/common/grade_profile.o $(B)/judge/common/grade_measure.o $(B)/judge/common/grade_skeleton.o
+  $(B)/judge/common/grade_profile.o $(B)/judge/common/grade_measure.o $(B)/judge/common/grade_skeleton.o \
+  $(B)/judge/common/grade_padded.o
 $(B)/judge/common/%.o: common/%.c $(JUDGE_DEPS) | need-check
 	@mkdir -p $(@D)
 	$(call say,CC,$< [judge])

@@ -14,7 +14,7 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+double bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, compare_doubles);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -37,7 +37,7 @@ double bench_median_ms(BenchFn fn, void *ctx, int warmup, int reps) {
         CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
         times[i] = ms;
     }
-    double m = median(times, reps);
+    double m = bench_median(times, reps);
     free(times);
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
@@ -80,7 +80,7 @@ double bench_host_median_s(BenchFn fn, void *ctx, int reps) {
         fn(ctx);
         times[i] = bench_host_seconds() - t0;
     }
-    double m = median(times, reps);
+    double m = bench_median(times, reps);
     free(times);
     return m;
 }

@@ -29,6 +29,9 @@ double bench_copy_gbs(size_t bytes, int reps);
     say nothing about a GPU. Returns buf. */
 const char *bench_gbs_text(double bytes, double ms, char *buf, size_t size);
 
+/** The median of n values (v is sorted in place): the middle one, or the mean of the middle two. */
+double bench_median(double *v, int n);
+
 /** Seconds on a monotonic clock, for timing CPU code. */
 double bench_host_seconds(void);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend.h"
 #include "cuda_check.h"
 #include "inputs.h"
 
@@ -12,6 +13,31 @@ int demo_read_sizes(int argc, char **argv, int *a, int *b, int *c) {
     if (argc == 2) *a = *b = *c = atoi(argv[1]);
     else if (argc == 4) *a = atoi(argv[1]), *b = atoi(argv[2]), *c = atoi(argv[3]);
     return argc == 1 || argc == 2 || argc == 4;
+}
+
+int demo_read_frame(int argc, char **argv, int *w, int *h) {
+    *w = ON_SIM ? 640 : 7680, *h = ON_SIM ? 360 : 4320;
+    if (argc > 2) *w = atoi(argv[1]), *h = atoi(argv[2]);
+    if (*w <= 0 || *h <= 0) {
+        fprintf(stderr, "usage: bench [width height]   (both > 0)\n");
+        return 0;
+    }
+    return 1;
+}
+
+int demo_read_log2(int argc, char **argv, int fallback, int lo, int hi, const char *usage) {
+    int log2n = argc > 1 ? atoi(argv[1]) : fallback;
+    if (log2n < lo || log2n > hi) {
+        fprintf(stderr, "%s\n", usage);
+        return -1;
+    }
+    return log2n;
+}
+
+const char *demo_device_name(void) {
+    static struct cudaDeviceProp prop; /* the name lives in it */
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    return prop.name;
 }
 
 void *demo_alloc(size_t bytes, const char *no_memory) {

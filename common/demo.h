@@ -19,6 +19,18 @@ extern "C" {
     number of arguments (the caller prints its usage); the values are not checked. */
 int demo_read_sizes(int argc, char **argv, int *a, int *b, int *c);
 
+/** A benchmark's frame from `bench [width height]`: 8K (7680 x 4320) on a GPU, 640 x 360 on the
+    simulator, unless both are given. Returns 0 after printing the usage line on stderr when either
+    is not positive (the caller exits with status 2). */
+int demo_read_frame(int argc, char **argv, int *w, int *h);
+
+/** The log2 of a benchmark's size: atoi(argv[1]) when given, else `fallback`; outside lo..hi it
+    prints `usage` and a newline on stderr and returns -1 (the caller exits with status 2). */
+int demo_read_log2(int argc, char **argv, int fallback, int lo, int hi, const char *usage);
+
+/** The name of device 0 (cudaGetDeviceProperties, CUDA_CHECK'd), for a demo's title line. */
+const char *demo_device_name(void);
+
 /** malloc(bytes) (one byte at least); when the host is out of memory, prints `no_memory` and a
     newline on stderr and exits with status 1, as every demo did by hand. */
 void *demo_alloc(size_t bytes, const char *no_memory);

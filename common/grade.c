@@ -335,6 +335,20 @@ char *grade_diff_bytes(const unsigned char *got, const unsigned char *want, cons
     return diff_series(&s, c);
 }
 
+char *grade_with_hint(const char *diff, const char *hint, size_t extra, size_t *cap) {
+    *cap = strlen(diff) + (hint ? strlen(hint) : 0) + extra;
+    char *msg = grade_alloc(*cap);
+    snprintf(msg, *cap, "%s", diff);
+    if (!hint) return msg;
+    char *lm = strstr(msg, "\n  likely mistake: ");
+    if (lm) { /* ours replaces grade.c's generic one; anything after it stays */
+        char *end = strchr(lm + 1, '\n');
+        memmove(lm, end ? end : lm + strlen(lm), strlen(end ? end : lm + strlen(lm)) + 1);
+    }
+    snprintf(msg + strlen(msg), *cap - strlen(msg), "\n  likely mistake: %s", hint);
+    return msg;
+}
+
 void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int line) {
     (void)c;
     if (!diagnosis) return;

@@ -125,6 +125,29 @@ char *grade_diff_bytes(const unsigned char *got, const unsigned char *want, cons
 #define GRADE_EXPECT_CUDA_OK(err, what) grade_expect_cuda_ok((int)(err), (what), __FILE__, __LINE__)
 
 void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int line);
+/** A copy of diff (a grade_diff_* message; not freed) whose likely mistake is `hint`: diff's own
+    "likely mistake" line, where it has one, is taken out (the lines after it stay) and
+    "\n  likely mistake: <hint>" added at the end; with hint NULL, diff as it is. The buffer (its size
+    in *cap) has `extra` bytes to spare, for lines the caller adds. */
+char *grade_with_hint(const char *diff, const char *hint, size_t extra, size_t *cap);
+
+/** A matrix product for grade_passes_padded: C (M x N floats) = A (M x K) B (K x N), the inputs
+    row-major on the host with `elem` bytes an element; `run` calls the student's launcher on device
+    buffers (ctx: the caller's own); `cmp` compares C with `want`. */
+typedef struct {
+    const void *h_a, *h_b;
+    size_t elem;
+    int M, K, N;
+    const float *want;
+    GradeCompare cmp;
+    unsigned char fill_byte; /**< C's bytes before the run */
+    int (*run)(const void *ctx, const void *d_a, const void *d_b, float *d_c, int M, int K, int N);
+    const void *ctx;
+} GradePadded;
+/** Whether the product passes once its inputs are zero-padded to Mp x Kp and Kp x Np: A and B in
+    the top-left of zeroed matrices, run under the first schedule, and the top-left M x N of the
+    Mp x Np result compared. For diagnoses that say a launcher only works on multiples of its tile. */
+int grade_passes_padded(const GradePadded *g, int Mp, int Kp, int Np);
 /** Holds the runner's default stream for `ms` milliseconds (a host function queued ahead of the
     student's work), so that a function that forgets to wait returns before its kernel ran. */
 void grade_hold_default_stream(unsigned ms);

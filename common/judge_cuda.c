@@ -17,12 +17,17 @@ static cudaError_t builtin0(const char *name) {
     return (cudaError_t)judge_finish(&c);
 }
 
-cudaError_t cudaMalloc(void **p, size_t bytes) {
+/* An allocation of `bytes` in the runner (call: "cuda.Malloc" or "cuda.MallocHost"), its answer in *c. */
+static cudaError_t allocate(JudgeCall *c, const char *call, size_t bytes) {
     judge_sanitize_skip_large(bytes);
+    judge_begin(c, call, 0);
+    judge_u64(c, bytes);
+    return (cudaError_t)judge_finish(c);
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes) {
     JudgeCall c;
-    judge_begin(&c, "cuda.Malloc", 0);
-    judge_u64(&c, bytes);
-    cudaError_t e = (cudaError_t)judge_finish(&c);
+    cudaError_t e = allocate(&c, "cuda.Malloc", bytes);
     *p = (void *)(uintptr_t)c.out[0];
     return e;
 }
@@ -104,11 +109,8 @@ cudaError_t cudaRuntimeGetVersion(int *v) { return versions(v, NULL); }
 cudaError_t cudaDriverGetVersion(int *v) { return versions(NULL, v); }
 
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
-    judge_sanitize_skip_large(bytes);
     JudgeCall c;
-    judge_begin(&c, "cuda.MallocHost", 0);
-    judge_u64(&c, bytes);
-    cudaError_t e = (cudaError_t)judge_finish(&c);
+    cudaError_t e = allocate(&c, "cuda.MallocHost", bytes);
     *p = NULL;
     if (e != cudaSuccess) return e;
     *p = calloc(bytes ? bytes : 1, 1);

@@ -165,8 +165,7 @@ void CUDART_CB runner_sleep_ms(void *ms) {
 static int64_t b_malloc(const RunnerCall *c) {
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, A(0));
-    c->rep->out[0] = (uintptr_t)p;
-    return e;
+    return rc_reply_handle(c, p, e);
 }
 static int64_t b_free(const RunnerCall *c) { return cudaFree(P(0)); }
 static int64_t b_memcpy(const RunnerCall *c) { return cudaMemcpy(P(0), P(1), A(2), (enum cudaMemcpyKind)A(3)); }
@@ -217,8 +216,7 @@ static int64_t b_versions(const RunnerCall *c) {
 static int64_t b_malloc_host(const RunnerCall *c) {
     void *p = NULL;
     cudaError_t e = cudaMallocHost(&p, A(0));
-    c->rep->out[0] = (uintptr_t)p;
-    return e;
+    return rc_reply_handle(c, p, e);
 }
 static int64_t b_free_host(const RunnerCall *c) { return cudaFreeHost(P(0)); }
 /* Copies between a pinned buffer and the data area: arg 0 pinned (runner address), arg 1 bytes. */

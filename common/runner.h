@@ -50,6 +50,21 @@ static inline void *rc_ptr(const RunnerCall *c, int i) { return c->ptr[i]; }
 static inline uint64_t rc_u64(const RunnerCall *c, int i) { return c->req->args[i].value; }
 /** Argument i as a signed number. */
 static inline int64_t rc_i64(const RunnerCall *c, int i) { return (int64_t)c->req->args[i].value; }
+/** The reply of a call that made a runner-side object (a library handle, an allocation): h goes back in out[0],
+    and the call's status is returned. */
+static inline int64_t rc_reply_handle(const RunnerCall *c, const void *h, int64_t status) {
+    c->rep->out[0] = (uint64_t)(uintptr_t)h;
+    return status;
+}
+/** The two built-ins of a library handle of type T: b_<name>_create makes one with create(&h)
+    (the handle in out[0], create's status returned), b_<name>_destroy ends argument 0 with destroy. */
+#define RUNNER_HANDLE_BUILTINS(name, T, create, destroy)                                                          \
+    static int64_t b_##name##_create(const RunnerCall *c) {                                                       \
+        T h = NULL;                                                                                               \
+        int64_t st = create(&h);                                                                                  \
+        return rc_reply_handle(c, h, st);                                                                         \
+    }                                                                                                             \
+    static int64_t b_##name##_destroy(const RunnerCall *c) { return destroy((T)rc_ptr(c, 0)); }
 /** Argument i as a double. */
 double rc_double(const RunnerCall *c, int i);
 /** A host function (cudaLaunchHostFunc) that sleeps `ms` milliseconds, given as the pointer's

@@ -200,16 +200,10 @@ static void expect_image(const unsigned char *got, const unsigned char *want, co
                         .schedule = r->schedule};
     char *d = grade_diff_bytes(got, want, &cmp);
     if (!d) return;
-    size_t cap = strlen(d) + (hint ? strlen(hint) : 0) + (fallback ? strlen(fallback) : 0) + 1024;
-    char *msg = grade_alloc(cap);
-    snprintf(msg, cap, "%s", d);
-    char *lm = strstr(msg, "\n  likely mistake: ");
-    if (hint && lm) { /* ours replaces grade.c's generic one; anything after it stays */
-        char *end = strchr(lm + 1, '\n');
-        memmove(lm, end ? end : lm + strlen(lm), strlen(end ? end : lm + strlen(lm)) + 1);
-    }
-    if (hint) snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
-    else if (!lm && fallback) snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", fallback);
+    size_t cap;
+    char *msg = grade_with_hint(d, hint, (fallback ? strlen(fallback) : 0) + 1024, &cap);
+    if (!hint && fallback && !strstr(msg, "\n  likely mistake: "))
+        snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", fallback);
     const char *pic = write_diff_picture(got, want, r->w, r->h, r->file);
     if (pic)
         snprintf(msg + strlen(msg), cap - strlen(msg),

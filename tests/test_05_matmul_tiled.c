@@ -155,39 +155,15 @@ static void normalise(const float *out, float *norm, size_t n) { grade_normalise
 
 static int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
+/* the launcher as grade_passes_padded calls it */
+static int run_subject(const void *ctx, const void *d_a, const void *d_b, float *d_c, int M, int K, int N) {
+    return ((const Subject *)ctx)->fn(d_a, d_b, d_c, M, K, N);
+}
 /* Runs the launcher on A (M x K) B (K x N) zero-padded to Mp x Kp and Kp x Np under the first
    schedule and says whether the top-left M x N of the result matches the reference. */
 static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Kp, int Np) {
-    size_t mk = (size_t)Mp * Kp, kn = (size_t)Kp * Np, mn = (size_t)Mp * Np;
-    float *a = calloc(mk ? mk : 1, sizeof(float)), *b = calloc(kn ? kn : 1, sizeof(float));
-    float *c = grade_alloc(mn * sizeof(float)), *got = grade_alloc(p->mn * sizeof(float));
-    ck_assert(a && b);
-    for (int r = 0; r < p->M; r++)
-        for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
-    for (int k = 0; k < p->K; k++)
-        for (int col = 0; col < p->N; col++) b[(size_t)k * Np + col] = p->h_b[(size_t)k * p->N + col];
-    float *d_a = grade_device_alloc(mk * sizeof(float)), *d_b = grade_device_alloc(kn * sizeof(float)), *d_c = grade_device_alloc(mn * sizeof(float));
-    grade_to_device(d_a, a, mk * sizeof(float));
-    grade_to_device(d_b, b, kn * sizeof(float));
-    grade_use_schedule(0);
-    int ok = cudaMemset(d_c, FILL_BYTE, mn * sizeof(float)) == cudaSuccess && s->fn(d_a, d_b, d_c, Mp, Kp, Np) == cudaSuccess &&
-             cudaMemcpy(c, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
-    if (ok) {
-        for (int r = 0; r < p->M; r++)
-            for (int col = 0; col < p->N; col++) got[(size_t)r * p->N + col] = c[(size_t)r * Np + col];
-        GradeCompare cmp = compare_for(s, p, 0);
-        char *diff = grade_diff_floats(got, p->h_want, &cmp);
-        ok = diff == NULL;
-        free(diff);
-    }
-    cudaFree(d_a);
-    cudaFree(d_b);
-    cudaFree(d_c);
-    free(a);
-    free(b);
-    free(c);
-    free(got);
-    return ok;
+    GradePadded g = {p->h_a, p->h_b, sizeof(float), p->M, p->K, p->N, p->h_want, compare_for(s, p, 0), FILL_BYTE, run_subject, s};
+    return grade_passes_padded(&g, Mp, Kp, Np);
 }
 
 /* d > 0 when every wrong row r of out that is fully written holds want's row r - d (a store's row

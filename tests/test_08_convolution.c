@@ -386,16 +386,9 @@ static void expect_image(const Image *im, const Spec *s, const char *what, unsig
     if (!d) return;
     char buf[1024];
     const char *hint = conv_hint(im, s, buf, sizeof buf);
-    size_t cap = strlen(d) + (hint ? strlen(hint) : 0) + 256;
-    char *msg = grade_alloc(cap);
-    snprintf(msg, cap, "%s", d);
-    char *lm = strstr(msg, "\n  likely mistake: ");
-    if (hint && lm) { /* ours replaces grade.c's generic one; anything after it stays */
-        char *end = strchr(lm + 1, '\n');
-        memmove(lm, end ? end : lm + strlen(lm), strlen(end ? end : lm + strlen(lm)) + 1);
-    }
-    if (hint) snprintf(msg + strlen(msg), cap - strlen(msg), "\n  likely mistake: %s", hint);
-    else if (!lm)
+    size_t cap;
+    char *msg = grade_with_hint(d, hint, 256, &cap);
+    if (!hint && !strstr(msg, "\n  likely mistake: "))
         snprintf(msg + strlen(msg), cap - strlen(msg),
                  "\n  likely mistake: every pixel was written, but with wrong values: check that out(x, y) adds filter[fy * fw + fx] * "
                  "in(x + r - fx, y + r - fy) over the whole window, with the coordinates clamped to the image");

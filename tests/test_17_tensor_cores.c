@@ -264,40 +264,15 @@ static int matches_transposed(const Subject *s, const Problem *p, const float *g
 
 static int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
+/* the launcher as grade_passes_padded calls it */
+static int run_subject(const void *ctx, const void *d_a, const void *d_b, float *d_c, int M, int K, int N) {
+    return call(ctx, d_a, d_b, d_c, M, N, K);
+}
 /* 17.3: runs the launcher on A and B zero-padded to Mp x Kp and Kp x Np under the first schedule and
    says whether the top-left M x N of the result matches the reference. */
 static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np, int Kp) {
-    size_t mk = (size_t)Mp * Kp, kn = (size_t)Kp * Np, mn = (size_t)Mp * Np;
-    uint16_t *a = calloc(mk ? mk : 1, 2), *b = calloc(kn ? kn : 1, 2);
-    float *c = grade_alloc(mn * sizeof(float)), *got = grade_alloc(p->mn * sizeof(float));
-    ck_assert(a && b);
-    for (int r = 0; r < p->M; r++)
-        for (int k = 0; k < p->K; k++) a[(size_t)r * Kp + k] = p->h_a[(size_t)r * p->K + k];
-    for (int k = 0; k < p->K; k++)
-        for (int j = 0; j < p->N; j++) b[(size_t)k * Np + j] = p->h_b[(size_t)k * p->N + j];
-    void *d_a = grade_device_alloc(mk * 2), *d_b = grade_device_alloc(kn * 2);
-    float *d_c = grade_device_alloc(mn * sizeof(float));
-    grade_to_device(d_a, a, mk * 2);
-    grade_to_device(d_b, b, kn * 2);
-    grade_use_schedule(0);
-    int ok = cudaMemset(d_c, FILL_BYTE, mn * sizeof(float)) == cudaSuccess && call(s, d_a, d_b, d_c, Mp, Np, Kp) == cudaSuccess &&
-             cudaMemcpy(c, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
-    if (ok) {
-        for (int r = 0; r < p->M; r++)
-            for (int j = 0; j < p->N; j++) got[(size_t)r * p->N + j] = c[(size_t)r * Np + j];
-        GradeCompare cmp = compare_for(p, p->atol, 0);
-        char *diff = grade_diff_floats(got, p->h_want, &cmp);
-        ok = diff == NULL;
-        free(diff);
-    }
-    cudaFree(d_a);
-    cudaFree(d_b);
-    cudaFree(d_c);
-    free(a);
-    free(b);
-    free(c);
-    free(got);
-    return ok;
+    GradePadded g = {p->h_a, p->h_b, 2, p->M, p->K, p->N, p->h_want, compare_for(p, p->atol, 0), FILL_BYTE, run_subject, s};
+    return grade_passes_padded(&g, Mp, Kp, Np);
 }
 
 /* 17.2 replayed on the CPU with the leading dimensions the fragments were loaded with (lda for the A

@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "reduce.h"
 #include "free_all.h"
 
@@ -100,16 +101,10 @@ static double row(const char *id, const char *name, BenchFn fn, Job *j, double c
 }
 
 int main(int argc, char **argv) {
-#if ON_SIM
-    int log2n = 20, reps = 3;
-#else
-    int log2n = 28, reps = 20; /* 1 GiB: far beyond the 60 MiB L2 of an H200 */
-#endif
-    if (argc > 1) log2n = atoi(argv[1]);
-    if (log2n < 10 || log2n > 30) {
-        fprintf(stderr, "usage: bench [log2_n [file.csv]]   (log2_n 10..30; default 28)\n");
-        return 2;
-    }
+    /* on a GPU 2^28 floats, 1 GiB: far beyond the 60 MiB L2 of an H200 */
+    int reps = ON_SIM ? 3 : 20;
+    int log2n = demo_read_log2(argc, argv, ON_SIM ? 20 : 28, 10, 30, "usage: bench [log2_n [file.csv]]   (log2_n 10..30; default 28)");
+    if (log2n < 0) return 2;
     size_t n = (size_t)1 << log2n;
     if (argc > 2 && !(csv = fopen(argv[2], "w"))) {
         perror(argv[2]);

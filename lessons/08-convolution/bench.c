@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "free_all.h"
 
 #define FW 15
@@ -90,16 +91,9 @@ static int fused_agrees(FusedBlurFn fn, const float *taps, int w, int h) {
 }
 
 int main(int argc, char **argv) {
-#if ON_SIM
-    int w = 640, h = 360, reps = 3;
-#else
-    int w = 7680, h = 4320, reps = 20; /* 8K: 132.7 MB of floats, well past the 60 MiB L2 of an H200 */
-#endif
-    if (argc > 2) w = atoi(argv[1]), h = atoi(argv[2]);
-    if (w <= 0 || h <= 0) {
-        fprintf(stderr, "usage: bench [width height]   (both > 0)\n");
-        return 2;
-    }
+    /* on a GPU 8K: 132.7 MB of floats, well past the 60 MiB L2 of an H200 */
+    int w, h, reps = ON_SIM ? 3 : 20;
+    if (!demo_read_frame(argc, argv, &w, &h)) return 2;
     size_t n = (size_t)w * h, bytes = n * sizeof(float);
     struct cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

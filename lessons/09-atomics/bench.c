@@ -22,6 +22,7 @@
 #include "bench.h"
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "histogram.h"
 #include "free_all.h"
 
@@ -93,19 +94,11 @@ static double row(const char *name, BenchFn fn, Job *j, double bytes, double cei
 }
 
 int main(int argc, char **argv) {
-#if ON_SIM
-    int log2n = 20, reps = 3;
-#else
-    int log2n = 29, reps = 10; /* 512 MiB: far beyond the 60 MiB L2 of an H200 */
-#endif
-    if (argc > 1) log2n = atoi(argv[1]);
-    if (log2n < 4 || log2n > 30) {
-        fprintf(stderr, "usage: bench [log2_bytes]   (4..30; default 29)\n");
-        return 2;
-    }
+    /* on a GPU 2^29 bytes, 512 MiB: far beyond the 60 MiB L2 of an H200 */
+    int reps = ON_SIM ? 3 : 10;
+    int log2n = demo_read_log2(argc, argv, ON_SIM ? 20 : 29, 4, 30, "usage: bench [log2_bytes]   (4..30; default 29)");
+    if (log2n < 0) return 2;
     size_t n = (size_t)1 << log2n;
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     unsigned char *h = malloc(n);
     if (!h) {
         fprintf(stderr, "bench: out of host memory for %zu bytes\n", n);
@@ -117,7 +110,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc((void **)&j.max, sizeof(float)));
 
     double ceiling = bench_copy_gbs(n, reps);
-    printf("Lesson 09 benchmark on %s: 2^%d bytes (%.1f MiB), median of %d runs\n", prop.name, log2n, n / 1048576.0, reps);
+    printf("Lesson 09 benchmark on %s: 2^%d bytes (%.1f MiB), median of %d runs\n", demo_device_name(), log2n, n / 1048576.0, reps);
     printf("  %-54s %8.1f GB/s  (ceiling: read + write)\n", "cudaMemcpy device-to-device", ceiling);
 
     const char *inputs[] = {"uniform random bytes", "one value (every byte 0xA7: one bin)", "a photo-like picture (draw_landscape_cpu)"};

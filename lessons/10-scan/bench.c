@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "ceiling/cub_ref.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "scan.h"
 #include "free_all.h"
 
@@ -115,19 +116,11 @@ static double row(Table *t, const char *name, BenchFn fn, Job *j, int ok) {
 }
 
 int main(int argc, char **argv) {
-#if ON_SIM
-    int log2n = 18, reps = 3;
-#else
-    int log2n = 28, reps = 20; /* 1 GiB in, 1 GiB out: far beyond the 60 MiB L2 of an H200 */
-#endif
-    if (argc > 1) log2n = atoi(argv[1]);
-    if (log2n < 5 || log2n > 30) {
-        fprintf(stderr, "usage: bench [log2_n [file.csv]]   (5..30; default 28)\n");
-        return 2;
-    }
+    /* on a GPU 2^28 floats, 1 GiB in, 1 GiB out: far beyond the 60 MiB L2 of an H200 */
+    int log2n = demo_read_log2(argc, argv, ON_SIM ? 18 : 28, 5, 30, "usage: bench [log2_n [file.csv]]   (5..30; default 28)");
+    if (log2n < 0) return 2;
     size_t n = (size_t)1 << log2n;
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     float *h_in = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
     if (!h_in || !want || !got) {
         fprintf(stderr, "bench: out of host memory for 3 x %zu floats\n", n);
@@ -146,17 +139,18 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMalloc(&j.work, scan_workspace_bytes(n)));
     CUDA_CHECK(cudaMemcpy((void *)j.in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
 
+    const int reps = ON_SIM ? 3 : 20;
     Table t = {NULL, 0, 0, 2.0 * n * sizeof(float), reps};
     if (argc > 2 && !(t.csv = fopen(argv[2], "w"))) {
         fprintf(stderr, "bench: cannot write %s\n", argv[2]);
         return 1;
     }
     t.copy_gbs = bench_copy_gbs(n * sizeof(float), reps);
-    printf("Lesson 10 benchmark on %s: inclusive scan of 2^%d floats (%.0f MiB in, as much out), median of %d runs\n", prop.name, log2n,
+    printf("Lesson 10 benchmark on %s: inclusive scan of 2^%d floats (%.0f MiB in, as much out), median of %d runs\n", device, log2n,
            n * sizeof(float) / 1048576.0, reps);
     printf("  %-48s %8.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device", t.copy_gbs);
     if (t.csv) {
-        fprintf(t.csv, "# lesson 10 benchmark on %s: inclusive scan of 2^%d floats, median of %d runs; GB/s = bytes read + written\n", prop.name,
+        fprintf(t.csv, "# lesson 10 benchmark on %s: inclusive scan of 2^%d floats, median of %d runs; GB/s = bytes read + written\n", device,
                 log2n, reps);
         fprintf(t.csv, "kernel,ms,gbs,percent_of_copy,x_cub,check\n\"cudaMemcpy device-to-device\",%.4f,%.1f,100.0,,ok\n",
                 t.bytes / (t.copy_gbs * 1e9) * 1e3, t.copy_gbs);

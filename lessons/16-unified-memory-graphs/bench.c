@@ -15,19 +15,11 @@
 #include <string.h>
 
 #include "backend.h"
+#include "bench.h"
 #include "cuda_check.h"
 #include "unified_graphs.h"
 
 #define REPS 5
-
-static int by_value(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-static float median(float *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* One axpy over x and y in stream s, timed with events; prefetch: 0 none, 1 both to the device
    first (outside the timed part), 2 the same and then one untimed axpy (the timed one is the second
@@ -37,7 +29,8 @@ static float time_axpy(float *x, float *y, size_t n, int managed, int prefetch, 
     cudaEvent_t a, b;
     CUDA_CHECK(cudaEventCreate(&a));
     CUDA_CHECK(cudaEventCreate(&b));
-    float runs[REPS], ms = 0;
+    double runs[REPS]; /* REPS is odd: the median is one of the times, as measured */
+    float ms = 0;
     size_t bytes = n * sizeof(float);
     for (int r = -1; r < REPS; r++) {
         if (managed) {
@@ -59,7 +52,7 @@ static float time_axpy(float *x, float *y, size_t n, int managed, int prefetch, 
     }
     CUDA_CHECK(cudaEventDestroy(a));
     CUDA_CHECK(cudaEventDestroy(b));
-    return median(runs, REPS);
+    return (float)bench_median(runs, REPS);
 }
 
 /* bench [LOG2_N]: the axpy's size as a power of two (GPU: 26 by default, 256 MiB per array): a cost
@@ -113,7 +106,8 @@ int main(int argc, char **argv) {
     cudaEvent_t a, b;
     CUDA_CHECK(cudaEventCreate(&a));
     CUDA_CHECK(cudaEventCreate(&b));
-    float direct[REPS], graph[REPS], ms = 0;
+    double direct[REPS], graph[REPS];
+    float ms = 0;
     int graph_ok = chain_capture(&c) == cudaSuccess && c.exec;
     for (int r = -1; r < REPS; r++) {
         CUDA_CHECK(cudaEventRecord(a, s));
@@ -130,7 +124,7 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
         if (r >= 0) graph[r] = ms;
     }
-    float t_direct = median(direct, REPS), t_graph = graph_ok ? median(graph, REPS) : 0;
+    float t_direct = (float)bench_median(direct, REPS), t_graph = graph_ok ? (float)bench_median(graph, REPS) : 0;
     printf("\n16.2  a chain of %d kernels on %zu floats, median of %d\n", steps, c.n, REPS);
     printf("  %-40s %9.3f ms  %6.2f us per kernel\n", "one launch per kernel", t_direct, 1e3 * t_direct / steps);
     if (graph_ok)

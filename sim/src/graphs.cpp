@@ -314,16 +314,21 @@ cudaError_t capture_memset(CUstream_st *s, void *p, int value, size_t count) {
     return captured(s, std::move(w));
 }
 
-cudaError_t capture_host_fn(CUstream_st *s, cudaHostFn_t fn, void *data) {
+/* A host node's work: fn(data), run with CUDA calls refused (a host function may not make them). */
+static NodeWork host_work(cudaHostFn_t fn, void *data, const char *what) {
     NodeWork w;
     w.type = cudaGraphNodeTypeHost;
-    w.what = "host function";
+    w.what = what;
     w.run = [fn, data] {
         set_in_host_function(true);
         fn(data);
         set_in_host_function(false);
     };
-    return captured(s, std::move(w));
+    return w;
+}
+
+cudaError_t capture_host_fn(CUstream_st *s, cudaHostFn_t fn, void *data) {
+    return captured(s, host_work(fn, data, "host function"));
 }
 
 cudaError_t capture_work(CUstream_st *s, const char *what, std::function<void()> run) {
@@ -583,15 +588,7 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pNode, cudaGraph_t graph, cons
     if (e) return record(e);
     cudaHostFn_t fn = p->fn;
     void *data = p->userData;
-    NodeWork w;
-    w.type = cudaGraphNodeTypeHost;
-    w.what = "host node";
-    w.run = [fn, data] {
-        set_in_host_function(true);
-        fn(data);
-        set_in_host_function(false);
-    };
-    *pNode = add_node(graph, std::move(d), std::move(w));
+    *pNode = add_node(graph, std::move(d), host_work(fn, data, "host node"));
     return cudaSuccess;
 }
 

@@ -16,6 +16,7 @@
  * figures into the report. */
 #include "profile.h"
 #include "profile_code.h"
+#include "unhooked_note.h"
 
 #include <algorithm>
 #include <unistd.h>
@@ -449,12 +450,6 @@ extern "C" int simcuda_profile_control(int on) {
 }
 
 /* SIM_PROFILE=1 on a program built without --profile: say why nothing is printed. */
-namespace {
-struct ProfileNote {
-    ~ProfileNote() {
-        const char *e = getenv("SIM_PROFILE");
-        if (e && *e && strcmp(e, "0") != 0 && !simcuda::g_hooks_linked)
-            fprintf(stderr, "simcuda: SIM_PROFILE=1, but this program was built without profiling: rebuild it with `tools/simcc --profile` (or SIMCC_PROFILE=1)\n");
-    }
-} g_profile_note;
-} // namespace
+static simcuda::UnhookedNote g_profile_note{
+    "SIM_PROFILE", &simcuda::g_hooks_linked,
+    "simcuda: SIM_PROFILE=1, but this program was built without profiling: rebuild it with `tools/simcc --profile` (or SIMCC_PROFILE=1)"};

@@ -24,6 +24,7 @@
 
 #include "internal.h"
 #include "profile_code.h" /* source_line_of */
+#include "unhooked_note.h"
 
 #include <cinttypes>
 #include <unistd.h>
@@ -416,12 +417,7 @@ extern "C" int simcuda_racecheck(int on) {
 }
 
 /* SIM_RACECHECK=1 on a program built without --profile: say why nothing is checked. */
-namespace {
-struct RacecheckNote {
-    ~RacecheckNote() {
-        const char *e = getenv("SIM_RACECHECK");
-        if (e && *e && strcmp(e, "0") != 0 && !g_hooks_linked)
-            fprintf(stderr, "simcuda: SIM_RACECHECK=1, but this program was built without profiling, so the race check saw nothing: rebuild it with `tools/simcc --profile` (or SIMCC_PROFILE=1)\n");
-    }
-} g_racecheck_note;
-} // namespace
+static simcuda::UnhookedNote g_racecheck_note{
+    "SIM_RACECHECK", &g_hooks_linked,
+    "simcuda: SIM_RACECHECK=1, but this program was built without profiling, so the race check saw nothing: rebuild it with "
+    "`tools/simcc --profile` (or SIMCC_PROFILE=1)"};

@@ -19,16 +19,7 @@
 #include "runner.h"
 
 /* ---- the grader's own cuBLAS calls ---- */
-static int64_t b_cublas_create(const RunnerCall *c) {
-    cublasHandle_t h = NULL;
-    cublasStatus_t st = cublasCreate(&h);
-    c->rep->out[0] = (uint64_t)(uintptr_t)h;
-    return st;
-}
-static int64_t b_cublas_destroy(const RunnerCall *c) { return cublasDestroy((cublasHandle_t)rc_ptr(c, 0)); }
-static int64_t b_cublas_set_math_mode(const RunnerCall *c) {
-    return cublasSetMathMode((cublasHandle_t)rc_ptr(c, 0), (cublasMath_t)rc_u64(c, 1));
-}
+#include "cublas_builtins.h"
 /* arg 0: the status; arg 1, arg 2: buffers for its name and its description */
 static int64_t b_cublas_status_text(const RunnerCall *c) {
     cublasStatus_t st = (cublasStatus_t)rc_u64(c, 0);
@@ -38,9 +29,7 @@ static int64_t b_cublas_status_text(const RunnerCall *c) {
     return 0;
 }
 
-#define RUNNER_EXTRA                                                                                  \
-    {"cublas.Create", b_cublas_create}, {"cublas.Destroy", b_cublas_destroy}, {"cublas.SetMathMode", b_cublas_set_math_mode}, \
-        {"cublas.StatusText", b_cublas_status_text},
+#define RUNNER_EXTRA CUBLAS_BUILTINS, {"cublas.StatusText", b_cublas_status_text},
 
 #else
 #include <stdio.h>

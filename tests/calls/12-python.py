@@ -170,11 +170,17 @@ def make_form(x, form, shape=None):
     return x
 
 
-def op_vector_add(args, blob, cnt):
-    lib_mod = student("cudalib")
+def vector_operands(args, blob):
+    """A vector operation's n (args["n"]), its inputs a and b (n float32 each, in the blob's order)
+    and the blob's area for its n float32 outputs."""
     n = int(args["n"])
     a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    return n, a, b, blob.out_area(np.float32, n)
+
+
+def op_vector_add(args, blob, cnt):
+    lib_mod = student("cudalib")
+    n, a, b, area = vector_operands(args, blob)
     form = args.get("form", "ok")
     if form == "twod":
         if n % 2:
@@ -296,9 +302,7 @@ def op_numba_vector_add(args, blob, cnt):
     need_numba()
     mod = student("numba_kernels")
     counted(mod, "vector_add_kernel", cnt)
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     result = mod.vector_add_numba(a, b, int(args.get("block", 128)))
     return put_result(blob, area, result)
 
@@ -360,9 +364,7 @@ def cupy_module(cnt):
 
 def op_cupy_vector_add(args, blob, cnt):
     cp, mod, raw = cupy_module(cnt)
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     da, db = cp.asarray(a), cp.asarray(b)
     if args.get("form") == "numpy":  # host arrays where CuPy arrays are expected
         da, db = a, b
@@ -395,9 +397,7 @@ def op_cupy_stream(args, blob, cnt):
     """vector_add_on_stream on a non-blocking stream that is busy for a while first: a copy that
     does not wait for the stream reads `out` before the kernel wrote it."""
     cp, mod, raw = cupy_module(cnt)
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     da, db = cp.asarray(a), cp.asarray(b)
     out = cp.full(n, cp.nan, dtype=cp.float32)
     cp.cuda.Device().synchronize()
@@ -438,9 +438,7 @@ def device_arrays(kind, a, b, n):
 def op_zero_copy(args, blob, cnt):
     """The C library's vector_add_gpu on another library's device arrays, in place, no copy."""
     mod = student("cupy_kernels")
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     kind = args["kind"]
     lib = student("cudalib").load(LIB_PATH)
     if kind == "numpy":  # host arrays: there is no device pointer to give
@@ -637,9 +635,7 @@ def gpuarray_result(result, area, blob):
 def op_pycuda_vector_add(args, blob, cnt):
     drv, mod, raw = pycuda_module(cnt)
     import pycuda.gpuarray as gpuarray
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     da, db = (a, b) if args.get("form") == "numpy" else (gpuarray.to_gpu(a), gpuarray.to_gpu(b))
     poison_allocator(drv, 4 * n)
     result = pycuda_call(mod.vector_add_gpuarray, raw, da, db, int(args.get("block", 256)))
@@ -650,9 +646,7 @@ def op_pycuda_vector_add(args, blob, cnt):
 
 def op_pycuda_in_out(args, blob, cnt):
     drv, mod, raw = pycuda_module(cnt)
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     form = args.get("form", "ok")
     if form == "mismatch":
         b = b[:-1].copy()
@@ -685,9 +679,7 @@ def op_pycuda_stream(args, blob, cnt):
     drv, mod, raw = pycuda_module(cnt)
     import pycuda.gpuarray as gpuarray
     from pycuda.compiler import SourceModule
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     da, db = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
     out = gpuarray.to_gpu(np.full(n, np.nan, dtype=np.float32))
     if not _pycuda_delay:
@@ -849,9 +841,7 @@ def op_torch_build(args, blob, cnt):
 
 def op_torch_vector_add(args, blob, cnt):
     torch, mod, ext = torch_ext(cnt)
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     form = args.get("form", "ok")
     if form == "mismatch":
         ta, tb = torch_form(torch, a, "ok"), torch_form(torch, b[:-1].copy(), "ok")
@@ -896,9 +886,7 @@ def op_torch_stream(args, blob, cnt):
     """ext.vector_add inside `with torch.cuda.stream(s)`, on an input that s writes after a long
     wait: a launch on any other stream than PyTorch's current one reads it before it is written."""
     torch, mod, ext = torch_ext(cnt)
-    n = int(args["n"])
-    a, b = blob.take(np.float32, n), blob.take(np.float32, n)
-    area = blob.out_area(np.float32, n)
+    n, a, b, area = vector_operands(args, blob)
     ta, tb = torch_form(torch, a, "ok"), torch_form(torch, b, "ok")
     late = torch.full_like(ta, float("nan"))
     torch.cuda.synchronize()

@@ -19,23 +19,10 @@
 
 #ifdef GRADE_RUNNER_SIDE
 #include "runner.h"
+#include "cublas_builtins.h"
 
 /* ---- the grader's own library calls ---- */
-static int64_t b_cusolver_create(const RunnerCall *c) {
-    cusolverDnHandle_t h = NULL;
-    int64_t st = cusolverDnCreate(&h);
-    c->rep->out[0] = (uint64_t)(uintptr_t)h;
-    return st;
-}
-static int64_t b_cusolver_destroy(const RunnerCall *c) { return cusolverDnDestroy((cusolverDnHandle_t)rc_ptr(c, 0)); }
-static int64_t b_cublas_create(const RunnerCall *c) {
-    cublasHandle_t h = NULL;
-    int64_t st = cublasCreate(&h);
-    c->rep->out[0] = (uint64_t)(uintptr_t)h;
-    return st;
-}
-static int64_t b_cublas_destroy(const RunnerCall *c) { return cublasDestroy((cublasHandle_t)rc_ptr(c, 0)); }
-static int64_t b_cublas_set_math_mode(const RunnerCall *c) { return cublasSetMathMode((cublasHandle_t)rc_ptr(c, 0), (cublasMath_t)rc_u64(c, 1)); }
+RUNNER_HANDLE_BUILTINS(cusolver, cusolverDnHandle_t, cusolverDnCreate, cusolverDnDestroy)
 static int64_t b_cublas_get_math_mode(const RunnerCall *c) {
     cublasMath_t mode = CUBLAS_DEFAULT_MATH;
     if (cublasGetMathMode((cublasHandle_t)rc_ptr(c, 0), &mode) != CUBLAS_STATUS_SUCCESS) return -1;
@@ -48,14 +35,12 @@ static int64_t b_curand_create(const RunnerCall *c) {
     /* On a GPU the generator allocates its state in device memory on first use; set it up here,
        so the student's first call does not look like a leak (seen on the H200: 196608 bytes). */
     if (st == 0) st = curandGenerateSeeds(g);
-    c->rep->out[0] = (uint64_t)(uintptr_t)g;
-    return st;
+    return rc_reply_handle(c, g, st);
 }
 static int64_t b_curand_destroy(const RunnerCall *c) { return curandDestroyGenerator((curandGenerator_t)rc_ptr(c, 0)); }
 
 #define RUNNER_EXTRA                                                                                                   \
-    {"cusolver.Create", b_cusolver_create}, {"cusolver.Destroy", b_cusolver_destroy}, {"cublas.Create", b_cublas_create},      \
-        {"cublas.Destroy", b_cublas_destroy}, {"cublas.SetMathMode", b_cublas_set_math_mode},                                  \
+    {"cusolver.Create", b_cusolver_create}, {"cusolver.Destroy", b_cusolver_destroy}, CUBLAS_BUILTINS,                         \
         {"cublas.GetMathMode", b_cublas_get_math_mode}, {"curand.Create", b_curand_create}, {"curand.Destroy", b_curand_destroy},
 
 #else

@@ -17,6 +17,7 @@ mkdir -p "$out"
 [ -f tools/gpu_debs.sh ] && . tools/gpu_debs.sh
 export PATH=$PATH:/usr/local/cuda/bin
 mk="make BACKEND=gpu BUILD=build-gpu ARCH=sm_90"
+. tools/gpu/bench_twice.sh
 bench=build-gpu/gpu/solution/18-async-copies/bench
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
@@ -27,22 +28,8 @@ if ! timeout 90 $mk -j16 "$bench" >"$out/build.log" 2>&1; then
   exit 1
 fi
 echo "built in ${SECONDS}s"
-for r in 1 2; do
-  timeout 25 $mk bench LESSON=18 SOLUTION=1 >"$out/bench-$r.log" 2>&1
-done
-grep -hE 'x cuBLAS|x CUB|GB/s|GFLOP/s|WRONG' "$out/bench-1.log"
-echo "-- run 2:"
-grep -hE 'x cuBLAS|x CUB|WRONG' "$out/bench-2.log"
+bench_twice 25 'x cuBLAS|x CUB|GB/s|GFLOP/s|WRONG' 'x cuBLAS|x CUB|WRONG'
 
-# best_row PATTERN RATIO_WORD: the 0-based index, among the rows matching PATTERN (a step table's
-# rows, in order), of the one whose ratio (the number before RATIO_WORD) summed over the runs is
-# highest; nothing when no row was timed.
-best_row() {
-  awk -v pat="$1" -v word="$2" '
-    FNR == 1 { k = 0 }
-    $0 ~ pat { if ($NF == word) sum[k] += $(NF - 2); k++ }
-    END { for (i in sum) if (best == "" || sum[i] > sum[best]) best = i; if (best != "") print best }' "$out"/bench-*.log
-}
 # template_args FILE LAUNCHER K: the template arguments of the K-th (0-based) LAUNCHER<...> of FILE's
 # step table, as a mangled suffix: <256, 32, 4, 6, 2> -> ILi256ELi32ELi4ELi6ELi2EE (the layouts'
 # names in sgemm_steps.cu are their values).

@@ -17,6 +17,7 @@ out=${OUT:-sgemm-gpu}
 mkdir -p "$out"
 export PATH=$PATH:/usr/local/cuda/bin
 mk="make BACKEND=gpu BUILD=build-gpu ARCH=sm_90"
+. tools/gpu/bench_twice.sh
 bench=build-gpu/gpu/solution/18-async-copies/bench
 steps=solutions/18-async-copies/steps/sgemm_steps.cu
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
@@ -34,21 +35,8 @@ grep -hE "Compiling entry|spill|Used" "$out/ptxas.txt" | sed -E 's/ptxas info *:
   sed -E 's/Compiling entry function .(_Z[0-9]+)?([a-z_]+kernel)([^ ]*). for .sm_90.\s*/\2\3: /' >"$out/ptxas-summary.txt"
 echo "built in ${SECONDS}s; step 4 kernels (-O3):"
 cat "$out/ptxas-summary.txt"
-for r in 1 2; do
-  timeout 20 $mk bench LESSON=18 SOLUTION=1 >"$out/bench-$r.log" 2>&1
-done
-grep -hE 'x cuBLAS|GFLOP/s|WRONG' "$out/bench-1.log"
-echo "-- run 2:"
-grep -hE 'x cuBLAS|WRONG' "$out/bench-2.log"
+bench_twice 20 'x cuBLAS|GFLOP/s|WRONG' 'x cuBLAS|WRONG'
 
-# best_row PATTERN: the 0-based index, among all the step rows ("  step N: ..."), of the row matching
-# PATTERN whose "x cuBLAS" summed over the runs is highest.
-best_row() {
-  awk -v pat="$1" '
-    FNR == 1 { k = 0 }
-    /^  step [0-9]+:/ { if ($0 ~ pat && $NF == "cuBLAS") sum[k] += $(NF - 2); k++ }
-    END { for (i in sum) if (best == "" || sum[i] > sum[best]) best = i; if (best != "") print best }' "$out"/bench-*.log
-}
 # step_kernel K: the kernel of the K-th (0-based) launcher of the step table as a mangled-name prefix:
 # sgemm_wide_launch<256, 128, 8, 3, 0> -> sgemm_wide_kernelILi256ELi128ELi8ELi3ELi0EE (the layouts'
 # names of steps 1-3 are their values).
@@ -77,7 +65,7 @@ profile() { # profile NAME LATEST ARGS...: unless past LATEST seconds, the repor
   grep -E 'Context [0-9]+, Stream|gpu__time|pipe_fma_cycles|issue_active|inst_executed|bank_conflicts|warps_active|registers|stalled' \
     "$out/ncu-$name.txt" | sed -E 's/ +/ /g' | head -30
 }
-k=$(best_row '^  step 4:')
+k=$(best_row '^  step [0-9]+:' cuBLAS '^  step 4:')
 if [ -n "$k" ]; then
   kernel=$(step_kernel "$k")
   echo "best step 4: row $k, $kernel" | tee "$out/best.txt"

@@ -36,15 +36,19 @@ static void *real(const char *name) {
     return f;
 }
 
+/* What a hook does before ASan's own check: hands the access (from the code at ret) to whichever of
+   the profiler, the race check and the asynchronous-copy check is on. Inlined into every hook, so
+   that the common case, all off, stays three predicted branches. */
+static inline __attribute__((always_inline)) void observe(const void *ret, uintptr_t addr, size_t size, bool store) {
+    if (__builtin_expect(simcuda::g_profiling, 0)) simcuda::profile_record(ret, addr, size, store);
+    if (__builtin_expect(simcuda::g_racecheck, 0)) simcuda::race_record(ret, addr, size, store);
+    if (__builtin_expect(simcuda::g_async_pending, 0)) simcuda::async_access(ret, addr, size, store);
+}
+
 #define SIMCUDA_HOOK(N, STORE, NAME)                                                               \
     extern "C" __attribute__((visibility("default"))) void NAME(uintptr_t addr) {                  \
         static check_fn next = nullptr;                                                            \
-        if (__builtin_expect(simcuda::g_profiling, 0))                                             \
-            simcuda::profile_record(__builtin_return_address(0), addr, N, STORE);                  \
-        if (__builtin_expect(simcuda::g_racecheck, 0))                                             \
-            simcuda::race_record(__builtin_return_address(0), addr, N, STORE);                     \
-        if (__builtin_expect(simcuda::g_async_pending, 0))                                         \
-            simcuda::async_access(__builtin_return_address(0), addr, N, STORE);                    \
+        observe(__builtin_return_address(0), addr, N, STORE);                                      \
         if (__builtin_expect(!next, 0)) next = (check_fn)real(#NAME);                              \
         next(addr);                                                                                \
     }
@@ -62,12 +66,7 @@ SIMCUDA_HOOK(16, true, __asan_store16)
 #define SIMCUDA_HOOK_N(STORE, NAME)                                                                \
     extern "C" __attribute__((visibility("default"))) void NAME(uintptr_t addr, uintptr_t size) { \
         static check_n_fn next = nullptr;                                                          \
-        if (__builtin_expect(simcuda::g_profiling, 0))                                             \
-            simcuda::profile_record(__builtin_return_address(0), addr, size, STORE);               \
-        if (__builtin_expect(simcuda::g_racecheck, 0))                                             \
-            simcuda::race_record(__builtin_return_address(0), addr, size, STORE);                  \
-        if (__builtin_expect(simcuda::g_async_pending, 0))                                         \
-            simcuda::async_access(__builtin_return_address(0), addr, size, STORE);                 \
+        observe(__builtin_return_address(0), addr, size, STORE);                                   \
         if (__builtin_expect(!next, 0)) next = (check_n_fn)real(#NAME);                            \
         next(addr, size);                                                                          \
     }

@@ -43,6 +43,41 @@ __constant__ float c_fused_col[CONV_MAX_FW];
 
 __device__ __forceinline__ int fb_clamp(int v, int n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
+// The row pass of one group of 4 outputs: output k (0..3) sums tap m times v[k + 15 - m], v holding
+// the 20 input pixels from 8 before the first output on; the 4 sums go to dst as one float4.
+__device__ __forceinline__ void fb_row_taps(const float (&v)[20], float *dst) {
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int m = 0; m < CONV_MAX_FW; m++)
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc[k] += c_fused_row[m] * v[k + 15 - m];
+    *(float4 *)dst = make_float4(acc[0], acc[1], acc[2], acc[3]);
+}
+
+// The column pass from the row pass's tile s_tmp (TW wide): thread t takes column t % TW and the
+// strip of PER outputs of group g = t / TW. Intermediate row i of the strip is tile row g * PER + i,
+// the input at y0 + g * PER - 7 + i; output g * PER + k needs tap m times strip row k + 14 - m.
+template <int TW, int PER>
+__device__ __forceinline__ void fb_column_pass(const float *s_tmp, float *out, int x0, int y0, int width, int height) {
+    const int t = threadIdx.x, c = t % TW, g = t / TW, x = x0 + c;
+    float acc[PER];
+#pragma unroll
+    for (int k = 0; k < PER; k++) acc[k] = 0.0f;
+#pragma unroll
+    for (int i = PER + 2 * FB_RADIUS - 1; i >= 0; i--) {
+        const float v = s_tmp[(g * PER + i) * TW + c];
+#pragma unroll
+        for (int k = 0; k < PER; k++)
+            if (k + 2 * FB_RADIUS - i >= 0 && k + 2 * FB_RADIUS - i < CONV_MAX_FW) acc[k] += c_fused_col[k + 2 * FB_RADIUS - i] * v;
+    }
+    if (x >= width) return;
+#pragma unroll
+    for (int k = 0; k < PER; k++) {
+        const int y = y0 + g * PER + k;
+        if (y < height) out[(size_t)y * width + x] = acc[k];
+    }
+}
+
 template <int TW, int TH>
 __global__ void __launch_bounds__(FB_THREADS) fused_blur_kernel(const float *in, float *out, int width, int height) {
     constexpr int ROWS = TH + 2 * FB_RADIUS;    // intermediate rows the tile needs
@@ -81,34 +116,12 @@ __global__ void __launch_bounds__(FB_THREADS) fused_blur_kernel(const float *in,
             float4 f = *(const float4 *)&s_in[r * PITCH + 4 * q + 4 * j];
             v[4 * j] = f.x, v[4 * j + 1] = f.y, v[4 * j + 2] = f.z, v[4 * j + 3] = f.w;
         }
-        float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int m = 0; m < CONV_MAX_FW; m++)
-#pragma unroll
-            for (int k = 0; k < 4; k++) acc[k] += c_fused_row[m] * v[k + 15 - m];
-        *(float4 *)&s_tmp[r * TW + 4 * q] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        fb_row_taps(v, &s_tmp[r * TW + 4 * q]);
     }
     __syncthreads();
 
-    // 3. the column pass: intermediate row i of this thread's strip is tile row g * PER + i, the
-    //    input at y0 + g * PER - 7 + i; output g * PER + k needs tap m times strip row k + 14 - m
-    const int c = t % TW, g = t / TW, x = x0 + c;
-    float acc[PER];
-#pragma unroll
-    for (int k = 0; k < PER; k++) acc[k] = 0.0f;
-#pragma unroll
-    for (int i = PER + 2 * FB_RADIUS - 1; i >= 0; i--) {
-        const float v = s_tmp[(g * PER + i) * TW + c];
-#pragma unroll
-        for (int k = 0; k < PER; k++)
-            if (k + 2 * FB_RADIUS - i >= 0 && k + 2 * FB_RADIUS - i < CONV_MAX_FW) acc[k] += c_fused_col[k + 2 * FB_RADIUS - i] * v;
-    }
-    if (x >= width) return;
-#pragma unroll
-    for (int k = 0; k < PER; k++) {
-        const int y = y0 + g * PER + k;
-        if (y < height) out[(size_t)y * width + x] = acc[k];
-    }
+    // 3. the column pass
+    fb_column_pass<TW, PER>(s_tmp, out, x0, y0, width, height);
 }
 
 // B': as above, but the row pass reads its 20 pixels straight from global memory (16-byte loads
@@ -139,31 +152,10 @@ __global__ void __launch_bounds__(FB_THREADS) fused_direct_kernel(const float *i
 #pragma unroll
             for (int j = 0; j < 20; j++) v[j] = row[fb_clamp(xs + j, width)];
         }
-        float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int m = 0; m < CONV_MAX_FW; m++)
-#pragma unroll
-            for (int k = 0; k < 4; k++) acc[k] += c_fused_row[m] * v[k + 15 - m];
-        *(float4 *)&s_tmp[r * TW + 4 * q] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        fb_row_taps(v, &s_tmp[r * TW + 4 * q]);
     }
     __syncthreads();
-    const int c = t % TW, g = t / TW, x = x0 + c;
-    float acc[PER];
-#pragma unroll
-    for (int k = 0; k < PER; k++) acc[k] = 0.0f;
-#pragma unroll
-    for (int i = PER + 2 * FB_RADIUS - 1; i >= 0; i--) {
-        const float v = s_tmp[(g * PER + i) * TW + c];
-#pragma unroll
-        for (int k = 0; k < PER; k++)
-            if (k + 2 * FB_RADIUS - i >= 0 && k + 2 * FB_RADIUS - i < CONV_MAX_FW) acc[k] += c_fused_col[k + 2 * FB_RADIUS - i] * v;
-    }
-    if (x >= width) return;
-#pragma unroll
-    for (int k = 0; k < PER; k++) {
-        const int y = y0 + g * PER + k;
-        if (y < height) out[(size_t)y * width + x] = acc[k];
-    }
+    fb_column_pass<TW, PER>(s_tmp, out, x0, y0, width, height);
 }
 
 // C: the column pass first, straight from global memory (each thread walks down one column of the

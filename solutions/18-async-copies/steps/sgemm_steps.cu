@@ -97,6 +97,20 @@ __device__ __forceinline__ void sg_copy_tile(float *as, float *bs, const float *
     for (int j = 0; j < BK / 8; j++) __pipeline_memcpy_async(bs + j * 8 * SG_BN, b + (size_t)j * 8 * N, 16);
 }
 
+// Which tile of C block b (a 1-D grid) computes: row by row for GROUP == 0, else in bands of GROUP
+// block rows (column by column inside a band), so that the blocks running at once use fewer
+// distinct rows of A.
+template <int GROUP>
+__device__ __forceinline__ void sg_tile_of_block(int tiles_m, int tiles_n, int *tm, int *tn) {
+    if (GROUP == 0) {
+        *tm = blockIdx.x / tiles_n, *tn = blockIdx.x % tiles_n;
+    } else {
+        const int band = blockIdx.x / (GROUP * tiles_n), first = band * GROUP;
+        const int rows = min(GROUP, tiles_m - first), r = blockIdx.x % (GROUP * tiles_n);
+        *tm = first + r % rows, *tn = r / rows;
+    }
+}
+
 // C = A B for M, N multiples of 128 and K a multiple of BK: STAGES slices of BK in shared memory,
 // threads laid out as LAYOUT, at least MIN_BLOCKS blocks per multiprocessor (registers capped to
 // fit), and GROUP > 0: the blocks walk C in bands of GROUP block rows (0: row by row). One block per
@@ -109,17 +123,8 @@ __global__ void __launch_bounds__(SG_THREADS, MIN_BLOCKS)
     float *smem = reinterpret_cast<float *>(sg_smem);
     constexpr int AP = SgStage<BK>::A_PITCH;
 
-    // Which tile of C: block b of the grid, row by row, or in bands of GROUP block rows (column by
-    // column inside a band), so that the blocks running at once use fewer distinct rows of A.
-    const int tiles_n = N / SG_BN, tiles_m = M / SG_BM;
     int tm, tn;
-    if (GROUP == 0) {
-        tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
-    } else {
-        const int band = blockIdx.x / (GROUP * tiles_n), first = band * GROUP;
-        const int rows = min(GROUP, tiles_m - first), r = blockIdx.x % (GROUP * tiles_n);
-        tm = first + r % rows, tn = r / rows;
-    }
+    sg_tile_of_block<GROUP>(M / SG_BM, N / SG_BN, &tm, &tn);
     const int row0 = tm * SG_BM, col0 = tn * SG_BN, tid = threadIdx.x;
 
     // Where this thread's copies go: A row tid / (BK/4), float4 tid % (BK/4); B row tid / 32, float4
@@ -313,15 +318,8 @@ __global__ void __launch_bounds__(SG_THREADS, 1)
     extern __shared__ float4 sg_smem[];
     float *smem = reinterpret_cast<float *>(sg_smem);
 
-    const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
     int tm, tn;
-    if (GROUP == 0) {
-        tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
-    } else {
-        const int band = blockIdx.x / (GROUP * tiles_n), first = band * GROUP;
-        const int rows = min(GROUP, tiles_m - first), r = blockIdx.x % (GROUP * tiles_n);
-        tm = first + r % rows, tn = r / rows;
-    }
+    sg_tile_of_block<GROUP>((M + BM - 1) / BM, (N + BN - 1) / BN, &tm, &tn);
     const int row0 = tm * BM, col0 = tn * BN, tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 
     // Copies of A: warp w's copy j takes rows (w / (BK/8)) 4 + j A_ROWS + lane / 8, values of k

@@ -1,8 +1,9 @@
 /**
  * @file flash_mma_check.cpp
  * @brief CPU check of flash_mma.cu's fragment arithmetic, no GPU needed: emulates ldmatrix (with and
- *        without .trans) and mma.sync m16n8k16 lane by lane as the PTX ISA describes them (written
- *        here from the ISA's fragment tables, independently of flash_mma_layout.h), runs the
+ *        without .trans) and mma.sync m16n8k16 lane by lane as the PTX ISA describes them (lesson
+ *        17's mma_emulate.h, written from the ISA's fragment tables, independently of
+ *        flash_mma_layout.h), runs the
  *        kernel's steps for every warp of every block with flash_mma_layout.h's indices (swizzled
  *        copies, Q/K/V ldmatrix addresses, masking by accumulator row and key, the quad's
  *        shuffles, P's A fragments packed from S's accumulators, O's stores), and compares O with
@@ -22,77 +23,42 @@
 #include <algorithm>
 #include <vector>
 
+#include "../../17-tensor-cores/steps/mma_emulate.h"
 #include "flash_mma_layout.h"
 
 static const int D = 64, BK = 64, C = 8;
 
-static uint16_t f2bf(float f) { // round to nearest even, as __float2bfloat16_rn (no NaNs here)
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u += 0x7FFF + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-static float bf2f(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static uint32_t pack(uint16_t lo, uint16_t hi) { return (uint32_t)lo | ((uint32_t)hi << 16); }
-static uint16_t lo16(uint32_t v) { return (uint16_t)(v & 0xFFFF); }
-static uint16_t hi16(uint32_t v) { return (uint16_t)(v >> 16); }
+static uint16_t f2bf(float f) { return mma_emu_bf16(f); }
+static float bf2f(uint16_t h) { return mma_emu_float(h); }
 
 static int failures = 0;
 
-// ldmatrix.x4: addr[l] = element offset of the 8-element row lane l supplies; matrix i's rows are
-// lanes 8i..8i+7. Without .trans lane l receives, of each matrix, row l / 4, elements 2(l % 4), +1;
-// with .trans, elements (row 2(l % 4), column l / 4) and (row 2(l % 4) + 1, column l / 4).
-static void ldmatrix_x4(const std::vector<uint16_t> &tile, const int (&addr)[32], bool trans, uint32_t (&out)[32][4]) {
-    for (int i = 0; i < 4; i++) {
-        int groups = 0;
-        for (int k = 0; k < 8; k++) {
-            const int a = addr[8 * i + k];
-            if (a < 0 || a + 8 > (int)tile.size() || a % 8) printf("ldmatrix: lane %d's address %d is out of the tile or not 16-byte aligned  WRONG\n", 8 * i + k, a), failures++;
-            groups |= 1 << ((a / 8) % 8); // 16-byte group of banks
-        }
-        if (groups != 0xFF) printf("ldmatrix: matrix %d's 8 rows share bank groups (mask %02x)  WRONG\n", i, groups), failures++;
-        for (int l = 0; l < 32; l++) {
-            const int g = l / 4, t = l % 4;
-            if (!trans) out[l][i] = pack(tile[addr[8 * i + g] + 2 * t], tile[addr[8 * i + g] + 2 * t + 1]);
-            else out[l][i] = pack(tile[addr[8 * i + 2 * t] + g], tile[addr[8 * i + 2 * t + 1] + g]);
-        }
+// mma_emulate.h's ldmatrix.x4 at the lane addresses that rc (a (row, chunk) function of
+// flash_mma_layout.h) gives for the 16 x 16 piece at (r0, c0) of a swizzled tile; an address out
+// of the tile or misaligned, and a phase whose 8 rows share bank groups, are failures.
+static void ldmatrix_x4(const std::vector<uint16_t> &tile, void (*rc)(int, int, int, int *, int *), int r0, int c0, bool trans,
+                        uint32_t (&out)[32][4]) {
+    int addr[32], groups[4];
+    for (int l = 0; l < 32; l++) {
+        int r, c;
+        rc(l, r0, c0, &r, &c);
+        addr[l] = mma_swz<C>(r, c);
+        if (addr[l] < 0 || addr[l] + 8 > (int)tile.size() || addr[l] % 8)
+            printf("ldmatrix: lane %d's address %d is out of the tile or not 16-byte aligned  WRONG\n", l, addr[l]), failures++;
     }
+    mma_emu_ldmatrix_x4(tile, addr, trans, out, groups);
+    for (int i = 0; i < 4; i++)
+        if (groups[i] != 0xFF) printf("ldmatrix: matrix %d's 8 rows share bank groups (mask %02x)  WRONG\n", i, groups[i]), failures++;
 }
 
-// mma.sync.m16n8k16.row.col f32.bf16.bf16.f32, the ISA's fragment tables: A a0 (g, 2t..2t+1), a1
-// (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..); B b0 (k 2t..2t+1, n g), b1 (k 2t+8.., n g);
-// C/D c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1).
-static void mma(float (&d)[32][4], const uint32_t (&a)[32][4], const uint32_t (&b0)[32], const uint32_t (&b1)[32]) {
-    float A[16][16], B[16][8];
-    for (int l = 0; l < 32; l++) {
-        const int g = l / 4, t = l % 4;
-        for (int i = 0; i < 4; i++) {
-            const int r = g + (i & 1) * 8, c = 2 * t + (i >> 1) * 8;
-            A[r][c] = bf2f(lo16(a[l][i])), A[r][c + 1] = bf2f(hi16(a[l][i]));
-        }
-        B[2 * t][g] = bf2f(lo16(b0[l])), B[2 * t + 1][g] = bf2f(hi16(b0[l]));
-        B[2 * t + 8][g] = bf2f(lo16(b1[l])), B[2 * t + 9][g] = bf2f(hi16(b1[l]));
-    }
-    float Dm[16][8];
-    for (int l = 0; l < 32; l++) {
-        const int g = l / 4, t = l % 4;
-        Dm[g][2 * t] = d[l][0], Dm[g][2 * t + 1] = d[l][1], Dm[g + 8][2 * t] = d[l][2], Dm[g + 8][2 * t + 1] = d[l][3];
-    }
-    for (int r = 0; r < 16; r++)
-        for (int c = 0; c < 8; c++) {
-            double acc = Dm[r][c];
-            for (int k = 0; k < 16; k++) acc += (double)A[r][k] * B[k][c];
-            Dm[r][c] = (float)acc;
-        }
-    for (int l = 0; l < 32; l++) {
-        const int g = l / 4, t = l % 4;
-        d[l][0] = Dm[g][2 * t], d[l][1] = Dm[g][2 * t + 1], d[l][2] = Dm[g + 8][2 * t], d[l][3] = Dm[g + 8][2 * t + 1];
-    }
+// d0 += a B0 and d1 += a B1, B0 and B1 the two n8 fragments of one ldmatrix.x4 (as ldmatrix_x4's
+// arguments) read from tile: for S = Q K^T a 16-key piece of K, for O += P V a 16-column piece of V.
+static void mma_two(float (&d0)[32][4], float (&d1)[32][4], const uint32_t (&a)[32][4], const std::vector<uint16_t> &tile,
+                    void (*rc)(int, int, int, int *, int *), int r0, int c0, bool trans) {
+    uint32_t b[32][4];
+    ldmatrix_x4(tile, rc, r0, c0, trans, b);
+    mma_emu_m16n8k16(d0, a, b, 0);
+    mma_emu_m16n8k16(d1, a, b, 1);
 }
 
 // __shfl_xor_sync over a warp's values
@@ -128,15 +94,7 @@ static void flash_mma_emulate(int WARPS, int MW, const std::vector<uint16_t> &Q,
           for (int mi = 0; mi < MW; mi++) {
             const int w0 = q0 + warp * 16 * MW, g0 = w0 + mi * 16; // the warp's first query, the group's
             uint32_t qf[4][32][4];
-            for (int kk = 0; kk < 4; kk++) {
-                int addr[32];
-                for (int l = 0; l < 32; l++) {
-                    int r, c;
-                    mma_a_ldm_rc(l, warp * 16 * MW + mi * 16, kk * 16, &r, &c);
-                    addr[l] = mma_swz<C>(r, c);
-                }
-                ldmatrix_x4(Qs, addr, false, qf[kk]);
-            }
+            for (int kk = 0; kk < 4; kk++) ldmatrix_x4(Qs, mma_a_ldm_rc, warp * 16 * MW + mi * 16, kk * 16, false, qf[kk]);
             float o[8][32][4] = {}, m[2][32], l[2][32] = {};
             for (int h = 0; h < 2; h++)
                 for (int ln = 0; ln < 32; ln++) m[h][ln] = -INFINITY;
@@ -147,19 +105,7 @@ static void flash_mma_emulate(int WARPS, int MW, const std::vector<uint16_t> &Q,
                 if (causal && k0 > w0 + 16 * MW - 1) continue;
                 float s[8][32][4] = {};
                 for (int kk = 0; kk < 4; kk++)
-                    for (int jp = 0; jp < 4; jp++) {
-                        int addr[32];
-                        for (int ln = 0; ln < 32; ln++) {
-                            int r, c;
-                            flash_k_ldm_rc(ln, jp * 16, kk * 16, &r, &c);
-                            addr[ln] = mma_swz<C>(r, c);
-                        }
-                        uint32_t kb[32][4], b0[32], b1[32], b2[32], b3[32];
-                        ldmatrix_x4(Ks, addr, false, kb);
-                        for (int ln = 0; ln < 32; ln++) b0[ln] = kb[ln][0], b1[ln] = kb[ln][1], b2[ln] = kb[ln][2], b3[ln] = kb[ln][3];
-                        mma(s[2 * jp], qf[kk], b0, b1);
-                        mma(s[2 * jp + 1], qf[kk], b2, b3);
-                    }
+                    for (int jp = 0; jp < 4; jp++) mma_two(s[2 * jp], s[2 * jp + 1], qf[kk], Ks, flash_k_ldm_rc, jp * 16, kk * 16, false);
                 if (k0 + BK > n || (causal && k0 + BK - 1 > w0))
                     for (int j = 0; j < 8; j++)
                         for (int e = 0; e < 4; e++)
@@ -197,21 +143,9 @@ static void flash_mma_emulate(int WARPS, int MW, const std::vector<uint16_t> &Q,
                         for (int i = 0; i < 4; i++) {
                             int nt, h;
                             flash_p_src(kk, i, &nt, &h);
-                            pa[ln][i] = pack(f2bf(s[nt][ln][2 * h]), f2bf(s[nt][ln][2 * h + 1]));
+                            pa[ln][i] = mma_emu_pack(f2bf(s[nt][ln][2 * h]), f2bf(s[nt][ln][2 * h + 1]));
                         }
-                    for (int dp = 0; dp < 4; dp++) {
-                        int addr[32];
-                        for (int ln = 0; ln < 32; ln++) {
-                            int r, c;
-                            mma_b_ldm_rc(ln, kk * 16, dp * 16, &r, &c);
-                            addr[ln] = mma_swz<C>(r, c);
-                        }
-                        uint32_t vb[32][4], b0[32], b1[32], b2[32], b3[32];
-                        ldmatrix_x4(Vs, addr, true, vb);
-                        for (int ln = 0; ln < 32; ln++) b0[ln] = vb[ln][0], b1[ln] = vb[ln][1], b2[ln] = vb[ln][2], b3[ln] = vb[ln][3];
-                        mma(o[2 * dp], pa, b0, b1);
-                        mma(o[2 * dp + 1], pa, b2, b3);
-                    }
+                    for (int dp = 0; dp < 4; dp++) mma_two(o[2 * dp], o[2 * dp + 1], pa, Vs, mma_b_ldm_rc, kk * 16, dp * 16, true);
                 }
             }
             for (int h = 0; h < 2; h++) {

@@ -192,6 +192,22 @@ static int mode_barrier() {
 
 static int mode_cg() { return mode_barrier(); }
 
+/* cluster_facts on `grid` blocks of 32 threads in clusters of `cluster` blocks, launched through
+   cudaLaunchKernelEx with a cluster-dimension attribute: its error. */
+static cudaError_t launch_cluster_facts(dim3 grid, dim3 cluster, unsigned *d_f) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute a[1];
+    a[0].id = cudaLaunchAttributeClusterDimension;
+    a[0].val.clusterDim.x = cluster.x;
+    a[0].val.clusterDim.y = cluster.y;
+    a[0].val.clusterDim.z = cluster.z;
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(32);
+    cfg.attrs = a;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, cluster_facts, d_f);
+}
+
 static int mode_cluster() {
     int attr = 0;
     EXPECT_ERR(cudaDeviceGetAttribute(&attr, cudaDevAttrClusterLaunch, 0), cudaSuccess);
@@ -215,17 +231,7 @@ static int mode_cluster() {
     /* cudaLaunchKernelEx with a 2 x 2 cluster on a 4 x 2 grid */
     unsigned *d_f;
     cudaMalloc(&d_f, 8 * 4 * sizeof(unsigned));
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute a[1];
-    a[0].id = cudaLaunchAttributeClusterDimension;
-    a[0].val.clusterDim.x = 2;
-    a[0].val.clusterDim.y = 2;
-    a[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(4, 2);
-    cfg.blockDim = dim3(32);
-    cfg.attrs = a;
-    cfg.numAttrs = 1;
-    EXPECT_ERR(cudaLaunchKernelEx(&cfg, cluster_facts, d_f), cudaSuccess);
+    EXPECT_ERR(launch_cluster_facts(dim3(4, 2), dim3(2, 2, 1), d_f), cudaSuccess);
     unsigned f[32];
     cudaMemcpy(f, d_f, sizeof f, cudaMemcpyDeviceToHost);
     for (unsigned b = 0; b < 8; b++) {
@@ -240,20 +246,8 @@ static int mode_cluster() {
 static int mode_cluster_errors() {
     unsigned *d_f;
     cudaMalloc(&d_f, 64 * 4 * sizeof(unsigned));
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute a[1];
-    a[0].id = cudaLaunchAttributeClusterDimension;
-    a[0].val.clusterDim.x = 2;
-    a[0].val.clusterDim.y = 1;
-    a[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(3);
-    cfg.blockDim = dim3(32);
-    cfg.attrs = a;
-    cfg.numAttrs = 1;
-    EXPECT_ERR(cudaLaunchKernelEx(&cfg, cluster_facts, d_f), cudaErrorInvalidClusterSize); /* grid not a multiple */
-    a[0].val.clusterDim.x = 16;
-    cfg.gridDim = dim3(16);
-    EXPECT_ERR(cudaLaunchKernelEx(&cfg, cluster_facts, d_f), cudaErrorInvalidClusterSize); /* 16 is not portable */
+    EXPECT_ERR(launch_cluster_facts(dim3(3), dim3(2, 1, 1), d_f), cudaErrorInvalidClusterSize);   /* grid not a multiple */
+    EXPECT_ERR(launch_cluster_facts(dim3(16), dim3(16, 1, 1), d_f), cudaErrorInvalidClusterSize); /* 16 is not portable */
     hist_cluster<<<6, 32>>>(nullptr, 0, nullptr);                                           /* 6 blocks: not whole clusters of 4 */
     EXPECT_ERR(cudaGetLastError(), cudaErrorInvalidClusterSize);
     return 0;

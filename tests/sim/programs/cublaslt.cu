@@ -72,7 +72,4 @@ static int mode_lt() {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const TestMode modes[] = {{"lt", mode_lt}};
-    return run_mode(argc, argv, modes);
-}
+int main(int argc, char **argv) { return run_one_mode(argc, argv, {"lt", mode_lt}); }

@@ -52,7 +52,4 @@ static int mode_arch() {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const TestMode modes[] = {{"arch", mode_arch}};
-    return run_mode(argc, argv, modes);
-}
+int main(int argc, char **argv) { return run_one_mode(argc, argv, {"arch", mode_arch}); }

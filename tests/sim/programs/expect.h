@@ -48,4 +48,19 @@ static int run_mode(int argc, char **argv, const TestMode (&modes)[N]) {
     return 2;
 }
 
+/* run_mode for a program of a single mode. */
+static inline int run_one_mode(int argc, char **argv, const TestMode &mode) {
+    const TestMode modes[] = {mode};
+    return run_mode(argc, argv, modes);
+}
+
+/* The usual start of a launch test: h[i] = i for n floats, copied into a new device buffer *in, and
+   a second one of as many floats, *out, for the result. */
+static inline void ramp_on_device(float *h, int n, float **in, float **out) {
+    for (int i = 0; i < n; i++) h[i] = (float)i;
+    cudaMalloc(in, n * sizeof(float));
+    cudaMalloc(out, n * sizeof(float));
+    cudaMemcpy(*in, h, n * sizeof(float), cudaMemcpyHostToDevice);
+}
+
 #endif

@@ -70,10 +70,7 @@ __global__ void read_buffer(DeviceBuffer b, float *out) {
 static int mode_cudafree() {
     const int n = 256;
     float h[n], *buf, *out;
-    for (int i = 0; i < n; i++) h[i] = (float)i;
-    cudaMalloc(&buf, sizeof h);
-    cudaMalloc(&out, sizeof h);
-    cudaMemcpy(buf, h, sizeof h, cudaMemcpyHostToDevice);
+    ramp_on_device(h, n, &buf, &out);
     {
         DeviceBuffer b(buf, n);
         read_buffer<<<2, 128>>>(b, out);

@@ -24,10 +24,7 @@ static void twice(float *p, int n) {
 static int mode_void_pointer() {
     const int n = 100;
     float h[n], *in, *out;
-    for (int i = 0; i < n; i++) h[i] = (float)i;
-    cudaMalloc(&in, sizeof h);
-    cudaMalloc(&out, sizeof h);
-    cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
+    ramp_on_device(h, n, &in, &out);
     Affine f = {2.0f, 1.0f};
     int count = n;
     void *args[] = {&out, &in, &f, &count};
@@ -56,7 +53,4 @@ static int mode_void_pointer() {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const TestMode modes[] = {{"void-pointer", mode_void_pointer}};
-    return run_mode(argc, argv, modes);
-}
+int main(int argc, char **argv) { return run_one_mode(argc, argv, {"void-pointer", mode_void_pointer}); }

@@ -87,7 +87,4 @@ static int mode_misc() {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const TestMode modes[] = {{"misc", mode_misc}};
-    return run_mode(argc, argv, modes);
-}
+int main(int argc, char **argv) { return run_one_mode(argc, argv, {"misc", mode_misc}); }

@@ -31,7 +31,4 @@ static int mode_reference() {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const TestMode modes[] = {{"reference", mode_reference}};
-    return run_mode(argc, argv, modes);
-}
+int main(int argc, char **argv) { return run_one_mode(argc, argv, {"reference", mode_reference}); }

@@ -20,7 +20,4 @@ static int mode_spaced() {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    static const TestMode modes[] = {{"spaced", mode_spaced}};
-    return run_mode(argc, argv, modes);
-}
+int main(int argc, char **argv) { return run_one_mode(argc, argv, {"spaced", mode_spaced}); }

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "stream_checks.cuh"
+
 __global__ void set_all(int *p, int n, int v) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) p[i] = v;
@@ -20,18 +22,6 @@ __global__ void set_all(int *p, int n, int v) {
 __global__ void add_all(int *p, int n, int v) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) p[i] += v;
-}
-
-static int failures = 0;
-static void check(const char *what, bool ok) {
-    printf("%-72s %s\n", what, ok ? "ok" : "WRONG");
-    if (!ok) failures++;
-}
-
-static int order[16];
-static int order_len = 0;
-static void CUDART_CB note(void *tag) {
-    if (order_len < 16) order[order_len++] = (int)(size_t)tag;
 }
 
 static bool all_equal(const int *p, int n, int v) {

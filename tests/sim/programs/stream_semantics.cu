@@ -3,18 +3,11 @@
  * Prints one line per check, then PASS or FAIL. Build: nvcc or tools/simcc -o s stream_semantics.cu */
 #include <cstdio>
 
+#define CHECK_WIDTH 60
+#include "stream_checks.cuh"
+
 __global__ void set_value(int *p, int v) { *p = v; }
 __global__ void add_value(int *p, int v) { *p += v; }
-
-static int failures = 0;
-static void check(const char *what, bool ok) {
-    printf("%-60s %s\n", what, ok ? "ok" : "WRONG");
-    if (!ok) failures++;
-}
-
-static int order[8];
-static int order_len = 0;
-static void note(void *tag) { order[order_len++] = (int)(size_t)tag; }
 
 int main() {
     int *pinned, *d;
