@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "scan.h"
 
@@ -720,6 +721,35 @@ START_TEST(test_single_pass_scan_is_exact_on_a_large_input) {
 }
 END_TEST
 
+/* A plain load in the look-back's spin loop (return *p;) passes every run here: the simulator runs the
+   C++ it is given and loads the word again on every pass. On a GPU the compiler may keep the word in
+   a register, and the warp spins on its stale copy for ever. No run of the simulator can see that,
+   so status_load's source is read (trial 6, a47; tests/wrong/10-scan/status_load_not_volatile): it
+   must name a load that goes to memory every time. The check fails closed: a status_load it cannot
+   find, or one with none of these forms (a helper that hides the load, say), fails with the rule.
+   Skipped only when the grader is not told where the source is (GRADE_SOURCE_DIR unset). */
+static const char *const kFreshLoads[] = {"volatile", "atomic", "acquire", "relaxed", "__ldcg", "__ldcv", ".cg", ".cv"};
+START_TEST(test_status_load_reads_memory_every_time) {
+    static char body[8192];
+    int got = grade_source_function("scan.cu", "status_load", body, sizeof body);
+    if (got == -1) return;
+    const char *rule = "status_load must read the status word from memory on every call: *(const volatile unsigned long long *)p, "
+                       "or an atomic read (atomicAdd((unsigned long long *)p, 0), cuda::atomic_ref's load), or ld.acquire / "
+                       "ld.relaxed / ld.volatile in inline PTX, or __ldcg / __ldcv";
+    ck_assert_msg(got != -2, "the grader could not read scan.cu to check status_load\n  likely mistake: %s", rule);
+    ck_assert_msg(got == 1, "scan.cu holds no definition of status_load(const unsigned long long *p) {...}\n  likely mistake: %s", rule);
+    int fresh = 0;
+    for (size_t k = 0; k < sizeof kFreshLoads / sizeof kFreshLoads[0]; k++)
+        if (strstr(body, kFreshLoads[k])) fresh = 1;
+    ck_assert_msg(fresh,
+                  "status_load is `%.300s`: a load that is neither volatile nor atomic (the simulator runs it as written, and "
+                  "every schedule gave the right sums)\n  likely mistake: status_load reads the status word with a plain load: on a "
+                  "GPU the compiler may keep the word it loaded in a register, and the look-back then spins for ever on a stale "
+                  "copy of a predecessor's STATUS_X. %s",
+                  body, rule);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     Suite *s = suite_create("10-scan");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "10.1");
@@ -738,6 +768,7 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_single_pass_scan_is_exact_under_every_block_order, 0, N_SIZES4);
     tcase_add_loop_test(tc, test_single_pass_scan_of_floats_is_within_rounding, 0, N_SIZES4);
     tcase_add_test(tc, test_single_pass_scan_is_exact_on_a_large_input);
+    tcase_add_test(tc, test_status_load_reads_memory_every_time);
     return s;
 }
 
