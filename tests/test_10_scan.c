@@ -153,6 +153,46 @@ static int multi_scan_matches(const void *got, const unsigned *in, size_t n, int
     return same;
 }
 
+/* 10.2's scan_gpu replayed kernel by kernel on one workspace, as the simulator runs it (blocks one
+   after another; a block reads its tile before it writes, and writes its total last; the add kernel's
+   threads one after another), with the recursive call given `work` itself instead of `work + blocks`
+   (trial 6, a44): from three levels on, the next level's block sums land on this level's. On a GPU
+   the blocks of a level race on the sums instead, so only the simulator's result is replayed; the
+   general message names the workspace too. */
+static void aliased_scan_blocks(const unsigned *in, unsigned *out, size_t n, unsigned *sums, int exclusive, unsigned block) {
+    unsigned *tile = grade_alloc((size_t)block * sizeof(unsigned));
+    for (size_t b = 0; b * block < n; b++) {
+        size_t len = n - b * block < block ? n - b * block : block;
+        for (size_t t = 0; t < len; t++) tile[t] = in[b * block + t];
+        unsigned run = 0;
+        for (size_t t = 0; t < len; t++) {
+            unsigned x = tile[t];
+            out[b * block + t] = exclusive ? run : run + x;
+            run += x;
+        }
+        if (sums) sums[b] = run;
+    }
+    free(tile);
+}
+static void aliased_scan(const unsigned *in, unsigned *out, size_t n, int exclusive, unsigned block, unsigned *work) {
+    size_t blocks = (n + block - 1) / block;
+    if (blocks <= 1) {
+        aliased_scan_blocks(in, out, n, NULL, exclusive, block);
+        return;
+    }
+    unsigned *sums = work;
+    aliased_scan_blocks(in, out, n, sums, exclusive, block);
+    aliased_scan(sums, sums, blocks, 1, block, work); /* the mistake: work, not work + blocks */
+    for (size_t i = 0; i < n; i++) out[i] += sums[i / block];
+}
+static int same_workspace_matches(const void *got, const unsigned *in, size_t n, int exclusive, unsigned block) {
+    unsigned *model = grade_alloc(n * sizeof(unsigned)), *work = grade_alloc((n / 2 + 64) * sizeof(unsigned));
+    aliased_scan(in, model, n, exclusive, block, work);
+    int same = same_range(got, model, 0, n);
+    FREE_ALL(model, work);
+    return same;
+}
+
 /* 10.1's block_scan_warp replayed with warp w > 0 adding warp_sums[w] (the scanned total up to and
    including its own warp) instead of warp_sums[w - 1]: per tile, the inclusive scan plus, for every
    warp after the first, its own warp's total once more. */
@@ -223,6 +263,11 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                      "kernel's grid must be rounded up too, and cover every tile of the scan",
                      n / r->block * r->block, n - 1);
             why = buf;
+        } else if (n > (size_t)r->block * r->block && same_workspace_matches(got, in, n, r->exclusive, r->block)) {
+            why = "the recursive call scans the block sums in the same workspace it was given: scan_gpu(sums, sums, blocks, 1, block, "
+                  "work) writes the next level's block sums at work[0], over this level's, which it is still scanning (wrong from "
+                  "three levels on, more than block x block elements). Each level keeps its sums: the recursion gets the workspace "
+                  "after them, work + blocks";
         } else if (n > (size_t)r->block * r->block && first >= (size_t)r->block * r->block) {
             snprintf(buf, cap,
                      "right up to element %zu = block * block, wrong from there: there are %zu block sums, more than one block of %u "
@@ -278,7 +323,8 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                "aggregates until an inclusive prefix), and that the tile publishes exclusive prefix + aggregate as its inclusive prefix";
     return "wrong prefix sums: out[i] = in[0] + ... + in[i] (inclusive) or up to in[i-1] (exclusive). With several tiles, check "
            "the offsets: the block sums must be scanned exclusive whatever the scan asked for (tile b adds the tiles before it, not "
-           "itself), at every level of the recursion, and sums[b] added to every element of tile b";
+           "itself), at every level of the recursion, and sums[b] added to every element of tile b; and, from three levels on, "
+           "each level's sums kept apart: the recursive call gets the workspace after this level's sums (work + blocks)";
 }
 
 static void fail_scan(const Run *r, const void *got, const double *tol, int schedule) {
