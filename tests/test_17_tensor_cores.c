@@ -441,6 +441,39 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "check the block and grid sizes in the launcher");
         return msg;
     }
+    if (unwritten && s->kind == SUBJECT_BF16) {
+        /* 17.2's tiles stored with a leading dimension other than N (trial 6, a83: 16, the tile's width):
+           every tile's rows land ldm elements apart from its corner, so most of C stays unwritten. The
+           set of elements such stores write (whatever order the tiles ran in) against the set written. */
+        const int ldms[] = {16, G_BN, G_BN + G_SKEW, p->K, p->M};
+        size_t span = p->mn + CANARY;
+        unsigned char *would = malloc(span);
+        for (size_t q = 0; would && q < sizeof ldms / sizeof ldms[0]; q++) {
+            int ldm = ldms[q];
+            if (ldm == p->N || ldm <= 0) continue;
+            memset(would, 0, span);
+            for (int r = 0; r < p->M; r += 16)
+                for (int c = 0; c < p->N; c += 16)
+                    for (int i = 0; i < 16; i++)
+                        for (int j = 0; j < 16; j++) {
+                            size_t k = (size_t)r * p->N + c + (size_t)i * ldm + j;
+                            if (k < span) would[k] = 1;
+                        }
+            int same_set = 1;
+            for (size_t k = 0; k < span && same_set; k++) same_set = would[k] == (bits_of(out[k]) != FILL_BITS);
+            if (same_set) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the elements written are "
+                         "exactly those of 16 x 16 tiles stored with a leading dimension of %d: each tile's rows were put %d elements "
+                         "apart, but C's rows are N = %d apart. The grid covers C; store with ldm N: "
+                         "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
+                free(would);
+                return msg;
+            }
+        }
+        free(would);
+    }
     if (unwritten) {
         snprintf(msg, 2048,
                  "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): the grid does not cover C. %s",
