@@ -399,6 +399,21 @@ static int matches_scratch_transposed(const Subject *s, const Problem *p, const 
 static int g_forward_right;
 static const char *scratch_race_hint(const char *said) {
     if (!strstr(said, "data race in kernel") || !strstr(said, "two lanes of one warp") || !strstr(said, "mma.h:")) return NULL;
+    /* The report names the shared variable: two lanes of one warp meet in As or Bs too, when a K tile's
+       barrier is missing (trial 6, a85): a lane's load_matrix_sync and another lane's copy of the next
+       tile. Only a race in the scratch tile Cs is the __syncwarp()'s. */
+    const char *var = strstr(said, "shared memory `");
+    if (var && (!strncmp(var + 15, "As[", 3) || !strncmp(var + 15, "Bs[", 3))) {
+        const char *rd = strstr(said, " read it at "), *wr = strstr(said, " wrote it at ");
+        if (rd && wr && rd < wr)
+            return "a slice (As or Bs) was overwritten by the next K tile's loads while other lanes still read it with "
+                   "wmma::load_matrix_sync: every warp must be done with a tile's slices before any thread stores the next "
+                   "tile's, so a __syncthreads() must end each step of the K loop, after the last mma_sync";
+        return "a lane's wmma::load_matrix_sync read a slice (As or Bs) before another thread's store into it: every thread's "
+               "stores of a K tile must be done before any warp loads its fragments, so a __syncthreads() must come between the "
+               "loads into As and Bs and the first load_matrix_sync";
+    }
+    if (var && strncmp(var + 15, "Cs[", 3)) return NULL;
     if (g_forward_right)
         return "the next wmma::store_matrix_sync overwrote the warp's scratch tile while another lane still read it: a wmma call "
                "waits for the lanes but does not order their memory accesses, so __syncwarp() must come after the lanes' reads, "
