@@ -315,6 +315,30 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                      first, first);
             why = buf;
         }
+        /* Tile 1 right, and every tile from 2 on offset by tile 0's total alone (trial 6, a49): the tiles
+           published their exclusive prefix as their inclusive one, so tile 1's walk stops at tile 0's
+           inclusive prefix (its aggregate: right), and every later tile at its predecessor's, which never
+           grows past it. first = 2 tiles there. Replayed with tiles of first / 2 elements. */
+        if (!why && first % 2 == 0 && first / 2 > 0) {
+            size_t tile = first / 2;
+            unsigned agg0 = 0;
+            for (size_t i = 0; i < tile; i++) agg0 += in[i];
+            int same = 1;
+            for (size_t t0 = tile; t0 < n && same; t0 += tile) {
+                size_t len = n - t0 < tile ? n - t0 : tile;
+                scan_uint_cpu(in + t0, ref, len, r->exclusive);
+                for (size_t i = 0; i < len && same; i++) same = u32(got, t0 + i) == ref[i] + agg0;
+            }
+            if (same) {
+                snprintf(buf, cap,
+                         "tiles 0 and 1 are right, and every tile from 2 on (tiles of %zu elements) is offset by tile 0's total "
+                         "alone: a tile published its exclusive prefix as its inclusive prefix, so each walk stops at a predecessor "
+                         "whose prefix never grows. A tile publishes exclusive prefix + aggregate (the tiles before it plus its own "
+                         "total): pack_status(STATUS_INC, to_bits(exclusive + aggregate))",
+                         tile);
+                why = buf;
+            }
+        }
     }
     free(ref);
     if (why) return why;
