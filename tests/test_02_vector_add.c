@@ -129,6 +129,29 @@ START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
 END_TEST
 
 /* ---- 02.2 ---- */
+
+/* A copy to the device given n, a count of elements, where it takes bytes (trial 6, a01): only the
+   first n / 4 floats of that input arrive, and every later sum adds what fresh device memory holds
+   (NaN on the simulator). A wrong result is probed once with n = PROBE_N: its first PROBE_N / 4
+   elements right and every later one wrong (not the grader's host poison, which a copy back of n
+   bytes leaves, and grade.c names) is this mistake. With n = 1 a byte of the float is all that
+   arrives, and the result alone cannot tell it from no copy at all. */
+#define PROBE_N 64
+static int inputs_copied_in_elements(void) {
+    float a[PROBE_N], b[PROBE_N], want[PROBE_N], got[PROBE_N];
+    grade_fill_floats(a, PROBE_N, grade_seed() + 101, -100.0f, 100.0f);
+    grade_fill_floats(b, PROBE_N, grade_seed() + 102, -100.0f, 100.0f);
+    vector_add_cpu(a, b, want, PROBE_N);
+    grade_poison_floats(got, PROBE_N);
+    if (vector_add_host(a, b, got, PROBE_N) != cudaSuccess) return 0;
+    for (size_t i = 0; i < PROBE_N; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        int right = got[i] == want[i];
+        if (i < PROBE_N / 4 ? !right : right || bits == GRADE_POISON_BITS) return 0;
+    }
+    return 1;
+}
 START_TEST(test_vector_add_host_round_trip_matches_cpu) {
     size_t n = kSizes[_i];
     uint64_t seed = grade_seed() + 2 * 7919 + n;
@@ -143,6 +166,14 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
         GRADE_EXPECT_CUDA_OK(vector_add_host(a, b, got, n), "vector_add_host");
         unsigned long long back = judge_copied_to_host();
         GradeCompare cmp = {.what = "vector_add_host", .n = n, .block = 256, .schedule = s};
+        int differs = 0;
+        for (size_t i = 0; i < n && !differs; i++) differs = got[i] != want[i];
+        ck_assert_msg(!differs || !inputs_copied_in_elements(),
+                      "vector_add_host (n = %zu): wrong; and with n = %d the first %d elements (n bytes of floats) came out right and "
+                      "every later one wrong%s\n  likely mistake: a copy of an input to the device moved n bytes, not n floats: "
+                      "cudaMemcpy's count is in bytes, cudaMemcpy(d_b, h_b, n * sizeof(float), cudaMemcpyHostToDevice) (and d_a "
+                      "alike); the rest of the device buffer kept what fresh memory holds",
+                      n, PROBE_N, PROBE_N / 4, ON_SIM ? " (NaN: the simulator's fresh device memory)" : "");
         GRADE_EXPECT_FLOATS(got, want, &cmp);
         /* Right values are not enough: they must have come back from d_c (the simulator counts the
            bytes copied from the device to the host; a GPU counts nothing, and this check is off) */
