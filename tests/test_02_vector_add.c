@@ -228,6 +228,22 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
         if (p.h_got[i] != p.h_want[i]) {
             float extra = (p.h_got[i] - p.h_want[i]) / p.h_b[i];
             if (extra < 0.5f) break; /* not done at all: the cases below say why */
+            /* 02.4's tail started at n / 4 + the thread's index, a float4 index (trial 6, a03): every element
+               from n / 4 up to the last whole float4 is done once more, one by one, and no other */
+            size_t quads = n / 4, twice = 0, others = 0;
+            for (size_t j = 0; j < n; j++) {
+                float x = (p.h_got[j] - p.h_want[j]) / p.h_b[j];
+                int again = x > 0.5f && x < 1.5f;
+                if (j >= quads && j < 4 * quads) twice += again;
+                else others += p.h_got[j] != p.h_want[j];
+            }
+            if (launch == vector_add_float4_gpu && quads && twice == 3 * quads && !others)
+                ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: elements %zu "
+                             "to %zu got b added twice, every other element once\n  likely mistake: the one-by-one tail starts at "
+                             "n / 4 + the thread's index, a float4 index: it must start after the last whole float4, at 4 * (n / 4) + "
+                             "the thread's index, so that elements n / 4 .. 4 * (n / 4) - 1, done by the float4 loop already, are not "
+                             "done again",
+                             name, n, (unsigned long long)grade_seed(), quads, 4 * quads - 1);
             ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: element %zu is "
                          "%.9g, expected %.9g (about %.0f extra times b[%zu])\n"
                          "  likely mistake: some elements are computed more than once, which wastes the GPU's time: the stride must be "
