@@ -864,6 +864,27 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     }
     size_t nonfinite = 0;
     for (size_t i = 0; i < p->n_el; i++) nonfinite += !isfinite(out[i]);
+    /* every row of each head's first block of queries (0 .. ATT_BR - 1) NaN, and no other (trial 6, a101):
+       that block saw no key at all, which a mask off by one (query 0's row alone) does not give: the keys
+       streamed for the block starting at q0 stopped before q0 (attention_keys = min(n, q0)) */
+    if (p->causal && nonfinite && p->ac.n > 1) {
+        int n = p->ac.n, d = p->ac.d, first_block = n < ATT_BR ? n : ATT_BR, fits = 1;
+        for (int b = 0; b < p->ac.bh && fits; b++)
+            for (int i = 0; i < n && fits; i++) {
+                int bad_row = 0;
+                for (int c = 0; c < d; c++) bad_row |= !isfinite(out[((size_t)b * n + i) * d + c]);
+                fits = bad_row == (i < first_block);
+            }
+        if (fits) {
+            snprintf(msg, 2048,
+                     "%zu outputs came out as NaN: every query of each head's first block (queries 0 .. %d) saw no key at all, l = 0 "
+                     "and o / l = NaN (a mask that hides each query from itself would leave query 0's row alone). The block starting "
+                     "at q0 must stream the keys "
+                     "up to its last query: attention_keys returns min(n, q0 + ATT_BR) with the causal mask, not min(n, q0)",
+                     nonfinite, first_block - 1);
+            return msg;
+        }
+    }
     if (p->causal && nonfinite) {
         snprintf(msg, 2048,
                  "%zu outputs came out as NaN or inf: with the causal mask, a row that sees no key at all has l = 0 and "
