@@ -118,3 +118,80 @@ int grade_exercise_untouched(const char *exercise, char *files, size_t cap) {
     fclose(f);
     return any && untouched;
 }
+
+/* The text with comments, string and character literals blanked (each replaced by spaces, newlines
+   kept), so that a word in a comment or a string is not taken for code. */
+static void blank_comments(char *t) {
+    for (char *p = t; *p;) {
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n') *p++ = ' ';
+        } else if (p[0] == '/' && p[1] == '*') {
+            p[0] = p[1] = ' ';
+            p += 2;
+            while (*p && !(p[0] == '*' && p[1] == '/')) {
+                if (*p != '\n') *p = ' ';
+                p++;
+            }
+            if (*p) p[0] = p[1] = ' ', p += 2;
+        } else if (*p == '"' || *p == '\'') {
+            char q = *p++;
+            while (*p && *p != q && *p != '\n') {
+                if (*p == '\\' && p[1]) *p++ = ' ';
+                *p++ = ' ';
+            }
+            if (*p == q) p++;
+        } else {
+            p++;
+        }
+    }
+}
+
+static int ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+int grade_source_function(const char *file, const char *name, char *out, size_t cap) {
+    const char *dir = getenv("GRADE_SOURCE_DIR");
+    if (!dir || !*dir) return -1;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    if (!text) return -2;
+    blank_comments(text);
+    size_t nl = strlen(name);
+    int found = 0;
+    for (char *p = strstr(text, name); p && !found; p = strstr(p + 1, name)) {
+        if ((p > text && ident_char(p[-1])) || ident_char(p[nl])) continue;
+        char *q = p + nl;
+        while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+        if (*q != '(') continue;
+        /* the parameter list, then `{` (white space and qualifiers such as const aside): a definition */
+        int depth = 0;
+        char *r = q;
+        for (; *r; r++) {
+            if (*r == '(') depth++;
+            else if (*r == ')' && --depth == 0) break;
+        }
+        if (!*r) break;
+        char *b = r + 1;
+        while (*b && *b != '{' && *b != ';' && *b != ',' && *b != ')' && *b != '=' && *b != '(') b++;
+        if (*b != '{') continue;
+        /* the body, to its matching brace */
+        depth = 0;
+        char *e = b;
+        for (; *e; e++) {
+            if (*e == '{') depth++;
+            else if (*e == '}' && --depth == 0) break;
+        }
+        if (!*e) break;
+        /* from the name to the closing brace: the parameters count (a `const volatile` parameter is fine) */
+        size_t n = (size_t)(e + 1 - p);
+        if (cap) {
+            if (n >= cap) n = cap - 1;
+            memcpy(out, p, n);
+            out[n] = '\0';
+        }
+        found = 1;
+    }
+    free(text);
+    return found;
+}

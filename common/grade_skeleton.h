@@ -12,4 +12,11 @@
    variable is unset: only a sure "untouched" changes the words. */
 int grade_exercise_untouched(const char *exercise, char *files, size_t cap);
 
+/* The definition of function `name` in the student's `file` ($GRADE_SOURCE_DIR/file), from its name
+   to its closing brace, comments and string literals blanked, copied into `out` (cut at cap - 1).
+   1 when found; 0 when the file holds no definition of it; -1 when GRADE_SOURCE_DIR is unset or
+   empty (no source to read: the caller skips its check); -2 when the file cannot be read. For
+   checks that no run can make: what the simulator executes is not what a GPU's compiler may do. */
+int grade_source_function(const char *file, const char *name, char *out, size_t cap);
+
 #endif

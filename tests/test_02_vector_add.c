@@ -129,6 +129,29 @@ START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
 END_TEST
 
 /* ---- 02.2 ---- */
+
+/* A copy to the device given n, a count of elements, where it takes bytes (trial 6, a01): only the
+   first n / 4 floats of that input arrive, and every later sum adds what fresh device memory holds
+   (NaN on the simulator). A wrong result is probed once with n = PROBE_N: its first PROBE_N / 4
+   elements right and every later one wrong (not the grader's host poison, which a copy back of n
+   bytes leaves, and grade.c names) is this mistake. With n = 1 a byte of the float is all that
+   arrives, and the result alone cannot tell it from no copy at all. */
+#define PROBE_N 64
+static int inputs_copied_in_elements(void) {
+    float a[PROBE_N], b[PROBE_N], want[PROBE_N], got[PROBE_N];
+    grade_fill_floats(a, PROBE_N, grade_seed() + 101, -100.0f, 100.0f);
+    grade_fill_floats(b, PROBE_N, grade_seed() + 102, -100.0f, 100.0f);
+    vector_add_cpu(a, b, want, PROBE_N);
+    grade_poison_floats(got, PROBE_N);
+    if (vector_add_host(a, b, got, PROBE_N) != cudaSuccess) return 0;
+    for (size_t i = 0; i < PROBE_N; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        int right = got[i] == want[i];
+        if (i < PROBE_N / 4 ? !right : right || bits == GRADE_POISON_BITS) return 0;
+    }
+    return 1;
+}
 START_TEST(test_vector_add_host_round_trip_matches_cpu) {
     size_t n = kSizes[_i];
     uint64_t seed = grade_seed() + 2 * 7919 + n;
@@ -143,6 +166,14 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
         GRADE_EXPECT_CUDA_OK(vector_add_host(a, b, got, n), "vector_add_host");
         unsigned long long back = judge_copied_to_host();
         GradeCompare cmp = {.what = "vector_add_host", .n = n, .block = 256, .schedule = s};
+        int differs = 0;
+        for (size_t i = 0; i < n && !differs; i++) differs = got[i] != want[i];
+        ck_assert_msg(!differs || !inputs_copied_in_elements(),
+                      "vector_add_host (n = %zu): wrong; and with n = %d the first %d elements (n bytes of floats) came out right and "
+                      "every later one wrong%s\n  likely mistake: a copy of an input to the device moved n bytes, not n floats: "
+                      "cudaMemcpy's count is in bytes, cudaMemcpy(d_b, h_b, n * sizeof(float), cudaMemcpyHostToDevice) (and d_a "
+                      "alike); the rest of the device buffer kept what fresh memory holds",
+                      n, PROBE_N, PROBE_N / 4, ON_SIM ? " (NaN: the simulator's fresh device memory)" : "");
         GRADE_EXPECT_FLOATS(got, want, &cmp);
         /* Right values are not enough: they must have come back from d_c (the simulator counts the
            bytes copied from the device to the host; a GPU counts nothing, and this check is off) */
@@ -197,6 +228,22 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
         if (p.h_got[i] != p.h_want[i]) {
             float extra = (p.h_got[i] - p.h_want[i]) / p.h_b[i];
             if (extra < 0.5f) break; /* not done at all: the cases below say why */
+            /* 02.4's tail started at n / 4 + the thread's index, a float4 index (trial 6, a03): every element
+               from n / 4 up to the last whole float4 is done once more, one by one, and no other */
+            size_t quads = n / 4, twice = 0, others = 0;
+            for (size_t j = 0; j < n; j++) {
+                float x = (p.h_got[j] - p.h_want[j]) / p.h_b[j];
+                int again = x > 0.5f && x < 1.5f;
+                if (j >= quads && j < 4 * quads) twice += again;
+                else others += p.h_got[j] != p.h_want[j];
+            }
+            if (launch == vector_add_float4_gpu && quads && twice == 3 * quads && !others)
+                ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: elements %zu "
+                             "to %zu got b added twice, every other element once\n  likely mistake: the one-by-one tail starts at "
+                             "n / 4 + the thread's index, a float4 index: it must start after the last whole float4, at 4 * (n / 4) + "
+                             "the thread's index, so that elements n / 4 .. 4 * (n / 4) - 1, done by the float4 loop already, are not "
+                             "done again",
+                             name, n, (unsigned long long)grade_seed(), quads, 4 * quads - 1);
             ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: element %zu is "
                          "%.9g, expected %.9g (about %.0f extra times b[%zu])\n"
                          "  likely mistake: some elements are computed more than once, which wastes the GPU's time: the stride must be "

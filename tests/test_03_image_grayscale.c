@@ -213,16 +213,43 @@ static void expect_image(const unsigned char *got, const unsigned char *want, co
 }
 #define EXPECT_IMAGE(got, want, run, hint, fallback) expect_image((got), (want), (run), (hint), (fallback), __FILE__, __LINE__)
 
+/* 03.2 with the output column one too far (height - y for height - 1 - y, trial 6, a04): every input
+   pixel is written, guarded, but one byte on, so row y = 0's last pixel lands past the end of the
+   output. Replayed over the output and its canary: the guard is not what is wrong. NULL when the
+   result is something else. */
+static const char *rotate_past_end_why(const Image *im) {
+    if (im->ch != 1) return NULL;
+    size_t cap = im->n + CANARY;
+    unsigned char *alt = grade_alloc(cap);
+    memset(alt, UNWRITTEN, cap);
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++) {
+            size_t k = (size_t)x * im->h + (size_t)(im->h - y);
+            if (k < cap) alt[k] = im->h_in[(size_t)y * im->w + x];
+        }
+    int match = same(im->h_got, alt, cap);
+    free(alt);
+    if (!match) return NULL;
+    return "the output index is one byte too far: every pixel landed at x * height + (height - y), the place after its "
+           "own, and row 0's last pixel past the end of the output (the bounds guard is not the problem). Input pixel "
+           "(x, y) goes to output row x, column height - 1 - y: byte x * height + (height - 1 - y)";
+}
+
 /* Copies the result and its canary back; fails if the kernel wrote past the end of the output. */
 static void fetch_result(Image *im, const Run *r) {
     cudaError_t e = cudaMemcpy(im->h_got, im->d_out, im->n + CANARY, cudaMemcpyDeviceToHost);
     GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
-    for (size_t i = im->n; i < im->n + CANARY; i++)
-        ck_assert_msg(im->h_got[i] == UNWRITTEN,
+    for (size_t i = im->n; i < im->n + CANARY; i++) {
+        if (im->h_got[i] == UNWRITTEN) continue;
+        const char *why = strcmp(r->file, "rotate90") ? NULL : rotate_past_end_why(im);
+        ck_assert_msg(0,
                       "%s (block %u%s%.0u, GRADE_SEED=%llu): wrote byte %zu, past the end of the %zu-byte output\n"
-                      "  likely mistake: a missing bounds guard; threads of the edge blocks that fall outside the image "
-                      "(x >= width or y >= height) must not touch memory",
-                      r->what, r->bx, r->by ? "x" : "", r->by, (unsigned long long)grade_seed(), i, im->n);
+                      "  likely mistake: %s",
+                      r->what, r->bx, r->by ? "x" : "", r->by, (unsigned long long)grade_seed(), i, im->n,
+                      why ? why
+                          : "a missing bounds guard; threads of the edge blocks that fall outside the image "
+                            "(x >= width or y >= height) must not touch memory");
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------- */

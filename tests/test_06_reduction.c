@@ -367,6 +367,29 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
             return "only the first half of each block's 2 x blockDim.x elements was summed: the first add happens during the load, "
                    "v = in[i] + in[i + blockDim.x] (each only if its index is < n)";
     }
+    /* 06.2 with the block's first element at blockIdx.x * blockDim.x, not blockIdx.x * (2 * blockDim.x)
+       (trial 6, a12): block b sums elements b * B .. b * B + 2B - 1, so neighbouring blocks overlap and
+       the last elements are never read, in every pass. Replayed pass by pass, as reduce_shuffle_gpu runs. */
+    if (r->ex == 2 && n > pb && !isnan(got)) {
+        size_t m = n, B = r->block;
+        double *v = malloc(n * sizeof(double));
+        for (size_t e = 0; v && e < n; e++) v[e] = r->h_in[e];
+        while (v && m > 1) {
+            size_t g = m > pb ? (m + pb - 1) / pb : 1;
+            for (size_t b = 0; b < g; b++) {
+                double sum = 0.0;
+                for (size_t e = b * B; e < b * B + pb && e < m; e++) sum += v[e];
+                v[b] = sum; /* v[b] is read by block b only, from element b * B >= b on: no later block needs it */
+            }
+            m = g;
+        }
+        int match = v && near(got, v[0], tol) && !near(got, r->want, tol);
+        free(v);
+        if (match)
+            return "each block's elements overlap the next block's: block b must start at element blockIdx.x * (2 * blockDim.x) "
+                   "(it sums 2 x blockDim.x of them), not blockIdx.x * blockDim.x, which counts the middle elements twice and "
+                   "never reads the last ones";
+    }
     /* One block's partial sum, or every block summing block 0's elements. */
     if (one_block) {
         if (r->ex == 3)

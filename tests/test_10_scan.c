@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "scan.h"
 
@@ -152,6 +153,46 @@ static int multi_scan_matches(const void *got, const unsigned *in, size_t n, int
     return same;
 }
 
+/* 10.2's scan_gpu replayed kernel by kernel on one workspace, as the simulator runs it (blocks one
+   after another; a block reads its tile before it writes, and writes its total last; the add kernel's
+   threads one after another), with the recursive call given `work` itself instead of `work + blocks`
+   (trial 6, a44): from three levels on, the next level's block sums land on this level's. On a GPU
+   the blocks of a level race on the sums instead, so only the simulator's result is replayed; the
+   general message names the workspace too. */
+static void aliased_scan_blocks(const unsigned *in, unsigned *out, size_t n, unsigned *sums, int exclusive, unsigned block) {
+    unsigned *tile = grade_alloc((size_t)block * sizeof(unsigned));
+    for (size_t b = 0; b * block < n; b++) {
+        size_t len = n - b * block < block ? n - b * block : block;
+        for (size_t t = 0; t < len; t++) tile[t] = in[b * block + t];
+        unsigned run = 0;
+        for (size_t t = 0; t < len; t++) {
+            unsigned x = tile[t];
+            out[b * block + t] = exclusive ? run : run + x;
+            run += x;
+        }
+        if (sums) sums[b] = run;
+    }
+    free(tile);
+}
+static void aliased_scan(const unsigned *in, unsigned *out, size_t n, int exclusive, unsigned block, unsigned *work) {
+    size_t blocks = (n + block - 1) / block;
+    if (blocks <= 1) {
+        aliased_scan_blocks(in, out, n, NULL, exclusive, block);
+        return;
+    }
+    unsigned *sums = work;
+    aliased_scan_blocks(in, out, n, sums, exclusive, block);
+    aliased_scan(sums, sums, blocks, 1, block, work); /* the mistake: work, not work + blocks */
+    for (size_t i = 0; i < n; i++) out[i] += sums[i / block];
+}
+static int same_workspace_matches(const void *got, const unsigned *in, size_t n, int exclusive, unsigned block) {
+    unsigned *model = grade_alloc(n * sizeof(unsigned)), *work = grade_alloc((n / 2 + 64) * sizeof(unsigned));
+    aliased_scan(in, model, n, exclusive, block, work);
+    int same = same_range(got, model, 0, n);
+    FREE_ALL(model, work);
+    return same;
+}
+
 /* 10.1's block_scan_warp replayed with warp w > 0 adding warp_sums[w] (the scanned total up to and
    including its own warp) instead of warp_sums[w - 1]: per tile, the inclusive scan plus, for every
    warp after the first, its own warp's total once more. */
@@ -222,6 +263,11 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                      "kernel's grid must be rounded up too, and cover every tile of the scan",
                      n / r->block * r->block, n - 1);
             why = buf;
+        } else if (n > (size_t)r->block * r->block && same_workspace_matches(got, in, n, r->exclusive, r->block)) {
+            why = "the recursive call scans the block sums in the same workspace it was given: scan_gpu(sums, sums, blocks, 1, block, "
+                  "work) writes the next level's block sums at work[0], over this level's, which it is still scanning (wrong from "
+                  "three levels on, more than block x block elements). Each level keeps its sums: the recursion gets the workspace "
+                  "after them, work + blocks";
         } else if (n > (size_t)r->block * r->block && first >= (size_t)r->block * r->block) {
             snprintf(buf, cap,
                      "right up to element %zu = block * block, wrong from there: there are %zu block sums, more than one block of %u "
@@ -269,6 +315,30 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                      first, first);
             why = buf;
         }
+        /* Tile 1 right, and every tile from 2 on offset by tile 0's total alone (trial 6, a49): the tiles
+           published their exclusive prefix as their inclusive one, so tile 1's walk stops at tile 0's
+           inclusive prefix (its aggregate: right), and every later tile at its predecessor's, which never
+           grows past it. first = 2 tiles there. Replayed with tiles of first / 2 elements. */
+        if (!why && first % 2 == 0 && first / 2 > 0) {
+            size_t tile = first / 2;
+            unsigned agg0 = 0;
+            for (size_t i = 0; i < tile; i++) agg0 += in[i];
+            int same = 1;
+            for (size_t t0 = tile; t0 < n && same; t0 += tile) {
+                size_t len = n - t0 < tile ? n - t0 : tile;
+                scan_uint_cpu(in + t0, ref, len, r->exclusive);
+                for (size_t i = 0; i < len && same; i++) same = u32(got, t0 + i) == ref[i] + agg0;
+            }
+            if (same) {
+                snprintf(buf, cap,
+                         "tiles 0 and 1 are right, and every tile from 2 on (tiles of %zu elements) is offset by tile 0's total "
+                         "alone: a tile published its exclusive prefix as its inclusive prefix, so each walk stops at a predecessor "
+                         "whose prefix never grows. A tile publishes exclusive prefix + aggregate (the tiles before it plus its own "
+                         "total): pack_status(STATUS_INC, to_bits(exclusive + aggregate))",
+                         tile);
+                why = buf;
+            }
+        }
     }
     free(ref);
     if (why) return why;
@@ -277,7 +347,8 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                "aggregates until an inclusive prefix), and that the tile publishes exclusive prefix + aggregate as its inclusive prefix";
     return "wrong prefix sums: out[i] = in[0] + ... + in[i] (inclusive) or up to in[i-1] (exclusive). With several tiles, check "
            "the offsets: the block sums must be scanned exclusive whatever the scan asked for (tile b adds the tiles before it, not "
-           "itself), at every level of the recursion, and sums[b] added to every element of tile b";
+           "itself), at every level of the recursion, and sums[b] added to every element of tile b; and, from three levels on, "
+           "each level's sums kept apart: the recursive call gets the workspace after this level's sums (work + blocks)";
 }
 
 static void fail_scan(const Run *r, const void *got, const double *tol, int schedule) {
@@ -720,6 +791,35 @@ START_TEST(test_single_pass_scan_is_exact_on_a_large_input) {
 }
 END_TEST
 
+/* A plain load in the look-back's spin loop (return *p;) passes every run here: the simulator runs the
+   C++ it is given and loads the word again on every pass. On a GPU the compiler may keep the word in
+   a register, and the warp spins on its stale copy for ever. No run of the simulator can see that,
+   so status_load's source is read (trial 6, a47; tests/wrong/10-scan/status_load_not_volatile): it
+   must name a load that goes to memory every time. The check fails closed: a status_load it cannot
+   find, or one with none of these forms (a helper that hides the load, say), fails with the rule.
+   Skipped only when the grader is not told where the source is (GRADE_SOURCE_DIR unset). */
+static const char *const kFreshLoads[] = {"volatile", "atomic", "acquire", "relaxed", "__ldcg", "__ldcv", ".cg", ".cv"};
+START_TEST(test_status_load_reads_memory_every_time) {
+    static char body[8192];
+    int got = grade_source_function("scan.cu", "status_load", body, sizeof body);
+    if (got == -1) return;
+    const char *rule = "status_load must read the status word from memory on every call: *(const volatile unsigned long long *)p, "
+                       "or an atomic read (atomicAdd((unsigned long long *)p, 0), cuda::atomic_ref's load), or ld.acquire / "
+                       "ld.relaxed / ld.volatile in inline PTX, or __ldcg / __ldcv";
+    ck_assert_msg(got != -2, "the grader could not read scan.cu to check status_load\n  likely mistake: %s", rule);
+    ck_assert_msg(got == 1, "scan.cu holds no definition of status_load(const unsigned long long *p) {...}\n  likely mistake: %s", rule);
+    int fresh = 0;
+    for (size_t k = 0; k < sizeof kFreshLoads / sizeof kFreshLoads[0]; k++)
+        if (strstr(body, kFreshLoads[k])) fresh = 1;
+    ck_assert_msg(fresh,
+                  "status_load is `%.300s`: a load that is neither volatile nor atomic (the simulator runs it as written, and "
+                  "every schedule gave the right sums)\n  likely mistake: status_load reads the status word with a plain load: on a "
+                  "GPU the compiler may keep the word it loaded in a register, and the look-back then spins for ever on a stale "
+                  "copy of a predecessor's STATUS_X. %s",
+                  body, rule);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     Suite *s = suite_create("10-scan");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "10.1");
@@ -738,6 +838,7 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_single_pass_scan_is_exact_under_every_block_order, 0, N_SIZES4);
     tcase_add_loop_test(tc, test_single_pass_scan_of_floats_is_within_rounding, 0, N_SIZES4);
     tcase_add_test(tc, test_single_pass_scan_is_exact_on_a_large_input);
+    tcase_add_test(tc, test_status_load_reads_memory_every_time);
     return s;
 }
 

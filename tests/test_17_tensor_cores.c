@@ -374,6 +374,21 @@ static int matches_scratch_transposed(const Subject *s, const Problem *p, const 
 static int g_forward_right;
 static const char *scratch_race_hint(const char *said) {
     if (!strstr(said, "data race in kernel") || !strstr(said, "two lanes of one warp") || !strstr(said, "mma.h:")) return NULL;
+    /* The report names the shared variable: two lanes of one warp meet in As or Bs too, when a K tile's
+       barrier is missing (trial 6, a85): a lane's load_matrix_sync and another lane's copy of the next
+       tile. Only a race in the scratch tile Cs is the __syncwarp()'s. */
+    const char *var = strstr(said, "shared memory `");
+    if (var && (!strncmp(var + 15, "As[", 3) || !strncmp(var + 15, "Bs[", 3))) {
+        const char *rd = strstr(said, " read it at "), *wr = strstr(said, " wrote it at ");
+        if (rd && wr && rd < wr)
+            return "a slice (As or Bs) was overwritten by the next K tile's loads while other lanes still read it with "
+                   "wmma::load_matrix_sync: every warp must be done with a tile's slices before any thread stores the next "
+                   "tile's, so a __syncthreads() must end each step of the K loop, after the last mma_sync";
+        return "a lane's wmma::load_matrix_sync read a slice (As or Bs) before another thread's store into it: every thread's "
+               "stores of a K tile must be done before any warp loads its fragments, so a __syncthreads() must come between the "
+               "loads into As and Bs and the first load_matrix_sync";
+    }
+    if (var && strncmp(var + 15, "Cs[", 3)) return NULL;
     if (g_forward_right)
         return "the next wmma::store_matrix_sync overwrote the warp's scratch tile while another lane still read it: a wmma call "
                "waits for the lanes but does not order their memory accesses, so __syncwarp() must come after the lanes' reads, "
@@ -415,6 +430,39 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "no element of C was written: the kernel did nothing (is it still the skeleton?), or the launch covered none of C; "
                  "check the block and grid sizes in the launcher");
         return msg;
+    }
+    if (unwritten && s->kind == SUBJECT_BF16) {
+        /* 17.2's tiles stored with a leading dimension other than N (trial 6, a83: 16, the tile's width):
+           every tile's rows land ldm elements apart from its corner, so most of C stays unwritten. The
+           set of elements such stores write (whatever order the tiles ran in) against the set written. */
+        const int ldms[] = {16, G_BN, G_BN + G_SKEW, p->K, p->M};
+        size_t span = p->mn + CANARY;
+        unsigned char *would = malloc(span);
+        for (size_t q = 0; would && q < sizeof ldms / sizeof ldms[0]; q++) {
+            int ldm = ldms[q];
+            if (ldm == p->N || ldm <= 0) continue;
+            memset(would, 0, span);
+            for (int r = 0; r < p->M; r += 16)
+                for (int c = 0; c < p->N; c += 16)
+                    for (int i = 0; i < 16; i++)
+                        for (int j = 0; j < 16; j++) {
+                            size_t k = (size_t)r * p->N + c + (size_t)i * ldm + j;
+                            if (k < span) would[k] = 1;
+                        }
+            int same_set = 1;
+            for (size_t k = 0; k < span && same_set; k++) same_set = would[k] == (bits_of(out[k]) != FILL_BITS);
+            if (same_set) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the elements written are "
+                         "exactly those of 16 x 16 tiles stored with a leading dimension of %d: each tile's rows were put %d elements "
+                         "apart, but C's rows are N = %d apart. The grid covers C; store with ldm N: "
+                         "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
+                free(would);
+                return msg;
+            }
+        }
+        free(would);
     }
     if (unwritten) {
         snprintf(msg, 2048,

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "grade.h"
+#include "judge.h"
 #include "async_copies.h"
 
 long l18_cluster_blocks(void); /* tests/calls/18-async-copies.c */
@@ -70,7 +71,29 @@ static int product_of_first(const float *out, const float *a, const float *b, Di
     return 1;
 }
 
-static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol) {
+/* 18.2's product replayed with the multiply of step t reading stage t % read_mod while stage_tile
+   copies tile u into stage u % ASYNC_STAGES (trial 6, a90: read_mod = ASYNC_STAGES - 1): the stage read
+   holds the newest tile copied into it by then, tile u <= t + ASYNC_STAGES - 1 (the simulator stops a
+   read of a copy still in flight, so what it read had landed). 1 when out is that product. */
+static int stage_read_matches(const float *out, const float *a, const float *b, Dims d, double atol, int read_mod) {
+    int tiles = (d.K + ASYNC_TILE - 1) / ASYNC_TILE;
+    for (int i = 0; i < d.M; i++)
+        for (int j = 0; j < d.N; j++) {
+            double acc = 0;
+            for (int t = 0; t < tiles; t++) {
+                int slot = t % read_mod, u = -1;
+                for (int v = 0; v < tiles && v <= t + ASYNC_STAGES - 1; v++)
+                    if (v % ASYNC_STAGES == slot) u = v;
+                if (u < 0) return 0; /* a stage nothing was copied into: not this mistake's data */
+                for (int k = u * ASYNC_TILE; k < (u + 1) * ASYNC_TILE && k < d.K; k++) acc += (double)a[(size_t)i * d.K + k] * b[(size_t)k * d.N + j];
+            }
+            if (!(fabs(out[(size_t)i * d.N + j] - acc) <= atol)) return 0;
+        }
+    return 1;
+}
+
+static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol,
+                     int pipelined) {
     char *msg = malloc(1024);
     const float *out = outs + (size_t)bad * stride;
     size_t unwritten = 0, nans = 0;
@@ -96,10 +119,30 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
         snprintf(msg, 1024, "C is the product over only the first %d of the K = %d columns of A (rows of B), the whole tiles: the number "
                  "of tiles is rounded down; it must be rounded up, (K + ASYNC_TILE - 1) / ASYNC_TILE, with the last tile's missing "
                  "elements zero-filled", d.K / ASYNC_TILE * ASYNC_TILE, d.K);
+    else if (pipelined && ASYNC_STAGES > 2 && stage_read_matches(out, a, b, d, atol, ASYNC_STAGES - 1))
+        snprintf(msg, 1024, "C is the product with step t reading the slices of another tile: the multiply reads stage t %% "
+                 "(ASYNC_STAGES - 1), but stage_tile copies tile t into stage t %% ASYNC_STAGES. The stage read must be the stage "
+                 "written: s = t %% ASYNC_STAGES in both");
     else
         snprintf(msg, 1024, "every schedule gave the same wrong C: check the tile indices -- element (ty, tx) of A's tile t is A[row * K + t "
                  "* ASYNC_TILE + tx], of B's is B[(t * ASYNC_TILE + ty) * N + col] -- and that the multiply reads As[s][ty][k] * Bs[s][k][tx]");
     return msg;
+}
+
+/* 18.1: a thread read a stage while its own copy into it was still in flight. With one tile (one
+   copy, waited for with __pipeline_wait_prior(0)) only the wait can be wrong, and the one-tile
+   products run first; with several, the copy in flight may also be the next tile's, put into the
+   stage being read (trial 6, a88), which no wait can fix: both are named. g_tiles: the product's K tiles. */
+static int g_tiles;
+static const char *in_flight_read_hint(const char *said) {
+    if (g_tiles < 2 || !strstr(said, "in kernel 'sgemm_double_buffered_kernel'") ||
+        !strstr(said, "read of shared memory whose asynchronous copy has not been waited for") ||
+        !strstr(said, "this thread issued that copy and has not waited for it yet"))
+        return NULL;
+    return "read of shared memory whose asynchronous copy has not been waited for, and the products of one tile were right: two "
+           "mistakes fit. Either the next tile's copy went into the stage being read (tile t + 1 goes into the other stage, "
+           "As[1 - s] and Bs[1 - s], while stage s is read), or the wait leaves the wrong batch in flight (after issuing tile t + 1's "
+           "copy, __pipeline_wait_prior(1) leaves only that one; on the last tile, __pipeline_wait_prior(0))";
 }
 
 static void check_product(const Subject *s, Dims d) {
@@ -134,8 +177,11 @@ static void check_product(const Subject *s, Dims d) {
         float *out = outs + (size_t)r * stride;
         grade_use_schedule(sched);
         ck_assert(cudaMemset(d_c, FILL_BYTE, stride * sizeof(float)) == cudaSuccess);
+        g_tiles = (d.K + ASYNC_TILE - 1) / ASYNC_TILE;
+        judge_set_crash_hint(in_flight_read_hint);
         GRADE_EXPECT_CUDA_OK(s->f(d_a, d_b, d_c, d.M, d.K, d.N), s->name);
         cudaError_t back = cudaMemcpy(out, d_c, stride * sizeof(float), cudaMemcpyDeviceToHost);
+        judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
         /* On a GPU a copy of a size other than 4, 8 or 16 bytes, or from an address not aligned to
            its size, stops the kernel; the simulator names the copy itself. */
         ck_assert_msg(back != cudaErrorLaunchFailure && back != cudaErrorMisalignedAddress && back != cudaErrorIllegalInstruction,
@@ -151,7 +197,7 @@ static void check_product(const Subject *s, Dims d) {
         else free(diff);
     }
     if (first) {
-        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol);
+        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined);
         size_t len = strlen(first) + strlen(why) + 64;
         char *all = malloc(len);
         snprintf(all, len, "%s\n  lesson 18: %s", first, why);

@@ -353,6 +353,37 @@ static int softmax_sums_match(const RowProblem *p, const float *got, int mode) {
     return 1;
 }
 
+/* 19.1 with each thread's exps left against its own maximum (trial 6, a94: f = 1 / row.s, without
+   exp(mine.m - row.m)): y = exp(x - m_thread) / s, s the row's sum against the row's maximum. Replayed
+   with the threads' elements as softmax_row_sum_model deals them; 1 when every output matches. */
+static int softmax_own_max_matches(const RowProblem *p, const float *got) {
+    int cols = p->rc.cols;
+    unsigned threads = 32;
+    while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
+    int vec = cols % 4 == 0, differs = 0;
+    for (int r = 0; r < p->rc.rows; r++) {
+        const float *x = p->x + (size_t)r * cols;
+        double mrow = -INFINITY, s = 0;
+        for (int j = 0; j < cols; j++) mrow = x[j] > mrow ? x[j] : mrow;
+        for (int j = 0; j < cols; j++) s += exp(x[j] - mrow);
+        for (unsigned t = 0; t < threads; t++) {
+            double m = -INFINITY;
+            for (int k = 0; k < ROW_PER_THREAD; k++) {
+                int e = vec ? 4 * ((int)t + (k / 4) * (int)threads) + k % 4 : (int)t + k * (int)threads;
+                if (e < cols) m = x[e] > m ? x[e] : m;
+            }
+            if (m != mrow) differs = 1;
+            for (int k = 0; k < ROW_PER_THREAD; k++) {
+                int e = vec ? 4 * ((int)t + (k / 4) * (int)threads) + k % 4 : (int)t + k * (int)threads;
+                if (e >= cols) continue;
+                double want = exp(x[e] - m) / s, g = got[(size_t)r * cols + e];
+                if (!(fabs(g - want) <= 1e-3 * fabs(want) + 1e-6)) return 0;
+            }
+        }
+    }
+    return differs; /* (every thread holding the row's maximum: the right outputs, not this mistake) */
+}
+
 static char *explain_softmax(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
@@ -436,6 +467,13 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      lo, hi);
         return msg;
     }
+    if (softmax_own_max_matches(p, out)) {
+        snprintf(msg, 2048,
+                 "every output is exp(x - m) / s with m its own thread's maximum, not the row's: a thread's exps are against its "
+                 "own maximum, and the row's sum s against the row's. Bring them to the row's maximum before dividing: "
+                 "f = exp(mine.m - row.m) / row.s (0 for a thread with no element), each of the thread's values times f");
+        return msg;
+    }
     snprintf(msg, 2048,
              "every schedule gave the same wrong outputs, and no known mistake explains them: check that the statistics skip the "
              "slots past the row's end (row_index(k, vec) < cols), that the output uses the block's maximum and sum (not the "
@@ -489,6 +527,56 @@ static const char *layernorm_probe(const RowProblem *p) {
     return NULL;
 }
 
+/* 19.2 with welford_combine's m2 = a.m2 + b.m2, without delta^2 * a.n * b.n / n (trial 6, a95): the
+   row's m2 is then the sum of the threads' own m2 (every combining drops the spread between the
+   pieces' means), the mean right. A row where each thread holds one element has m2 = 0 that way,
+   which an m2 never updated gives too; so the judge runs one row of 4096 (128 threads of 32
+   elements) and replays it with the threads' elements dealt as row_load deals them. 1 when it matches. */
+static int layernorm_combine_without_spread(void) {
+    enum { C = 4096 };
+    static float x[C], g[C], b[C], got[C + CANARY];
+    uint64_t seed = grade_seed() + 515151;
+    grade_fill_floats(x, C, seed, -3.0f, 3.0f);
+    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
+    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
+    float *d_x = grade_device_alloc(sizeof x), *d_g = grade_device_alloc(sizeof g), *d_b = grade_device_alloc(sizeof b);
+    float *d_y = grade_device_alloc(sizeof got);
+    grade_to_device(d_x, x, sizeof x);
+    grade_to_device(d_g, g, sizeof g);
+    grade_to_device(d_b, b, sizeof b);
+    grade_use_schedule(0);
+    grade_poison_device(d_y, sizeof got);
+    int ran = layernorm_gpu(d_x, d_g, d_b, d_y, 1, C, LN_EPS) == cudaSuccess && cudaMemcpy(got, d_y, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    CUDA_FREE_ALL(d_x, d_g, d_b, d_y);
+    if (!ran) return 0;
+    unsigned threads = 32;
+    while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
+    double mean = 0, m2 = 0;
+    for (int j = 0; j < C; j++) mean += x[j];
+    mean /= C;
+    for (unsigned t = 0; t < threads; t++) {
+        double mt = 0, st = 0;
+        int nt = 0;
+        for (int k = 0; k < ROW_PER_THREAD; k++) {
+            int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
+            if (e < C) mt += x[e], nt++;
+        }
+        if (!nt) continue;
+        mt /= nt;
+        for (int k = 0; k < ROW_PER_THREAD; k++) {
+            int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4;
+            if (e < C) st += (x[e] - mt) * (x[e] - mt);
+        }
+        m2 += st;
+    }
+    double rstd = 1 / sqrt(m2 / C + LN_EPS);
+    for (int j = 0; j < C; j++) {
+        double want = (x[j] - mean) * rstd * g[j] + b[j];
+        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
+    }
+    return 1;
+}
+
 static char *explain_layernorm(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
@@ -506,6 +594,13 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
             snprintf(msg, 2048, "%s", order_message());
             return msg;
         }
+    if (layernorm_combine_without_spread()) {
+        snprintf(msg, 2048,
+                 "the variance is only the spread inside each thread's piece: on a row of 4096 the outputs match m2 = the sum of the "
+                 "threads' own m2. Combining two pieces must also count the spread between their means: m2 = a.m2 + b.m2 + delta * "
+                 "delta * a.n * b.n / n, with delta = b.mean - a.mean and n = a.n + b.n");
+        return msg;
+    }
     const char *probe = layernorm_probe(p);
     snprintf(msg, 2048, "%s",
              probe ? probe
@@ -769,6 +864,27 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     }
     size_t nonfinite = 0;
     for (size_t i = 0; i < p->n_el; i++) nonfinite += !isfinite(out[i]);
+    /* every row of each head's first block of queries (0 .. ATT_BR - 1) NaN, and no other (trial 6, a101):
+       that block saw no key at all, which a mask off by one (query 0's row alone) does not give: the keys
+       streamed for the block starting at q0 stopped before q0 (attention_keys = min(n, q0)) */
+    if (p->causal && nonfinite && p->ac.n > 1) {
+        int n = p->ac.n, d = p->ac.d, first_block = n < ATT_BR ? n : ATT_BR, fits = 1;
+        for (int b = 0; b < p->ac.bh && fits; b++)
+            for (int i = 0; i < n && fits; i++) {
+                int bad_row = 0;
+                for (int c = 0; c < d; c++) bad_row |= !isfinite(out[((size_t)b * n + i) * d + c]);
+                fits = bad_row == (i < first_block);
+            }
+        if (fits) {
+            snprintf(msg, 2048,
+                     "%zu outputs came out as NaN: every query of each head's first block (queries 0 .. %d) saw no key at all, l = 0 "
+                     "and o / l = NaN (a mask that hides each query from itself would leave query 0's row alone). The block starting "
+                     "at q0 must stream the keys "
+                     "up to its last query: attention_keys returns min(n, q0 + ATT_BR) with the causal mask, not min(n, q0)",
+                     nonfinite, first_block - 1);
+            return msg;
+        }
+    }
     if (p->causal && nonfinite) {
         snprintf(msg, 2048,
                  "%zu outputs came out as NaN or inf: with the causal mask, a row that sees no key at all has l = 0 and "

@@ -54,6 +54,8 @@ grade() {
   # "not written yet" (common/grade_skeleton.c) is tested never to be said of written code.
   local src=
   [[ $1 == wrong-* ]] && src=$b/$1/$2
+  # (the reference too: a check of the source, e.g. 10.4's status_load, must pass on it)
+  [[ $1 == solution ]] && src=solutions/$2
   GRADE_SKELETON=${GRADE_SKELETON-tests/skeleton/$2.regions} GRADE_SOURCE_DIR=${GRADE_SOURCE_DIR-$src} \
     GRADE_LESSON=$2 GRADE_JSON=$json GRADE_RUNNER=$b/$1/$2/runner "$b/judge/$2/judge" >"$log" 2>&1
 }
