@@ -230,13 +230,25 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
             if (extra < 0.5f) break; /* not done at all: the cases below say why */
             /* 02.4's tail started at n / 4 + the thread's index, a float4 index (trial 6, a03): every element
                from n / 4 up to the last whole float4 is done once more, one by one, and no other */
-            size_t quads = n / 4, twice = 0, others = 0;
+            size_t quads = n / 4, twice = 0, others = 0, tail_twice = 0, outside_tail = 0;
             for (size_t j = 0; j < n; j++) {
                 float x = (p.h_got[j] - p.h_want[j]) / p.h_b[j];
                 int again = x > 0.5f && x < 1.5f;
                 if (j >= quads && j < 4 * quads) twice += again;
                 else others += p.h_got[j] != p.h_want[j];
+                if (j >= 4 * quads) tail_twice += again;
+                else outside_tail += p.h_got[j] != p.h_want[j];
             }
+            /* 02.4's float4 loop ran while q <= n / 4 (trial 5; on a GPU the float4 past the end lands in
+               the allocation's slack and nothing crashes): the partial float4 at 4 * (n / 4) is added by
+               the float4 loop and then by the tail, so exactly the n % 4 leftovers are done twice */
+            if (launch == vector_add_float4_gpu && n % 4 && tail_twice == n % 4 && !outside_tail)
+                ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: exactly the "
+                             "last n %% 4 = %zu elements (from %zu on) got b added twice, every other element once\n  likely mistake: "
+                             "the float4 loop runs one float4 too far: it also takes the partial float4 at n / 4, which the one-by-one "
+                             "tail does again (and whose other floats lie past the end of the arrays). It must stop before it, q < n / 4 "
+                             "(not q <= n / 4, nor q < (n + 3) / 4)",
+                             name, n, (unsigned long long)grade_seed(), n % 4, 4 * quads);
             if (launch == vector_add_float4_gpu && quads && twice == 3 * quads && !others)
                 ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: elements %zu "
                              "to %zu got b added twice, every other element once\n  likely mistake: the one-by-one tail starts at "

@@ -835,10 +835,11 @@ static Suite *build_suite(void) {
     tcase_add_loop_test(tc, test_compaction_keeps_the_right_elements_in_order, 0, N_SIZES3);
     tcase_add_test(tc, test_compaction_on_a_large_input);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "10.4");
+    /* the source first: on a GPU a plain load hangs the scan, and the timeout would be the only message */
+    tcase_add_test(tc, test_status_load_reads_memory_every_time);
     tcase_add_loop_test(tc, test_single_pass_scan_is_exact_under_every_block_order, 0, N_SIZES4);
     tcase_add_loop_test(tc, test_single_pass_scan_of_floats_is_within_rounding, 0, N_SIZES4);
     tcase_add_test(tc, test_single_pass_scan_is_exact_on_a_large_input);
-    tcase_add_test(tc, test_status_load_reads_memory_every_time);
     return s;
 }
 

@@ -55,7 +55,7 @@ static float time_axpy(float *x, float *y, size_t n, int managed, int prefetch, 
     return (float)bench_median(runs, REPS);
 }
 
-/* bench [LOG2_N]: the axpy's size as a power of two (GPU: 26 by default, 256 MiB per array): a cost
+/* bench [LOG2_N]: the axpy's size as a power of two (GPU: 27 by default, 512 MiB per array): a cost
    paid once per kernel shows as a ratio that grows with n, a cost per page as one that does not. */
 int main(int argc, char **argv) {
     struct cudaDeviceProp prop;
@@ -64,7 +64,9 @@ int main(int argc, char **argv) {
     size_t n = 1u << 18;
     int steps = 200;
 #else
-    size_t n = 1u << 26; /* 256 MiB per array */
+    /* 512 MiB per array: the first kernel after a prefetch pays about 20 us once (the H200, 2026-12-04:
+       the same at 256 and 512 MiB, tools/gpu/um_prefetch_probe.cu), which a smaller axpy would mostly measure */
+    size_t n = 1u << 27;
     if (argc > 1 && atoi(argv[1]) >= 10 && atoi(argv[1]) <= 29) n = (size_t)1 << atoi(argv[1]);
     int steps = 1000;
 #endif
