@@ -14,7 +14,7 @@ mkdir -p "$out"
 export PATH=$PATH:/usr/local/cuda/bin
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 benches=""
-for l in ${BENCH_LESSONS:-}; do benches="$benches $(ls -d build/gpu/solution/$l-*/ 2>/dev/null || echo build/gpu/solution/$(basename lessons/$l-*))/bench"; done
+for l in ${BENCH_LESSONS:-}; do benches="$benches build/gpu/solution/$(basename lessons/$l-*)/bench"; done
 [ -n "${PROBE:-}" ] && nvcc -O3 -arch=sm_90 tools/gpu/um_prefetch_probe.cu -o /tmp/um_probe >"$out/probe-build.log" 2>&1 &
 make -s -k -j16 BACKEND=gpu test-programs LESSON="$*" $benches >"$out/build.log" 2>&1
 echo "build: exit $? after ${SECONDS} s"
