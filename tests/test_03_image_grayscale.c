@@ -235,13 +235,59 @@ static const char *rotate_past_end_why(const Image *im) {
            "(x, y) goes to output row x, column height - 1 - y: byte x * height + (height - 1 - y)";
 }
 
+/* 03.1 with the image's height as the row length, y * height + x (trial 7, a09): the guard is right,
+   and every pixel reached is the right value at the wrong number, so pixel numbers that no (x, y)
+   gives stay unwritten and, on a taller than wide image, numbers past the end are written (a GPU
+   writes the canary; the simulator stops at the first read past the input). Replayed: NULL when the
+   result is something else. */
+static const char *gray_row_length_why(const Image *im) {
+    if (im->ch == 1 || im->w == im->h) return NULL;
+    for (size_t i = 0; i < im->n + CANARY; i++) {
+        /* i = y * h + x with x < w and y < h: x is smallest for the largest y <= i / h */
+        size_t h = (size_t)im->h, y = i / h < h ? i / h : h - 1;
+        int hit = i - y * h < (size_t)im->w;
+        if (i < im->n && im->h_got[i] != (hit ? im->h_want[i] : UNWRITTEN)) return NULL;
+        if (i >= im->n && !hit && im->h_got[i] != UNWRITTEN) return NULL;
+    }
+    return "the pixel index uses the height as the row length: the index is wrong, not the guard. Pixel (x, y) is number "
+           "y * width + x (rows are width pixels long); y * height + x skips or repeats numbers, and on a taller than wide "
+           "image goes past the end";
+}
+
+/* 03.1 on the simulator: a read or write past a buffer stops the kernel, and the message names the
+   thread. Its pixel (from the block shape of the call) tells the guard from the index: a thread
+   outside the image got past a missing guard; one inside it was let through rightly, and its index
+   is wrong (trial 7, a09: y * height + x). */
+static int g_gray_w, g_gray_h;
+static unsigned g_gray_bx, g_gray_by;
+static char g_gray_hint[600];
+static const char *gray_crash_hint(const char *said) {
+    const char *k = strstr(said, "out-of-bounds access in kernel 'grayscale_kernel'");
+    unsigned b[3], t[3];
+    const char *at = k ? strstr(k, "block (") : NULL;
+    if (!at || sscanf(at, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6) return NULL;
+    unsigned long x = (unsigned long)b[0] * g_gray_bx + t[0], y = (unsigned long)b[1] * g_gray_by + t[1];
+    if (x < (unsigned long)g_gray_w && y < (unsigned long)g_gray_h)
+        snprintf(g_gray_hint, sizeof g_gray_hint,
+                 "the thread of pixel (x %lu, y %lu) went past the end, and that pixel is inside the %d x %d image, so the guard "
+                 "rightly let it through: the index is wrong, not the guard. Pixel (x, y) is number y * width + x (rows are width "
+                 "pixels long, whatever the height), and its bytes start at that number times channels",
+                 x, y, g_gray_w, g_gray_h);
+    else
+        snprintf(g_gray_hint, sizeof g_gray_hint,
+                 "the thread of (x %lu, y %lu), outside the %d x %d image, went past the end: guard the access with "
+                 "if (x < width && y < height); the edge blocks stick out past the right and bottom edges",
+                 x, y, g_gray_w, g_gray_h);
+    return g_gray_hint;
+}
+
 /* Copies the result and its canary back; fails if the kernel wrote past the end of the output. */
 static void fetch_result(Image *im, const Run *r) {
     cudaError_t e = cudaMemcpy(im->h_got, im->d_out, im->n + CANARY, cudaMemcpyDeviceToHost);
     GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
     for (size_t i = im->n; i < im->n + CANARY; i++) {
         if (im->h_got[i] == UNWRITTEN) continue;
-        const char *why = strcmp(r->file, "rotate90") ? NULL : rotate_past_end_why(im);
+        const char *why = !strcmp(r->file, "rotate90") ? rotate_past_end_why(im) : r->by ? gray_row_length_why(im) : NULL;
         ck_assert_msg(0,
                       "%s (block %u%s%.0u, GRADE_SEED=%llu): wrote byte %zu, past the end of the %zu-byte output\n"
                       "  likely mistake: %s",
@@ -335,8 +381,11 @@ static void check_grayscale(int w, int h, int ch, const Block2 *blocks, int nblo
             grade_use_schedule(s);
             grade_poison_device(im.d_out, im.n + CANARY);
             Run r = {what, ch == 4 ? "grayscale-rgba" : "grayscale-rgb", w, h, blocks[b].x, blocks[b].y, s, im.seed};
+            g_gray_w = w, g_gray_h = h, g_gray_bx = blocks[b].x, g_gray_by = blocks[b].y;
+            judge_set_crash_hint(gray_crash_hint);
             GRADE_EXPECT_CUDA_OK(grayscale_gpu(im.d_in, im.d_out, w, h, ch, blocks[b].x, blocks[b].y), "grayscale_gpu");
             fetch_result(&im, &r);
+            judge_set_crash_hint(NULL);
             if (same(im.h_got, im.h_want, im.n)) continue;
             char buf[1024];
             EXPECT_IMAGE(im.h_got, im.h_want, &r, gray_hint(&im, &r, buf, sizeof buf), kGrayFallback);
