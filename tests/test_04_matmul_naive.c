@@ -104,6 +104,11 @@ static double alt_partial_sum(const Problem *p, int r, int c, int kk) { /* only 
     for (int k = 0; k < kk; k++) s += (double)p->h_A[(size_t)r * p->K + k] * p->h_B[(size_t)k * p->N + c];
     return s;
 }
+static double alt_tail_sum(const Problem *p, int r, int c, int k0) { /* only k >= k0: a loop that starts late */
+    double s = 0;
+    for (int k = k0; k < p->K; k++) s += (double)p->h_A[(size_t)r * p->K + k] * p->h_B[(size_t)k * p->N + c];
+    return s;
+}
 static double alt_b_column_major(const Problem *p, int r, int c, int unused) { /* B[col * K + k] */
     (void)unused;
     double s = 0;
@@ -216,6 +221,26 @@ static int probe_corner(const Problem *p, int bx, int by, int *rows, int *cols) 
     return ok;
 }
 
+/* With K = 1 a k loop that starts at 1 and one that stops at K - 1 both leave 0 (trial 7, a18): runs
+   the student's launcher once more on the same M and N with K = 7, where they differ. 1: it summed
+   products 1 to 6 (the loop starts at 1); 0: products 0 to 5 (it stops at K - 1); -1: neither. */
+static int probe_k_loop_start(const Problem *p, int bx, int by) {
+    Problem q;
+    problem_make(&q, (Shape){p->M, 7, p->N}, 4242);
+    size_t nc = elems_C(&q);
+    grade_poison_device(q.d_C, (nc + CANARY) * sizeof(float));
+    int r = -1;
+    if (matmul_naive_gpu(q.d_A, q.d_B, q.d_C, q.M, q.K, q.N, bx, by) == cudaSuccess &&
+        cudaMemcpy(q.h_got, q.d_C, nc * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+        r = all_match(&q, alt_tail_sum, 1, 0) ? 1 : all_match(&q, alt_partial_sum, 6, 0) ? 0 : -1;
+    problem_free(&q);
+    return r;
+}
+
+static const char kLoopStartsAtOne[] =
+    "the k loop starts at 1 instead of 0, so it skips the first product, A[row * K + 0] * B[0 * N + col]: k runs over 0 .. K - 1 "
+    "(for (int k = 0; k < K; ++k))";
+
 /* The likely mistake behind a wrong C, or NULL. bx, by: the block used (0 for cuBLAS); passed: the
    block shapes that already gave the right C for this shape. */
 static const char *explain_matmul(const Problem *p, int bx, int by, const Block *passed, int npassed, int cublas) {
@@ -296,6 +321,11 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         return "cuBLAS was given the row-major arrays as if they were column-major: it then multiplies A^T-shaped and B^T-shaped "
                "reinterpretations and stores the result column-major; compute C^T = B^T A^T instead (B first, m and n swapped)";
 
+    /* A loop that starts late: it skips the first product (K = 1 is decided by a probe below). */
+    if (!cublas && K > 1 && all_match(p, alt_tail_sum, 1, 0)) {
+        snprintf(msg, sizeof msg, "every element is the sum of products 1 to %d, without product 0: %s", K - 1, kLoopStartsAtOne);
+        return msg;
+    }
     /* A loop over the wrong number of products: candidates the usual mix-ups produce. */
     int cand[4] = {K - 1, N, M, 1};
     const char *cand_name[4] = {"K - 1 (an off-by-one: k < K - 1, or k <= K - 2)", M == N ? "N or M (the columns or rows of C)" : "N (the columns of C)",
@@ -306,6 +336,21 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         int dup = 0;
         for (int j = 0; j < i; j++) dup |= cand[j] == kk;
         if (dup || !all_match(p, alt_partial_sum, kk, 0)) continue;
+        if (kk == 0 && !cublas && bx > 0) {
+            int start = probe_k_loop_start(p, bx, by);
+            if (start == 1) {
+                snprintf(msg, sizeof msg,
+                         "every element is 0, the sum of no products; run again with K = 7 (same M and N), every element was the "
+                         "sum of products 1 to 6: %s", kLoopStartsAtOne);
+                return msg;
+            }
+            if (start == -1) {
+                snprintf(msg, sizeof msg,
+                         "every element is 0, the sum of no products, with K = %d: the k loop ran no iteration. Either it starts "
+                         "late (k = 1 instead of 0) or it stops early (k < K - 1): k runs over 0 .. K - 1", K);
+                return msg;
+            }
+        }
         char first[64];
         if (kk == 0) snprintf(first, sizeof first, "0, the sum of no products");
         else snprintf(first, sizeof first, "the sum of only its first %d product%s", kk, kk == 1 ? "" : "s");
