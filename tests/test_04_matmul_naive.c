@@ -467,13 +467,43 @@ START_TEST(test_naive_matmul_launches_nothing_for_an_empty_matrix) {
 END_TEST
 
 /* ---- 04.2 (GPU only) ---- */
-static void expect_cublas_ok(cublasStatus_t st, const char *what) {
-    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "%s returned %s (%s)%s", what, cublasGetStatusName(st), cublasGetStatusString(st),
-                  st == CUBLAS_STATUS_INVALID_VALUE
-                      ? "\n  likely mistake: a leading dimension smaller than cuBLAS allows: with CUBLAS_OP_N it needs lda >= m, "
-                        "ldb >= k and ldc >= m, counted in the column-major view; for C^T = B^T A^T that view has m = N and n = M, "
-                        "and each array's leading dimension is its row length"
-                      : "");
+/* The student's cuBLAS call on an M x K times K x N product into buffers of 256 floats each (larger
+   than any matrix of the probe, so a leading dimension too large cannot run past them): only its
+   status is looked at. */
+static cublasStatus_t cublas_status_for(cublasHandle_t handle, int M, int K, int N) {
+    float *d = NULL;
+    if (cudaMalloc((void **)&d, 3 * 256 * sizeof(float)) != cudaSuccess) return CUBLAS_STATUS_ALLOC_FAILED;
+    cudaMemset(d, 0, 3 * 256 * sizeof(float));
+    cublasStatus_t st = matmul_cublas_gpu(handle, d, d + 256, d + 512, M, K, N);
+    cudaDeviceSynchronize();
+    cudaFree(d);
+    return st;
+}
+
+/* CUBLAS_STATUS_INVALID_VALUE: a leading dimension below what the call's transpose flag asks for.
+   Two mistakes give it, told apart by two more calls (trial 7, a21): leading dimensions that are the
+   arrays' row counts (K, M, M) with CUBLAS_OP_N fail on M = 1, K = 2, N = 4 and pass on M = 4, K = 2,
+   N = 1; CUBLAS_OP_T for both operands with the right leading dimensions (N, K, N: those of
+   CUBLAS_OP_N) does the opposite. Anything else: both candidates. */
+static const char *cublas_invalid_why(cublasHandle_t handle) {
+    cublasStatus_t wide = cublas_status_for(handle, 1, 2, 4), tall = cublas_status_for(handle, 4, 2, 1);
+    if (wide == CUBLAS_STATUS_INVALID_VALUE && tall == CUBLAS_STATUS_SUCCESS)
+        return "a leading dimension smaller than cuBLAS allows: with CUBLAS_OP_N it needs lda >= m, ldb >= k and ldc >= m, counted in "
+               "the column-major view; for C^T = B^T A^T that view has m = N and n = M, and each array's leading dimension is its row "
+               "length";
+    if (wide == CUBLAS_STATUS_SUCCESS && tall == CUBLAS_STATUS_INVALID_VALUE)
+        return "the transpose flags do not fit the leading dimensions: run again with M = 4, K = 2, N = 1 the call failed and with "
+               "M = 1, K = 2, N = 4 it did not, as CUBLAS_OP_T on both operands does (an operand with CUBLAS_OP_T needs its leading "
+               "dimension >= k, or >= n). The row-major product is C^T = B^T A^T with CUBLAS_OP_N, CUBLAS_OP_N: cuBLAS's column-major "
+               "view of a row-major array is already its transpose, so no flag is needed";
+    return "a leading dimension smaller than the transpose flag allows: with CUBLAS_OP_N cuBLAS needs lda >= m, ldb >= k and ldc >= m; "
+           "with CUBLAS_OP_T lda >= k (or ldb >= n). For C^T = B^T A^T use CUBLAS_OP_N, CUBLAS_OP_N, m = N, n = M, and each array's "
+           "row length as its leading dimension";
+}
+
+static void expect_cublas_ok(cublasHandle_t handle, cublasStatus_t st, const char *what) {
+    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "%s returned %s (%s)%s%s", what, cublasGetStatusName(st), cublasGetStatusString(st),
+                  st == CUBLAS_STATUS_INVALID_VALUE ? "\n  likely mistake: " : "", st == CUBLAS_STATUS_INVALID_VALUE ? cublas_invalid_why(handle) : "");
 }
 
 START_TEST(test_cublas_matmul_matches_cpu_for_every_shape) {
@@ -487,7 +517,7 @@ START_TEST(test_cublas_matmul_matches_cpu_for_every_shape) {
     for (int s = 0; s < grade_schedule_count(); s++) {
         grade_use_schedule(s);
         grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
-        expect_cublas_ok(matmul_cublas_gpu(handle, p.d_A, p.d_B, p.d_C, p.M, p.K, p.N), "matmul_cublas_gpu");
+        expect_cublas_ok(handle, matmul_cublas_gpu(handle, p.d_A, p.d_B, p.d_C, p.M, p.K, p.N), "matmul_cublas_gpu");
         expect_product(&p, "matmul_cublas_gpu", 0, 0, NULL, 0, s, 1);
     }
     problem_free(&p);
