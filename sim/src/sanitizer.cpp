@@ -47,6 +47,37 @@ void dsm_check_report(const void *addr, size_t size, bool write, const std::stri
 
 static std::string g_report_path;
 
+/* The hint for a kernel's access past the end of a buffer, from where the faulting thread sits in the
+   grid. A missing bounds check (one element per thread, the grid rounded up) sends only threads of
+   the grid's last blocks past the end: there the guard is the likely mistake. The grid's first
+   thread, or a block inside the grid, points at the index (or the size the kernel was given) --
+   unless the thread loops over several elements (a grid-stride or tile loop), which the fault alone
+   cannot tell: then both candidates are named. */
+[[maybe_unused]] static std::string overrun_hint() {
+    const LaunchRecord *L = current_launch();
+    unsigned b[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+    if (sscanf(current_coordinates().c_str(), "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6 || !L)
+        return "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more "
+               "threads than elements";
+    unsigned g[3] = {L->cfg.grid.x, L->cfg.grid.y, L->cfg.grid.z}, k[3] = {L->cfg.block.x, L->cfg.block.y, L->cfg.block.z};
+    bool first = !b[0] && !b[1] && !b[2] && !t[0] && !t[1] && !t[2], edge = false;
+    for (int d = 0; d < 3; d++)
+        if ((g[d] > 1 || k[d] > 1) && b[d] + 1 == g[d]) edge = true;
+    if (first)
+        return "the grid's first thread (block 0, thread 0) already went past the end: with one element per thread the index itself is wrong, "
+               "not only unguarded (a missing bounds check shows in the last block's threads); if the thread loops over several elements (a "
+               "grid-stride or tile loop), the loop's bound or the guard inside it let it past. Check the index formula, the size the kernel "
+               "was given, and the bound of any loop";
+    if (edge)
+        return "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more "
+               "threads than elements";
+    return fmt("block (%u,%u,%u) is not at the edge of the grid (%u x %u x %u blocks), so the grid rounded up does not explain it: a "
+               "missing bounds check sends only threads of the last blocks past the end. Either the index is wrong (a row length, a stride, "
+               "an offset, or a size passed to the kernel that is larger than the buffer), or the thread loops over several elements and "
+               "the loop's bound or its guard let it past",
+               b[0], b[1], b[2], g[0], g[1], g[2]);
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 static void on_asan_report(const char *report) {
     if (strstr(report, "AddressSanitizer: ABRT")) {
@@ -132,13 +163,7 @@ static void on_asan_report(const char *report) {
             size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
                      size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
-            /* the grid's very first thread has an element whatever n is: its overrun is an index formula, not a missing guard */
-            bool first = current_coordinates() == "block (0,0,0), thread (0,0,0)";
-            fatal("out-of-bounds access", buf,
-                  !current_launch() ? nullptr
-                  : first ? "the grid's first thread (block 0, thread 0) already went past the end, so the index itself is wrong, not only "
-                            "unguarded: check how the kernel computes it (a missing bounds check shows in the last block's threads)"
-                          : "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more threads than elements");
+            fatal("out-of-bounds access", buf, current_launch() ? overrun_hint().c_str() : nullptr);
         }
     }
     if (desc && !strncmp(desc, "wild-addr", 9)) {
