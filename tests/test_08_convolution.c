@@ -182,6 +182,24 @@ static int tile_window_shifted(const Image *im, const Spec *s) {
     return seen > 0;
 }
 
+/* 08.3 with the cooperative load's slot taken as sy = s / T, sx = s % T (trial 7, a49): the shared
+   tile is T + 2r slots wide, so only its first T columns are loaded (every row is: the slots run on
+   down). The pixels whose window reaches a column >= T, the last 2r of each tile, read unloaded
+   slots (the simulator's NaN, a GPU's stale shared memory); every other pixel is right. A halo of
+   the wrong width leaves the bottom rows of the tiles wrong too. */
+static int tile_only_first_columns_loaded(const Image *im, const Spec *s) {
+    int w = im->w, h = im->h, r = s->fw / 2, T = (int)s->tile, wrong = 0;
+    if (r == 0) return 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float g = im->h_got[(size_t)y * w + x], want = im->h_want[(size_t)y * w + x];
+            int right = fabs((double)g - want) <= s->atol;
+            if (x % T + 2 * r >= T) wrong += !right;
+            else if (!right) return 0;
+        }
+    return wrong > 0;
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -199,6 +217,14 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                  "left in the shared tile. Slot (0, 0) holds the image pixel r up and r left of the block's first pixel, so image pixel "
                  "(x + r - fx, y + r - fy) sits in slot (tx + 2r - fx, ty + 2r - fy), not (tx + r - fx, ty + r - fy)",
                  r, r);
+        return buf;
+    }
+    if (s->kind == K_TILED && tile_only_first_columns_loaded(im, s)) {
+        snprintf(buf, cap,
+                 "every pixel is right except those in the last 2r = %d columns of each tile, whose window reaches past shared column "
+                 "T - 1 (T = %u): only the first T columns of each row of the shared tile were loaded, every row was. The shared tile "
+                 "is side = T + 2r slots wide: the cooperative load's slot s is row s / side, column s %% side (not s / T, s %% T)",
+                 2 * r, s->tile);
         return buf;
     }
     if (shared_nan && s->kind == K_TILED) {
