@@ -141,6 +141,25 @@ static int unmerged_bins_probe(void) {
     return match;
 }
 
+/* 09.2 with one 32-bit word of each 16-byte chunk counted twice and another never (count_word(v.y)
+   twice, v.z never: trial 7, a58). Replayed for every pair; *twice and *never the word numbers. */
+static int chunk_word_swapped(const HistRun *r, const unsigned *got, const unsigned *want, int *twice, int *never) {
+    size_t full = r->n / 16 * 16;
+    int found = 0;
+    for (int j = 0; j < 4 && full; j++)
+        for (int k = 0; k < 4; k++) {
+            if (j == k) continue;
+            long e[HIST_BINS];
+            for (int b = 0; b < HIST_BINS; b++) e[b] = (long)want[b];
+            for (size_t c = 0; c < full; c += 16)
+                for (int i = 0; i < 4; i++) e[r->in[c + 4 * (size_t)k + i]]--, e[r->in[c + 4 * (size_t)j + i]]++;
+            int match = 1;
+            for (int b = 0; b < HIST_BINS && match; b++) match = e[b] == (long)got[b];
+            if (match) found++, *twice = j, *never = k;
+        }
+    return found == 1; /* more than one pair fits: the input cannot tell which */
+}
+
 static const char *hist_hint(const HistRun *r, const unsigned *got, const unsigned *want, char *buf, size_t cap) {
     unsigned long long sum = 0;
     int over = 0, under = 0, zero = 1;
@@ -268,6 +287,16 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
             return "counts were lost: two threads added to the same bin at the same time; a plain += or ++ is a read, an add and a "
                    "write, and another thread's write in between is lost: use atomicAdd(&hist[in[i]], 1u)";
         return shared_lost_hint();
+    }
+    int twice, never;
+    if (r->ex == 2 && chunk_word_swapped(r, got, want, &twice, &never)) {
+        static const char xyzw[] = "xyzw";
+        snprintf(buf, cap,
+                 "word %d of every 16-byte chunk (v.%c, bytes %d .. %d) was never counted and word %d (v.%c) was counted twice: the "
+                 "counts match count_word(v.%c) in place of count_word(v.%c). Count each of the chunk's four words once: v.x, v.y, "
+                 "v.z, v.w",
+                 never, xyzw[never], 4 * never, 4 * never + 3, twice, xyzw[twice], xyzw[twice], xyzw[never]);
+        return buf;
     }
     /* 09.2: one byte of each word of the full chunks taken with the wrong shift. The other three
        positions are right: got - want + (the right bins of position k) is what the wrong extraction
