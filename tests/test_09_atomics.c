@@ -533,7 +533,22 @@ static float int_order_max(const float *v, size_t n, int is_signed) {
     return best;
 }
 
-static const char *max_hint(const float *v, size_t n, float got, float want) {
+/* 09.3 whose CAS loop never stores (trial 7, a62: old starts from val's bits, not *address's, so
+   float_greater(val, old) is false at once): *d_max stays -infinity. A maximum taken on the bits
+   as integers gives -infinity too, on negative inputs only: run again on 1, 2, 3, 4 (positive,
+   where the integer order is right). 1 when that still gives -infinity. */
+static int max_never_stores_probe(unsigned block) {
+    static const float v[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    float *d_in = grade_device_alloc(sizeof v), *d_max = grade_device_alloc(sizeof(float)), got = 0;
+    grade_to_device(d_in, v, sizeof v);
+    int r = max_float_atomic_gpu(d_in, 4, d_max, block) == cudaSuccess && cudaMemcpy(&got, d_max, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess &&
+            same_float(got, -INFINITY);
+    cudaFree(d_in);
+    cudaFree(d_max);
+    return r;
+}
+
+static const char *max_hint(const float *v, size_t n, float got, float want, unsigned block) {
     if (n == 0 && isnan(got))
         return "with n = 0 the maximum is -infinity, but *d_max kept its garbage (0xFFFFFFFF, a NaN): set it to -infinity "
                "(kMinusInfinity) before the kernel, and also when there is nothing to launch";
@@ -546,6 +561,10 @@ static const char *max_hint(const float *v, size_t n, float got, float want) {
     if (same_float(got, -0.0f) && same_float(want, 0.0f))
         return "-0.0 where +0.0 was expected: -0.0 == +0.0 in float comparisons, so `val > old` never replaces -0.0 by +0.0; "
                "float_greater must also rank +0.0 (bits 0x00000000) above -0.0 (bits 0x80000000)";
+    if (n && same_float(got, -INFINITY) && max_never_stores_probe(block))
+        return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
+               "-infinity), so the CAS loop never stored. It must compare val with the value now at the address, old = *address "
+               "(its bits), not with val's own bits (float_greater(val, val) is false at once), and loop while val is greater";
     if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0)))
         return "the floats were compared as integers (atomicMax on their bits): that works for positive floats only; negative "
                "floats have the sign bit set and order backwards -- compare them as floats in a CAS loop";
@@ -592,7 +611,7 @@ static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched)
                 memcpy(&gb, &got, 4);
                 memcpy(&wb, &want, 4);
                 ck_assert_msg(0, "%s (schedule %s, GRADE_SEED=%llu): got %g (bits 0x%08X), want %g (bits 0x%08X)\n  likely mistake: %s",
-                              what, grade_schedule_name(s), (unsigned long long)grade_seed(), got, gb, want, wb, max_hint(h, n, got, want));
+                              what, grade_schedule_name(s), (unsigned long long)grade_seed(), got, gb, want, wb, max_hint(h, n, got, want, blocks[b]));
             }
     }
     cudaFree(d_in);
