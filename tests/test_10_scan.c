@@ -680,6 +680,24 @@ static void check_compact(size_t n, int nsched) {
                                      "kernel and in the scatter",
                                   what, count, want_count, ge_count - want_count, at, bits == 0x80000000u ? "-0.0" : bits == 0 ? "0.0" : "0.9");
                 }
+                /* the flags with >=, the scatter with > (trial 7, a71): the count and the positions are those of >=, and only
+                   the elements above the threshold were stored there (the slots of the equal ones never written) */
+                int flags_ge = ge_count != want_count && count != want_count && (count == ge_count || (in[n - 1] == th && count + 1 == ge_count));
+                for (size_t i = 0, pos = 0; flags_ge && i < n; i++)
+                    if (in[i] >= th) {
+                        if (in[i] > th) flags_ge = !memcmp(&got[pos], &in[i], 4);
+                        pos++;
+                    }
+                if (flags_ge) {
+                    size_t at = 0;
+                    while (at < n && !(in[at] == th)) at++;
+                    ck_assert_msg(0, "%s: count %u, want %zu: the count and the places are those of in[i] >= threshold (the %zu element(s) "
+                                     "equal to it, such as in[%zu], counted), but only the elements above the threshold were stored, and "
+                                     "the slots of the equal ones never written\n"
+                                     "  likely mistake: the flags kernel compares with `>=`, the scatter with `>`: an element is kept when "
+                                     "in[i] > threshold, strictly; use the same `>` in compact_flags_kernel",
+                                  what, count, want_count, ge_count - want_count, at);
+                }
                 if (count != want_count) {
                     int last_kept = in[n - 1] > th;
                     /* the count of a prefix in[0..k], k < n - 1: a thread other than the last one's wrote it (last) */
