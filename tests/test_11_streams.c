@@ -420,6 +420,40 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                       "the kernel wrote, cudaMemcpyAsync(h_out + off, d_out + off, len * sizeof(float), cudaMemcpyDeviceToHost, s)",
                       what, n, cfg->work);
     }
+    /* nothing in h_out at all when pipeline_run returned (trial 7, a83): on the simulator the recorded operations tell a
+       missing copy back from copies that were queued where the final wait does not look */
+    int none_back = n > 0;
+    for (size_t i = 0; i < n && none_back; i++) none_back = is_poison(out[i]);
+    if (none_back && ON_SIM && r->nops > 0) {
+        int device = 0, on_default = 0, d2h = 0, stream_syncs = 0, device_syncs = 0;
+        for (int i = 0; i < r->nops && i < MAX_OPS; i++) {
+            const TimelineOp *o = &g_ops[i];
+            if (o->kind == OP_KERNEL || o->kind == OP_H2D || o->kind == OP_D2H) {
+                device++;
+                on_default += o->stream == 0;
+                d2h += o->kind == OP_D2H;
+            }
+            if (o->kind == OP_HOST_WAIT) {
+                stream_syncs += strstr(o->name, "cudaStreamSynchronize") != NULL;
+                device_syncs += strstr(o->name, "cudaDeviceSynchronize") != NULL;
+            }
+        }
+        ck_assert_msg(!(d2h && on_default == device && stream_syncs && !device_syncs),
+                      "%s: nothing had reached h_out when pipeline_run returned, though its %d copies back were queued: every copy and "
+                      "kernel went into the legacy default stream (stream 0), and the wait at the end (%d cudaStreamSynchronize) "
+                      "waited on the created streams, which held none of that work\n"
+                      "  likely mistake: the chunks were not queued in the pipeline's streams: chunk c goes into "
+                      "p->streams[c %% p->nstreams], the last argument of its cudaMemcpyAsync calls and of process_launch",
+                      what, d2h, stream_syncs);
+    }
+    if (none_back && !ON_SIM)
+        ck_abort_msg("%s: all %zu elements differ: nothing had reached h_out when pipeline_run returned (every element is still "
+                     "the grader's poison)\n"
+                     "  likely mistake: one of these: the copies back are missing (cudaMemcpyAsync(h_out + off, d_out + off, ..., "
+                     "cudaMemcpyDeviceToHost, s)); or pipeline_run returned before doing its work, without a wait or with one that "
+                     "does not cover the streams the work went into (chunks queued in stream 0 while cudaStreamSynchronize waits on "
+                     "p->streams, say): queue chunk c in p->streams[c %% p->nstreams] and synchronise every one of them",
+                     what, n);
     char waited[900];
     ck_assert_msg(!streams_not_waited(cfg, out, waited, sizeof waited), "%s (%s stream schedule): %s", what, grade_schedule_name(g_schedule), waited);
     float *want = grade_alloc(n * sizeof(float));
