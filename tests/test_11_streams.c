@@ -250,6 +250,8 @@ static void check_timing(int reps) {
                       "  - the time was read before the kernel finished: a launch returns at once, so a clock read right after it "
                       "measures only the launch. Record a stop event after busy_run and cudaEventSynchronize(stop) before "
                       "cudaEventElapsedTime (or cudaDeviceSynchronize() before reading the clock);\n"
+                      "  - the start event was recorded after busy_run (both events after the launch time nothing): an event marks "
+                      "a point in the stream, so cudaEventRecord(start, 0), then busy_run, then cudaEventRecord(stop, 0);\n"
                       "  - the events were recorded in another stream than the kernel's: busy_run launches on the default stream, "
                       "and an event recorded in another stream (a non-blocking one above all) waits for nothing there -- record "
                       "both on stream 0;\n"
