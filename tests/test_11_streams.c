@@ -355,7 +355,16 @@ static int streams_not_waited(const PipeConfig *cfg, const float *out, char *msg
    element n: the last chunk's length not clipped (trial 6, a55), or a wrong offset. Simulator only:
    its bounds check names the kernel (on a GPU an access past a buffer may not fault). */
 static const char *pipeline_crash_hint(const char *said) {
-    if (strncmp(said, "pipe_roundtrip(", 15) || !strstr(said, "out-of-bounds access in kernel 'process_kernel'")) return NULL;
+    if (strncmp(said, "pipe_roundtrip(", 15)) return NULL;
+    /* two chunks' kernels wrote the same bytes (trial 7, a87: d_out without + off): each chunk's kernel writes its own part,
+       so the output pointer it was given is wrong; ordering the streams (the simulator's general hint) would hide it */
+    const char *race = strstr(said, "stream race: kernel 'process_kernel' ("), *second = race ? strstr(race, ", and kernel 'process_kernel' (") : NULL;
+    const char *wrote = second ? strstr(race, " wrote ") : NULL;
+    if (wrote && wrote < second && strstr(second, " wrote them too"))
+        return "two chunks' kernels wrote the same bytes: each chunk's process_kernel must write its own part of d_out, so the "
+               "output pointer given to process_launch is wrong -- chunk c's is d_out + off (as its input is d_in + off), with "
+               "off = c * chunk. Ordering the streams would only hide it";
+    if (!strstr(said, "out-of-bounds access in kernel 'process_kernel'")) return NULL;
     return "process_kernel is the lesson's, and guarded (if (i >= n) return): it went past the end because pipeline_run gave it a "
            "chunk that reaches past element n. The last chunk is shorter: len = n - off when n - off < chunk (clip it, and copy "
            "len elements in and out too), and chunk c starts at off = c * chunk";

@@ -129,10 +129,15 @@ static std::string describe_bytes(const Range &r) {
                          where(b.what, b.caller) + " in " + b.stream + (rb.write ? " wrote " : " read ") +
                          "them too, with nothing ordering the two: they may run in either order, or at the same time [stream schedule " +
                          stream_schedule_name() + "]";
+    /* Two causes fit the same race, and the race alone does not tell them apart: operations meant to
+       touch parts of their own (two chunks, two devices' shares) given the same bytes by a wrong offset
+       or split, which ordering would only hide; or operations that do share the bytes, unordered. */
     fatal("stream race", detail,
-          "order them: issue both in one stream, or cudaEventRecord(e, first's stream) after the first and cudaStreamWaitEvent(second's "
-          "stream, e) before the second, or wait on the host (cudaStreamSynchronize) before issuing the second; or give each stream "
-          "buffers of its own");
+          "if each of the two was meant to touch a part of its own (a chunk, a device's share), the offset or the split that gave "
+          "them these bytes is wrong, and ordering the streams would only hide it; if they are meant to share the bytes, order them: "
+          "issue both in one stream, or cudaEventRecord(e, first's stream) after the first and cudaStreamWaitEvent(second's stream, "
+          "e) before the second, or wait on the host (cudaStreamSynchronize) before issuing the second; or give each stream buffers "
+          "of its own");
 }
 
 void race_before(RunningOp &op, uint64_t host_src_hash) {
