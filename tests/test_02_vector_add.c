@@ -174,6 +174,15 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
                       "cudaMemcpy's count is in bytes, cudaMemcpy(d_b, h_b, n * sizeof(float), cudaMemcpyHostToDevice) (and d_a "
                       "alike); the rest of the device buffer kept what fresh memory holds",
                       n, PROBE_N, PROBE_N / 4, ON_SIM ? " (NaN: the simulator's fresh device memory)" : "");
+        /* one input copied into both device buffers (trial 7, a03: cudaMemcpy(d_b, h_a, ...)): every sum is twice it */
+        int twice_a = differs, twice_b = differs;
+        for (size_t i = 0; i < n && (twice_a || twice_b); i++) twice_a &= got[i] == a[i] + a[i], twice_b &= got[i] == b[i] + b[i];
+        ck_assert_msg(!twice_a && !twice_b,
+                      "vector_add_host (n = %zu): every element is 2 * %s[i], %s[i] + %s[i]: both device inputs held %s\n"
+                      "  likely mistake: a copy to the device took the wrong source: cudaMemcpy(%s, %s, bytes, cudaMemcpyHostToDevice) "
+                      "where %s is copied from %s",
+                      n, twice_a ? "a" : "b", twice_a ? "a" : "b", twice_a ? "a" : "b", twice_a ? "h_a" : "h_b", twice_a ? "d_b" : "d_a",
+                      twice_a ? "h_a" : "h_b", twice_a ? "d_b" : "d_a", twice_a ? "h_b" : "h_a");
         GRADE_EXPECT_FLOATS(got, want, &cmp);
         /* Right values are not enough: they must have come back from d_c (the simulator counts the
            bytes copied from the device to the host; a GPU counts nothing, and this check is off) */
