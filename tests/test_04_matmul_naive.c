@@ -321,11 +321,6 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         return "cuBLAS was given the row-major arrays as if they were column-major: it then multiplies A^T-shaped and B^T-shaped "
                "reinterpretations and stores the result column-major; compute C^T = B^T A^T instead (B first, m and n swapped)";
 
-    /* A loop that starts late: it skips the first product (K = 1 is decided by a probe below). */
-    if (!cublas && K > 1 && all_match(p, alt_tail_sum, 1, 0)) {
-        snprintf(msg, sizeof msg, "every element is the sum of products 1 to %d, without product 0: %s", K - 1, kLoopStartsAtOne);
-        return msg;
-    }
     /* A loop over the wrong number of products: candidates the usual mix-ups produce. */
     int cand[4] = {K - 1, N, M, 1};
     const char *cand_name[4] = {"K - 1 (an off-by-one: k < K - 1, or k <= K - 2)", M == N ? "N or M (the columns or rows of C)" : "N (the columns of C)",
@@ -345,10 +340,9 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
                 return msg;
             }
             if (start == -1) {
-                snprintf(msg, sizeof msg,
-                         "every element is 0, the sum of no products, with K = %d: the k loop ran no iteration. Either it starts "
-                         "late (k = 1 instead of 0) or it stops early (k < K - 1): k runs over 0 .. K - 1", K);
-                return msg;
+                return "every element is 0, the sum of no products, and run again with K = 7 it was neither the sum of products 1 "
+                       "to 6 (a loop that starts at 1) nor of 0 to 5 (one that stops at K - 1): the sum never reached C, or the loop "
+                       "sums nothing. k runs over 0 .. K - 1, and the store C[row * N + col] = sum comes after the loop";
             }
         }
         char first[64];
@@ -481,21 +475,26 @@ static cublasStatus_t cublas_status_for(cublasHandle_t handle, int M, int K, int
 }
 
 /* CUBLAS_STATUS_INVALID_VALUE: a leading dimension below what the call's transpose flag asks for.
-   Two mistakes give it, told apart by two more calls (trial 7, a21): leading dimensions that are the
-   arrays' row counts (K, M, M) with CUBLAS_OP_N fail on M = 1, K = 2, N = 4 and pass on M = 4, K = 2,
-   N = 1; CUBLAS_OP_T for both operands with the right leading dimensions (N, K, N: those of
-   CUBLAS_OP_N) does the opposite. Anything else: both candidates. */
+   Which one, three more calls tell (trial 7, a21), from the shapes each mistake refuses: wide
+   (M = 1, K = 2, N = 4), tall (M = 4, K = 2, N = 1), deep (M = 2, K = 1, N = 4).
+   - leading dimensions that are the arrays' row counts (K, M, M) with CUBLAS_OP_N: refused when
+     K < N, M < K or M < N: wide and deep refused, tall not;
+   - CUBLAS_OP_T on both operands with CUBLAS_OP_N's leading dimensions (N, K, N): refused when
+     N < K or K < M: tall and deep refused, wide not.
+   Any other pattern (m and n swapped, one operand transposed, ...): both candidates, unnamed. */
 static const char *cublas_invalid_why(cublasHandle_t handle) {
-    cublasStatus_t wide = cublas_status_for(handle, 1, 2, 4), tall = cublas_status_for(handle, 4, 2, 1);
-    if (wide == CUBLAS_STATUS_INVALID_VALUE && tall == CUBLAS_STATUS_SUCCESS)
+    int wide = cublas_status_for(handle, 1, 2, 4) == CUBLAS_STATUS_INVALID_VALUE;
+    int tall = cublas_status_for(handle, 4, 2, 1) == CUBLAS_STATUS_INVALID_VALUE;
+    int deep = cublas_status_for(handle, 2, 1, 4) == CUBLAS_STATUS_INVALID_VALUE;
+    if (wide && !tall && deep)
         return "a leading dimension smaller than cuBLAS allows: with CUBLAS_OP_N it needs lda >= m, ldb >= k and ldc >= m, counted in "
                "the column-major view; for C^T = B^T A^T that view has m = N and n = M, and each array's leading dimension is its row "
                "length";
-    if (wide == CUBLAS_STATUS_SUCCESS && tall == CUBLAS_STATUS_INVALID_VALUE)
-        return "the transpose flags do not fit the leading dimensions: run again with M = 4, K = 2, N = 1 the call failed and with "
-               "M = 1, K = 2, N = 4 it did not, as CUBLAS_OP_T on both operands does (an operand with CUBLAS_OP_T needs its leading "
-               "dimension >= k, or >= n). The row-major product is C^T = B^T A^T with CUBLAS_OP_N, CUBLAS_OP_N: cuBLAS's column-major "
-               "view of a row-major array is already its transpose, so no flag is needed";
+    if (!wide && tall && deep)
+        return "the transpose flags do not fit the leading dimensions: run again, the call was refused with M = 4, K = 2, N = 1 and "
+               "with M = 2, K = 1, N = 4 but not with M = 1, K = 2, N = 4, as CUBLAS_OP_T on both operands is (an operand with "
+               "CUBLAS_OP_T needs its leading dimension >= k, or >= n). The row-major product is C^T = B^T A^T with CUBLAS_OP_N, "
+               "CUBLAS_OP_N: cuBLAS's column-major view of a row-major array is already its transpose, so no flag is needed";
     return "a leading dimension smaller than the transpose flag allows: with CUBLAS_OP_N cuBLAS needs lda >= m, ldb >= k and ldc >= m; "
            "with CUBLAS_OP_T lda >= k (or ldb >= n). For C^T = B^T A^T use CUBLAS_OP_N, CUBLAS_OP_N, m = N, n = M, and each array's "
            "row length as its leading dimension";
