@@ -17,6 +17,11 @@ __global__ void read_past_end(const float *a, float *c, int n) {
     if (i < n) c[i] = a[i + 1]; // BUG: reads a[n]
 }
 
+__global__ void rows_of_height(const float *in, float *out, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) out[y * width + x] = in[y * height + x]; // BUG: rows are width long; the guard is right
+}
+
 __global__ void guarded(float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = 1.0f;
@@ -123,6 +128,7 @@ int main(int argc, char **argv) {
         asserts_positive<<<1, 128>>>(a, 100);
     } else if (!strcmp(m, "oob-write")) write_all<<<2, 64>>>(c + 156, 100);
     else if (!strcmp(m, "oob-read")) read_past_end<<<2, 64>>>(a, c, 100);
+    else if (!strcmp(m, "oob-row-length")) rows_of_height<<<dim3(3, 5), dim3(16, 16)>>>(device_floats(45 * 70, 1.0f), device_floats(45 * 70, 0.0f), 45, 70);
     else if (!strcmp(m, "early-return")) early_return_before_barrier<<<1, 64>>>(c, 50);
     else if (!strcmp(m, "two-barriers")) barrier_in_branches<<<1, 32>>>(c);
     else if (!strcmp(m, "deadlock")) warp_waits_for_barrier<<<1, 32>>>(c);
