@@ -50,12 +50,20 @@ static const Dims kPaddedSizes[] = {{1, 1, 1}, {17, 15, 33}, {130, 20, 45}, {40,
 #define N_GEMM_SIZES (int)(sizeof kGemmSizes / sizeof kGemmSizes[0])
 #define N_PADDED_SIZES (int)(sizeof kPaddedSizes / sizeof kPaddedSizes[0])
 
-/* Extra elements after C on the device: writing them means a missing guard on the store. */
-#define CANARY 64
+/* Extra elements after C on the device: writing them means a missing guard on the store, or (17.2) tiles
+   stored with a leading dimension larger than N, whose rows run on past C (trial 7, a135: ldm BN = 128).
+   8192 floats hold every row such a store writes for the graded sizes (ldm up to 144), so the set of
+   elements written, not a crash at the first one past C, tells the two apart. */
+#define CANARY 8192
 /* C starts filled with this byte pattern (a huge negative float, not a NaN), so "never written" can
    be told apart from a NaN computed from an unset fragment or unwritten shared memory. */
 #define FILL_BYTE 0xFE
 #define FILL_BITS 0xFEFEFEFEu
+/* 17.2's layout as the lesson gives it: blocks of 128 x 128, slices of BK = 32 in rows of BK + 8 (A) and BN + 8 (B) */
+#define G_BM 128
+#define G_BN 128
+#define G_BK 32
+#define G_SKEW 8
 /* 17.3's padding experiment pads M and N to multiples of 128 and K to a multiple of 32: whole block
    tiles of the suggested design. */
 #define PAD_MN 128
@@ -196,13 +204,52 @@ static void run_into(const Subject *s, Problem *p, int schedule, float *out) {
     GRADE_EXPECT_CUDA_OK(e, "copying C back (an error here comes from the kernel)");
 }
 
-static void expect_canary_untouched(const Problem *p, const float *out) {
-    for (size_t i = p->mn; i < p->mn + CANARY; i++)
+/* 17.2's tiles stored with a leading dimension other than N (trial 6, a83: 16, the tile's width; trial 7,
+   a135: BN, the block tile's width): every tile's rows land ldm elements apart from its corner, so most of
+   C stays unwritten, and with an ldm above N the last rows run on past C, into the canary. The set of
+   elements such stores write (whatever order the tiles ran in), C and canary, against the set written:
+   the ldm that writes exactly that set, or 0. */
+static int store_ldm_match(const Problem *p, const float *out) {
+    const int ldms[] = {16, G_BN, G_BN + G_SKEW, p->K, p->M};
+    size_t span = p->mn + CANARY;
+    unsigned char *would = malloc(span);
+    int found = 0;
+    for (size_t q = 0; would && !found && q < sizeof ldms / sizeof ldms[0]; q++) {
+        int ldm = ldms[q];
+        if (ldm == p->N || ldm <= 0) continue;
+        memset(would, 0, span);
+        for (int r = 0; r < p->M; r += 16)
+            for (int c = 0; c < p->N; c += 16)
+                for (int i = 0; i < 16; i++)
+                    for (int j = 0; j < 16; j++) {
+                        size_t k = (size_t)r * p->N + c + (size_t)i * ldm + j;
+                        if (k < span) would[k] = 1;
+                    }
+        int same_set = 1;
+        for (size_t k = 0; k < span && same_set; k++) same_set = would[k] == (bits_of(out[k]) != FILL_BITS);
+        if (same_set) found = ldm;
+    }
+    free(would);
+    return found;
+}
+
+static void expect_canary_untouched(const Subject *s, const Problem *p, const float *out) {
+    for (size_t i = p->mn; i < p->mn + CANARY; i++) {
+        if (bits_of(out[i]) == FILL_BITS) continue;
+        int ldm = s->kind == SUBJECT_BF16 ? store_ldm_match(p, out) : 0;
+        if (ldm)
+            ck_abort_msg("%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element C\n"
+                         "  likely mistake: the elements written, in C and past its end, are exactly those of 16 x 16 tiles stored "
+                         "with a leading dimension of %d: each tile's rows were put %d elements apart, but C's rows are N = %d apart, "
+                         "so the last rows of a tile run on past C (the guard on each tile's corner is right). Store with ldm N: "
+                         "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
+                         p->what, (unsigned long long)grade_seed(), i, p->mn, ldm, ldm, p->N);
         ck_assert_msg(bits_of(out[i]) == FILL_BITS,
                       "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element C\n"
                       "  likely mistake: a store without its guard: a fragment (or an element of the scratch tile) that lies outside C "
                       "must not be stored",
                       p->what, (unsigned long long)grade_seed(), i, p->mn);
+    }
 }
 
 /* The grade.c view of a result (never-written elements flagged, see grade.h). */
@@ -280,10 +327,6 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np
    128 x 128, warps of 64 x 32 (2 x 4), slices of BK = 32 staged in rows of BK + 8 (A) and BN + 8 (B)
    elements whose last 8 are never written (the simulator's fill: unwritten_bf16). A fragment element that
    falls outside its slice makes the model unusable (returns 0). */
-#define G_BM 128
-#define G_BN 128
-#define G_BK 32
-#define G_SKEW 8
 static double bf16_at(const uint16_t *x, size_t i) {
     tc_bf16 h;
     h.bits = x[i];
@@ -432,37 +475,16 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
         return msg;
     }
     if (unwritten && s->kind == SUBJECT_BF16) {
-        /* 17.2's tiles stored with a leading dimension other than N (trial 6, a83: 16, the tile's width):
-           every tile's rows land ldm elements apart from its corner, so most of C stays unwritten. The
-           set of elements such stores write (whatever order the tiles ran in) against the set written. */
-        const int ldms[] = {16, G_BN, G_BN + G_SKEW, p->K, p->M};
-        size_t span = p->mn + CANARY;
-        unsigned char *would = malloc(span);
-        for (size_t q = 0; would && q < sizeof ldms / sizeof ldms[0]; q++) {
-            int ldm = ldms[q];
-            if (ldm == p->N || ldm <= 0) continue;
-            memset(would, 0, span);
-            for (int r = 0; r < p->M; r += 16)
-                for (int c = 0; c < p->N; c += 16)
-                    for (int i = 0; i < 16; i++)
-                        for (int j = 0; j < 16; j++) {
-                            size_t k = (size_t)r * p->N + c + (size_t)i * ldm + j;
-                            if (k < span) would[k] = 1;
-                        }
-            int same_set = 1;
-            for (size_t k = 0; k < span && same_set; k++) same_set = would[k] == (bits_of(out[k]) != FILL_BITS);
-            if (same_set) {
-                snprintf(msg, 2048,
-                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the elements written are "
-                         "exactly those of 16 x 16 tiles stored with a leading dimension of %d: each tile's rows were put %d elements "
-                         "apart, but C's rows are N = %d apart. The grid covers C; store with ldm N: "
-                         "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
-                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
-                free(would);
-                return msg;
-            }
+        int ldm = store_ldm_match(p, out);
+        if (ldm) {
+            snprintf(msg, 2048,
+                     "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the elements written are "
+                     "exactly those of 16 x 16 tiles stored with a leading dimension of %d: each tile's rows were put %d elements "
+                     "apart, but C's rows are N = %d apart. The grid covers C; store with ldm N: "
+                     "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
+                     unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
+            return msg;
         }
-        free(would);
     }
     if (unwritten) {
         snprintf(msg, 2048,
@@ -582,7 +604,7 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
         int sched = r < schedules ? r : 0;
         float *out = outs + (size_t)r * stride;
         run_into(s, &p, sched, out);
-        expect_canary_untouched(&p, out);
+        expect_canary_untouched(s, &p, out);
         normalise(out, norm, p.mn);
         GradeCompare cmp = compare_for(&p, p.atol, sched);
         char *diff = grade_diff_floats(norm, p.h_want, &cmp);
