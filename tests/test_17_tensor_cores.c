@@ -455,6 +455,33 @@ static void race_rerun(const Subject *s, const Problem *p, int forward_right) {
     grade_use_racecheck(0);
 }
 
+/* 17.1: how many of tile t's 256 elements were written */
+static int tile_written(const float *out, int t) {
+    int w = 0;
+    for (int e = 0; e < 256; e++) w += bits_of(out[(size_t)t * 256 + e]) != FILL_BITS;
+    return w;
+}
+
+/* 17.1: the products (mma_sync, one per warp per call) the kernel ran for this problem, counted by the
+   simulator's profiler on one more run; -1 where nothing counts them (a GPU: Nsight Compute would
+   restart the runner, and the problem's buffers with it). */
+static long long tile_products(const Subject *s, const Problem *p) {
+#if ON_SIM
+    grade_profile_begin();
+    grade_use_schedule(0);
+    cudaError_t e = call(s, p->d_a, p->d_b, p->d_c, p->M, p->N, p->K);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    grade_profile_end();
+    GradeProfile g;
+    if (e != cudaSuccess || !grade_profile_get(s->kernel, &g) || !g.tensor_measured) return -1;
+    return (long long)g.tensor_instructions;
+#else
+    (void)s;
+    (void)p;
+    return -1;
+#endif
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
    runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
    finding to the least. */
@@ -484,6 +511,36 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                      "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
                      unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
             return msg;
+        }
+    }
+    if (unwritten && s->kind == SUBJECT_TILES) {
+        /* 17.1 with exactly the first k tiles written and none after them: a grid of k warps, or warps that
+           repeat each other's tiles (trial 7, a131: the tile index threadIdx.x / warpSize, blockIdx.x left
+           out, so every block computes tiles 0 .. TILES_PER_BLOCK - 1). The simulator's count of mma_sync
+           tells them apart: more products than tiles written means tiles computed twice. */
+        int tiles = p->M / 16, k = 0, prefix = 1;
+        while (k < tiles && tile_written(out, k) == 256) k++;
+        for (int t = k; t < tiles && prefix; t++) prefix = tile_written(out, t) == 0;
+        if (prefix && k > 0 && k < tiles) {
+            long long products = tile_products(s, p);
+            if (products > k) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d are in C, "
+                         "right, yet the warps ran %lld products (mma_sync) for %d tiles: several warps computed the same tiles. The "
+                         "grid is big enough; the tile index repeats in every block: it must count the warps of the whole grid, "
+                         "(blockIdx.x * blockDim.x + threadIdx.x) / warpSize, not threadIdx.x / warpSize alone",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, products, tiles);
+                return msg;
+            }
+            if (products < 0) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d of the %d "
+                         "are in C. Either the grid has too few warps, one per tile: ceil(tiles / TILES_PER_BLOCK) blocks of "
+                         "TILES_PER_BLOCK * 32 threads; or every block computed the same first tiles: the tile index must count the "
+                         "warps of the whole grid, (blockIdx.x * blockDim.x + threadIdx.x) / warpSize",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, tiles);
+                return msg;
+            }
         }
     }
     if (unwritten) {
