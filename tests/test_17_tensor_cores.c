@@ -482,6 +482,37 @@ static long long tile_products(const Subject *s, const Problem *p) {
 #endif
 }
 
+/* 17.3's stores replayed on the CPU (trial 7, a141): the elements of C written when each warp (8 per
+   block of 128 x 128: 2 x 4 warps of 64 x 32, 4 x 2 fragments, row by row) leaves its store loop at
+   its first fragment outside C (`return` where the solution has `continue`). 1 when that is exactly
+   the set written. */
+static int matches_padded_store_return(const Problem *p, const float *out) {
+    int M = p->M, N = p->N;
+    unsigned char *would = calloc(p->mn ? p->mn : 1, 1);
+    ck_assert(would != NULL);
+    for (int m0 = 0; m0 < M; m0 += G_BM)
+        for (int n0 = 0; n0 < N; n0 += G_BN)
+            for (int w = 0; w < 8; w++) {
+                int wm = w / 4, wn = w % 4, left = 0;
+                for (int i = 0; i < 4 && !left; i++)
+                    for (int j = 0; j < 2 && !left; j++) {
+                        int r0 = m0 + wm * 64 + i * 16, c0 = n0 + wn * 32 + j * 16;
+                        if (r0 >= M || c0 >= N) {
+                            left = 1;
+                            break;
+                        }
+                        for (int e = 0; e < 256; e++) {
+                            int r = r0 + e / 16, c = c0 + e % 16;
+                            if (r < M && c < N) would[(size_t)r * N + c] = 1;
+                        }
+                    }
+            }
+    int same = 1;
+    for (size_t k = 0; k < p->mn && same; k++) same = would[k] == (bits_of(out[k]) != FILL_BITS);
+    free(would);
+    return same;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
    runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
    finding to the least. */
@@ -542,6 +573,15 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                 return msg;
             }
         }
+    }
+    if (unwritten && s->kind == SUBJECT_HALF && matches_padded_store_return(p, out)) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and they are exactly the fragments "
+                 "a warp reaches, in its store loop, after its first fragment outside C: the warp left the loop there (`return`, or a "
+                 "`break` out of both loops) instead of skipping that one fragment. The grid covers C; skip a fragment outside C with "
+                 "`continue`, so that the warp still stores the fragments after it",
+                 unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N);
+        return msg;
     }
     if (unwritten) {
         snprintf(msg, 2048,
