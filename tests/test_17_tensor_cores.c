@@ -513,6 +513,32 @@ static int matches_padded_store_return(const Problem *p, const float *out) {
     return same;
 }
 
+/* 17.2 and 17.3 with A or B fetched from global memory with the wrong row length (trial 7, a137: B's
+   rows taken K elements apart, not N): the product of A' and B', where A'(m, k) = A[m * lda + k] and
+   B'(k, n) = B[k * ldb + n], the guards as they should be. Replayed on the CPU; only where every such
+   element lies inside the array (past it the simulator stops at the read itself). 1 when got is it. */
+static int matches_global_row_length(const Subject *s, const Problem *p, const float *got, int lda, int ldb) {
+    int M = p->M, N = p->N, K = p->K;
+    if (M < 1 || N < 1 || K < 1 || lda < 1 || ldb < 1) return 0;
+    size_t mk = (size_t)M * K, kn = (size_t)K * N;
+    if ((size_t)(M - 1) * lda + K > mk || (size_t)(K - 1) * ldb + N > kn) return 0;
+    uint16_t *a = grade_alloc(mk * 2), *b = grade_alloc(kn * 2);
+    float *want = grade_alloc(p->mn * sizeof(float));
+    for (int r = 0; r < M; r++)
+        for (int k = 0; k < K; k++) a[(size_t)r * K + k] = p->h_a[(size_t)r * lda + k];
+    for (int k = 0; k < K; k++)
+        for (int n = 0; n < N; n++) b[(size_t)k * N + n] = p->h_b[(size_t)k * ldb + n];
+    cpu_product(s, a, b, want, M, N, K);
+    GradeCompare cmp = compare_for(p, p->atol, 0);
+    char *diff = grade_diff_floats(got, want, &cmp);
+    int ok = diff == NULL;
+    free(diff);
+    free(a);
+    free(b);
+    free(want);
+    return ok;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
    runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
    finding to the least. */
@@ -626,6 +652,28 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "read column by column. Store it with wmma::store_matrix_sync(Cs[warp], acc, 16, wmma::mem_row_major) and copy "
                  "element e to row r0 + e / 16, column c0 + e %% 16");
         return msg;
+    }
+    if (s->kind != SUBJECT_TILES) {
+        /* the other row lengths a student has at hand: M or N for A's K, K or M for B's N */
+        const int ldas[] = {p->M, p->N}, ldbs[] = {p->K, p->M};
+        for (int q = 0; q < 2; q++) {
+            if (ldbs[q] != p->N && matches_global_row_length(s, p, out, p->K, ldbs[q])) {
+                snprintf(msg, 2048,
+                         "C is the product with B read from global memory with rows %d elements apart (%s), element (k, n) taken "
+                         "from B[k * %d + n]: B is K x N and row-major, so its rows are N = %d apart, element (k, n) at B[k * N + n]. "
+                         "Check where the block's slices of B are fetched from global memory: B + (size_t)(k0 + row) * N + n0 + column",
+                         ldbs[q], q == 0 ? "K" : "M", ldbs[q], p->N);
+                return msg;
+            }
+            if (ldas[q] != p->K && matches_global_row_length(s, p, out, ldas[q], p->N)) {
+                snprintf(msg, 2048,
+                         "C is the product with A read from global memory with rows %d elements apart (%s), element (m, k) taken "
+                         "from A[m * %d + k]: A is M x K and row-major, so its rows are K = %d apart, element (m, k) at A[m * K + k]. "
+                         "Check where the block's slices of A are fetched from global memory: A + (size_t)(m0 + row) * K + k0 + column",
+                         ldas[q], q == 0 ? "M" : "N", ldas[q], p->K);
+                return msg;
+            }
+        }
     }
 #if ON_SIM
     /* a leading dimension mixed up in 17.2: the product replayed with each wrong ldm a slice is likely
