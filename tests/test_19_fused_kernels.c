@@ -384,6 +384,37 @@ static int softmax_own_max_matches(const RowProblem *p, const float *got) {
     return differs; /* (every thread holding the row's maximum: the right outputs, not this mistake) */
 }
 
+/* 19.1's NaN on a row with empty threads, told apart by a probe (trial 7, a166): one row of 33 values,
+   where each of the 32 threads holds an element (none is empty) and 32 * ROW_PER_THREAD - 33 slots lie
+   past the row's end. The two combining mistakes (an empty side not skipped in max_sum_combine,
+   partial[lane] read past the block's warps) give NaN there too: warp 0's tree still meets empty
+   pairs. An exp/sum loop without the row_index(k, vec) < cols test (its max loop guarded) gives
+   finite outputs there: each slot past the end, 0 in the registers, adds exp(0 - m) to its thread's
+   sum, so the outputs are exp(x - M) / (S + slots exp(-M)); on the row with empty threads, the slots
+   of a thread whose m is -inf add exp(0 - (-inf)) = inf. Returns 1 when the probe is finite and is
+   that replay. */
+static int softmax_slots_summed_probe(void) {
+    enum { C = 33 };
+    float x[C], got[C + CANARY];
+    grade_fill_floats(x, C, grade_seed() + 616161, -8.0f, 8.0f);
+    float *d_x = grade_device_alloc(sizeof x), *d_y = grade_device_alloc(sizeof got);
+    grade_to_device(d_x, x, sizeof x);
+    grade_use_schedule(0);
+    grade_poison_device(d_y, sizeof got);
+    int ran = softmax_gpu(d_x, d_y, 1, C) == cudaSuccess && cudaMemcpy(got, d_y, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    CUDA_FREE_ALL(d_x, d_y);
+    if (!ran) return 0;
+    double m = -INFINITY, sum = 0;
+    for (int j = 0; j < C; j++) m = x[j] > m ? x[j] : m;
+    for (int j = 0; j < C; j++) sum += exp(x[j] - m);
+    sum += (32.0 * ROW_PER_THREAD - C) * exp(-m);
+    for (int j = 0; j < C; j++) {
+        double want = exp(x[j] - m) / sum;
+        if (!isfinite(got[j]) || !(fabs(got[j] - want) <= 1e-3 * want + 1e-30)) return 0;
+    }
+    return 1;
+}
+
 static char *explain_softmax(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
@@ -418,6 +449,16 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      "row %d holds values up to %g and came out as inf or NaN: exp(%g) is past a float's range (exp(88.7) already is). "
                      "Subtract the row's maximum before exp: every exp(x - max) is then at most 1, and the sum at most cols",
                      r, big, big);
+            return msg;
+        }
+        if (softmax_slots_summed_probe()) {
+            snprintf(msg, 2048,
+                     "row %d came out with NaN or inf although its values are moderate (|x| <= %g), and it has threads with no element "
+                     "(cols = %d); a row of 33, where every thread holds one, came out finite, exactly as if each slot past the row's end "
+                     "(0 in the registers) had added exp(0 - m) to its thread's sum: the exp/sum loop skips no slot. A thread with no "
+                     "element has m = -inf, and its slots add exp(0 - (-inf)) = inf. Guard that loop as the max loop is: "
+                     "if (row_index(k, vec) < cols) { v[k] = exp(v[k] - mine.m); mine.s += v[k]; }",
+                     r, big, cols);
             return msg;
         }
         snprintf(msg, 2048,
@@ -1073,7 +1114,6 @@ END_TEST
 /* ---- 19.4 ---- */
 START_TEST(test_causal_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kCausalCases[_i], 1, 4); }
 END_TEST
-
 static Suite *build_suite(void) {
     Suite *s = suite_create("19-fused-kernels");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "19.1");
