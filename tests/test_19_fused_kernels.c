@@ -25,6 +25,7 @@
 #include "fused.h"
 #include "free_all.h"
 #include "grade.h"
+#include "judge.h"
 
 int l19_last_alloc(unsigned long long *bytes, unsigned long long *count);
 
@@ -1007,6 +1008,59 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     return msg;
 }
 
+/* An out-of-bounds read in 19.3's kernel, read with the problem it ran on (trial 7, a160: the K/V tile
+   load without its key guard k0 + j < n). The simulator names the block, the thread and the element
+   index in a buffer of bh n d floats (Q, K and V are alike); the judge replays the solution's loads
+   without each of their guards for that thread and says which one reaches exactly that element: the
+   tile load of keys past n (a thread's slots e = threadIdx.x, + ATT_BR, ...: row j = e / ATT_MAX_D of
+   the tile, so block 0's thread 0 reaches past the end too, with a right index), or the query load
+   of rows past n. NULL (the general hint) when neither does. */
+static const AttProblem *g_att_crash;
+static const char *att_crash_hint(const char *said) {
+    static char hint[900];
+    const AttProblem *p = g_att_crash;
+    const char *at = strstr(said, "out-of-bounds access in kernel 'attention_flash_kernel'");
+    if (!p || !at) return NULL;
+    unsigned bx, by, bz, t, ty, tz;
+    size_t bytes, index, elem;
+    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
+        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
+        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 4)
+        return NULL;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    if (sscanf(num, "%zu", &bytes) != 1 || bytes != p->n_el * sizeof(float)) return NULL;
+    int n = p->ac.n, d = p->ac.d;
+    size_t base = (size_t)by * n * d;
+    if (index < base) return NULL;
+    int keys = p->causal ? ((int)bx * ATT_BR + ATT_BR < n ? (int)bx * ATT_BR + ATT_BR : n) : n;
+    for (int k0 = 0; k0 < keys; k0 += ATT_BC)
+        for (int e = (int)t; e < ATT_BC * ATT_MAX_D; e += ATT_BR) {
+            int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
+            if (c < d && k0 + j >= n && base + (size_t)(k0 + j) * d + c == index) {
+                snprintf(hint, sizeof hint,
+                         "thread %u of block (%u, %u) read element %zu of a %zu-float K or V: key %d of head %u (column %d), past the "
+                         "sequence's n = %d keys: its slot e = %d, row j = %d of the tile that starts at key k0 = %d. That is where the tile load reads "
+                         "a key past the sequence: each thread loads several slots of the tile (e = threadIdx.x, + ATT_BR, ...), so "
+                         "even the first thread reaches the rows past n. The index is right; the key guard is missing: a slot whose "
+                         "key k0 + j >= n must be zero-filled, not read: in = k0 + j < n && c < d",
+                         t, bx, by, index, p->n_el, k0 + j, by, c, n, e, j, k0);
+                return hint;
+            }
+        }
+    size_t i = (size_t)bx * ATT_BR + t;
+    if (i >= (size_t)n && index >= base + i * d && index < base + i * d + (size_t)d) {
+        snprintf(hint, sizeof hint,
+                 "thread %u of block (%u, %u) read element %zu of a %zu-float Q, K or V: row %zu of head %u, its own query row "
+                 "q0 + threadIdx.x, past the sequence's n = %d rows. The last block of queries has threads past n: they must not "
+                 "load a query (q[c] = 0 unless i < n && c < d)",
+                 t, bx, by, index, p->n_el, i, by, n);
+        return hint;
+    }
+    return NULL;
+}
+
 static void check_attention(AttCase ac, int causal, uint64_t salt) {
     AttProblem p;
     att_problem_make(&p, ac, causal, salt);
@@ -1015,6 +1069,8 @@ static void check_attention(AttCase ac, int causal, uint64_t salt) {
     float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
     char *first_diff = NULL;
     int bad = -1;
+    g_att_crash = &p;
+    judge_set_crash_hint(att_crash_hint);
     for (int r = 0; r < runs; r++) {
         int sched = r < schedules ? r : 0;
         float *out = outs + (size_t)r * stride;
@@ -1029,6 +1085,8 @@ static void check_attention(AttCase ac, int causal, uint64_t salt) {
         if (diff && !first_diff) first_diff = diff, bad = r;
         else free(diff);
     }
+    judge_set_crash_hint(NULL);
+    g_att_crash = NULL;
     if (first_diff) {
         char *why = explain_attention(&p, outs, runs, bad);
         char *all = with_lesson_diagnosis(first_diff, why);
