@@ -1172,6 +1172,16 @@ END_TEST
 /* ---- 19.4 ---- */
 START_TEST(test_causal_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kCausalCases[_i], 1, 4); }
 END_TEST
+/* attention_visible is 19.4's whole answer, the keys past the sequence included: with the causal mask
+   they are never seen anyway (key <= query < n), so one case without it, n not a multiple of ATT_BC,
+   where the last tile's slots past n must be masked by key < n (trial 7, a165: `!causal || key <= query`
+   passed every causal case). */
+START_TEST(test_visible_masks_the_keys_past_n_without_the_causal_mask) {
+    AttCase ac = {2, 17, 32, 0};
+    check_attention(ac, 0, 5);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     Suite *s = suite_create("19-fused-kernels");
     TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "19.1");
@@ -1188,6 +1198,7 @@ static Suite *build_suite(void) {
     tcase_add_test(tc, test_flash_attention_allocates_no_square_scratch);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "19.4");
     tcase_add_loop_test(tc, test_causal_attention_matches_cpu_for_every_size_and_schedule, 0, N_CAUSAL_CASES);
+    tcase_add_test(tc, test_visible_masks_the_keys_past_n_without_the_causal_mask);
     return s;
 }
 
