@@ -380,11 +380,13 @@ END_TEST
 static const size_t kSortSizes[] = {1, 2, 7, 257, 1000, 4099};
 #define N_SORT_SIZES (int)(sizeof kSortSizes / sizeof kSortSizes[0])
 
-/* Distinct keys: i -> i * odd + c is a bijection of 32-bit words. With `dups`, keys repeat (0..49). */
+/* Distinct keys: i -> i * odd + c is a bijection of 32-bit words. With `dups`, keys repeat: 50 values,
+   0..49 through the same bijection, so that they are full 32-bit words too (trial 7, a94: keys 0..49
+   fit in 16 bits, and a sort of bits 0 to 15 only passed). */
 static void make_pairs(unsigned *keys, float *vals, size_t n, uint64_t seed, int dups) {
     grade_fill_ints((int *)keys, n, seed, 0, 49);
     for (size_t i = 0; i < n; i++)
-        if (!dups) keys[i] = (unsigned)(i * 2654435761u + (unsigned)seed);
+        keys[i] = (unsigned)((dups ? keys[i] : i) * 2654435761u + (unsigned)seed);
     grade_fill_floats(vals, n, seed + 1, -2.0f, 2.0f);
 }
 
@@ -468,6 +470,54 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
 }
 END_TEST
 
+/* 13.3's keys sorted by bits begin .. end - 1 only (SortPairs's begin_bit and end_bit, trial 7, a94):
+   the stable sort by those bits, replayed on the CPU. */
+static const unsigned *g_bits_keys;
+static unsigned g_bits_mask, g_bits_shift;
+static int by_bits(const void *a, const void *b) {
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    unsigned x = (g_bits_keys[i] >> g_bits_shift) & g_bits_mask, y = (g_bits_keys[j] >> g_bits_shift) & g_bits_mask;
+    return x != y ? (x < y ? -1 : 1) : (i < j ? -1 : i > j);
+}
+/* 1 when got_keys are the keys stably sorted by bits begin .. end - 1 (end 32: to the top). */
+static int sorted_by_bits(const unsigned *keys, const unsigned *got_keys, size_t n, int begin, int end) {
+    size_t *order = grade_alloc((n ? n : 1) * sizeof *order);
+    g_bits_keys = keys, g_bits_shift = (unsigned)begin, g_bits_mask = end - begin >= 32 ? 0xFFFFFFFFu : (1u << (end - begin)) - 1;
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    qsort(order, n, sizeof *order, by_bits);
+    int same = 1;
+    for (size_t i = 0; i < n && same; i++) same = got_keys[i] == keys[order[i]];
+    free(order);
+    return same;
+}
+/* Which bits does the student's sort look at? A probe of the 32 keys 2^31, 2^30, .., 2^0 (descending):
+   sorted by bits b .. e - 1, the keys without a bit there stay in front, in their order, and the
+   others follow ascending, so each range gives its own order. 1 and the range when one other than
+   0 .. 31 gives the probe's order. */
+static int probe_sorted_bits(int *begin, int *end) {
+    enum { P = 32 };
+    unsigned keys[P], got[P];
+    float vals[P], vout[P];
+    for (int k = 0; k < P; k++) keys[k] = 1u << (P - 1 - k), vals[k] = (float)k;
+    void *d_keys, *d_vals, *d_keys_out, *d_vals_out;
+    ck_assert(cudaMalloc(&d_keys, sizeof keys) == cudaSuccess && cudaMalloc(&d_vals, sizeof vals) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_keys_out, sizeof keys) == cudaSuccess && cudaMalloc(&d_vals_out, sizeof vals) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_keys, keys, sizeof keys, cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_vals, vals, sizeof vals, cudaMemcpyHostToDevice) == cudaSuccess);
+    int ran = sort_pairs_cub_gpu(d_keys, d_vals, P, d_keys_out, d_vals_out) == cudaSuccess &&
+              cudaMemcpy(got, d_keys_out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess &&
+              cudaMemcpy(vout, d_vals_out, sizeof vout, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d_keys), cudaFree(d_vals), cudaFree(d_keys_out), cudaFree(d_vals_out);
+    if (!ran) return 0;
+    for (int b = 0; b < 32; b++)
+        for (int e = b + 1; e <= 32; e++)
+            if ((b || e < 32) && sorted_by_bits(keys, got, P, b, e)) {
+                *begin = b, *end = e;
+                return 1;
+            }
+    return 0;
+}
+
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     size_t n = kSortSizes[_i];
     uint64_t seed = grade_seed() * 11 + n;
@@ -492,6 +542,13 @@ START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
                   "  likely mistake: the first SortPairs call (d_temp_storage = NULL) only reports temp_storage_bytes; allocate that many "
                   "bytes and call SortPairs again with the same arguments to sort",
                   n, SEED);
+    int begin = 0, end = 32;
+    if (memcmp(got_keys, want_keys, n * 4) && probe_sorted_bits(&begin, &end) && sorted_by_bits(keys, got_keys, n, begin, end))
+        ck_abort_msg("sort_pairs_cub_gpu (n = %zu, " SEED_TEXT "): the keys came out sorted by their bits %d to %d only, the other bits "
+                     "ignored (the keys are full 32-bit words; a probe of the 32 keys 2^31 .. 2^0 showed the same bits)\n"
+                     "  likely mistake: SortPairs was given begin_bit = %d and end_bit = %d: a radix sort looks only at bits begin_bit .. "
+                     "end_bit - 1. Leave both out (they default to 0 and sizeof(unsigned) * 8 = 32), in both calls",
+                     n, SEED, begin, end - 1, begin, end);
     GradeCompare kc = {.what = "sort_pairs_cub_gpu: the sorted keys", .n = n};
     GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
     GradeCompare vc = {.what = "sort_pairs_cub_gpu: the values, in key order (equal keys keep their input order)", .n = n};
