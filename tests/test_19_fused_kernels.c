@@ -1035,22 +1035,25 @@ static const char *att_crash_hint(const char *said) {
     size_t base = (size_t)by * n * d;
     if (index < base) return NULL;
     int keys = p->causal ? ((int)bx * ATT_BR + ATT_BR < n ? (int)bx * ATT_BR + ATT_BR : n) : n;
+    size_t i = (size_t)bx * ATT_BR + t;
+    int query = i >= (size_t)n && index >= base + i * d && index < base + i * d + (size_t)d;
     for (int k0 = 0; k0 < keys; k0 += ATT_BC)
         for (int e = (int)t; e < ATT_BC * ATT_MAX_D; e += ATT_BR) {
             int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
             if (c < d && k0 + j >= n && base + (size_t)(k0 + j) * d + c == index) {
+                /* both loads reach that element: the simulator's own hint ("guard the access") fits either */
+                if (query) return NULL;
                 snprintf(hint, sizeof hint,
                          "thread %u of block (%u, %u) read element %zu of a %zu-float K or V: key %d of head %u (column %d), past the "
-                         "sequence's n = %d keys: its slot e = %d, row j = %d of the tile that starts at key k0 = %d. That is where the tile load reads "
-                         "a key past the sequence: each thread loads several slots of the tile (e = threadIdx.x, + ATT_BR, ...), so "
-                         "even the first thread reaches the rows past n. The index is right; the key guard is missing: a slot whose "
-                         "key k0 + j >= n must be zero-filled, not read: in = k0 + j < n && c < d",
+                         "sequence's n = %d keys: its slot e = %d, row j = %d of the tile that starts at key k0 = %d. That is where "
+                         "the tile load reads a key past the sequence: each thread loads several slots of the tile (e = threadIdx.x, "
+                         "+ ATT_BR, ...), so even the first thread reaches the rows past n. The index is right; the key guard is "
+                         "missing: a slot whose key k0 + j >= n must be zero-filled, not read: in = k0 + j < n && c < d",
                          t, bx, by, index, p->n_el, k0 + j, by, c, n, e, j, k0);
                 return hint;
             }
         }
-    size_t i = (size_t)bx * ATT_BR + t;
-    if (i >= (size_t)n && index >= base + i * d && index < base + i * d + (size_t)d) {
+    if (query) {
         snprintf(hint, sizeof hint,
                  "thread %u of block (%u, %u) read element %zu of a %zu-float Q, K or V: row %zu of head %u, its own query row "
                  "q0 + threadIdx.x, past the sequence's n = %d rows. The last block of queries has threads past n: they must not "
