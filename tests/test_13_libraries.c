@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "libraries.h"
@@ -604,10 +605,73 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
     return h;
 }
 
+/* A probe of count_inside_kernel's reads past the 2n uniforms (trial 7, a98: the kernel given 2 * n, the
+   number of uniforms, as its point count, its guard `i < n` right). n = 37 points, one block of 256
+   threads, under the simulator's reverse schedule: the threads start from the last, so the first
+   read past the end, which the simulator reports, is the highest point index read, and that tells
+   the mistakes apart: point n alone (a guard `i <= n`), points up to 2n - 1 (the count given is the
+   2n uniforms), points up to the block's last thread (no guard, or a count larger still).
+   g_pi_probe_n: the probe's n while it runs, 0 otherwise. */
+static size_t g_pi_probe_n;
+static const char *pi_probe_crash_hint(const char *said) {
+    static char hint[700];
+    size_t n = g_pi_probe_n, index, elem, bytes;
+    const char *at = strstr(said, "out-of-bounds access in kernel 'count_inside_kernel'");
+    if (!n || !at || !strstr(at, "-byte read")) return NULL;
+    const char *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!buf || !idx || sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 4) return NULL;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    if (sscanf(num, "%zu", &bytes) != 1 || bytes != 2 * n * sizeof(float) || index < 2 * n) return NULL;
+    size_t i = index / 2;
+    if (i == n)
+        snprintf(hint, sizeof hint,
+                 "with n = %zu points (threads started from the last), point %zu, the first past the last point, was the only one read: "
+                 "the guard lets thread i == n through. It must be if (i < n), not i <= n",
+                 n, n);
+    else if (i == 2 * n - 1)
+        snprintf(hint, sizeof hint,
+                 "with n = %zu points (threads started from the last), the highest point read was %zu = 2n - 1: every point below "
+                 "2n got through, so the point count is 2n there, the number of uniforms: the launch passed 2 * n as the kernel's "
+                 "count (or its guard tests i < 2 * n). count_inside_kernel's n is the number of points, n, and point i reads "
+                 "u[2i] and u[2i + 1] itself: launch it with n, guard it with if (i < n)",
+                 n, i);
+    else
+        snprintf(hint, sizeof hint,
+                 "with n = %zu points (threads started from the last), point %zu was read, %zu past the last one: the threads past n "
+                 "were not stopped. Either the kernel has no bounds check (if (i < n)), or the count it was given is larger than the "
+                 "number of points n",
+                 n, i, i - n + 1);
+    return hint;
+}
+static void pi_probe_reads_past_the_end(int type) {
+#if ON_SIM
+    size_t n = 37;
+    unsigned long long *d_hits;
+    ck_assert(cudaMalloc((void **)&d_hits, sizeof *d_hits) == cudaSuccess);
+    int st = 0;
+    uint64_t gen = l13_curand_create(type, grade_seed() + 4242, &st);
+    ck_assert_msg(st == 0, "grader: creating a cuRAND generator failed with status %d", st);
+    grade_use_schedule(1);
+    g_pi_probe_n = n;
+    judge_set_crash_hint(pi_probe_crash_hint);
+    (void)pi_curand_host_gpu((curandGenerator_t)(uintptr_t)gen, n, d_hits);
+    (void)cudaDeviceSynchronize();
+    judge_set_crash_hint(NULL);
+    g_pi_probe_n = 0;
+    grade_use_schedule(2);
+    l13_curand_destroy(gen);
+    cudaFree(d_hits);
+#else
+    (void)type; /* a GPU does not stop at a read a little past the end: compute-sanitizer's pass reports it */
+#endif
+}
+
 START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
     static const int types[] = {CURAND_RNG_PSEUDO_DEFAULT, CURAND_RNG_PSEUDO_PHILOX4_32_10};
     const char *names[] = {"CURAND_RNG_PSEUDO_DEFAULT", "CURAND_RNG_PSEUDO_PHILOX4_32_10"};
     int t = _i;
+    pi_probe_reads_past_the_end(types[t]);
     /* not a multiple of the block: a thread past the last point exists, and a guard `i <= n` reads past the uniforms */
     size_t n = ((size_t)1 << 20) + 37;
     unsigned long long seed = grade_seed() * 2654435761u + 17, *d_hits;
