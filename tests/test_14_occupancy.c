@@ -480,6 +480,17 @@ static void check_heavy(size_t n, int block) {
     GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for heavy_kernel");
     if (block == 0) {
         int api_blocks = 0, api = probe_api_best_block(KERNEL_HEAVY, 0, 0, &api_blocks);
+        /* the runtime asked with its two outputs swapped (trial 7, a104): the block launched is the
+           minimum grid, blocks per SM x multiprocessors */
+        OccDevice dev;
+        this_device(&dev);
+        int min_grid = api_blocks * dev.multiprocessors;
+        ck_assert_msg(used == api || used != min_grid || min_grid == api,
+                      "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, and "
+                      "%d is its other output, the minimum grid (%d blocks per SM x %d multiprocessors)\n"
+                      "  likely mistake: the runtime's two outputs are swapped: the first is the minimum grid size, the second the block "
+                      "size: cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)",
+                      what, used, api, min_grid, api_blocks, dev.multiprocessors);
         ck_assert_msg(used == api,
                       "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d\n"
                       "  likely mistake: with block = 0, ask the runtime (and report the block you launched in *used_block)",
