@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "grade.h"
 #include "judge.h"
 #include "libraries.h"
@@ -380,11 +381,13 @@ END_TEST
 static const size_t kSortSizes[] = {1, 2, 7, 257, 1000, 4099};
 #define N_SORT_SIZES (int)(sizeof kSortSizes / sizeof kSortSizes[0])
 
-/* Distinct keys: i -> i * odd + c is a bijection of 32-bit words. With `dups`, keys repeat (0..49). */
+/* Distinct keys: i -> i * odd + c is a bijection of 32-bit words. With `dups`, keys repeat: 50 values,
+   0..49 through the same bijection, so that they are full 32-bit words too (trial 7, a94: keys 0..49
+   fit in 16 bits, and a sort of bits 0 to 15 only passed). */
 static void make_pairs(unsigned *keys, float *vals, size_t n, uint64_t seed, int dups) {
     grade_fill_ints((int *)keys, n, seed, 0, 49);
     for (size_t i = 0; i < n; i++)
-        if (!dups) keys[i] = (unsigned)(i * 2654435761u + (unsigned)seed);
+        keys[i] = (unsigned)((dups ? keys[i] : i) * 2654435761u + (unsigned)seed);
     grade_fill_floats(vals, n, seed + 1, -2.0f, 2.0f);
 }
 
@@ -468,6 +471,54 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
 }
 END_TEST
 
+/* 13.3's keys sorted by bits begin .. end - 1 only (SortPairs's begin_bit and end_bit, trial 7, a94):
+   the stable sort by those bits, replayed on the CPU. */
+static const unsigned *g_bits_keys;
+static unsigned g_bits_mask, g_bits_shift;
+static int by_bits(const void *a, const void *b) {
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    unsigned x = (g_bits_keys[i] >> g_bits_shift) & g_bits_mask, y = (g_bits_keys[j] >> g_bits_shift) & g_bits_mask;
+    return x != y ? (x < y ? -1 : 1) : (i < j ? -1 : i > j);
+}
+/* 1 when got_keys are the keys stably sorted by bits begin .. end - 1 (end 32: to the top). */
+static int sorted_by_bits(const unsigned *keys, const unsigned *got_keys, size_t n, int begin, int end) {
+    size_t *order = grade_alloc((n ? n : 1) * sizeof *order);
+    g_bits_keys = keys, g_bits_shift = (unsigned)begin, g_bits_mask = end - begin >= 32 ? 0xFFFFFFFFu : (1u << (end - begin)) - 1;
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    qsort(order, n, sizeof *order, by_bits);
+    int same = 1;
+    for (size_t i = 0; i < n && same; i++) same = got_keys[i] == keys[order[i]];
+    free(order);
+    return same;
+}
+/* Which bits does the student's sort look at? A probe of the 32 keys 2^31, 2^30, .., 2^0 (descending):
+   sorted by bits b .. e - 1, the keys without a bit there stay in front, in their order, and the
+   others follow ascending, so each range gives its own order. 1 and the range when one other than
+   0 .. 31 gives the probe's order. */
+static int probe_sorted_bits(int *begin, int *end) {
+    enum { P = 32 };
+    unsigned keys[P], got[P];
+    float vals[P], vout[P];
+    for (int k = 0; k < P; k++) keys[k] = 1u << (P - 1 - k), vals[k] = (float)k;
+    void *d_keys, *d_vals, *d_keys_out, *d_vals_out;
+    ck_assert(cudaMalloc(&d_keys, sizeof keys) == cudaSuccess && cudaMalloc(&d_vals, sizeof vals) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_keys_out, sizeof keys) == cudaSuccess && cudaMalloc(&d_vals_out, sizeof vals) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_keys, keys, sizeof keys, cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_vals, vals, sizeof vals, cudaMemcpyHostToDevice) == cudaSuccess);
+    int ran = sort_pairs_cub_gpu(d_keys, d_vals, P, d_keys_out, d_vals_out) == cudaSuccess &&
+              cudaMemcpy(got, d_keys_out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess &&
+              cudaMemcpy(vout, d_vals_out, sizeof vout, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d_keys), cudaFree(d_vals), cudaFree(d_keys_out), cudaFree(d_vals_out);
+    if (!ran) return 0;
+    for (int b = 0; b < 32; b++)
+        for (int e = b + 1; e <= 32; e++)
+            if ((b || e < 32) && sorted_by_bits(keys, got, P, b, e)) {
+                *begin = b, *end = e;
+                return 1;
+            }
+    return 0;
+}
+
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     size_t n = kSortSizes[_i];
     uint64_t seed = grade_seed() * 11 + n;
@@ -492,6 +543,13 @@ START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
                   "  likely mistake: the first SortPairs call (d_temp_storage = NULL) only reports temp_storage_bytes; allocate that many "
                   "bytes and call SortPairs again with the same arguments to sort",
                   n, SEED);
+    int begin = 0, end = 32;
+    if (memcmp(got_keys, want_keys, n * 4) && probe_sorted_bits(&begin, &end) && sorted_by_bits(keys, got_keys, n, begin, end))
+        ck_abort_msg("sort_pairs_cub_gpu (n = %zu, " SEED_TEXT "): the keys came out sorted by their bits %d to %d only, the other bits "
+                     "ignored (the keys are full 32-bit words; a probe of the 32 keys 2^31 .. 2^0 showed the same bits)\n"
+                     "  likely mistake: SortPairs was given begin_bit = %d and end_bit = %d: a radix sort looks only at bits begin_bit .. "
+                     "end_bit - 1. Leave both out (they default to 0 and sizeof(unsigned) * 8 = 32), in both calls",
+                     n, SEED, begin, end - 1, begin, end);
     GradeCompare kc = {.what = "sort_pairs_cub_gpu: the sorted keys", .n = n};
     GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
     GradeCompare vc = {.what = "sort_pairs_cub_gpu: the values, in key order (equal keys keep their input order)", .n = n};
@@ -547,10 +605,73 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
     return h;
 }
 
+/* A probe of count_inside_kernel's reads past the 2n uniforms (trial 7, a98: the kernel given 2 * n, the
+   number of uniforms, as its point count, its guard `i < n` right). n = 37 points, one block of 256
+   threads, under the simulator's reverse schedule: the threads start from the last, so the first
+   read past the end, which the simulator reports, is the highest point index read, and that tells
+   the mistakes apart: point n alone (a guard `i <= n`), points up to 2n - 1 (the count given is the
+   2n uniforms), points up to the block's last thread (no guard, or a count larger still).
+   g_pi_probe_n: the probe's n while it runs, 0 otherwise. */
+static size_t g_pi_probe_n;
+static const char *pi_probe_crash_hint(const char *said) {
+    static char hint[700];
+    size_t n = g_pi_probe_n, index, elem, bytes;
+    const char *at = strstr(said, "out-of-bounds access in kernel 'count_inside_kernel'");
+    if (!n || !at || !strstr(at, "-byte read")) return NULL;
+    const char *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!buf || !idx || sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 4) return NULL;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    if (sscanf(num, "%zu", &bytes) != 1 || bytes != 2 * n * sizeof(float) || index < 2 * n) return NULL;
+    size_t i = index / 2;
+    if (i == n)
+        snprintf(hint, sizeof hint,
+                 "with n = %zu points (threads started from the last), point %zu, the first past the last point, was the only one read: "
+                 "the guard lets thread i == n through. It must be if (i < n), not i <= n",
+                 n, n);
+    else if (i == 2 * n - 1)
+        snprintf(hint, sizeof hint,
+                 "with n = %zu points (threads started from the last), the highest point read was %zu = 2n - 1: every point below "
+                 "2n got through, so the point count is 2n there, the number of uniforms: the launch passed 2 * n as the kernel's "
+                 "count (or its guard tests i < 2 * n). count_inside_kernel's n is the number of points, n, and point i reads "
+                 "u[2i] and u[2i + 1] itself: launch it with n, guard it with if (i < n)",
+                 n, i);
+    else
+        snprintf(hint, sizeof hint,
+                 "with n = %zu points (threads started from the last), point %zu was read, %zu past the last one: the threads past n "
+                 "were not stopped. Either the kernel has no bounds check (if (i < n)), or the count it was given is larger than the "
+                 "number of points n",
+                 n, i, i - n + 1);
+    return hint;
+}
+static void pi_probe_reads_past_the_end(int type) {
+#if ON_SIM
+    size_t n = 37;
+    unsigned long long *d_hits;
+    ck_assert(cudaMalloc((void **)&d_hits, sizeof *d_hits) == cudaSuccess);
+    int st = 0;
+    uint64_t gen = l13_curand_create(type, grade_seed() + 4242, &st);
+    ck_assert_msg(st == 0, "grader: creating a cuRAND generator failed with status %d", st);
+    grade_use_schedule(1);
+    g_pi_probe_n = n;
+    judge_set_crash_hint(pi_probe_crash_hint);
+    (void)pi_curand_host_gpu((curandGenerator_t)(uintptr_t)gen, n, d_hits);
+    (void)cudaDeviceSynchronize();
+    judge_set_crash_hint(NULL);
+    g_pi_probe_n = 0;
+    grade_use_schedule(2);
+    l13_curand_destroy(gen);
+    cudaFree(d_hits);
+#else
+    (void)type; /* a GPU does not stop at a read a little past the end: compute-sanitizer's pass reports it */
+#endif
+}
+
 START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
     static const int types[] = {CURAND_RNG_PSEUDO_DEFAULT, CURAND_RNG_PSEUDO_PHILOX4_32_10};
     const char *names[] = {"CURAND_RNG_PSEUDO_DEFAULT", "CURAND_RNG_PSEUDO_PHILOX4_32_10"};
     int t = _i;
+    pi_probe_reads_past_the_end(types[t]);
     /* not a multiple of the block: a thread past the last point exists, and a guard `i <= n` reads past the uniforms */
     size_t n = ((size_t)1 << 20) + 37;
     unsigned long long seed = grade_seed() * 2654435761u + 17, *d_hits;

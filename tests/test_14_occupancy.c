@@ -480,6 +480,17 @@ static void check_heavy(size_t n, int block) {
     GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for heavy_kernel");
     if (block == 0) {
         int api_blocks = 0, api = probe_api_best_block(KERNEL_HEAVY, 0, 0, &api_blocks);
+        /* the runtime asked with its two outputs swapped (trial 7, a104): the block launched is the
+           minimum grid, blocks per SM x multiprocessors */
+        OccDevice dev;
+        this_device(&dev);
+        int min_grid = api_blocks * dev.multiprocessors;
+        ck_assert_msg(used == api || used != min_grid || min_grid == api,
+                      "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, and "
+                      "%d is its other output, the minimum grid (%d blocks per SM x %d multiprocessors)\n"
+                      "  likely mistake: the runtime's two outputs are swapped: the first is the minimum grid size, the second the block "
+                      "size: cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)",
+                      what, used, api, min_grid, api_blocks, dev.multiprocessors);
         ck_assert_msg(used == api,
                       "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d\n"
                       "  likely mistake: with block = 0, ask the runtime (and report the block you launched in *used_block)",
@@ -682,8 +693,15 @@ static void expect_report(const char *what, const char *report, const char *expe
     int line = 0;
     ck_assert_msg(report[0] != REPORT_POISON && report[0],
                   "%s returned an error but wrote no report\n  likely mistake: CHECK must pass the report and cap to check_cuda", what);
-    ck_assert_msg(parse_report(report, file, sizeof file, &line, call, sizeof call),
-                  "%s wrote the report \"%.300s\", which is not \"<file>:<line>: <call> failed: ...\"", what, report);
+    int parsed = parse_report(report, file, sizeof file, &line, call, sizeof call);
+    /* cut to the size of a pointer, less the NUL (trial 7, a107: CHECK passed sizeof(report), report a char *) */
+    ck_assert_msg(parsed || strlen(report) != sizeof(char *) - 1,
+                  "%s wrote the report \"%s\", %zu characters, which is not \"<file>:<line>: <call> failed: ...\": it was cut where a "
+                  "capacity of %zu bytes, the size of a pointer, cuts it, though the caller gave %d\n  likely mistake: check_cuda was "
+                  "given sizeof(report) as the capacity: report is a char * there, so sizeof gives the pointer's %zu bytes, not the "
+                  "buffer's; pass cap, the capacity the caller gave",
+                  what, report, strlen(report), sizeof(char *), REPORT_CAP, sizeof(char *));
+    ck_assert_msg(parsed, "%s wrote the report \"%.300s\", which is not \"<file>:<line>: <call> failed: ...\"", what, report);
     ck_assert_msg(strstr(call, expect_call) != NULL, "%s reported the failure at `%s` (%s:%d)\n  likely mistake: %s", what, call, file, line, why);
     int on_line = line_has(file, line, call);
     ck_assert_msg(on_line != 0,

@@ -344,6 +344,43 @@ static const char *matmul_race_hint(const char *said) {
     return NULL;
 }
 
+/* mg_split's shares of n items for every device count a plan can use, checked for overlaps before a plan runs
+   (trial 7, a112: first = d * base + (d < extra ? 0 : extra), shares that overlap; the plan's copies
+   back then wrote the same bytes of h_c from two devices, and the simulator's stream race, which stops
+   the run, advised ordering the streams, which would only hide it). */
+static void expect_split_right(size_t n) {
+    for (int ndev = 1; ndev <= MG_MAX_DEVICES; ndev++) {
+        size_t first[MG_MAX_DEVICES], count[MG_MAX_DEVICES];
+        int bad = -1;
+        for (int d = 0; d < ndev; d++) {
+            size_t f, c;
+            first[d] = count[d] = (size_t)-1;
+            mg_split(n, ndev, d, &first[d], &count[d]);
+            split_cpu(n, ndev, d, &f, &c);
+            if (bad < 0 && (first[d] != f || count[d] != c)) bad = d;
+        }
+        if (bad < 0) continue;
+        char shares[400];
+        size_t len = 0;
+        shares[0] = '\0';
+        for (int d = 0; d < ndev && len < sizeof shares; d++)
+            len += (size_t)snprintf(shares + len, sizeof shares - len, "%s%d: first %zu, count %zu", d ? "; " : "", d, first[d], count[d]);
+        int overlap = 0;
+        for (int d = 0; d < ndev; d++)
+            for (int e = d + 1; e < ndev; e++)
+                if (count[d] && count[e] && count[d] <= n && count[e] <= n && first[d] < first[e] + count[e] && first[e] < first[d] + count[d])
+                    overlap = 1;
+        /* (other wrong shares are left to the plan's own checks, which read the plan's first and count) */
+        if (!overlap) continue;
+        size_t f, c;
+        split_cpu(n, ndev, bad, &f, &c);
+        ck_abort_msg("mg_split(n = %zu, ndev = %d) gives the shares %s; device %d's must be first %zu, count %zu\n  likely mistake: the "
+                     "shares overlap, so two devices compute (and copy back) the same items: device d starts where device d - 1 ends, "
+                     "first = d * (n / ndev) + min(d, n %% ndev), the first n %% ndev devices taking one more each",
+                     n, ndev, shares, bad, f, c);
+    }
+}
+
 static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     int mat = pc->kind == 1;
     size_t m = pc->n, row = mat ? (size_t)pc->cols : 1;
@@ -364,6 +401,7 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     r.cols = pc->cols;
     r.inner = pc->inner;
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
+    expect_split_right(m);
     g_race_rows = m, g_race_cols = pc->cols;
     if (mat) judge_set_crash_hint(matmul_race_hint);
     plan_roundtrip(&r, a, b, early, late, a_n, b_n, c_n);

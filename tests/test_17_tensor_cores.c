@@ -50,12 +50,20 @@ static const Dims kPaddedSizes[] = {{1, 1, 1}, {17, 15, 33}, {130, 20, 45}, {40,
 #define N_GEMM_SIZES (int)(sizeof kGemmSizes / sizeof kGemmSizes[0])
 #define N_PADDED_SIZES (int)(sizeof kPaddedSizes / sizeof kPaddedSizes[0])
 
-/* Extra elements after C on the device: writing them means a missing guard on the store. */
-#define CANARY 64
+/* Extra elements after C on the device: writing them means a missing guard on the store, or (17.2) tiles
+   stored with a leading dimension larger than N, whose rows run on past C (trial 7, a135: ldm BN = 128).
+   8192 floats hold every row such a store writes for the graded sizes (ldm up to 144), so the set of
+   elements written, not a crash at the first one past C, tells the two apart. */
+#define CANARY 8192
 /* C starts filled with this byte pattern (a huge negative float, not a NaN), so "never written" can
    be told apart from a NaN computed from an unset fragment or unwritten shared memory. */
 #define FILL_BYTE 0xFE
 #define FILL_BITS 0xFEFEFEFEu
+/* 17.2's layout as the lesson gives it: blocks of 128 x 128, slices of BK = 32 in rows of BK + 8 (A) and BN + 8 (B) */
+#define G_BM 128
+#define G_BN 128
+#define G_BK 32
+#define G_SKEW 8
 /* 17.3's padding experiment pads M and N to multiples of 128 and K to a multiple of 32: whole block
    tiles of the suggested design. */
 #define PAD_MN 128
@@ -196,13 +204,52 @@ static void run_into(const Subject *s, Problem *p, int schedule, float *out) {
     GRADE_EXPECT_CUDA_OK(e, "copying C back (an error here comes from the kernel)");
 }
 
-static void expect_canary_untouched(const Problem *p, const float *out) {
-    for (size_t i = p->mn; i < p->mn + CANARY; i++)
+/* 17.2's tiles stored with a leading dimension other than N (trial 6, a83: 16, the tile's width; trial 7,
+   a135: BN, the block tile's width): every tile's rows land ldm elements apart from its corner, so most of
+   C stays unwritten, and with an ldm above N the last rows run on past C, into the canary. The set of
+   elements such stores write (whatever order the tiles ran in), C and canary, against the set written:
+   the ldm that writes exactly that set, or 0. */
+static int store_ldm_match(const Problem *p, const float *out) {
+    const int ldms[] = {16, G_BN, G_BN + G_SKEW, p->K, p->M};
+    size_t span = p->mn + CANARY;
+    unsigned char *would = malloc(span);
+    int found = 0;
+    for (size_t q = 0; would && !found && q < sizeof ldms / sizeof ldms[0]; q++) {
+        int ldm = ldms[q];
+        if (ldm == p->N || ldm <= 0) continue;
+        memset(would, 0, span);
+        for (int r = 0; r < p->M; r += 16)
+            for (int c = 0; c < p->N; c += 16)
+                for (int i = 0; i < 16; i++)
+                    for (int j = 0; j < 16; j++) {
+                        size_t k = (size_t)r * p->N + c + (size_t)i * ldm + j;
+                        if (k < span) would[k] = 1;
+                    }
+        int same_set = 1;
+        for (size_t k = 0; k < span && same_set; k++) same_set = would[k] == (bits_of(out[k]) != FILL_BITS);
+        if (same_set) found = ldm;
+    }
+    free(would);
+    return found;
+}
+
+static void expect_canary_untouched(const Subject *s, const Problem *p, const float *out) {
+    for (size_t i = p->mn; i < p->mn + CANARY; i++) {
+        if (bits_of(out[i]) == FILL_BITS) continue;
+        int ldm = s->kind == SUBJECT_BF16 ? store_ldm_match(p, out) : 0;
+        if (ldm)
+            ck_abort_msg("%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element C\n"
+                         "  likely mistake: the elements written, in C and past its end, are exactly those of 16 x 16 tiles stored "
+                         "with a leading dimension of %d: each tile's rows were put %d elements apart, but C's rows are N = %d apart, "
+                         "so the last rows of a tile run on past C (the guard on each tile's corner is right). Store with ldm N: "
+                         "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
+                         p->what, (unsigned long long)grade_seed(), i, p->mn, ldm, ldm, p->N);
         ck_assert_msg(bits_of(out[i]) == FILL_BITS,
                       "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element C\n"
                       "  likely mistake: a store without its guard: a fragment (or an element of the scratch tile) that lies outside C "
                       "must not be stored",
                       p->what, (unsigned long long)grade_seed(), i, p->mn);
+    }
 }
 
 /* The grade.c view of a result (never-written elements flagged, see grade.h). */
@@ -280,10 +327,6 @@ static int passes_when_padded(const Subject *s, const Problem *p, int Mp, int Np
    128 x 128, warps of 64 x 32 (2 x 4), slices of BK = 32 staged in rows of BK + 8 (A) and BN + 8 (B)
    elements whose last 8 are never written (the simulator's fill: unwritten_bf16). A fragment element that
    falls outside its slice makes the model unusable (returns 0). */
-#define G_BM 128
-#define G_BN 128
-#define G_BK 32
-#define G_SKEW 8
 static double bf16_at(const uint16_t *x, size_t i) {
     tc_bf16 h;
     h.bits = x[i];
@@ -412,6 +455,90 @@ static void race_rerun(const Subject *s, const Problem *p, int forward_right) {
     grade_use_racecheck(0);
 }
 
+/* 17.1: how many of tile t's 256 elements were written */
+static int tile_written(const float *out, int t) {
+    int w = 0;
+    for (int e = 0; e < 256; e++) w += bits_of(out[(size_t)t * 256 + e]) != FILL_BITS;
+    return w;
+}
+
+/* 17.1: the products (mma_sync, one per warp per call) the kernel ran for this problem, counted by the
+   simulator's profiler on one more run; -1 where nothing counts them (a GPU: Nsight Compute would
+   restart the runner, and the problem's buffers with it). */
+static long long tile_products(const Subject *s, const Problem *p) {
+#if ON_SIM
+    grade_profile_begin();
+    grade_use_schedule(0);
+    cudaError_t e = call(s, p->d_a, p->d_b, p->d_c, p->M, p->N, p->K);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    grade_profile_end();
+    GradeProfile g;
+    if (e != cudaSuccess || !grade_profile_get(s->kernel, &g) || !g.tensor_measured) return -1;
+    return (long long)g.tensor_instructions;
+#else
+    (void)s;
+    (void)p;
+    return -1;
+#endif
+}
+
+/* 17.3's stores replayed on the CPU (trial 7, a141): the elements of C written when each warp (8 per
+   block of 128 x 128: 2 x 4 warps of 64 x 32, 4 x 2 fragments, row by row) leaves its store loop at
+   its first fragment outside C (`return` where the solution has `continue`). 1 when that is exactly
+   the set written. */
+static int matches_padded_store_return(const Problem *p, const float *out) {
+    int M = p->M, N = p->N;
+    unsigned char *would = calloc(p->mn ? p->mn : 1, 1);
+    ck_assert(would != NULL);
+    for (int m0 = 0; m0 < M; m0 += G_BM)
+        for (int n0 = 0; n0 < N; n0 += G_BN)
+            for (int w = 0; w < 8; w++) {
+                int wm = w / 4, wn = w % 4, left = 0;
+                for (int i = 0; i < 4 && !left; i++)
+                    for (int j = 0; j < 2 && !left; j++) {
+                        int r0 = m0 + wm * 64 + i * 16, c0 = n0 + wn * 32 + j * 16;
+                        if (r0 >= M || c0 >= N) {
+                            left = 1;
+                            break;
+                        }
+                        for (int e = 0; e < 256; e++) {
+                            int r = r0 + e / 16, c = c0 + e % 16;
+                            if (r < M && c < N) would[(size_t)r * N + c] = 1;
+                        }
+                    }
+            }
+    int same = 1;
+    for (size_t k = 0; k < p->mn && same; k++) same = would[k] == (bits_of(out[k]) != FILL_BITS);
+    free(would);
+    return same;
+}
+
+/* 17.2 and 17.3 with A or B fetched from global memory with the wrong row length (trial 7, a137: B's
+   rows taken K elements apart, not N): the product of A' and B', where A'(m, k) = A[m * lda + k] and
+   B'(k, n) = B[k * ldb + n], the guards as they should be. Replayed on the CPU; only where every such
+   element lies inside the array (past it the simulator stops at the read itself). 1 when got is it. */
+static int matches_global_row_length(const Subject *s, const Problem *p, const float *got, int lda, int ldb) {
+    int M = p->M, N = p->N, K = p->K;
+    if (M < 1 || N < 1 || K < 1 || lda < 1 || ldb < 1) return 0;
+    size_t mk = (size_t)M * K, kn = (size_t)K * N;
+    if ((size_t)(M - 1) * lda + K > mk || (size_t)(K - 1) * ldb + N > kn) return 0;
+    uint16_t *a = grade_alloc(mk * 2), *b = grade_alloc(kn * 2);
+    float *want = grade_alloc(p->mn * sizeof(float));
+    for (int r = 0; r < M; r++)
+        for (int k = 0; k < K; k++) a[(size_t)r * K + k] = p->h_a[(size_t)r * lda + k];
+    for (int k = 0; k < K; k++)
+        for (int n = 0; n < N; n++) b[(size_t)k * N + n] = p->h_b[(size_t)k * ldb + n];
+    cpu_product(s, a, b, want, M, N, K);
+    GradeCompare cmp = compare_for(p, p->atol, 0);
+    char *diff = grade_diff_floats(got, want, &cmp);
+    int ok = diff == NULL;
+    free(diff);
+    free(a);
+    free(b);
+    free(want);
+    return ok;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
    runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
    finding to the least. */
@@ -432,37 +559,55 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
         return msg;
     }
     if (unwritten && s->kind == SUBJECT_BF16) {
-        /* 17.2's tiles stored with a leading dimension other than N (trial 6, a83: 16, the tile's width):
-           every tile's rows land ldm elements apart from its corner, so most of C stays unwritten. The
-           set of elements such stores write (whatever order the tiles ran in) against the set written. */
-        const int ldms[] = {16, G_BN, G_BN + G_SKEW, p->K, p->M};
-        size_t span = p->mn + CANARY;
-        unsigned char *would = malloc(span);
-        for (size_t q = 0; would && q < sizeof ldms / sizeof ldms[0]; q++) {
-            int ldm = ldms[q];
-            if (ldm == p->N || ldm <= 0) continue;
-            memset(would, 0, span);
-            for (int r = 0; r < p->M; r += 16)
-                for (int c = 0; c < p->N; c += 16)
-                    for (int i = 0; i < 16; i++)
-                        for (int j = 0; j < 16; j++) {
-                            size_t k = (size_t)r * p->N + c + (size_t)i * ldm + j;
-                            if (k < span) would[k] = 1;
-                        }
-            int same_set = 1;
-            for (size_t k = 0; k < span && same_set; k++) same_set = would[k] == (bits_of(out[k]) != FILL_BITS);
-            if (same_set) {
+        int ldm = store_ldm_match(p, out);
+        if (ldm) {
+            snprintf(msg, 2048,
+                     "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the elements written are "
+                     "exactly those of 16 x 16 tiles stored with a leading dimension of %d: each tile's rows were put %d elements "
+                     "apart, but C's rows are N = %d apart. The grid covers C; store with ldm N: "
+                     "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
+                     unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
+            return msg;
+        }
+    }
+    if (unwritten && s->kind == SUBJECT_TILES) {
+        /* 17.1 with exactly the first k tiles written and none after them: a grid of k warps, or warps that
+           repeat each other's tiles (trial 7, a131: the tile index threadIdx.x / warpSize, blockIdx.x left
+           out, so every block computes tiles 0 .. TILES_PER_BLOCK - 1). The simulator's count of mma_sync
+           tells them apart: more products than tiles written means tiles computed twice. */
+        int tiles = p->M / 16, k = 0, prefix = 1;
+        while (k < tiles && tile_written(out, k) == 256) k++;
+        for (int t = k; t < tiles && prefix; t++) prefix = tile_written(out, t) == 0;
+        if (prefix && k > 0 && k < tiles) {
+            long long products = tile_products(s, p);
+            if (products > k) {
                 snprintf(msg, 2048,
-                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and the elements written are "
-                         "exactly those of 16 x 16 tiles stored with a leading dimension of %d: each tile's rows were put %d elements "
-                         "apart, but C's rows are N = %d apart. The grid covers C; store with ldm N: "
-                         "wmma::store_matrix_sync(C + (size_t)r * N + c, acc[i][j], N, wmma::mem_row_major)",
-                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, ldm, ldm, p->N);
-                free(would);
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d are in C, "
+                         "right, yet the warps ran %lld products (mma_sync) for %d tiles: several warps computed the same tiles. The "
+                         "grid is big enough; the tile index repeats in every block: it must count the warps of the whole grid, "
+                         "(blockIdx.x * blockDim.x + threadIdx.x) / warpSize, not threadIdx.x / warpSize alone",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, products, tiles);
+                return msg;
+            }
+            if (products < 0) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d of the %d "
+                         "are in C. Either the grid has too few warps, one per tile: ceil(tiles / TILES_PER_BLOCK) blocks of "
+                         "TILES_PER_BLOCK * 32 threads; or every block computed the same first tiles: the tile index must count the "
+                         "warps of the whole grid, (blockIdx.x * blockDim.x + threadIdx.x) / warpSize",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, tiles);
                 return msg;
             }
         }
-        free(would);
+    }
+    if (unwritten && s->kind == SUBJECT_HALF && matches_padded_store_return(p, out)) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and they are exactly the fragments "
+                 "a warp reaches, in its store loop, after its first fragment outside C: the warp left the loop there (`return`, or a "
+                 "`break` out of both loops) instead of skipping that one fragment. The grid covers C; skip a fragment outside C with "
+                 "`continue`, so that the warp still stores the fragments after it",
+                 unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N);
+        return msg;
     }
     if (unwritten) {
         snprintf(msg, 2048,
@@ -507,6 +652,28 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "read column by column. Store it with wmma::store_matrix_sync(Cs[warp], acc, 16, wmma::mem_row_major) and copy "
                  "element e to row r0 + e / 16, column c0 + e %% 16");
         return msg;
+    }
+    if (s->kind != SUBJECT_TILES) {
+        /* the other row lengths a student has at hand: M or N for A's K, K or M for B's N */
+        const int ldas[] = {p->M, p->N}, ldbs[] = {p->K, p->M};
+        for (int q = 0; q < 2; q++) {
+            if (ldbs[q] != p->N && matches_global_row_length(s, p, out, p->K, ldbs[q])) {
+                snprintf(msg, 2048,
+                         "C is the product with B read from global memory with rows %d elements apart (%s), element (k, n) taken "
+                         "from B[k * %d + n]: B is K x N and row-major, so its rows are N = %d apart, element (k, n) at B[k * N + n]. "
+                         "Check where the block's slices of B are fetched from global memory: B + (size_t)(k0 + row) * N + n0 + column",
+                         ldbs[q], q == 0 ? "K" : "M", ldbs[q], p->N);
+                return msg;
+            }
+            if (ldas[q] != p->K && matches_global_row_length(s, p, out, ldas[q], p->N)) {
+                snprintf(msg, 2048,
+                         "C is the product with A read from global memory with rows %d elements apart (%s), element (m, k) taken "
+                         "from A[m * %d + k]: A is M x K and row-major, so its rows are K = %d apart, element (m, k) at A[m * K + k]. "
+                         "Check where the block's slices of A are fetched from global memory: A + (size_t)(m0 + row) * K + k0 + column",
+                         ldas[q], q == 0 ? "M" : "N", ldas[q], p->K);
+                return msg;
+            }
+        }
     }
 #if ON_SIM
     /* a leading dimension mixed up in 17.2: the product replayed with each wrong ldm a slice is likely
@@ -582,7 +749,7 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
         int sched = r < schedules ? r : 0;
         float *out = outs + (size_t)r * stride;
         run_into(s, &p, sched, out);
-        expect_canary_untouched(&p, out);
+        expect_canary_untouched(s, &p, out);
         normalise(out, norm, p.mn);
         GradeCompare cmp = compare_for(&p, p.atol, sched);
         char *diff = grade_diff_floats(norm, p.h_want, &cmp);

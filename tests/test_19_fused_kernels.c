@@ -25,6 +25,7 @@
 #include "fused.h"
 #include "free_all.h"
 #include "grade.h"
+#include "judge.h"
 
 int l19_last_alloc(unsigned long long *bytes, unsigned long long *count);
 
@@ -384,6 +385,37 @@ static int softmax_own_max_matches(const RowProblem *p, const float *got) {
     return differs; /* (every thread holding the row's maximum: the right outputs, not this mistake) */
 }
 
+/* 19.1's NaN on a row with empty threads, told apart by a probe (trial 7, a166): one row of 33 values,
+   where each of the 32 threads holds an element (none is empty) and 32 * ROW_PER_THREAD - 33 slots lie
+   past the row's end. The two combining mistakes (an empty side not skipped in max_sum_combine,
+   partial[lane] read past the block's warps) give NaN there too: warp 0's tree still meets empty
+   pairs. An exp/sum loop without the row_index(k, vec) < cols test (its max loop guarded) gives
+   finite outputs there: each slot past the end, 0 in the registers, adds exp(0 - m) to its thread's
+   sum, so the outputs are exp(x - M) / (S + slots exp(-M)); on the row with empty threads, the slots
+   of a thread whose m is -inf add exp(0 - (-inf)) = inf. Returns 1 when the probe is finite and is
+   that replay. */
+static int softmax_slots_summed_probe(void) {
+    enum { C = 33 };
+    float x[C], got[C + CANARY];
+    grade_fill_floats(x, C, grade_seed() + 616161, -8.0f, 8.0f);
+    float *d_x = grade_device_alloc(sizeof x), *d_y = grade_device_alloc(sizeof got);
+    grade_to_device(d_x, x, sizeof x);
+    grade_use_schedule(0);
+    grade_poison_device(d_y, sizeof got);
+    int ran = softmax_gpu(d_x, d_y, 1, C) == cudaSuccess && cudaMemcpy(got, d_y, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    CUDA_FREE_ALL(d_x, d_y);
+    if (!ran) return 0;
+    double m = -INFINITY, sum = 0;
+    for (int j = 0; j < C; j++) m = x[j] > m ? x[j] : m;
+    for (int j = 0; j < C; j++) sum += exp(x[j] - m);
+    sum += (32.0 * ROW_PER_THREAD - C) * exp(-m);
+    for (int j = 0; j < C; j++) {
+        double want = exp(x[j] - m) / sum;
+        if (!isfinite(got[j]) || !(fabs(got[j] - want) <= 1e-3 * want + 1e-30)) return 0;
+    }
+    return 1;
+}
+
 static char *explain_softmax(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
@@ -418,6 +450,16 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      "row %d holds values up to %g and came out as inf or NaN: exp(%g) is past a float's range (exp(88.7) already is). "
                      "Subtract the row's maximum before exp: every exp(x - max) is then at most 1, and the sum at most cols",
                      r, big, big);
+            return msg;
+        }
+        if (softmax_slots_summed_probe()) {
+            snprintf(msg, 2048,
+                     "row %d came out with NaN or inf although its values are moderate (|x| <= %g), and it has threads with no element "
+                     "(cols = %d); a row of 33, where every thread holds one, came out finite, exactly as if each slot past the row's end "
+                     "(0 in the registers) had added exp(0 - m) to its thread's sum: the exp/sum loop skips no slot. A thread with no "
+                     "element has m = -inf, and its slots add exp(0 - (-inf)) = inf. Guard that loop as the max loop is: "
+                     "if (row_index(k, vec) < cols) { v[k] = exp(v[k] - mine.m); mine.s += v[k]; }",
+                     r, big, cols);
             return msg;
         }
         snprintf(msg, 2048,
@@ -966,6 +1008,62 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     return msg;
 }
 
+/* An out-of-bounds read in 19.3's kernel, read with the problem it ran on (trial 7, a160: the K/V tile
+   load without its key guard k0 + j < n). The simulator names the block, the thread and the element
+   index in a buffer of bh n d floats (Q, K and V are alike); the judge replays the solution's loads
+   without each of their guards for that thread and says which one reaches exactly that element: the
+   tile load of keys past n (a thread's slots e = threadIdx.x, + ATT_BR, ...: row j = e / ATT_MAX_D of
+   the tile, so block 0's thread 0 reaches past the end too, with a right index), or the query load
+   of rows past n. NULL (the general hint) when neither does. */
+static const AttProblem *g_att_crash;
+static const char *att_crash_hint(const char *said) {
+    static char hint[900];
+    const AttProblem *p = g_att_crash;
+    const char *at = strstr(said, "out-of-bounds access in kernel 'attention_flash_kernel'");
+    if (!p || !at) return NULL;
+    unsigned bx, by, bz, t, ty, tz;
+    size_t bytes, index, elem;
+    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
+        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
+        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 4)
+        return NULL;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    if (sscanf(num, "%zu", &bytes) != 1 || bytes != p->n_el * sizeof(float)) return NULL;
+    int n = p->ac.n, d = p->ac.d;
+    size_t base = (size_t)by * n * d;
+    if (index < base) return NULL;
+    int keys = p->causal ? ((int)bx * ATT_BR + ATT_BR < n ? (int)bx * ATT_BR + ATT_BR : n) : n;
+    size_t i = (size_t)bx * ATT_BR + t;
+    int query = i >= (size_t)n && index >= base + i * d && index < base + i * d + (size_t)d;
+    for (int k0 = 0; k0 < keys; k0 += ATT_BC)
+        for (int e = (int)t; e < ATT_BC * ATT_MAX_D; e += ATT_BR) {
+            int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
+            if (c < d && k0 + j >= n && base + (size_t)(k0 + j) * d + c == index) {
+                /* both loads reach that element: the simulator's own hint ("guard the access") fits either */
+                if (query) return NULL;
+                snprintf(hint, sizeof hint,
+                         "thread %u of block (%u, %u) read element %zu of a %zu-float K or V: key %d of head %u (column %d), past the "
+                         "sequence's n = %d keys: its slot e = %d, row j = %d of the tile that starts at key k0 = %d. That is where "
+                         "the tile load reads a key past the sequence: each thread loads several slots of the tile (e = threadIdx.x, "
+                         "+ ATT_BR, ...), so even the first thread reaches the rows past n. The index is right; the key guard is "
+                         "missing: a slot whose key k0 + j >= n must be zero-filled, not read: in = k0 + j < n && c < d",
+                         t, bx, by, index, p->n_el, k0 + j, by, c, n, e, j, k0);
+                return hint;
+            }
+        }
+    if (query) {
+        snprintf(hint, sizeof hint,
+                 "thread %u of block (%u, %u) read element %zu of a %zu-float Q, K or V: row %zu of head %u, its own query row "
+                 "q0 + threadIdx.x, past the sequence's n = %d rows. The last block of queries has threads past n: they must not "
+                 "load a query (q[c] = 0 unless i < n && c < d)",
+                 t, bx, by, index, p->n_el, i, by, n);
+        return hint;
+    }
+    return NULL;
+}
+
 static void check_attention(AttCase ac, int causal, uint64_t salt) {
     AttProblem p;
     att_problem_make(&p, ac, causal, salt);
@@ -974,6 +1072,8 @@ static void check_attention(AttCase ac, int causal, uint64_t salt) {
     float *outs = grade_alloc((size_t)runs * stride * sizeof(float));
     char *first_diff = NULL;
     int bad = -1;
+    g_att_crash = &p;
+    judge_set_crash_hint(att_crash_hint);
     for (int r = 0; r < runs; r++) {
         int sched = r < schedules ? r : 0;
         float *out = outs + (size_t)r * stride;
@@ -988,6 +1088,8 @@ static void check_attention(AttCase ac, int causal, uint64_t salt) {
         if (diff && !first_diff) first_diff = diff, bad = r;
         else free(diff);
     }
+    judge_set_crash_hint(NULL);
+    g_att_crash = NULL;
     if (first_diff) {
         char *why = explain_attention(&p, outs, runs, bad);
         char *all = with_lesson_diagnosis(first_diff, why);
@@ -1073,6 +1175,15 @@ END_TEST
 /* ---- 19.4 ---- */
 START_TEST(test_causal_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kCausalCases[_i], 1, 4); }
 END_TEST
+/* attention_visible is 19.4's whole answer, the keys past the sequence included: with the causal mask
+   they are never seen anyway (key <= query < n), so one case without it, n not a multiple of ATT_BC,
+   where the last tile's slots past n must be masked by key < n (trial 7, a165: `!causal || key <= query`
+   passed every causal case). */
+START_TEST(test_visible_masks_the_keys_past_n_without_the_causal_mask) {
+    AttCase ac = {2, 17, 32, 0};
+    check_attention(ac, 0, 5);
+}
+END_TEST
 
 static Suite *build_suite(void) {
     Suite *s = suite_create("19-fused-kernels");
@@ -1090,6 +1201,7 @@ static Suite *build_suite(void) {
     tcase_add_test(tc, test_flash_attention_allocates_no_square_scratch);
     tc = grade_tcase(s, kExercises, N_EXERCISES, "19.4");
     tcase_add_loop_test(tc, test_causal_attention_matches_cpu_for_every_size_and_schedule, 0, N_CAUSAL_CASES);
+    tcase_add_test(tc, test_visible_masks_the_keys_past_n_without_the_causal_mask);
     return s;
 }
 

@@ -14,6 +14,11 @@
 #include "multigpu.h"
 #include "15-multi-gpu.h"
 
+/* mg_split alone (trial 7, a112: shares that overlap were first seen as a stream race between two
+   devices' copies, ordering the streams the only advice): the judge checks the shares before a plan */
+#define CALLS(X)                                                                                                               \
+    X(void, mg_split, NUM(size_t, n), NUM(int, ndev), NUM(int, d), INOUT(size_t *, first, sizeof *first, "first", NULL),       \
+      INOUT(size_t *, count, sizeof *count, "count", NULL))
 /* the runner-side helpers below (call_NAME); the two 15.2 calls take the same buffers: the plain
    one, and the one with the injected fault (GRADER: not a student call, so the judge's generic leak
    check does not speak first) */
