@@ -361,7 +361,9 @@ void grade_fail_if(char *diagnosis, const GradeCompare *c, const char *file, int
 
 void grade_expect_from_device(const char *what, unsigned long long input_bytes, const char *device_work, const char *file, int line) {
     unsigned long long back = judge_copied_to_host();
-    if (!back || back < input_bytes) return;
+    /* A library may hand a scalar back (Thrust's reduce returns its sum to the host): up to 64 bytes
+       decide nothing (the H200 failed 13.3's reference at n = 1 on a 4-byte copy); larger inputs do. */
+    if (!back || back < input_bytes || back <= 64) return;
     _ck_assert_failed(file, line, "Failed",
                       "%s: during the call %llu bytes were copied from the device to the host, as much as the whole input (%llu bytes): "
                       "the result was computed on the host from a copy of the input\n  likely mistake: %s, on the device; the host only "
