@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "grayscale.h"
 #include "free_all.h"
 
@@ -74,13 +75,6 @@ static int write_png(const char *dir, const char *name, const unsigned char *pix
     return 1;
 }
 
-/* A launch the student has not written yet fails; say so and go on with the other exercises. */
-static int launched(const char *what, cudaError_t e) {
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=03` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
-
 static size_t count_diff(const unsigned char *a, const unsigned char *b, size_t n) {
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) bad += a[i] != b[i];
@@ -123,10 +117,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "demo: out of host memory for a %d x %d picture\n", w, h);
         return 1;
     }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     printf("Lesson 03: %s, %d x %d %s (%.1f MiB), on %s\n", argc > 1 ? argv[1] : "a test picture drawn by the demo", w, h, ch == 4 ? "RGBA" : "RGB",
-           in_bytes / 1048576.0, prop.name);
+           in_bytes / 1048576.0, device);
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST) fprintf(stderr, "demo: cannot create the folder '%s': %s\n", outdir, strerror(errno));
     int written = argc > 1 || write_png(outdir, "03-input.png", rgb, w, h, 3);
 
@@ -141,7 +134,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemcpy(d_rgb, rgb, in_bytes, cudaMemcpyHostToDevice));
 
     int ok1 = 0, ok2 = 0, ok3 = 0;
-    if (launched("03.1 grayscale_gpu", grayscale_gpu(d_rgb, d_gray, w, h, ch, 32, 8))) {
+    if (demo_launched("03", "03.1 grayscale_gpu", grayscale_gpu(d_rgb, d_gray, w, h, ch, 32, 8))) {
         CUDA_CHECK(cudaMemcpy(got, d_gray, n, cudaMemcpyDeviceToHost));
         size_t bad = count_diff(got, want, n);
         ok1 = !bad;
@@ -151,7 +144,7 @@ int main(int argc, char **argv) {
     }
     /* 03.2 turns the CPU's gray picture, so that a wrong 03.1 does not look like a wrong 03.2. */
     CUDA_CHECK(cudaMemcpy(d_gray, want, n, cudaMemcpyHostToDevice));
-    if (launched("03.2 rotate90_gpu", rotate90_gpu(d_gray, d_rot, w, h, 16, 16))) {
+    if (demo_launched("03", "03.2 rotate90_gpu", rotate90_gpu(d_gray, d_rot, w, h, 16, 16))) {
         CUDA_CHECK(cudaMemcpy(rot_got, d_rot, n, cudaMemcpyDeviceToHost));
         size_t bad = count_diff(rot_got, rot_want, n);
         ok2 = !bad;
@@ -159,7 +152,7 @@ int main(int argc, char **argv) {
         if (bad) printf("       %zu of %zu pixels differ: `make check LESSON=03` explains\n", bad, n);
         written &= write_png(outdir, "03-rotated.png", rot_got, h, w, 1); /* h wide, w tall */
     }
-    if (launched("03.3 grayscale_wide_gpu", grayscale_wide_gpu(d_rgb, d_gray, w, h, ch, 256))) {
+    if (demo_launched("03", "03.3 grayscale_wide_gpu", grayscale_wide_gpu(d_rgb, d_gray, w, h, ch, 256))) {
         CUDA_CHECK(cudaMemcpy(got, d_gray, n, cudaMemcpyDeviceToHost));
         size_t bad = count_diff(got, want, n);
         ok3 = !bad;

@@ -65,17 +65,14 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
-    const char *no_memory = "bench: out of host memory";
-    float *h_a = demo_random_floats(mk, 1, -1.0f, 1.0f, no_memory), *h_b = demo_random_floats(kn, 2, -1.0f, 1.0f, no_memory);
-    float *h_want = demo_alloc(mn * sizeof(float), no_memory), *h_got = demo_alloc(mn * sizeof(float), no_memory);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    DemoProduct h = demo_product(M, K, N, "bench: out of host memory");
+    const char *device = demo_device_name();
     Job j = {0};
     j.M = M, j.K = K, j.N = N;
-    j.a = demo_to_device(h_a, mk), j.b = demo_to_device(h_b, kn);
+    j.a = demo_to_device(h.a, mk), j.b = demo_to_device(h.b, kn);
     CUDA_CHECK(cudaMalloc((void **)&j.c, mn * sizeof(float)));
     double gflop = 2.0 * M * K * N / 1e9;
-    printf("Lesson 05 benchmark on %s: C = A B with M = %d, K = %d, N = %d (%.3g GFLOP per product), median of %d runs\n", prop.name, M, K,
+    printf("Lesson 05 benchmark on %s: C = A B with M = %d, K = %d, N = %d (%.3g GFLOP per product), median of %d runs\n", device, M, K,
            N, gflop, reps);
 
     /* The reference answer every kernel is checked against: cuBLAS on a GPU, the CPU on the simulator. */
@@ -84,10 +81,10 @@ int main(int argc, char **argv) {
     CUBLAS_CHECK(cublasCreate(&j.handle)); /* default math mode: FP32 FMAs, like our kernels */
     double blas_ms = bench_median_ms(run_cublas, &j, 2, reps);
     ceiling = gflop / (blas_ms * 1e-3);
-    CUDA_CHECK(cudaMemcpy(h_want, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h.want, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
     printf("  %-46s %9.1f GFLOP/s  (ceiling)        %9.3f ms\n", "cuBLAS SGEMM, default math", ceiling, blas_ms);
 #else
-    matmul_cpu(h_a, h_b, h_want, M, K, N);
+    matmul_cpu(h.a, h.b, h.want, M, K, N);
     printf("  %-46s %s\n", "cuBLAS SGEMM", "(the ceiling needs a GPU: the simulator has no cuBLAS)");
 #endif
 
@@ -103,8 +100,8 @@ int main(int argc, char **argv) {
         j.fn = rows[r].fn;
         CUDA_CHECK(cudaMemset(j.c, 0xFF, mn * sizeof(float)));
         run_kernel(&j);
-        CUDA_CHECK(cudaMemcpy(h_got, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-        size_t bad = count_wrong(h_got, h_want, mn, K);
+        CUDA_CHECK(cudaMemcpy(h.got, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+        size_t bad = count_wrong(h.got, h.want, mn, K);
         if (bad) {
             /* The speed of a wrong answer means nothing (an empty skeleton kernel is very fast). */
             printf("  %-46s WRONG: %zu of %zu elements differ, not timed (make check LESSON=05)\n", rows[r].name, bad, mn);
@@ -122,6 +119,6 @@ int main(int argc, char **argv) {
     cublasDestroy(j.handle);
 #endif
     CUDA_FREE_ALL((void *)j.a, (void *)j.b, j.c);
-    FREE_ALL(h_a, h_b, h_want, h_got);
+    FREE_ALL(h.a, h.b, h.want, h.got);
     return 0;
 }

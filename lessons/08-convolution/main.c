@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "free_all.h"
 
 #define FW 15
@@ -66,13 +67,6 @@ static int write_png(const char *dir, const char *name, const unsigned char *pix
     }
     printf("  wrote %s (%d x %d)\n", path, w, h);
     return 1;
-}
-
-/* A launch the student has not written yet fails; say so and go on with the other exercises. */
-static int launched(const char *what, cudaError_t e) {
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=08` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
 }
 
 /* The largest |a - b|, NaN counting as infinitely wrong. */
@@ -133,10 +127,9 @@ int main(int argc, char **argv) {
     float taps[FW], filter[FW * FW];
     gaussian_taps(taps, FW, SIGMA);
     outer_product(taps, taps, filter, FW);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     printf("Lesson 08: %s, %d x %d RGB, %d x %d Gaussian (sigma %.0f), on %s\n", argc > 1 ? argv[1] : "a test picture drawn by the demo", w, h, FW,
-           FW, SIGMA, prop.name);
+           FW, SIGMA, device);
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST) fprintf(stderr, "demo: cannot create the folder '%s': %s\n", outdir, strerror(errno));
     int written = argc > 1 || write_png(outdir, "08-input.png", rgb, w, h);
 
@@ -165,7 +158,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 4; k++) {
             if (!ok[k]) continue;
             CUDA_CHECK(cudaMemset(d_out, 0xFF, n * sizeof(float)));
-            if (!launched(names[k], gpu_blur(k, &dev))) {
+            if (!demo_launched("08", names[k], gpu_blur(k, &dev))) {
                 ok[k] = 0;
                 continue;
             }
