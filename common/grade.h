@@ -42,7 +42,7 @@ typedef struct {
                               host (0, the default: a kernel exercise whose call copies 4 KiB or more back fails) */
 } GradeExercise;
 
-/** Builds the lesson's suite: one TCase per exercise, named by its id (grade_tcase() helps). */
+/** Builds the lesson's suite: one TCase per exercise, named by its id (grade_suite() makes it from a table of tests). */
 typedef Suite *(*GradeSuiteBuilder)(void);
 
 /** Runs the suite exercise by exercise (all, or the one named by $GRADE_EXERCISE), prints one line
