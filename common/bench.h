@@ -33,7 +33,7 @@ const char *bench_gbs_text(double bytes, double ms, char *buf, size_t size);
 /** The median of n values (v is sorted in place): the middle one, or the mean of the middle two. */
 double bench_median(double *v, int n);
 
-/** A pipe to gnuplot set to draw <dir>/<svg> (an SVG of width x height pixels on white) from
+/** A pipe to gnuplot set to draw the file `svg` in the folder `dir` (width x height pixels on white) from
     comma-separated files: the caller writes the plot commands. NULL where gnuplot is not
     installed, after a line saying so on stdout (the benchmark's numbers stand without the plot). */
 FILE *bench_plot_open(const char *dir, const char *svg, int width, int height);
