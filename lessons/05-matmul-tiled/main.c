@@ -15,26 +15,8 @@
 #include "demo.h"
 #include "free_all.h"
 #include "inputs.h"
+#include "matmul_job.h"
 #include "matmul_tiled.h"
-
-typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
-
-/* h_/d_: where a buffer lives; a Job holds either (the CPU and the GPU are timed alike), so its fields name roles */
-typedef struct {
-    MatmulFn fn;
-    const float *a, *b;
-    float *c;
-    int M, K, N;
-} Job;
-
-static void run_gpu(void *ctx) {
-    Job *j = ctx;
-    CUDA_CHECK(j->fn(j->a, j->b, j->c, j->M, j->K, j->N));
-}
-static void run_cpu(void *ctx) {
-    Job *j = ctx;
-    matmul_cpu(j->a, j->b, j->c, j->M, j->K, j->N);
-}
 
 int main(int argc, char **argv) {
 #if ON_SIM
@@ -56,8 +38,8 @@ int main(int argc, char **argv) {
     double gflop = 2.0 * M * K * N / 1e9;
     printf("Lesson 05: C = A B with M = %d, K = %d, N = %d (%.2f GFLOP) on %s\n", M, K, N, gflop, device);
 
-    Job cpu = {NULL, h.a, h.b, h.want, M, K, N};
-    double cpu_s = bench_host_median_s(run_cpu, &cpu, 1);
+    MatmulJob cpu = {NULL, h.a, h.b, h.want, M, K, N};
+    double cpu_s = bench_host_median_s(matmul_job_cpu, &cpu, 1);
     printf("  CPU reference (double sums, one core)    %10.3f ms  %8.2f GFLOP/s\n", cpu_s * 1e3, gflop / cpu_s);
 
     float *d_a = demo_to_device(h.a, mk), *d_b = demo_to_device(h.b, kn), *d_c;
@@ -75,9 +57,9 @@ int main(int argc, char **argv) {
     double atol = 8.0 * K * FLT_EPSILON, rtol = 4.0 * FLT_EPSILON;
     int wrong = 0;
     for (int r = 0; r < 3; r++) {
-        Job j = {rows[r].fn, d_a, d_b, d_c, M, K, N};
+        MatmulJob j = {rows[r].fn, d_a, d_b, d_c, M, K, N};
         CUDA_CHECK(cudaMemset(d_c, 0xFF, mn * sizeof(float))); /* NaN: unwritten elements show up */
-        run_gpu(&j);
+        matmul_job_gpu(&j);
         CUDA_CHECK(cudaMemcpy(h.got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost));
         double worst;
         size_t bad = demo_count_wrong(h.got, h.want, mn, atol, rtol, &worst);
@@ -86,7 +68,7 @@ int main(int argc, char **argv) {
             printf("  %-40s WRONG: %zu of %zu elements differ (run `make check LESSON=05`)\n", rows[r].name, bad, mn);
             continue;
         }
-        double ms = bench_median_ms(run_gpu, &j, 1, 3);
+        double ms = bench_median_ms(matmul_job_gpu, &j, 1, 3);
         printf("  %-40s %10.3f ms  %8.2f GFLOP/s  matches the CPU (largest error %.2g)\n", rows[r].name, ms, gflop / (ms * 1e-3), worst);
     }
 #if ON_SIM
