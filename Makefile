@@ -113,7 +113,7 @@ $(BUILD)/simtest/samples/%: tests/sim/samples/%.cu $(wildcard tests/sim/samples/
 	$(Q)$(SIMCC_RUN) -O1 -g -o $@ $<
 # Parallel launches apply without AddressSanitizer only: these are built as make bench-sim's program is.
 SIM_PARALLEL := $(patsubst tests/sim/parallel/%.cu,$(BUILD)/simtest/parallel/%,$(wildcard tests/sim/parallel/*.cu))
-$(BUILD)/simtest/parallel/%: tests/sim/parallel/%.cu $(SIMLIB) $(SIMCC)
+$(BUILD)/simtest/parallel/%: tests/sim/parallel/%.cu tests/sim/typical_kernels.cuh $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$< [no asan])
 	$(Q)SIMCC_ASAN=0 $(SIMCC_RUN) -O1 -g -o $@ $<
@@ -138,7 +138,7 @@ test-sim: $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL) $(BUILD)/simtest/test_d
 	$(Q)SIMTEST_DIR=$(BUILD)/simtest $(BUILD)/simtest/test_simulator
 
 # A benchmark, not a test: how fast the simulator runs typical kernels (built without AddressSanitizer).
-$(BUILD)/simbench/bench_sim: tests/sim/bench/bench_sim.cu $(SIMLIB) $(SIMCC)
+$(BUILD)/simbench/bench_sim: tests/sim/bench/bench_sim.cu tests/sim/typical_kernels.cuh $(SIMLIB) $(SIMCC)
 	@mkdir -p $(@D)
 	$(call say,SIMCC,$<)
 	$(Q)SIMCC_ASAN=0 $(SIMCC_RUN) -O2 -o $@ $<

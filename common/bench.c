@@ -67,6 +67,24 @@ double bench_copy_gbs(size_t bytes, int reps) {
     return 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
 }
 
+FILE *bench_plot_open(const char *dir, const char *svg, int width, int height) {
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        printf("  (gnuplot is not installed: no plot; apt-get install gnuplot-nox)\n");
+        return NULL;
+    }
+    FILE *g = popen("gnuplot", "w");
+    if (g)
+        fprintf(g, "set terminal svg size %d,%d font 'sans,12' background '#ffffff'\n"
+                   "set output '%s/%s'\n"
+                   "set datafile separator ','\n",
+                width, height, dir, svg);
+    return g;
+}
+
+void bench_plot_close(FILE *g, const char *dir, const char *svg) {
+    if (pclose(g) == 0) printf("  plot: %s/%s\n", dir, svg);
+}
+
 double bench_host_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -7,6 +7,7 @@
 #define COMMON_BENCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,14 @@ const char *bench_gbs_text(double bytes, double ms, char *buf, size_t size);
 
 /** The median of n values (v is sorted in place): the middle one, or the mean of the middle two. */
 double bench_median(double *v, int n);
+
+/** A pipe to gnuplot set to draw the file `svg` in the folder `dir` (width x height pixels on white) from
+    comma-separated files: the caller writes the plot commands. NULL where gnuplot is not
+    installed, after a line saying so on stdout (the benchmark's numbers stand without the plot). */
+FILE *bench_plot_open(const char *dir, const char *svg, int width, int height);
+
+/** Ends the plot of bench_plot_open(); when gnuplot drew it, says where the SVG is. */
+void bench_plot_close(FILE *g, const char *dir, const char *svg);
 
 /** Seconds on a monotonic clock, for timing CPU code. */
 double bench_host_seconds(void);

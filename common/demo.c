@@ -40,6 +40,18 @@ const char *demo_device_name(void) {
     return prop.name;
 }
 
+int demo_done(const char *lesson, const char *what, cudaError_t e) {
+    if (e != cudaSuccess) printf("  %s: %s -- not done yet? `make check LESSON=%s` says more\n", what, cudaGetErrorName(e), lesson);
+    return e == cudaSuccess;
+}
+
+int demo_launched(const char *lesson, const char *what, cudaError_t e) {
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        printf("  %s: %s (%s) -- not done yet? `make check LESSON=%s` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e), lesson);
+    return e == cudaSuccess;
+}
+
 void *demo_alloc(size_t bytes, const char *no_memory) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
@@ -53,6 +65,14 @@ float *demo_random_floats(size_t n, uint64_t seed, float lo, float hi, const cha
     float *h = demo_alloc(n * sizeof(float), no_memory);
     grade_fill_floats(h, n, seed, lo, hi);
     return h;
+}
+
+DemoProduct demo_product(int M, int K, int N, const char *no_memory) {
+    size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
+    DemoProduct p;
+    p.a = demo_random_floats(mk, 1, -1.0f, 1.0f, no_memory), p.b = demo_random_floats(kn, 2, -1.0f, 1.0f, no_memory);
+    p.want = demo_alloc(mn * sizeof(float), no_memory), p.got = demo_alloc(mn * sizeof(float), no_memory);
+    return p;
 }
 
 float *demo_to_device(const float *h, size_t n) {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,16 @@ int demo_read_log2(int argc, char **argv, int fallback, int lo, int hi, const ch
 /** The name of device 0 (cudaGetDeviceProperties, CUDA_CHECK'd), for a demo's title line. */
 const char *demo_device_name(void);
 
+/** For a call of an exercise the student may not have written yet: on an error prints
+    "  <what>: <error name> -- not done yet? `make check LESSON=<lesson>` says more" and returns 0,
+    so the demo goes on with the other exercises; returns 1 for cudaSuccess. */
+int demo_done(const char *lesson, const char *what, cudaError_t e);
+
+/** demo_done for a launcher: a launch that was accepted is waited for (cudaDeviceSynchronize), so
+    an error of the kernel itself counts too, and the line gives the error's description as well:
+    "  <what>: <error name> (<description>) -- not done yet? ...". */
+int demo_launched(const char *lesson, const char *what, cudaError_t e);
+
 /** malloc(bytes) (one byte at least); when the host is out of memory, prints `no_memory` and a
     newline on stderr and exits with status 1, as every demo did by hand. */
 void *demo_alloc(size_t bytes, const char *no_memory);
@@ -38,6 +49,17 @@ void *demo_alloc(size_t bytes, const char *no_memory);
 /** n floats drawn uniformly from [lo, hi) by seed (grade_fill_floats: the grader's inputs), in
     memory from demo_alloc(.., no_memory). */
 float *demo_random_floats(size_t n, uint64_t seed, float lo, float hi, const char *no_memory);
+
+/** The host side of a demo's matrix product C = A B: A (M x K) and B (K x N) drawn from [-1, 1)
+    with seeds 1 and 2, as the grader draws them, and room for C twice: the CPU's answer and the
+    GPU's copied back. */
+typedef struct {
+    float *a, *b, *want, *got;
+} DemoProduct;
+
+/** The buffers of an M x K x N product, from demo_alloc (out of memory: no_memory, exit 1); the
+    caller frees the four. */
+DemoProduct demo_product(int M, int K, int N, const char *no_memory);
 
 /** A device copy of n host floats (cudaMalloc of one float at least, then cudaMemcpy; CUDA_CHECK on both). */
 float *demo_to_device(const float *h, size_t n);

@@ -42,7 +42,7 @@ typedef struct {
                               host (0, the default: a kernel exercise whose call copies 4 KiB or more back fails) */
 } GradeExercise;
 
-/** Builds the lesson's suite: one TCase per exercise, named by its id (grade_tcase() helps). */
+/** Builds the lesson's suite: one TCase per exercise, named by its id (grade_suite() makes it from a table of tests). */
 typedef Suite *(*GradeSuiteBuilder)(void);
 
 /** Runs the suite exercise by exercise (all, or the one named by $GRADE_EXERCISE), prints one line
@@ -55,6 +55,20 @@ int grade_main(const char *lesson, const GradeExercise *exercises, int count, Gr
 /** A test case for exercise `id`, added to `suite`, with the standard timeout. Returns NULL for an
     exercise that needs a GPU when running on the simulator (add no tests to it then). */
 TCase *grade_tcase(Suite *suite, const GradeExercise *exercises, int count, const char *id);
+
+/** One test of a lesson's suite: a row of the table its suite builder hands to grade_suite(). */
+typedef struct {
+    const char *id;     /**< the exercise it grades: "06.1" */
+    const TTest *test;  /**< the START_TEST */
+    int runs;           /**< how many times it runs, with _i from 0: 1, or the number of cases of its table */
+    int profiled;       /**< 1: a property test (grade_add_profiled_test), run once */
+} GradeTest;
+
+/** The lesson's suite `name` from its table of tests, in order: a test case per exercise
+    (grade_tcase(), made at the exercise's first test; one exercise's tests stand together), none
+    for an exercise the simulator does not run. Every lesson's tests are added here, so that skip
+    and the profiled tests' bookkeeping are nobody's to forget. */
+Suite *grade_suite(const char *name, const GradeExercise *exercises, int count, const GradeTest *tests, int ntests);
 /** For a lesson whose grading needs the GPU to itself (it takes the device's memory, or times the
     GPU against the grader's own runs): called by its suite builder, it makes the grading wait for
     every other grading on the GPU, and them for it (judge_gpu_lesson_lock). `why` is for the

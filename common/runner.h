@@ -56,8 +56,9 @@ static inline int64_t rc_reply_handle(const RunnerCall *c, const void *h, int64_
     c->rep->out[0] = (uint64_t)(uintptr_t)h;
     return status;
 }
-/** The two built-ins of a library handle of type T (NAME is the macro's first argument): b_NAME_create makes one with create(&h)
-    (the handle in out[0], create's status returned), b_NAME_destroy ends argument 0 with destroy. */
+/** The two built-ins of a library handle of type T, b_NAME_create and b_NAME_destroy (NAME: `name`):
+    the first makes one with create(&h) (the handle in out[0], create's status returned), the second
+    ends argument 0 with destroy. */
 #define RUNNER_HANDLE_BUILTINS(name, T, create, destroy)                                                          \
     static int64_t b_##name##_create(const RunnerCall *c) {                                                       \
         T h = NULL;                                                                                               \

@@ -226,17 +226,15 @@ START_TEST(test_cuda_setup_matches_the_runtime) {
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("00-setup");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "00.1");
-    tcase_add_test(tc, test_device_summary_matches_cudaGetDeviceProperties_for_every_device);
-    tcase_add_loop_test(tc, test_device_summary_returns_cudaErrorInvalidDevice_for_a_device_that_does_not_exist, 0, 3);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "00.2");
-    tcase_add_test(tc, test_cuda_version_string_formats_known_releases);
-    tcase_add_test(tc, test_cuda_version_string_formats_random_versions);
-    tcase_add_test(tc, test_cuda_version_string_stays_inside_a_small_buffer);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "00.3");
-    tcase_add_test(tc, test_cuda_setup_matches_the_runtime);
-    return s;
+    const GradeTest tests[] = {
+        {"00.1", test_device_summary_matches_cudaGetDeviceProperties_for_every_device, 1},
+        {"00.1", test_device_summary_returns_cudaErrorInvalidDevice_for_a_device_that_does_not_exist, 3},
+        {"00.2", test_cuda_version_string_formats_known_releases, 1},
+        {"00.2", test_cuda_version_string_formats_random_versions, 1},
+        {"00.2", test_cuda_version_string_stays_inside_a_small_buffer, 1},
+        {"00.3", test_cuda_setup_matches_the_runtime, 1},
+    };
+    return grade_suite("00-setup", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("00", kExercises, N_EXERCISES, build_suite); }

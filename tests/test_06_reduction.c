@@ -869,21 +869,18 @@ START_TEST(test_uniform_channels_do_not_diverge) {
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("06-reduction");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "06.1");
-    tcase_add_loop_test(tc, test_sequential_sum_is_right_at_every_size_and_block, 0, N_SIZES);
-    tcase_add_test(tc, test_sequential_sum_is_right_on_a_large_input);
-    grade_add_profiled_test(tc, test_sequential_tree_has_no_bank_conflicts);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "06.2");
-    tcase_add_loop_test(tc, test_shuffle_sum_is_right_at_every_size_and_block, 0, N_SIZES);
-    tcase_add_test(tc, test_shuffle_sum_is_right_on_a_large_input);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "06.3");
-    tcase_add_loop_test(tc, test_fast_sum_is_right_at_every_size_block_and_grid, 0, N_SIZES);
-    tcase_add_test(tc, test_fast_sum_is_right_on_a_large_input);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "06.4");
-    tcase_add_loop_test(tc, test_uniform_channels_match_the_cpu_at_every_size_and_block, 0, N_CHANNEL_SIZES);
-    grade_add_profiled_test(tc, test_uniform_channels_do_not_diverge);
-    return s;
+    const GradeTest tests[] = {
+        {"06.1", test_sequential_sum_is_right_at_every_size_and_block, N_SIZES},
+        {"06.1", test_sequential_sum_is_right_on_a_large_input, 1},
+        {"06.1", test_sequential_tree_has_no_bank_conflicts, 1, .profiled = 1},
+        {"06.2", test_shuffle_sum_is_right_at_every_size_and_block, N_SIZES},
+        {"06.2", test_shuffle_sum_is_right_on_a_large_input, 1},
+        {"06.3", test_fast_sum_is_right_at_every_size_block_and_grid, N_SIZES},
+        {"06.3", test_fast_sum_is_right_on_a_large_input, 1},
+        {"06.4", test_uniform_channels_match_the_cpu_at_every_size_and_block, N_CHANNEL_SIZES},
+        {"06.4", test_uniform_channels_do_not_diverge, 1, .profiled = 1},
+    };
+    return grade_suite("06-reduction", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("06", kExercises, N_EXERCISES, build_suite); }

@@ -845,29 +845,26 @@ START_TEST(test_soa_update_and_conversion_are_coalesced_without_bank_conflicts) 
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("07-coalescing");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "07.1");
-    tcase_add_loop_test(tc, test_strided_copy_matches_cpu_for_every_size_stride_and_offset, 0, N_COPY_SIZES);
-    tcase_add_test(tc, test_strided_copy_matches_cpu_on_a_large_input);
-    tcase_add_test(tc, test_strided_copy_of_nothing_launches_nothing);
+    const GradeTest tests[] = {
+        {"07.1", test_strided_copy_matches_cpu_for_every_size_stride_and_offset, N_COPY_SIZES},
+        {"07.1", test_strided_copy_matches_cpu_on_a_large_input, 1},
+        {"07.1", test_strided_copy_of_nothing_launches_nothing, 1},
 #if !ON_SIM
-    tcase_add_test(tc, test_strided_copy_indexes_past_four_billion_elements);
+        {"07.1", test_strided_copy_indexes_past_four_billion_elements, 1},
 #endif
-    grade_add_profiled_test(tc, test_strided_copy_is_coalesced_at_stride_one);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "07.2");
-    tcase_add_loop_test(tc, test_tiled_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
-    tcase_add_test(tc, test_tiled_transpose_matches_cpu_on_a_large_matrix);
-    grade_add_profiled_test(tc, test_tiled_transpose_reads_and_writes_are_coalesced);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "07.3");
-    tcase_add_loop_test(tc, test_padded_transpose_matches_cpu_for_every_shape, 0, N_SHAPES);
-    tcase_add_test(tc, test_padded_transpose_matches_cpu_on_a_large_matrix);
-    grade_add_profiled_test(tc, test_padded_transpose_is_coalesced_without_bank_conflicts);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "07.4");
-    tcase_add_loop_test(tc, test_soa_update_matches_cpu_for_every_size, 0, N_PARTICLE_SIZES);
-    tcase_add_loop_test(tc, test_aos_to_soa_matches_cpu_for_every_size, 0, N_PARTICLE_SIZES);
-    tcase_add_test(tc, test_particles_on_a_large_input);
-    grade_add_profiled_test(tc, test_soa_update_and_conversion_are_coalesced_without_bank_conflicts);
-    return s;
+        {"07.1", test_strided_copy_is_coalesced_at_stride_one, 1, .profiled = 1},
+        {"07.2", test_tiled_transpose_matches_cpu_for_every_shape, N_SHAPES},
+        {"07.2", test_tiled_transpose_matches_cpu_on_a_large_matrix, 1},
+        {"07.2", test_tiled_transpose_reads_and_writes_are_coalesced, 1, .profiled = 1},
+        {"07.3", test_padded_transpose_matches_cpu_for_every_shape, N_SHAPES},
+        {"07.3", test_padded_transpose_matches_cpu_on_a_large_matrix, 1},
+        {"07.3", test_padded_transpose_is_coalesced_without_bank_conflicts, 1, .profiled = 1},
+        {"07.4", test_soa_update_matches_cpu_for_every_size, N_PARTICLE_SIZES},
+        {"07.4", test_aos_to_soa_matches_cpu_for_every_size, N_PARTICLE_SIZES},
+        {"07.4", test_particles_on_a_large_input, 1},
+        {"07.4", test_soa_update_and_conversion_are_coalesced_without_bank_conflicts, 1, .profiled = 1},
+    };
+    return grade_suite("07-coalescing", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("07", kExercises, N_EXERCISES, build_suite); }

@@ -658,27 +658,24 @@ START_TEST(test_empty_images_launch_nothing) {
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("08-convolution");
     int cases = N_SIZES * N_WIDTHS;
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "08.1");
-    tcase_add_loop_test(tc, test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape, 0, cases);
-    tcase_add_test(tc, test_conv2d_matches_cpu_on_a_larger_image);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "08.2");
-    tcase_add_loop_test(tc, test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape, 0, cases);
-    tcase_add_test(tc, test_conv2d_const_matches_cpu_on_a_larger_image);
-    tcase_add_test(tc, test_every_function_refuses_an_even_or_too_wide_filter);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "08.3");
-    tcase_add_loop_test(tc, test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile, 0, cases);
-    tcase_add_test(tc, test_conv2d_tiled_matches_cpu_on_a_larger_image);
-    grade_add_profiled_test(tc, test_conv2d_tiled_loads_and_stores_are_coalesced);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "08.4");
-    tcase_add_loop_test(tc, test_row_pass_matches_cpu_at_every_size_and_width, 0, cases);
-    tcase_add_loop_test(tc, test_column_pass_matches_cpu_at_every_size_and_width, 0, cases);
-    tcase_add_loop_test(tc, test_separable_filter_matches_two_cpu_passes_at_every_size_and_width, 0, cases);
-    tcase_add_test(tc, test_separable_filter_matches_cpu_on_a_larger_image);
-    tcase_add_test(tc, test_separable_filter_agrees_with_the_2d_filter_to_rounding);
-    tcase_add_test(tc, test_empty_images_launch_nothing);
-    return s;
+    const GradeTest tests[] = {
+        {"08.1", test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
+        {"08.1", test_conv2d_matches_cpu_on_a_larger_image, 1},
+        {"08.2", test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
+        {"08.2", test_conv2d_const_matches_cpu_on_a_larger_image, 1},
+        {"08.2", test_every_function_refuses_an_even_or_too_wide_filter, 1},
+        {"08.3", test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile, cases},
+        {"08.3", test_conv2d_tiled_matches_cpu_on_a_larger_image, 1},
+        {"08.3", test_conv2d_tiled_loads_and_stores_are_coalesced, 1, .profiled = 1},
+        {"08.4", test_row_pass_matches_cpu_at_every_size_and_width, cases},
+        {"08.4", test_column_pass_matches_cpu_at_every_size_and_width, cases},
+        {"08.4", test_separable_filter_matches_two_cpu_passes_at_every_size_and_width, cases},
+        {"08.4", test_separable_filter_matches_cpu_on_a_larger_image, 1},
+        {"08.4", test_separable_filter_agrees_with_the_2d_filter_to_rounding, 1},
+        {"08.4", test_empty_images_launch_nothing, 1},
+    };
+    return grade_suite("08-convolution", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("08", kExercises, N_EXERCISES, build_suite); }

@@ -658,20 +658,18 @@ START_TEST(test_float_max_has_no_race_between_threads) { check_max_race_free(); 
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("09-atomics");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "09.1");
-    tcase_add_loop_test(tc, test_global_histogram_is_exact_at_every_size_and_input, 0, N_SIZES);
-    tcase_add_test(tc, test_global_histogram_is_exact_on_a_large_input);
-    tcase_add_test(tc, test_global_histogram_has_no_race_between_threads);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "09.2");
-    tcase_add_loop_test(tc, test_shared_histogram_is_exact_at_every_size_input_block_and_grid, 0, N_SIZES);
-    tcase_add_test(tc, test_shared_histogram_is_exact_on_a_large_input);
-    tcase_add_test(tc, test_shared_histogram_has_no_race_between_threads);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "09.3");
-    tcase_add_loop_test(tc, test_float_max_is_exact_at_every_size_and_input, 0, N_SIZES);
-    tcase_add_test(tc, test_float_max_is_exact_on_a_large_input);
-    tcase_add_test(tc, test_float_max_has_no_race_between_threads);
-    return s;
+    const GradeTest tests[] = {
+        {"09.1", test_global_histogram_is_exact_at_every_size_and_input, N_SIZES},
+        {"09.1", test_global_histogram_is_exact_on_a_large_input, 1},
+        {"09.1", test_global_histogram_has_no_race_between_threads, 1},
+        {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
+        {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
+        {"09.2", test_shared_histogram_has_no_race_between_threads, 1},
+        {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
+        {"09.3", test_float_max_is_exact_on_a_large_input, 1},
+        {"09.3", test_float_max_has_no_race_between_threads, 1},
+    };
+    return grade_suite("09-atomics", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("09", kExercises, N_EXERCISES, build_suite); }

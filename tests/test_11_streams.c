@@ -644,15 +644,13 @@ END_TEST
 
 static Suite *build_suite(void) {
     grade_lesson_needs_whole_gpu("11.1 and 11.3 time copies and kernels against the grader's own runs: another program's copies would slow one and not the other");
-    Suite *s = suite_create("11-streams");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "11.1");
-    tcase_add_test(tc, test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memory);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "11.2");
-    tcase_add_loop_test(tc, test_timing_warms_up_waits_for_the_gpu_and_takes_the_median, 0, 2);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "11.3");
-    tcase_add_loop_test(tc, test_pipeline_is_right_for_any_n_chunk_and_stream_count, 0, N_CASES);
-    tcase_add_test(tc, test_pipeline_overlaps_copies_and_kernels);
-    return s;
+    const GradeTest tests[] = {
+        {"11.1", test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memory, 1},
+        {"11.2", test_timing_warms_up_waits_for_the_gpu_and_takes_the_median, 2},
+        {"11.3", test_pipeline_is_right_for_any_n_chunk_and_stream_count, N_CASES},
+        {"11.3", test_pipeline_overlaps_copies_and_kernels, 1},
+    };
+    return grade_suite("11-streams", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("11", kExercises, N_EXERCISES, build_suite); }

@@ -772,20 +772,17 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("13-libraries");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "13.1");
-    tcase_add_loop_test(tc, test_inverse_f32_is_an_inverse_at_every_size, 0, N_INV_SIZES);
-    tcase_add_loop_test(tc, test_inverse_f64_is_an_inverse_at_every_size, 0, N_INV_SIZES);
-    tcase_add_loop_test(tc, test_inverse_reports_a_singular_matrix, 0, 6);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "13.2");
-    tcase_add_loop_test(tc, test_batched_products_match_cpu_in_fp32_and_tf32, 0, N_BSHAPES);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "13.3");
-    tcase_add_loop_test(tc, test_thrust_cdf_matches_cpu_at_every_size, 0, N_SORT_SIZES);
-    tcase_add_loop_test(tc, test_cub_sort_pairs_is_exact_and_stable, 0, N_SORT_SIZES);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "13.4");
-    tcase_add_loop_test(tc, test_host_api_estimate_is_close_continues_and_reproduces, 0, 2);
-    tcase_add_test(tc, test_device_api_estimate_is_close_independent_and_reproducible);
-    return s;
+    const GradeTest tests[] = {
+        {"13.1", test_inverse_f32_is_an_inverse_at_every_size, N_INV_SIZES},
+        {"13.1", test_inverse_f64_is_an_inverse_at_every_size, N_INV_SIZES},
+        {"13.1", test_inverse_reports_a_singular_matrix, 6},
+        {"13.2", test_batched_products_match_cpu_in_fp32_and_tf32, N_BSHAPES},
+        {"13.3", test_thrust_cdf_matches_cpu_at_every_size, N_SORT_SIZES},
+        {"13.3", test_cub_sort_pairs_is_exact_and_stable, N_SORT_SIZES},
+        {"13.4", test_host_api_estimate_is_close_continues_and_reproduces, 2},
+        {"13.4", test_device_api_estimate_is_close_independent_and_reproducible, 1},
+    };
+    return grade_suite("13-libraries", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("13", kExercises, N_EXERCISES, build_suite); }

@@ -965,34 +965,31 @@ END_TEST
 
 static Suite *build_suite(void) {
     grade_lesson_needs_whole_gpu("14.4 takes all of the GPU's memory but a budget from the runner: another program's cudaMalloc would fail meanwhile");
-    Suite *s = suite_create("14-occupancy");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "14.1");
-    tcase_add_test(tc, test_calculator_matches_the_reference_on_an_h200);
-    tcase_add_test(tc, test_calculator_matches_the_reference_on_other_devices);
-    tcase_add_test(tc, test_occupancy_device_describes_this_gpu);
-    tcase_add_test(tc, test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "14.2");
-    tcase_add_test(tc, test_best_block_size_matches_the_reference);
-    tcase_add_test(tc, test_heavy_bounded_kernel_has_its_launch_bounds);
-    tcase_add_loop_test(tc, test_heavy_bounded_kernel_computes_at_sizes_that_are_not_a_multiple_of_its_block, 0, 6);
-    tcase_add_test(tc, test_best_block_size_agrees_with_the_runtime_for_real_kernels);
-    tcase_add_loop_test(tc, test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one, 0, 9);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "14.3");
-    tcase_add_test(tc, test_sticky_errors_are_told_apart);
-    tcase_add_test(tc, test_check_cuda_reports_file_line_call_and_kind);
-    tcase_add_loop_test(tc, test_scale_checked_gpu_scales_and_reports_nothing, 0, 6);
-    tcase_add_test(tc, test_a_refused_launch_is_reported_at_its_check_and_not_left_pending);
+    const GradeTest tests[] = {
+        {"14.1", test_calculator_matches_the_reference_on_an_h200, 1},
+        {"14.1", test_calculator_matches_the_reference_on_other_devices, 1},
+        {"14.1", test_occupancy_device_describes_this_gpu, 1},
+        {"14.1", test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels, 1},
+        {"14.2", test_best_block_size_matches_the_reference, 1},
+        {"14.2", test_heavy_bounded_kernel_has_its_launch_bounds, 1},
+        {"14.2", test_heavy_bounded_kernel_computes_at_sizes_that_are_not_a_multiple_of_its_block, 6},
+        {"14.2", test_best_block_size_agrees_with_the_runtime_for_real_kernels, 1},
+        {"14.2", test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one, 9},
+        {"14.3", test_sticky_errors_are_told_apart, 1},
+        {"14.3", test_check_cuda_reports_file_line_call_and_kind, 1},
+        {"14.3", test_scale_checked_gpu_scales_and_reports_nothing, 6},
+        {"14.3", test_a_refused_launch_is_reported_at_its_check_and_not_left_pending, 1},
 #if !ON_SIM
-    tcase_add_test(tc, test_an_illegal_address_is_reported_at_the_synchronisation_as_sticky);
+        {"14.3", test_an_illegal_address_is_reported_at_the_synchronisation_as_sticky, 1},
 #endif
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "14.4");
-    tcase_add_test(tc, test_batches_without_a_budget_are_one_batch);
-    tcase_add_loop_test(tc, test_batches_fit_the_budget_and_cover_every_element, 0, N_BATCH_CASES);
-    tcase_add_test(tc, test_batches_are_right_under_every_stream_schedule);
+        {"14.4", test_batches_without_a_budget_are_one_batch, 1},
+        {"14.4", test_batches_fit_the_budget_and_cover_every_element, N_BATCH_CASES},
+        {"14.4", test_batches_are_right_under_every_stream_schedule, 1},
 #if ON_SIM
-    tcase_add_test(tc, test_no_room_at_all_returns_out_of_memory_and_leaks_nothing);
+        {"14.4", test_no_room_at_all_returns_out_of_memory_and_leaks_nothing, 1},
 #endif
-    return s;
+    };
+    return grade_suite("14-occupancy", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("14", kExercises, N_EXERCISES, build_suite); }

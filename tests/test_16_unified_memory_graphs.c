@@ -357,14 +357,12 @@ START_TEST(test_diamond_graph_respects_its_dependencies_and_takes_new_parameters
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("16-unified-memory-graphs");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "16.1");
-    tcase_add_loop_test(tc, test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel, 0, N_MANAGED);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "16.2");
-    tcase_add_loop_test(tc, test_chain_is_captured_once_and_replayed_by_graph_launches, 0, N_CHAINS);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "16.3");
-    tcase_add_loop_test(tc, test_diamond_graph_respects_its_dependencies_and_takes_new_parameters, 0, N_DIAMONDS);
-    return s;
+    const GradeTest tests[] = {
+        {"16.1", test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel, N_MANAGED},
+        {"16.2", test_chain_is_captured_once_and_replayed_by_graph_launches, N_CHAINS},
+        {"16.3", test_diamond_graph_respects_its_dependencies_and_takes_new_parameters, N_DIAMONDS},
+    };
+    return grade_suite("16-unified-memory-graphs", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("16", kExercises, N_EXERCISES, build_suite); }

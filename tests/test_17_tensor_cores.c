@@ -912,21 +912,19 @@ END_TEST
 
 static Suite *build_suite(void) {
     grade_profile_want_tensor_cores();
-    Suite *s = suite_create("17-tensor-cores");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "17.1");
-    tcase_add_loop_test(tc, test_tiles_match_cpu_for_every_count_and_schedule, 0, N_TILE_COUNTS);
-    tcase_add_test(tc, test_tiles_reject_a_negative_count_and_launch_nothing_for_zero);
-    grade_add_profiled_test(tc, test_tiles_run_on_the_tensor_cores);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "17.2");
-    tcase_add_loop_test(tc, test_gemm_matches_cpu_for_every_size_and_schedule, 0, N_GEMM_SIZES);
-    tcase_add_test(tc, test_gemm_refuses_sizes_not_multiple_of_16_and_handles_empty_and_k_zero);
-    grade_add_profiled_test(tc, test_gemm_runs_on_the_tensor_cores_from_shared_memory);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "17.3");
-    tcase_add_loop_test(tc, test_padded_gemm_matches_cpu_for_every_size_and_schedule, 0, N_PADDED_SIZES);
-    tcase_add_test(tc, test_padded_gemm_handles_empty_and_k_zero);
-    tcase_add_test(tc, test_padded_gemm_is_race_free_under_the_race_check);
-    grade_add_profiled_test(tc, test_padded_gemm_runs_on_the_tensor_cores);
-    return s;
+    const GradeTest tests[] = {
+        {"17.1", test_tiles_match_cpu_for_every_count_and_schedule, N_TILE_COUNTS},
+        {"17.1", test_tiles_reject_a_negative_count_and_launch_nothing_for_zero, 1},
+        {"17.1", test_tiles_run_on_the_tensor_cores, 1, .profiled = 1},
+        {"17.2", test_gemm_matches_cpu_for_every_size_and_schedule, N_GEMM_SIZES},
+        {"17.2", test_gemm_refuses_sizes_not_multiple_of_16_and_handles_empty_and_k_zero, 1},
+        {"17.2", test_gemm_runs_on_the_tensor_cores_from_shared_memory, 1, .profiled = 1},
+        {"17.3", test_padded_gemm_matches_cpu_for_every_size_and_schedule, N_PADDED_SIZES},
+        {"17.3", test_padded_gemm_handles_empty_and_k_zero, 1},
+        {"17.3", test_padded_gemm_is_race_free_under_the_race_check, 1},
+        {"17.3", test_padded_gemm_runs_on_the_tensor_cores, 1, .profiled = 1},
+    };
+    return grade_suite("17-tensor-cores", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("17", kExercises, N_EXERCISES, build_suite); }

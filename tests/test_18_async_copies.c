@@ -388,19 +388,17 @@ START_TEST(test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks) 
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("18-async-copies");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "18.1");
-    tcase_add_loop_test(tc, test_double_buffered_matches_cpu_for_every_size_and_schedule, 0, N_SIZES);
-    tcase_add_test(tc, test_double_buffered_contract);
-    grade_add_profiled_test(tc, test_double_buffered_copies_asynchronously);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "18.2");
-    tcase_add_loop_test(tc, test_pipelined_matches_cpu_for_every_size_and_schedule, 0, N_SIZES);
-    tcase_add_test(tc, test_pipelined_contract);
-    grade_add_profiled_test(tc, test_pipelined_copies_asynchronously);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "18.3");
-    tcase_add_loop_test(tc, test_histogram_matches_cpu_for_every_size_and_schedule, 0, N_PIXEL_COUNTS);
-    tcase_add_test(tc, test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks);
-    return s;
+    const GradeTest tests[] = {
+        {"18.1", test_double_buffered_matches_cpu_for_every_size_and_schedule, N_SIZES},
+        {"18.1", test_double_buffered_contract, 1},
+        {"18.1", test_double_buffered_copies_asynchronously, 1, .profiled = 1},
+        {"18.2", test_pipelined_matches_cpu_for_every_size_and_schedule, N_SIZES},
+        {"18.2", test_pipelined_contract, 1},
+        {"18.2", test_pipelined_copies_asynchronously, 1, .profiled = 1},
+        {"18.3", test_histogram_matches_cpu_for_every_size_and_schedule, N_PIXEL_COUNTS},
+        {"18.3", test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks, 1},
+    };
+    return grade_suite("18-async-copies", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("18", kExercises, N_EXERCISES, build_suite); }

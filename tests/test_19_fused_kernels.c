@@ -1186,23 +1186,20 @@ START_TEST(test_visible_masks_the_keys_past_n_without_the_causal_mask) {
 END_TEST
 
 static Suite *build_suite(void) {
-    Suite *s = suite_create("19-fused-kernels");
-    TCase *tc = grade_tcase(s, kExercises, N_EXERCISES, "19.1");
-    tcase_add_loop_test(tc, test_softmax_matches_cpu_for_every_size_and_schedule, 0, N_SOFTMAX_CASES);
-    tcase_add_test(tc, test_softmax_refuses_bad_sizes_and_launches_nothing_when_empty);
-    grade_add_profiled_test(tc, test_softmax_reads_each_element_once);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "19.2");
-    tcase_add_loop_test(tc, test_layernorm_matches_cpu_for_every_size_and_schedule, 0, N_LAYER_CASES);
-    tcase_add_test(tc, test_layernorm_refuses_bad_sizes_and_launches_nothing_when_empty);
-    grade_add_profiled_test(tc, test_layernorm_reads_each_element_once);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "19.3");
-    tcase_add_loop_test(tc, test_flash_attention_matches_cpu_for_every_size_and_schedule, 0, N_FLASH_CASES);
-    tcase_add_test(tc, test_flash_attention_refuses_bad_sizes_and_launches_nothing_when_empty);
-    tcase_add_test(tc, test_flash_attention_allocates_no_square_scratch);
-    tc = grade_tcase(s, kExercises, N_EXERCISES, "19.4");
-    tcase_add_loop_test(tc, test_causal_attention_matches_cpu_for_every_size_and_schedule, 0, N_CAUSAL_CASES);
-    tcase_add_test(tc, test_visible_masks_the_keys_past_n_without_the_causal_mask);
-    return s;
+    const GradeTest tests[] = {
+        {"19.1", test_softmax_matches_cpu_for_every_size_and_schedule, N_SOFTMAX_CASES},
+        {"19.1", test_softmax_refuses_bad_sizes_and_launches_nothing_when_empty, 1},
+        {"19.1", test_softmax_reads_each_element_once, 1, .profiled = 1},
+        {"19.2", test_layernorm_matches_cpu_for_every_size_and_schedule, N_LAYER_CASES},
+        {"19.2", test_layernorm_refuses_bad_sizes_and_launches_nothing_when_empty, 1},
+        {"19.2", test_layernorm_reads_each_element_once, 1, .profiled = 1},
+        {"19.3", test_flash_attention_matches_cpu_for_every_size_and_schedule, N_FLASH_CASES},
+        {"19.3", test_flash_attention_refuses_bad_sizes_and_launches_nothing_when_empty, 1},
+        {"19.3", test_flash_attention_allocates_no_square_scratch, 1},
+        {"19.4", test_causal_attention_matches_cpu_for_every_size_and_schedule, N_CAUSAL_CASES},
+        {"19.4", test_visible_masks_the_keys_past_n_without_the_causal_mask, 1},
+    };
+    return grade_suite("19-fused-kernels", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
 
 int main(void) { return grade_main("19", kExercises, N_EXERCISES, build_suite); }

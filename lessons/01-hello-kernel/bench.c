@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "hello.h"
 #include "free_all.h"
 
@@ -37,9 +38,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t bytes = (size_t)n * sizeof(int);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 01 benchmark on %s\n", prop.name);
+    const char *device = demo_device_name();
+    printf("Lesson 01 benchmark on %s\n", device);
 
     /* Launch cost: a one-element kernel, so the work itself is nothing. */
     Job tiny = {NULL, 1};

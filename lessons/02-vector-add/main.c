@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "vector_add.h"
 #include "free_all.h"
@@ -53,9 +54,8 @@ int main(int argc, char **argv) {
     }
     grade_fill_floats(h_a, n, 1, -1.0f, 1.0f);
     grade_fill_floats(h_b, n, 2, -1.0f, 1.0f);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 02: c = a + b for n = %zu floats (%.1f MiB per array) on %s\n", n, bytes / 1048576.0, prop.name);
+    const char *device = demo_device_name();
+    printf("Lesson 02: c = a + b for n = %zu floats (%.1f MiB per array) on %s\n", n, bytes / 1048576.0, device);
 
     Job cpu = {h_a, h_b, want, n};
     double cpu_s = bench_host_median_s(cpu_add, &cpu, 3);

@@ -40,8 +40,7 @@ int main(int argc, char **argv) {
     int w, h, reps = ON_SIM ? 3 : 20;
     if (!demo_read_frame(argc, argv, &w, &h)) return 2;
     size_t n = (size_t)w * h, rgb_bytes = 3 * n;
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     Job j = {NULL, NULL, NULL, w, h, 0, 0};
     CUDA_CHECK(cudaMalloc((void **)&j.rgb, rgb_bytes));
     CUDA_CHECK(cudaMalloc((void **)&j.gray, n));
@@ -50,7 +49,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemset(j.gray, 0x33, n));
 
     double ceiling = bench_copy_gbs(rgb_bytes, reps);
-    printf("Lesson 03 benchmark on %s: a %d x %d RGB frame (%.1f MB in, %.1f MB gray out), median of %d runs\n", prop.name, w, h, rgb_bytes / 1e6,
+    printf("Lesson 03 benchmark on %s: a %d x %d RGB frame (%.1f MB in, %.1f MB gray out), median of %d runs\n", device, w, h, rgb_bytes / 1e6,
            n / 1e6, reps);
     printf("  %-46s %9.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device, read + write", ceiling);
     struct {

@@ -5,3 +5,6 @@
 STUDENT_FILES_03-image-grayscale := grayscale.cu
 
 DEMO_LIBS_03-image-grayscale := -lstb
+
+# The demo reads and writes its pictures through common/demo_picture.c, which needs stb too.
+$(B)/student/03-image-grayscale/demo $(B)/solution/03-image-grayscale/demo: $(B)/common/demo_picture.o

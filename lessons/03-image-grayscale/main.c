@@ -14,71 +14,27 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
-
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
+#include "demo_picture.h"
 #include "grayscale.h"
 #include "free_all.h"
 
-/* Draws a test picture: a colour gradient, pure red, green and blue bars (their grays show the
+/* The test picture: a colour gradient, pure red, green and blue bars (their grays show the
    weights: 76, 150, 29), a gray ramp, and a big "F", which looks different after any turn or flip. */
-static unsigned char *draw_test_picture(int w, int h) {
-    unsigned char *p = malloc((size_t)w * h * 3);
-    if (!p) return NULL;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            unsigned char *q = p + ((size_t)y * w + x) * 3;
-            q[0] = (unsigned char)(255 * x / w);
-            q[1] = (unsigned char)(255 * y / h);
-            q[2] = (unsigned char)(255 - 255 * (x + y) / (w + h));
-            int fx = x - w / 16, fy = y - h / 8, fs = h / 10; /* the F: a stem and two arms */
-            int in_f = (fx >= 0 && fx < fs && fy >= 0 && fy < 5 * fs) || (fx >= 0 && fx < 3 * fs && fy >= 0 && fy < fs) ||
-                       (fx >= 0 && fx < 2 * fs && fy >= 2 * fs && fy < 3 * fs);
-            if (in_f) q[0] = q[1] = q[2] = 255;
-            int bar = (x - w / 2) / (w / 8); /* three bars in the upper middle */
-            if (x >= w / 2 && bar < 3 && y >= h / 8 && y < h / 2) q[0] = q[1] = q[2] = 0, q[bar] = 255;
-            if (y >= h * 7 / 8) q[0] = q[1] = q[2] = (unsigned char)(255 * x / (w - 1)); /* gray ramp */
-        }
-    return p;
-}
-
-/* Reads a picture with stb_image as RGB, or RGBA if it has alpha; prints why on failure. */
-static unsigned char *read_picture(const char *path, int *w, int *h, int *channels) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "demo: cannot read image '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    int comp = 0;
-    unsigned char *p = NULL;
-    if (stbi_info_from_file(f, w, h, &comp)) {
-        *channels = comp == 2 || comp == 4 ? 4 : 3; /* gray or RGB -> RGB; with alpha -> RGBA */
-        p = stbi_load_from_file(f, w, h, &comp, *channels);
-    }
-    if (!p) fprintf(stderr, "demo: cannot read image '%s': %s (stb_image reads PNG, JPEG, BMP, GIF, TGA, PSD, PNM)\n", path, stbi_failure_reason());
-    fclose(f);
-    return p;
-}
-
-static int write_png(const char *dir, const char *name, const unsigned char *pixels, int w, int h, int channels) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (!stbi_write_png(path, w, h, channels, pixels, w * channels)) {
-        fprintf(stderr, "demo: cannot write '%s' (does the folder exist and is it writable?)\n", path);
-        return 0;
-    }
-    printf("  wrote %s (%d x %d)\n", path, w, h);
-    return 1;
-}
-
-/* A launch the student has not written yet fails; say so and go on with the other exercises. */
-static int launched(const char *what, cudaError_t e) {
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=03` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
+static void paint_test_picture(int x, int y, int w, int h, unsigned char *q) {
+    q[0] = (unsigned char)(255 * x / w);
+    q[1] = (unsigned char)(255 * y / h);
+    q[2] = (unsigned char)(255 - 255 * (x + y) / (w + h));
+    int fx = x - w / 16, fy = y - h / 8, fs = h / 10; /* the F: a stem and two arms */
+    int in_f = (fx >= 0 && fx < fs && fy >= 0 && fy < 5 * fs) || (fx >= 0 && fx < 3 * fs && fy >= 0 && fy < fs) ||
+               (fx >= 0 && fx < 2 * fs && fy >= 2 * fs && fy < 3 * fs);
+    if (in_f) q[0] = q[1] = q[2] = 255;
+    int bar = (x - w / 2) / (w / 8); /* three bars in the upper middle */
+    if (x >= w / 2 && bar < 3 && y >= h / 8 && y < h / 2) q[0] = q[1] = q[2] = 0, q[bar] = 255;
+    if (y >= h * 7 / 8) q[0] = q[1] = q[2] = (unsigned char)(255 * x / (w - 1)); /* gray ramp */
 }
 
 static size_t count_diff(const unsigned char *a, const unsigned char *b, size_t n) {
@@ -108,27 +64,20 @@ static void gpu_gray_wide(void *ctx) {
 
 int main(int argc, char **argv) {
     const char *outdir = argc > 2 ? argv[2] : "build";
-    int w, h, ch = 3;
-    unsigned char *rgb;
-    if (argc > 1) {
-        rgb = read_picture(argv[1], &w, &h, &ch);
-        if (!rgb) return 1;
-    } else {
-        w = 960, h = 540;
-        rgb = draw_test_picture(w, h);
-    }
+    int w = 960, h = 540, ch; /* the size of the drawn picture */
+    unsigned char *rgb = demo_input_picture(argc, argv, 1, paint_test_picture, &w, &h, &ch);
+    if (!rgb) return 1;
     size_t n = (size_t)w * h, in_bytes = n * ch;
     unsigned char *want = malloc(n), *got = malloc(n), *rot_want = malloc(n), *rot_got = malloc(n);
-    if (!rgb || !want || !got || !rot_want || !rot_got) {
+    if (!want || !got || !rot_want || !rot_got) {
         fprintf(stderr, "demo: out of host memory for a %d x %d picture\n", w, h);
         return 1;
     }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     printf("Lesson 03: %s, %d x %d %s (%.1f MiB), on %s\n", argc > 1 ? argv[1] : "a test picture drawn by the demo", w, h, ch == 4 ? "RGBA" : "RGB",
-           in_bytes / 1048576.0, prop.name);
+           in_bytes / 1048576.0, device);
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST) fprintf(stderr, "demo: cannot create the folder '%s': %s\n", outdir, strerror(errno));
-    int written = argc > 1 || write_png(outdir, "03-input.png", rgb, w, h, 3);
+    int written = argc > 1 || demo_write_png(outdir, "03-input.png", rgb, w, h, 3);
 
     Job cpu = {rgb, want, w, h, ch};
     double cpu_s = bench_host_median_s(cpu_gray, &cpu, 3);
@@ -141,25 +90,25 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemcpy(d_rgb, rgb, in_bytes, cudaMemcpyHostToDevice));
 
     int ok1 = 0, ok2 = 0, ok3 = 0;
-    if (launched("03.1 grayscale_gpu", grayscale_gpu(d_rgb, d_gray, w, h, ch, 32, 8))) {
+    if (demo_launched("03", "03.1 grayscale_gpu", grayscale_gpu(d_rgb, d_gray, w, h, ch, 32, 8))) {
         CUDA_CHECK(cudaMemcpy(got, d_gray, n, cudaMemcpyDeviceToHost));
         size_t bad = count_diff(got, want, n);
         ok1 = !bad;
         printf("  03.1 grayscale: %s\n", bad ? "WRONG" : "matches the CPU on every pixel");
         if (bad) printf("       %zu of %zu pixels differ: `make check LESSON=03` explains\n", bad, n);
-        written &= write_png(outdir, "03-gray.png", got, w, h, 1);
+        written &= demo_write_png(outdir, "03-gray.png", got, w, h, 1);
     }
     /* 03.2 turns the CPU's gray picture, so that a wrong 03.1 does not look like a wrong 03.2. */
     CUDA_CHECK(cudaMemcpy(d_gray, want, n, cudaMemcpyHostToDevice));
-    if (launched("03.2 rotate90_gpu", rotate90_gpu(d_gray, d_rot, w, h, 16, 16))) {
+    if (demo_launched("03", "03.2 rotate90_gpu", rotate90_gpu(d_gray, d_rot, w, h, 16, 16))) {
         CUDA_CHECK(cudaMemcpy(rot_got, d_rot, n, cudaMemcpyDeviceToHost));
         size_t bad = count_diff(rot_got, rot_want, n);
         ok2 = !bad;
         printf("  03.2 quarter turn: %s\n", bad ? "WRONG" : "matches the CPU on every pixel");
         if (bad) printf("       %zu of %zu pixels differ: `make check LESSON=03` explains\n", bad, n);
-        written &= write_png(outdir, "03-rotated.png", rot_got, h, w, 1); /* h wide, w tall */
+        written &= demo_write_png(outdir, "03-rotated.png", rot_got, h, w, 1); /* h wide, w tall */
     }
-    if (launched("03.3 grayscale_wide_gpu", grayscale_wide_gpu(d_rgb, d_gray, w, h, ch, 256))) {
+    if (demo_launched("03", "03.3 grayscale_wide_gpu", grayscale_wide_gpu(d_rgb, d_gray, w, h, ch, 256))) {
         CUDA_CHECK(cudaMemcpy(got, d_gray, n, cudaMemcpyDeviceToHost));
         size_t bad = count_diff(got, want, n);
         ok3 = !bad;
@@ -183,7 +132,7 @@ int main(int argc, char **argv) {
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     CUDA_FREE_ALL(d_rgb, d_gray, d_rot);
-    if (argc > 1) stbi_image_free(rgb);
+    if (argc > 1) demo_free_picture(rgb);
     else free(rgb);
     FREE_ALL(want, got, rot_want, rot_got);
     return ok1 && ok2 && ok3 && written ? 0 : 1;

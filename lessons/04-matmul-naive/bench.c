@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "matmul_job.h"
 #include "matmul_naive.h"
@@ -81,15 +82,14 @@ int main(int argc, char **argv) {
     }
     grade_fill_floats(A, elems, 1, -1.0f, 1.0f);
     grade_fill_floats(B, elems, 2, -1.0f, 1.0f);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     MatmulJob j = {NULL, NULL, NULL, n, n, n, 0, 0, NULL};
     CUDA_CHECK(cudaMalloc((void **)&j.A, bytes));
     CUDA_CHECK(cudaMalloc((void **)&j.B, bytes));
     CUDA_CHECK(cudaMalloc((void **)&j.C, bytes));
     CUDA_CHECK(cudaMemcpy((void *)j.A, A, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy((void *)j.B, B, bytes, cudaMemcpyHostToDevice));
-    printf("Lesson 04 benchmark on %s: C = A B with n x n matrices, n = %d (%.3g GFLOP per product), median of %d runs\n", prop.name, n,
+    printf("Lesson 04 benchmark on %s: C = A B with n x n matrices, n = %d (%.3g GFLOP per product), median of %d runs\n", device, n,
            2.0 * n * n * (double)n / 1e9, reps);
 
     double ceiling = 0;

@@ -53,23 +53,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    const char *no_memory = "demo: out of host memory; try smaller sizes";
-    float *h_A = demo_random_floats(na, 1, -1.0f, 1.0f, no_memory), *h_B = demo_random_floats(nb, 2, -1.0f, 1.0f, no_memory);
-    float *want = demo_alloc(nc * sizeof(float), no_memory), *got = demo_alloc(nc * sizeof(float), no_memory);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.3g GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, prop.name);
+    DemoProduct h = demo_product(M, K, N, "demo: out of host memory; try smaller sizes");
+    const char *device = demo_device_name();
+    printf("Lesson 04: C = A B, A %d x %d, B %d x %d (%.3g GFLOP) on %s\n", M, K, K, N, 2.0 * M * N * K / 1e9, device);
 
     /* One run: the CPU reference is the slow part of this demo. */
-    MatmulJob cpu = {h_A, h_B, want, M, K, N, 0, 0, NULL};
+    MatmulJob cpu = {h.a, h.b, h.want, M, K, N, 0, 0, NULL};
     double cpu_s = bench_host_median_s(matmul_job_cpu, &cpu, 1);
 
-    float *d_A, *d_B, *d_C;
-    CUDA_CHECK(cudaMalloc((void **)&d_A, na * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&d_B, nb * sizeof(float)));
+    float *d_A = demo_to_device(h.a, na), *d_B = demo_to_device(h.b, nb), *d_C;
     CUDA_CHECK(cudaMalloc((void **)&d_C, nc * sizeof(float)));
-    CUDA_CHECK(cudaMemcpy(d_A, h_A, na * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_B, h_B, nb * sizeof(float), cudaMemcpyHostToDevice));
 #if ON_SIM
     int reps = 1;
 #else
@@ -83,7 +76,7 @@ int main(int argc, char **argv) {
         MatmulJob j = {d_A, d_B, d_C, M, K, N, shapes[s][0], shapes[s][1], NULL};
         CUDA_CHECK(cudaMemset(d_C, 0xFF, nc * sizeof(float)));
         matmul_job_naive(&j);
-        size_t bad = count_wrong(d_C, got, want, M, K, N);
+        size_t bad = count_wrong(d_C, h.got, h.want, M, K, N);
         double ms = bench_median_ms(matmul_job_naive, &j, 1, reps);
         char name[64];
         snprintf(name, sizeof name, "04.1 naive kernel, block %dx%d", shapes[s][0], shapes[s][1]);
@@ -102,7 +95,7 @@ int main(int argc, char **argv) {
         MatmulJob j = {d_A, d_B, d_C, M, K, N, 0, 0, handle};
         CUDA_CHECK(cudaMemset(d_C, 0xFF, nc * sizeof(float)));
         gpu_cublas(&j);
-        size_t bad = count_wrong(d_C, got, want, M, K, N);
+        size_t bad = count_wrong(d_C, h.got, h.want, M, K, N);
         double ms = bench_median_ms(gpu_cublas, &j, 1, reps);
         printf("  %-34s %10.3f ms  %9.2f GFLOP/s  %6.1fx the CPU  %s\n", "04.2 cublasSgemm (fp32 math)", ms, gflops(M, K, N, ms * 1e-3),
                cpu_s * 1e3 / ms, bad ? "WRONG" : "matches the CPU");
@@ -118,6 +111,6 @@ int main(int argc, char **argv) {
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     CUDA_FREE_ALL(d_A, d_B, d_C);
-    FREE_ALL(h_A, h_B, want, got);
+    FREE_ALL(h.a, h.b, h.want, h.got);
     return wrong;
 }

@@ -15,37 +15,29 @@
 #include "demo.h"
 #include "free_all.h"
 #include "inputs.h"
+#include "matmul_job.h"
 #include "matmul_tiled.h"
 
 #if !ON_SIM
 #include <cublas_v2.h> /* the simulator has no cuBLAS: the ceiling needs a GPU */
 #endif
 
-typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
-
-/* h_/d_ mark where a local buffer lives; this job's pointers are the device buffers the timed calls take, named by role */
+/* The product matmul_job_gpu times, on device buffers, and on a GPU cuBLAS's handle for the ceiling. */
 typedef struct {
-    MatmulFn fn;
-    const float *a, *b;
-    float *c;
-    int M, K, N;
+    MatmulJob m;
 #if !ON_SIM
     cublasHandle_t handle;
 #endif
 } Job;
 
-static void run_kernel(void *ctx) {
-    Job *j = ctx;
-    CUDA_CHECK(j->fn(j->a, j->b, j->c, j->M, j->K, j->N));
-}
-
 #if !ON_SIM
 static void run_cublas(void *ctx) {
     Job *j = ctx;
+    const MatmulJob *m = &j->m;
     const float one = 1.0f, zero = 0.0f;
     /* cuBLAS is column-major. Read as column-major, our row-major C is C^T, and C^T = B^T A^T: so
        ask for the N x M product of "B" (N x K, leading dimension N) and "A" (K x M, leading dimension K). */
-    CUBLAS_CHECK(cublasSgemm(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, j->N, j->M, j->K, &one, j->b, j->N, j->a, j->K, &zero, j->c, j->N));
+    CUBLAS_CHECK(cublasSgemm(j->handle, CUBLAS_OP_N, CUBLAS_OP_N, m->N, m->M, m->K, &one, m->b, m->N, m->a, m->K, &zero, m->c, m->N));
 }
 #endif
 
@@ -65,17 +57,14 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
-    const char *no_memory = "bench: out of host memory";
-    float *h_a = demo_random_floats(mk, 1, -1.0f, 1.0f, no_memory), *h_b = demo_random_floats(kn, 2, -1.0f, 1.0f, no_memory);
-    float *h_want = demo_alloc(mn * sizeof(float), no_memory), *h_got = demo_alloc(mn * sizeof(float), no_memory);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    DemoProduct h = demo_product(M, K, N, "bench: out of host memory");
+    const char *device = demo_device_name();
     Job j = {0};
-    j.M = M, j.K = K, j.N = N;
-    j.a = demo_to_device(h_a, mk), j.b = demo_to_device(h_b, kn);
-    CUDA_CHECK(cudaMalloc((void **)&j.c, mn * sizeof(float)));
+    j.m.M = M, j.m.K = K, j.m.N = N;
+    j.m.a = demo_to_device(h.a, mk), j.m.b = demo_to_device(h.b, kn);
+    CUDA_CHECK(cudaMalloc((void **)&j.m.c, mn * sizeof(float)));
     double gflop = 2.0 * M * K * N / 1e9;
-    printf("Lesson 05 benchmark on %s: C = A B with M = %d, K = %d, N = %d (%.3g GFLOP per product), median of %d runs\n", prop.name, M, K,
+    printf("Lesson 05 benchmark on %s: C = A B with M = %d, K = %d, N = %d (%.3g GFLOP per product), median of %d runs\n", device, M, K,
            N, gflop, reps);
 
     /* The reference answer every kernel is checked against: cuBLAS on a GPU, the CPU on the simulator. */
@@ -84,10 +73,10 @@ int main(int argc, char **argv) {
     CUBLAS_CHECK(cublasCreate(&j.handle)); /* default math mode: FP32 FMAs, like our kernels */
     double blas_ms = bench_median_ms(run_cublas, &j, 2, reps);
     ceiling = gflop / (blas_ms * 1e-3);
-    CUDA_CHECK(cudaMemcpy(h_want, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h.want, j.m.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
     printf("  %-46s %9.1f GFLOP/s  (ceiling)        %9.3f ms\n", "cuBLAS SGEMM, default math", ceiling, blas_ms);
 #else
-    matmul_cpu(h_a, h_b, h_want, M, K, N);
+    matmul_cpu(h.a, h.b, h.want, M, K, N);
     printf("  %-46s %s\n", "cuBLAS SGEMM", "(the ceiling needs a GPU: the simulator has no cuBLAS)");
 #endif
 
@@ -100,17 +89,17 @@ int main(int argc, char **argv) {
         {"05.2 register-tiled", matmul_register_tiled_gpu},
     };
     for (int r = 0; r < 3; r++) {
-        j.fn = rows[r].fn;
-        CUDA_CHECK(cudaMemset(j.c, 0xFF, mn * sizeof(float)));
-        run_kernel(&j);
-        CUDA_CHECK(cudaMemcpy(h_got, j.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-        size_t bad = count_wrong(h_got, h_want, mn, K);
+        j.m.fn = rows[r].fn;
+        CUDA_CHECK(cudaMemset(j.m.c, 0xFF, mn * sizeof(float)));
+        matmul_job_gpu(&j.m);
+        CUDA_CHECK(cudaMemcpy(h.got, j.m.c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+        size_t bad = count_wrong(h.got, h.want, mn, K);
         if (bad) {
             /* The speed of a wrong answer means nothing (an empty skeleton kernel is very fast). */
             printf("  %-46s WRONG: %zu of %zu elements differ, not timed (make check LESSON=05)\n", rows[r].name, bad, mn);
             continue;
         }
-        double ms = bench_median_ms(run_kernel, &j, 1, reps);
+        double ms = bench_median_ms(matmul_job_gpu, &j.m, 1, reps);
         double rate = gflop / (ms * 1e-3);
         printf("  %-46s %9.1f GFLOP/s  ", rows[r].name, rate);
         if (ceiling > 0) printf("%5.1f%% of cuBLAS  ", 100.0 * rate / ceiling);
@@ -121,7 +110,7 @@ int main(int argc, char **argv) {
 #else
     cublasDestroy(j.handle);
 #endif
-    CUDA_FREE_ALL((void *)j.a, (void *)j.b, j.c);
-    FREE_ALL(h_a, h_b, h_want, h_got);
+    CUDA_FREE_ALL((void *)j.m.a, (void *)j.m.b, j.m.c);
+    FREE_ALL(h.a, h.b, h.want, h.got);
     return 0;
 }

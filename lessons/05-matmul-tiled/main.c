@@ -15,26 +15,8 @@
 #include "demo.h"
 #include "free_all.h"
 #include "inputs.h"
+#include "matmul_job.h"
 #include "matmul_tiled.h"
-
-typedef cudaError_t (*MatmulFn)(const float *, const float *, float *, int, int, int);
-
-/* h_/d_: where a buffer lives; a Job holds either (the CPU and the GPU are timed alike), so its fields name roles */
-typedef struct {
-    MatmulFn fn;
-    const float *a, *b;
-    float *c;
-    int M, K, N;
-} Job;
-
-static void run_gpu(void *ctx) {
-    Job *j = ctx;
-    CUDA_CHECK(j->fn(j->a, j->b, j->c, j->M, j->K, j->N));
-}
-static void run_cpu(void *ctx) {
-    Job *j = ctx;
-    matmul_cpu(j->a, j->b, j->c, j->M, j->K, j->N);
-}
 
 int main(int argc, char **argv) {
 #if ON_SIM
@@ -51,19 +33,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
-    const char *no_memory = "demo: out of host memory; try smaller sizes";
-    float *h_a = demo_random_floats(mk, 1, -1.0f, 1.0f, no_memory), *h_b = demo_random_floats(kn, 2, -1.0f, 1.0f, no_memory);
-    float *want = demo_alloc(mn * sizeof(float), no_memory), *got = demo_alloc(mn * sizeof(float), no_memory);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    DemoProduct h = demo_product(M, K, N, "demo: out of host memory; try smaller sizes");
+    const char *device = demo_device_name();
     double gflop = 2.0 * M * K * N / 1e9;
-    printf("Lesson 05: C = A B with M = %d, K = %d, N = %d (%.2f GFLOP) on %s\n", M, K, N, gflop, prop.name);
+    printf("Lesson 05: C = A B with M = %d, K = %d, N = %d (%.2f GFLOP) on %s\n", M, K, N, gflop, device);
 
-    Job cpu = {NULL, h_a, h_b, want, M, K, N};
-    double cpu_s = bench_host_median_s(run_cpu, &cpu, 1);
+    MatmulJob cpu = {NULL, h.a, h.b, h.want, M, K, N};
+    double cpu_s = bench_host_median_s(matmul_job_cpu, &cpu, 1);
     printf("  CPU reference (double sums, one core)    %10.3f ms  %8.2f GFLOP/s\n", cpu_s * 1e3, gflop / cpu_s);
 
-    float *d_a = demo_to_device(h_a, mk), *d_b = demo_to_device(h_b, kn), *d_c;
+    float *d_a = demo_to_device(h.a, mk), *d_b = demo_to_device(h.b, kn), *d_c;
     CUDA_CHECK(cudaMalloc((void **)&d_c, mn * sizeof(float)));
 
     struct {
@@ -78,24 +57,24 @@ int main(int argc, char **argv) {
     double atol = 8.0 * K * FLT_EPSILON, rtol = 4.0 * FLT_EPSILON;
     int wrong = 0;
     for (int r = 0; r < 3; r++) {
-        Job j = {rows[r].fn, d_a, d_b, d_c, M, K, N};
+        MatmulJob j = {rows[r].fn, d_a, d_b, d_c, M, K, N};
         CUDA_CHECK(cudaMemset(d_c, 0xFF, mn * sizeof(float))); /* NaN: unwritten elements show up */
-        run_gpu(&j);
-        CUDA_CHECK(cudaMemcpy(got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+        matmul_job_gpu(&j);
+        CUDA_CHECK(cudaMemcpy(h.got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost));
         double worst;
-        size_t bad = demo_count_wrong(got, want, mn, atol, rtol, &worst);
+        size_t bad = demo_count_wrong(h.got, h.want, mn, atol, rtol, &worst);
         wrong += bad != 0;
         if (bad) {
             printf("  %-40s WRONG: %zu of %zu elements differ (run `make check LESSON=05`)\n", rows[r].name, bad, mn);
             continue;
         }
-        double ms = bench_median_ms(run_gpu, &j, 1, 3);
+        double ms = bench_median_ms(matmul_job_gpu, &j, 1, 3);
         printf("  %-40s %10.3f ms  %8.2f GFLOP/s  matches the CPU (largest error %.2g)\n", rows[r].name, ms, gflop / (ms * 1e-3), worst);
     }
 #if ON_SIM
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds; `make bench LESSON=05` on a GPU compares with cuBLAS)\n");
 #endif
     CUDA_FREE_ALL(d_a, d_b, d_c);
-    FREE_ALL(h_a, h_b, want, got);
+    FREE_ALL(h.a, h.b, h.want, h.got);
     return wrong ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "reduce.h"
 #include "free_all.h"
@@ -65,9 +66,8 @@ int main(void) {
     if (!h || !h_ch || !want_ch) return 1;
     grade_fill_floats(h, n, 2026, 0.0f, 1.0f); /* all positive: the case where float rounding adds up */
     double exact = reduce_sum_cpu(h, n), tol = reduce_tolerance(n, reduce_abs_sum_cpu(h, n));
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 06: the sum of %zu random floats in [0, 1) on %s\n", n, prop.name);
+    const char *device = demo_device_name();
+    printf("Lesson 06: the sum of %zu random floats in [0, 1) on %s\n", n, device);
     printf("  exact sum (double)                 %.6f   (a float sum may be off by %.3g: README, \"How exact is a float sum?\")\n", exact, tol);
 
     Job cpu = {h, n, NULL, NULL, NULL, 0};

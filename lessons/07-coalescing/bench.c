@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "coalescing.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "free_all.h"
 
 typedef cudaError_t (*TransposeFn)(const float *, float *, int, int);
@@ -226,16 +227,9 @@ static void particles(size_t n, int reps, double copy_gbs) {
 
 /* Draws stride.csv and offset.csv into stride.svg with gnuplot, if it is installed. */
 static void plot(const char *dir, double copy_gbs) {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        printf("  (gnuplot is not installed: no plot; apt-get install gnuplot-nox)\n");
-        return;
-    }
-    FILE *g = popen("gnuplot", "w");
+    FILE *g = bench_plot_open(dir, "stride.svg", 1000, 420);
     if (!g) return;
-    fprintf(g, "set terminal svg size 1000,420 font 'sans,12' background '#ffffff'\n"
-               "set output '%s/stride.svg'\n"
-               "set datafile separator ','\n"
-               "set multiplot layout 1,2\n"
+    fprintf(g, "set multiplot layout 1,2\n"
                "set grid\n"
                "set key top right\n"
                "set ylabel 'GB/s of useful bytes (4 read + 4 written per element)'\n"
@@ -257,8 +251,8 @@ static void plot(const char *dir, double copy_gbs) {
                "plot '%s/offset.csv' using 2:3 skip 1 with linespoints lw 2 pt 7 title 'measured', "
                "%f with lines lc rgb '#9e9e9e' title 'cudaMemcpy'\n"
                "unset multiplot\n",
-            dir, dir, dir, copy_gbs, dir, copy_gbs);
-    if (pclose(g) == 0) printf("  plot: %s/stride.svg\n", dir);
+            dir, dir, copy_gbs, dir, copy_gbs);
+    bench_plot_close(g, dir, "stride.svg");
 }
 
 static void sweep(size_t n, int reps, double copy_gbs, const char *dir) {
@@ -328,11 +322,10 @@ int main(int argc, char **argv) {
     char self[4096];
     snprintf(self, sizeof self, "%s", argv[0]);
     const char *dir = argc > 2 ? argv[2] : dirname(self);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     size_t bytes = (size_t)side * side * sizeof(float);
     double copy_gbs = bench_copy_gbs(bytes, reps);
-    printf("Lesson 07 benchmark on %s: median of %d runs, every GB/s counts bytes read + written\n", prop.name, reps);
+    printf("Lesson 07 benchmark on %s: median of %d runs, every GB/s counts bytes read + written\n", device, reps);
     printf("  %-62s %8.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device", copy_gbs);
     transposes(side, reps, copy_gbs);
     particles(particles_n, reps, copy_gbs);

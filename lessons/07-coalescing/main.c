@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "coalescing.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "free_all.h"
 
@@ -192,9 +193,8 @@ static void demo_particles(void) {
 }
 
 int main(void) {
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 07: coalescing, on %s\n", prop.name);
+    const char *device = demo_device_name();
+    printf("Lesson 07: coalescing, on %s\n", device);
     demo_strided();
     demo_transposes();
     demo_particles();

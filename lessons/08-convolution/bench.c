@@ -95,8 +95,7 @@ int main(int argc, char **argv) {
     int w, h, reps = ON_SIM ? 3 : 20;
     if (!demo_read_frame(argc, argv, &w, &h)) return 2;
     size_t n = (size_t)w * h, bytes = n * sizeof(float);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     float taps[FW], filter[FW * FW];
     gaussian_taps(taps, FW, 3.0f);
     outer_product(taps, taps, filter, FW);
@@ -110,7 +109,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemset(j.tmp, 0, bytes));
 
     double ceiling = bench_copy_gbs(bytes, reps);
-    printf("Lesson 08 benchmark on %s: a %d x %d float image (%.1f MB), 15 x 15 Gaussian, median of %d runs\n", prop.name, w, h, bytes / 1e6,
+    printf("Lesson 08 benchmark on %s: a %d x %d float image (%.1f MB), 15 x 15 Gaussian, median of %d runs\n", device, w, h, bytes / 1e6,
            reps);
     printf("  bandwidth = the image read once + written once (%.1f MB) per pass, over the time of that pass\n", 2.0 * bytes / 1e6);
     printf("  %-48s %9.1f GB/s  (ceiling)\n", "cudaMemcpy device-to-device, read + write", ceiling);

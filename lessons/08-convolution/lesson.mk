@@ -5,6 +5,8 @@
 STUDENT_FILES_08-convolution := convolution.cu
 
 DEMO_LIBS_08-convolution := -lstb -lm
+# The demo reads and writes its pictures through common/demo_picture.c, which needs stb too.
+$(B)/student/08-convolution/demo $(B)/solution/08-convolution/demo: $(B)/common/demo_picture.o
 LIBS_08-convolution_gpu := -lm
 LIBS_08-convolution_sim := -lm
 

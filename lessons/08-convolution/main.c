@@ -16,63 +16,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
-
 #include "backend.h"
 #include "bench.h"
 #include "convolution.h"
 #include "cuda_check.h"
+#include "demo.h"
+#include "demo_picture.h"
 #include "free_all.h"
 
 #define FW 15
 #define SIGMA 3.0f
 
-/* A picture with sharp edges: a checkerboard of coloured squares, thin white lines, a red disc. */
-static unsigned char *draw_test_picture(int w, int h) {
-    unsigned char *p = malloc((size_t)w * h * 3);
-    if (!p) return NULL;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            unsigned char *q = p + ((size_t)y * w + x) * 3;
-            int sq = ((x / 32) + (y / 32)) & 1;
-            q[0] = sq ? 230 : 20, q[1] = sq ? 200 : 40, q[2] = sq ? 40 : 120;
-            if (x % 64 == 5 || y % 80 == 7) q[0] = q[1] = q[2] = 255; /* 1-pixel lines: blurred to a faint band */
-            int dx = x - w * 2 / 3, dy = y - h / 2;
-            if (dx * dx + dy * dy < (h / 5) * (h / 5)) q[0] = 255, q[1] = 0, q[2] = 0;
-        }
-    return p;
-}
-
-static unsigned char *read_picture(const char *path, int *w, int *h) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "demo: cannot read image '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    int comp = 0;
-    unsigned char *p = stbi_load_from_file(f, w, h, &comp, 3); /* any picture as RGB */
-    if (!p) fprintf(stderr, "demo: cannot read image '%s': %s (stb_image reads PNG, JPEG, BMP, GIF, TGA, PSD, PNM)\n", path, stbi_failure_reason());
-    fclose(f);
-    return p;
-}
-
-static int write_png(const char *dir, const char *name, const unsigned char *pixels, int w, int h) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (!stbi_write_png(path, w, h, 3, pixels, w * 3)) {
-        fprintf(stderr, "demo: cannot write '%s' (does the folder exist and is it writable?)\n", path);
-        return 0;
-    }
-    printf("  wrote %s (%d x %d)\n", path, w, h);
-    return 1;
-}
-
-/* A launch the student has not written yet fails; say so and go on with the other exercises. */
-static int launched(const char *what, cudaError_t e) {
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=08` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
+/* The test picture, with sharp edges: a checkerboard of coloured squares, thin white lines, a red disc. */
+static void paint_test_picture(int x, int y, int w, int h, unsigned char *q) {
+    int sq = ((x / 32) + (y / 32)) & 1;
+    q[0] = sq ? 230 : 20, q[1] = sq ? 200 : 40, q[2] = sq ? 40 : 120;
+    if (x % 64 == 5 || y % 80 == 7) q[0] = q[1] = q[2] = 255; /* 1-pixel lines: blurred to a faint band */
+    int dx = x - w * 2 / 3, dy = y - h / 2;
+    if (dx * dx + dy * dy < (h / 5) * (h / 5)) q[0] = 255, q[1] = 0, q[2] = 0;
 }
 
 /* The largest |a - b|, NaN counting as infinitely wrong. */
@@ -113,32 +74,25 @@ static void gpu_separable(void *ctx) { CUDA_CHECK(gpu_blur(3, ctx)); }
 
 int main(int argc, char **argv) {
     const char *outdir = argc > 2 ? argv[2] : "build";
-    int w, h;
-    unsigned char *rgb;
-    if (argc > 1) {
-        rgb = read_picture(argv[1], &w, &h);
-        if (!rgb) return 1;
-    } else {
-        w = 640, h = 400;
-        rgb = draw_test_picture(w, h);
-    }
+    int w = 640, h = 400, ch; /* the size of the drawn picture */
+    unsigned char *rgb = demo_input_picture(argc, argv, 0, paint_test_picture, &w, &h, &ch);
+    if (!rgb) return 1;
     size_t n = (size_t)w * h;
     float *plane = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float)),
           *tmp = malloc(n * sizeof(float));
     unsigned char *blurred = malloc(n * 3);
-    if (!rgb || !plane || !want || !got || !tmp || !blurred) {
+    if (!plane || !want || !got || !tmp || !blurred) {
         fprintf(stderr, "demo: out of host memory for a %d x %d picture\n", w, h);
         return 1;
     }
     float taps[FW], filter[FW * FW];
     gaussian_taps(taps, FW, SIGMA);
     outer_product(taps, taps, filter, FW);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     printf("Lesson 08: %s, %d x %d RGB, %d x %d Gaussian (sigma %.0f), on %s\n", argc > 1 ? argv[1] : "a test picture drawn by the demo", w, h, FW,
-           FW, SIGMA, prop.name);
+           FW, SIGMA, device);
     if (mkdir(outdir, 0777) != 0 && errno != EEXIST) fprintf(stderr, "demo: cannot create the folder '%s': %s\n", outdir, strerror(errno));
-    int written = argc > 1 || write_png(outdir, "08-input.png", rgb, w, h);
+    int written = argc > 1 || demo_write_png(outdir, "08-input.png", rgb, w, h, 3);
 
     float *d_in, *d_tmp, *d_out, *d_filter;
     CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(float)));
@@ -165,7 +119,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 4; k++) {
             if (!ok[k]) continue;
             CUDA_CHECK(cudaMemset(d_out, 0xFF, n * sizeof(float)));
-            if (!launched(names[k], gpu_blur(k, &dev))) {
+            if (!demo_launched("08", names[k], gpu_blur(k, &dev))) {
                 ok[k] = 0;
                 continue;
             }
@@ -186,7 +140,7 @@ int main(int argc, char **argv) {
         if (ok[k]) printf("  %-22s %s (largest difference from the CPU %.2g)\n", names[k], right ? "matches the CPU" : "WRONG", worst[k]);
         if (ok[k] && !right) printf("       `make check LESSON=08` explains\n");
     }
-    if (ok[3] || ok[2]) written &= write_png(outdir, "08-blurred.png", blurred, w, h);
+    if (ok[3] || ok[2]) written &= demo_write_png(outdir, "08-blurred.png", blurred, w, h, 3);
 
     /* Timing, on the last channel (already on the device). */
     printf("  CPU separable blur, one core, 3 channels   %10.3f ms\n", cpu_s * 1e3);
@@ -200,7 +154,7 @@ int main(int argc, char **argv) {
     printf("  (simulator: these are CPU timings of simulated threads, not GPU speeds)\n");
 #endif
     CUDA_FREE_ALL(d_in, d_tmp, d_out, d_filter);
-    if (argc > 1) stbi_image_free(rgb);
+    if (argc > 1) demo_free_picture(rgb);
     else free(rgb);
     FREE_ALL(plane, want, got, tmp, blurred);
     return all_ok && written ? 0 : 1;

@@ -18,15 +18,9 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "histogram.h"
 #include "free_all.h"
-
-/* A launch the student has not written yet fails; say so and go on with the other exercises. */
-static int launched(const char *what, cudaError_t e) {
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=09` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
 
 /* The histogram as 32 rows of 8 bins each, bars scaled to the fullest row. */
 static void bar_chart(const unsigned *hist) {
@@ -95,9 +89,8 @@ int main(int argc, char **argv) {
     float *bright = malloc(n * sizeof(float));
     if (!bright) return 1;
     for (size_t i = 0; i < n; i++) bright[i] = (gray[i] - 127.5f) / 127.5f;
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 09: %s, %d x %d gray pixels, on %s\n", argc > 1 ? argv[1] : "a landscape drawn by the demo", w, h, prop.name);
+    const char *device = demo_device_name();
+    printf("Lesson 09: %s, %d x %d gray pixels, on %s\n", argc > 1 ? argv[1] : "a landscape drawn by the demo", w, h, device);
 
     unsigned want[HIST_BINS], got[HIST_BINS];
     Job cpu = {gray, n, want, NULL, NULL};
@@ -112,11 +105,11 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemcpy((void *)dev.f, bright, n * sizeof(float), cudaMemcpyHostToDevice));
 
     int ok1 = 0, ok2 = 0, ok3 = 0;
-    if (launched("09.1 histogram_global_gpu", histogram_global_gpu(dev.in, n, dev.hist, 256))) {
+    if (demo_launched("09", "09.1 histogram_global_gpu", histogram_global_gpu(dev.in, n, dev.hist, 256))) {
         CUDA_CHECK(cudaMemcpy(got, dev.hist, sizeof got, cudaMemcpyDeviceToHost));
         ok1 = check_hist("09.1 global atomics", got, want);
     }
-    if (launched("09.2 histogram_shared_gpu", histogram_shared_gpu(dev.in, n, dev.hist, 256, 0))) {
+    if (demo_launched("09", "09.2 histogram_shared_gpu", histogram_shared_gpu(dev.in, n, dev.hist, 256, 0))) {
         CUDA_CHECK(cudaMemcpy(got, dev.hist, sizeof got, cudaMemcpyDeviceToHost));
         ok2 = check_hist("09.2 shared-memory histograms", got, want);
     }
@@ -126,7 +119,7 @@ int main(int argc, char **argv) {
     float want_max = max_float_cpu(bright, n), got_max = 0;
     size_t at = 0;
     while (at < n && bright[at] != want_max) at++;
-    if (launched("09.3 max_float_atomic_gpu", max_float_atomic_gpu(dev.f, n, dev.max, 256))) {
+    if (demo_launched("09", "09.3 max_float_atomic_gpu", max_float_atomic_gpu(dev.f, n, dev.max, 256))) {
         CUDA_CHECK(cudaMemcpy(&got_max, dev.max, sizeof got_max, cudaMemcpyDeviceToHost));
         ok3 = got_max == want_max;
         printf("  09.3 brightest pixel: %.4f (gray %d), first at x = %zu, y = %zu: %s\n", got_max, (int)(got_max * 127.5f + 127.5f + 0.5f),

@@ -16,15 +16,9 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "scan.h"
 #include "free_all.h"
-
-/* A launch the student has not written yet fails; say so and go on with the other exercises. */
-static int launched(const char *what, cudaError_t e) {
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) printf("  %s: %s (%s) -- not done yet? `make check LESSON=10` says more\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
 
 /* Compares a float scan with the CPU's within scan_float_tolerance; prints the verdict. */
 static int check_floats(const char *what, const float *in, const float *got, const float *want, size_t n, int exclusive) {
@@ -80,9 +74,8 @@ int main(int argc, char **argv) {
         tx[i] = (float)(amount == 0 ? 0.01 : amount);
         u_in[i] = r;
     }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 10: the balance after each of %zu transactions, on %s\n", n, prop.name);
+    const char *device = demo_device_name();
+    printf("Lesson 10: the balance after each of %zu transactions, on %s\n", n, device);
 
     Job j = {NULL, NULL, n, NULL, tx, want};
     unsigned *d_uin, *d_uout, *d_count;
@@ -98,12 +91,12 @@ int main(int argc, char **argv) {
     int ok1 = 0, ok2 = 0, ok3 = 0, ok4 = 0;
     /* 10.1: each tile of 256 on its own, both ways, exact on 32-bit integers */
     block_scan_cpu(u_in, u_want, n, 256);
-    if (launched("10.1 block_scan_hs_gpu", block_scan_hs_gpu(d_uin, d_uout, n, 256))) {
+    if (demo_launched("10", "10.1 block_scan_hs_gpu", block_scan_hs_gpu(d_uin, d_uout, n, 256))) {
         CUDA_CHECK(cudaMemcpy(u_got, d_uout, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += u_got[i] != u_want[i];
         ok1 = !bad;
-        if (launched("10.1 block_scan_warp_gpu", block_scan_warp_gpu(d_uin, d_uout, n, 256))) {
+        if (demo_launched("10", "10.1 block_scan_warp_gpu", block_scan_warp_gpu(d_uin, d_uout, n, 256))) {
             CUDA_CHECK(cudaMemcpy(u_got, d_uout, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
             for (size_t i = 0; i < n; i++) bad += u_got[i] != u_want[i];
             ok1 = !bad;
@@ -111,19 +104,19 @@ int main(int argc, char **argv) {
         printf("  10.1 block scans (tiles of 256, Hillis-Steele and warp shuffles): %s\n", ok1 ? "exact" : "WRONG: `make check LESSON=10` explains");
     }
     /* 10.2: the balance after each transaction, and before it */
-    if (launched("10.2 scan_float_gpu", scan_float_gpu(j.in, j.out, n, 0, 1024, j.work))) {
+    if (demo_launched("10", "10.2 scan_float_gpu", scan_float_gpu(j.in, j.out, n, 0, 1024, j.work))) {
         scan_float_cpu(tx, want, n, 0);
         CUDA_CHECK(cudaMemcpy(got, j.out, n * sizeof(float), cudaMemcpyDeviceToHost));
         ok2 = check_floats("10.2 balance after each (inclusive)", tx, got, want, n, 0);
         if (ok2) printf("       after transaction 1: %.2f, %zu: %.2f, %zu: %.2f\n", got[0], n / 2 + 1, got[n / 2], n, got[n - 1]);
-        if (launched("10.2 scan_float_gpu (exclusive)", scan_float_gpu(j.in, j.out, n, 1, 1024, j.work))) {
+        if (demo_launched("10", "10.2 scan_float_gpu (exclusive)", scan_float_gpu(j.in, j.out, n, 1, 1024, j.work))) {
             scan_float_cpu(tx, want, n, 1);
             CUDA_CHECK(cudaMemcpy(got, j.out, n * sizeof(float), cudaMemcpyDeviceToHost));
             ok2 = check_floats("10.2 balance before each (exclusive)", tx, got, want, n, 1) && ok2;
         }
     }
     /* 10.3: the large deposits, in the order they were made */
-    if (launched("10.3 compact_gpu", compact_gpu(j.in, j.out, n, 250.0f, d_count, 256, j.work))) {
+    if (demo_launched("10", "10.3 compact_gpu", compact_gpu(j.in, j.out, n, 250.0f, d_count, 256, j.work))) {
         unsigned count = 0;
         size_t want_count = compact_cpu(tx, want, n, 250.0f);
         CUDA_CHECK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost));
@@ -136,7 +129,7 @@ int main(int argc, char **argv) {
         if (ok3 && count >= 3) printf("       the first three: %.2f, %.2f, %.2f\n", got[0], got[1], got[2]);
     }
     /* 10.4: the balances again, in one pass */
-    if (launched("10.4 scan_single_pass_float_gpu", scan_single_pass_float_gpu(j.in, j.out, n, j.work))) {
+    if (demo_launched("10", "10.4 scan_single_pass_float_gpu", scan_single_pass_float_gpu(j.in, j.out, n, j.work))) {
         scan_float_cpu(tx, want, n, 0);
         CUDA_CHECK(cudaMemcpy(got, j.out, n * sizeof(float), cudaMemcpyDeviceToHost));
         ok4 = check_floats("10.4 balance after each, single pass", tx, got, want, n, 0);

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "streams.h"
 #include "trace/timeline.h"
 
@@ -179,9 +180,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t n = (size_t)1 << log2n, chunk = (n + chunks - 1) / chunks;
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 11 benchmark on %s: 2^%d floats (%.0f MiB each way), %d chunks over %d streams, median of %d\n", prop.name, log2n,
+    const char *device = demo_device_name();
+    printf("Lesson 11 benchmark on %s: 2^%d floats (%.0f MiB each way), %d chunks over %d streams, median of %d\n", device, log2n,
            n * 4.0 / 1048576, chunks, streams, REPS);
 
     /* 11.1, and the same measurement made here */
@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
     if (system("mkdir -p build/11-streams") == 0) {
         FILE *f = fopen("build/11-streams/bench.csv", "w");
         if (f) {
-            fprintf(f, "# make bench LESSON=11 on %s: 2^%d floats, %d chunks, %d streams, work %d, median of %d\n", prop.name, log2n, chunks,
+            fprintf(f, "# make bench LESSON=11 on %s: 2^%d floats, %d chunks, %d streams, work %d, median of %d\n", device, log2n, chunks,
                     streams, p.work, REPS);
             fprintf(f, "lesson,id,what,value,unit,ratio,goal\n");
             fprintf(f, "11,11.1,pageable host to device,%.2f,GB/s,,\n11,11.1,pinned host to device,%.2f,GB/s,%.2f,\n", pg, pin, pg > 0 ? pin / pg : 0);

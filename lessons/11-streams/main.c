@@ -14,10 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "backend.h"
+#include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "streams.h"
 #include "trace/timeline.h"
@@ -27,17 +28,6 @@
 #else
 #define BACKEND "gpu"
 #endif
-
-static double host_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int done(const char *what, cudaError_t e) {
-    if (e != cudaSuccess) printf("  %s: %s -- not done yet? `make check LESSON=11` says more\n", what, cudaGetErrorName(e));
-    return e == cudaSuccess;
-}
 
 /* 11.2, live: the seeds' timing (a clock around the launch) and the right one. */
 static void timing_demo(void) {
@@ -53,16 +43,16 @@ static void timing_demo(void) {
     busy_run(&w);
     CUDA_CHECK(cudaDeviceSynchronize());
     w.calls = 0;
-    double t0 = host_ms();
+    double t0 = 1e3 * bench_host_seconds();
     busy_run(&w);
-    double launch_only = host_ms() - t0;
+    double launch_only = 1e3 * bench_host_seconds() - t0;
     CUDA_CHECK(cudaDeviceSynchronize());
-    double with_wait = host_ms() - t0;
+    double with_wait = 1e3 * bench_host_seconds() - t0;
     printf("  the seeds' way, a clock read right after the launch: %8.3f ms  (only the launch: the kernel had not run)\n", launch_only);
     printf("  the same clock read after cudaDeviceSynchronize():   %8.3f ms\n", with_wait);
     float runs[7], median = 0;
     w.calls = 0;
-    if (done("time_kernel_ms", time_kernel_ms(&w, 7, runs, &median))) {
+    if (demo_done("11", "time_kernel_ms", time_kernel_ms(&w, 7, runs, &median))) {
         printf("  time_kernel_ms, 7 runs (runs_ms[3] hit a 20x hiccup): ");
         double mean = 0;
         for (int i = 0; i < 7; i++) printf("%.2f ", runs[i]), mean += runs[i] / 7;
@@ -85,11 +75,11 @@ static int write_timeline(const char *path, const TimelineOp *ops, size_t n, con
 /* Runs the pipeline once under a recording; returns its duration in ms (modelled or measured). */
 static double run_recorded(Pipeline *p, double kernel_ns, double scale, TimelineOp *ops, size_t max, size_t *nops, const char *path, const char *title) {
     int recording = timeline_begin(kernel_ns, scale) == 0;
-    double t0 = host_ms();
+    double t0 = 1e3 * bench_host_seconds();
     cudaError_t e = pipeline_run(p);
-    double ms = host_ms() - t0;
+    double ms = 1e3 * bench_host_seconds() - t0;
     *nops = recording ? timeline_end(ops, max) : 0;
-    if (!done("pipeline_run", e)) return -1;
+    if (!demo_done("11", "pipeline_run", e)) return -1;
     if (*nops > max) *nops = max;
     if (*nops) {
         double first = 1e300, last = 0;
@@ -108,9 +98,8 @@ int main(int argc, char **argv) {
     char cmd[2048], path[512], serial_path[512], svg[512];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", out);
     if (system(cmd)) printf("cannot create %s\n", out);
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 11 demo on %s; timelines %s\n", prop.name, timeline_source());
+    const char *device = demo_device_name();
+    printf("Lesson 11 demo on %s; timelines %s\n", device, timeline_source());
 
     /* 11.1 */
     printf("\n11.1  host-to-device copies of 32 MiB\n");
@@ -119,7 +108,7 @@ int main(int argc, char **argv) {
     cudaError_t e = h2d_bandwidth(32u << 20, 5, &pg, &pin);
     TimelineOp scratch[1];
     timeline_end(scratch, 0);
-    if (done("h2d_bandwidth", e))
+    if (demo_done("11", "h2d_bandwidth", e))
         printf("  pageable %.1f GB/s, pinned %.1f GB/s (%.1fx): a pageable copy goes through a staging buffer first\n", pg, pin, pg > 0 ? pin / pg : 0);
 
     timing_demo();
@@ -138,7 +127,7 @@ int main(int argc, char **argv) {
 #endif
     printf("\n11.3  %zu floats%s: serially, then in 16 chunks over 4 streams\n", n, scale > 1 ? " (modelled as 16 times as many)" : "");
     Pipeline p;
-    if (!done("pipeline_create", pipeline_create(&p, n, n / 16, 4, work)) || !p.h_in) {
+    if (!demo_done("11", "pipeline_create", pipeline_create(&p, n, n / 16, 4, work)) || !p.h_in) {
         printf("  (pipeline_create is not written yet)\n");
         return 0;
     }
@@ -152,7 +141,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaDeviceSynchronize());
     Pipeline serial;
     double t_serial = -1;
-    if (done("pipeline_create", pipeline_create(&serial, n, n, 1, work)) && serial.h_in) {
+    if (demo_done("11", "pipeline_create", pipeline_create(&serial, n, n, 1, work)) && serial.h_in) {
         memcpy(serial.h_in, p.h_in, n * sizeof(float));
         pipeline_run(&serial);
         t_serial = run_recorded(&serial, kernel_ns, scale, ops, max, &nops, serial_path, "serial: one chunk, one stream");

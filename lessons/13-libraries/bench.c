@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "inputs.h"
 #include "libraries.h"
 
@@ -118,9 +119,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: cannot write %s\n", argv[2]);
         return 1;
     }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 13 benchmark on %s, median of %d runs\n", prop.name, reps);
+    const char *device = demo_device_name();
+    printf("Lesson 13 benchmark on %s, median of %d runs\n", device, reps);
     if (g_csv) fprintf(g_csv, "what,ms,ceiling_ms,ceiling\n");
     Job j = {.n = n, .batch = 10000, .pairs = (size_t)1 << 24};
     if (cusolverDnCreate(&j.sol) != CUSOLVER_STATUS_SUCCESS || cublasCreate(&j.blas) != CUBLAS_STATUS_SUCCESS) {

@@ -54,16 +54,9 @@ static int job_ok(Job *j, const float *want, float *got) {
 }
 
 static void plot(const char *dir) {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        printf("  (gnuplot is not installed: no plot; apt-get install gnuplot-nox)\n");
-        return;
-    }
-    FILE *g = popen("gnuplot", "w");
+    FILE *g = bench_plot_open(dir, "blocksize.svg", 1100, 460);
     if (!g) return;
-    fprintf(g, "set terminal svg size 1100,460 font 'sans,12' background '#ffffff'\n"
-               "set output '%s/blocksize.svg'\n"
-               "set datafile separator ','\n"
-               "set multiplot layout 1,2\n"
+    fprintf(g, "set multiplot layout 1,2\n"
                "set grid\n"
                "set key bottom right\n"
                "set xlabel 'threads per block'\n"
@@ -82,8 +75,8 @@ static void plot(const char *dir) {
                "'' using 2:($1==1?$6:1/0) skip 1 with linespoints lw 2 pt 7 ps 0.5 title 'heavy, bounded', "
                "'' using 2:($1==2?$6:1/0) skip 1 with linespoints lw 2 pt 7 ps 0.5 title 'segments'\n"
                "unset multiplot\n",
-            dir, dir, dir);
-    if (pclose(g) == 0) printf("  plot: %s/blocksize.svg\n", dir);
+            dir, dir);
+    bench_plot_close(g, dir, "blocksize.svg");
 }
 
 static const char *kNames[] = {"heavy_kernel", "heavy_bounded_kernel", "segments_kernel"};

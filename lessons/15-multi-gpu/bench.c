@@ -240,16 +240,9 @@ static void split_speedup(const char *dir) {
 /* ---- (3) all-reduce bus bandwidth -------------------------------------------------------------- */
 
 static void plot(const char *dir, int nranks) {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        printf("  (gnuplot is not installed: no plot; apt-get install gnuplot-nox)\n");
-        return;
-    }
-    FILE *g = popen("gnuplot", "w");
+    FILE *g = bench_plot_open(dir, "allreduce.svg", 900, 480);
     if (!g) return;
     fprintf(g,
-            "set terminal svg size 900,480 font 'sans,12' background '#ffffff'\n"
-            "set output '%s/allreduce.svg'\n"
-            "set datafile separator ','\n"
             "set grid\n"
             "set key top left\n"
             "set logscale x 2\n"
@@ -260,8 +253,8 @@ static void plot(const char *dir, int nranks) {
             "set title 'NCCL all-reduce of floats over %d GPUs (busbw = algbw x 2(n-1)/n)'\n"
             "plot '%s/allreduce.csv' using 1:5 skip 1 with linespoints lw 2 pt 7 ps 0.6 title 'mg\\_allreduce\\_average (15.3, waits each call)', "
             "'' using 1:8 skip 1 with linespoints lw 2 pt 5 ps 0.6 title 'grouped ncclAllReduce loop (all\\_reduce\\_perf)'\n",
-            dir, nranks, dir);
-    if (pclose(g) == 0) printf("  plot: %s/allreduce.svg\n", dir);
+            nranks, dir);
+    bench_plot_close(g, dir, "allreduce.svg");
 }
 
 static void allreduce_sweep(const char *dir) {

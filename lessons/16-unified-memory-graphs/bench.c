@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "unified_graphs.h"
 
 #define REPS 5
@@ -58,8 +59,7 @@ static float time_axpy(float *x, float *y, size_t n, int managed, int prefetch, 
 /* bench [LOG2_N]: the axpy's size as a power of two (GPU: 27 by default, 512 MiB per array): a cost
    paid once per kernel shows as a ratio that grows with n, a cost per page as one that does not. */
 int main(int argc, char **argv) {
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
 #if ON_SIM
     size_t n = 1u << 18;
     int steps = 200;
@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
     int steps = 1000;
 #endif
     size_t bytes = n * sizeof(float);
-    printf("lesson 16 on %s\n\n", prop.name);
+    printf("lesson 16 on %s\n\n", device);
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
     if (system("mkdir -p build/16-unified-memory-graphs") == 0) {
         FILE *f = fopen("build/16-unified-memory-graphs/bench.csv", "w");
         if (f) {
-            fprintf(f, "# make bench LESSON=16 on %s: axpy on 2^%d floats, a chain of %d kernels, median of %d\n", prop.name, __builtin_ctzll(n),
+            fprintf(f, "# make bench LESSON=16 on %s: axpy on 2^%d floats, a chain of %d kernels, median of %d\n", device, __builtin_ctzll(n),
                     steps, REPS);
             fprintf(f, "lesson,id,what,value,unit,ratio,goal\n");
             fprintf(f, "16,16.1,axpy on cudaMalloc memory,%.4f,ms,,\n", t_dev);

@@ -12,22 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend.h"
+#include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "unified_graphs.h"
-
-static double host_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int done(const char *what, cudaError_t e) {
-    if (e != cudaSuccess) printf("  %s: %s -- not done yet? `make check LESSON=16` says more\n", what, cudaGetErrorName(e));
-    return e == cudaSuccess;
-}
 
 static size_t mismatches(const float *got, const float *want, size_t n, float rtol) {
     size_t bad = 0;
@@ -45,7 +35,7 @@ static void managed_demo(size_t n) {
     struct simcuda_managed_stats a, b;
     simcuda_managed_counts(&a);
 #endif
-    if (done("managed_axpy", managed_axpy(2.5f, x, y, out, n, 0))) {
+    if (demo_done("16", "managed_axpy", managed_axpy(2.5f, x, y, out, n, 0))) {
         size_t bad = mismatches(out, want, n, 1e-6f);
         printf("  %s: %zu of %zu elements differ from the CPU\n", bad ? "WRONG" : "right", bad, n);
 #if ON_SIM
@@ -73,24 +63,24 @@ static void chain_demo(size_t n, int steps, int times) {
     /* one launch per kernel, from the host */
     CUDA_CHECK(cudaMemcpy(c.d_x, h, n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
-    double t0 = host_ms();
+    double t0 = 1e3 * bench_host_seconds();
     for (int t = 0; t < times; t++)
         for (int k = 0; k < steps; k++) CUDA_CHECK(step_launch(c.d_x, n, k, c.stream));
     CUDA_CHECK(cudaStreamSynchronize(c.stream));
-    double direct = host_ms() - t0;
+    double direct = 1e3 * bench_host_seconds() - t0;
     printf("  %d stream launches: %8.3f ms\n", steps * times, direct);
     CUDA_CHECK(cudaMemcpy(c.d_x, h, n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
-    if (done("chain_capture", chain_capture(&c))) {
-        t0 = host_ms();
-        if (done("chain_replay", chain_replay(&c, times))) {
-            double graph = host_ms() - t0;
+    if (demo_done("16", "chain_capture", chain_capture(&c))) {
+        t0 = 1e3 * bench_host_seconds();
+        if (demo_done("16", "chain_replay", chain_replay(&c, times))) {
+            double graph = 1e3 * bench_host_seconds() - t0;
             CUDA_CHECK(cudaMemcpy(got, c.d_x, n * sizeof(float), cudaMemcpyDeviceToHost));
             size_t bad = mismatches(got, want, n, 1e-5f);
             printf("  %d graph launches:  %8.3f ms  (%.1f x)  %s\n", times, graph, graph > 0 ? direct / graph : 0.0,
                    bad ? "WRONG values" : "values right");
         }
-        done("chain_destroy", chain_destroy(&c));
+        demo_done("16", "chain_destroy", chain_destroy(&c));
     }
 #if ON_SIM
     printf("  (simulator: CPU timings; a graph's saving is the GPU's launch overhead -- make bench LESSON=16 on a GPU)\n");
@@ -113,17 +103,17 @@ static void diamond_demo(size_t n) {
     CUDA_CHECK(cudaMemcpy(g.d_in, h, n * sizeof(float), cudaMemcpyHostToDevice));
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreate(&s));
-    if (done("diamond_build", diamond_build(&g))) {
+    if (demo_done("16", "diamond_build", diamond_build(&g))) {
         float scales[2] = {0.5f, -2.0f};
         for (int r = 0; r < 2; r++) {
-            if (r && !done("diamond_set_scale", diamond_set_scale(&g, scales[r]))) break;
-            if (!done("diamond_run", diamond_run(&g, s))) break;
+            if (r && !demo_done("16", "diamond_set_scale", diamond_set_scale(&g, scales[r]))) break;
+            if (!demo_done("16", "diamond_run", diamond_run(&g, s))) break;
             CUDA_CHECK(cudaMemcpy(got, g.d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
             diamond_cpu(h, want, n, scales[r]);
             size_t bad = mismatches(got, want, n, 1e-6f);
             printf("  scale %5.2f: out[1] = %g (CPU %g); %s\n", scales[r], got[1], want[1], bad ? "WRONG values" : "all right");
         }
-        done("diamond_destroy", diamond_destroy(&g));
+        demo_done("16", "diamond_destroy", diamond_destroy(&g));
     }
     CUDA_CHECK(cudaStreamDestroy(s));
     for (int b = 0; b < 5; b++) CUDA_CHECK(cudaFree(*bufs[b]));

@@ -116,10 +116,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "demo: sizes must be positive (got M = %d, N = %d, K = %d)\n", M, N, K);
         return 2;
     }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const char *device = demo_device_name();
     int M16 = (M + 15) / 16 * 16, N16 = (N + 15) / 16 * 16, K16 = (K + 15) / 16 * 16;
-    printf("Lesson 17: tensor-core products on %s (M = %d, N = %d, K = %d; 17.2 on %d x %d x %d)\n", prop.name, M, N, K, M16, N16, K16);
+    printf("Lesson 17: tensor-core products on %s (M = %d, N = %d, K = %d; 17.2 on %d x %d x %d)\n", device, M, N, K, M16, N16, K16);
     int wrong = 0;
     wrong += demo(1, "17.1 one 16 x 16 x 16 tile per warp (fp16)", M16, 16, 16);
     wrong += demo(2, "17.2 bf16 GEMM, multiples of 16", M16, N16, K16);

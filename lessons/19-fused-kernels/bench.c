@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cuda_check.h"
+#include "demo.h"
 #include "fused.h"
 #include "fused_job.h"
 #include "inputs.h"
@@ -111,19 +112,10 @@ int main(int argc, char **argv) {
 #else
     int rows = 8192, cols = 8192, bh = 8 * 16, n = 4096, d = 64, reps = 20;
 #endif
-    if (argc == 6) rows = atoi(argv[1]), cols = atoi(argv[2]), bh = atoi(argv[3]), n = atoi(argv[4]), d = atoi(argv[5]);
-    else if (argc != 1) {
-        fprintf(stderr, "usage: bench [rows cols bh n d]   (default 8192 8192 128 4096 64 on a GPU)\n");
-        return 2;
-    }
-    if (rows <= 0 || cols <= 0 || cols > ROW_MAX_COLS || bh <= 0 || n <= 0 || d <= 0 || d > ATT_MAX_D) {
-        fprintf(stderr, "bench: sizes must be positive, cols at most %d and d at most %d\n", ROW_MAX_COLS, ATT_MAX_D);
-        return 2;
-    }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    if (!fused_read_sizes(argc, argv, "bench", "(default 8192 8192 128 4096 64 on a GPU)", &rows, &cols, &bh, &n, &d)) return 2;
+    const char *device = demo_device_name();
     size_t rn = (size_t)rows * cols;
-    printf("Lesson 19 benchmark on %s, median of %d runs\n", prop.name, reps);
+    printf("Lesson 19 benchmark on %s, median of %d runs\n", device, reps);
     double copy = bench_copy_gbs(rn * sizeof(float), reps);
 #if !ON_SIM
     printf("  %-36s %.1f GB/s (read + write of %d x %d floats): the ceiling\n", "cudaMemcpy device to device", copy, rows, cols);

@@ -49,18 +49,9 @@ int main(int argc, char **argv) {
 #else
     int rows = 4096, cols = 1024, bh = 16, n = 1024, d = 64;
 #endif
-    if (argc == 6) rows = atoi(argv[1]), cols = atoi(argv[2]), bh = atoi(argv[3]), n = atoi(argv[4]), d = atoi(argv[5]);
-    else if (argc != 1) {
-        fprintf(stderr, "usage: demo [rows cols bh n d]   (softmax and layer norm on rows x cols; attention on bh blocks of n x d)\n");
-        return 2;
-    }
-    if (rows <= 0 || cols <= 0 || cols > ROW_MAX_COLS || bh <= 0 || n <= 0 || d <= 0 || d > ATT_MAX_D) {
-        fprintf(stderr, "demo: sizes must be positive, cols at most %d and d at most %d\n", ROW_MAX_COLS, ATT_MAX_D);
-        return 2;
-    }
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    printf("Lesson 19: fused kernels on %s (rows of %d x %d; attention bh = %d, n = %d, d = %d)\n", prop.name, rows, cols, bh, n, d);
+    if (!fused_read_sizes(argc, argv, "demo", "(softmax and layer norm on rows x cols; attention on bh blocks of n x d)", &rows, &cols, &bh, &n, &d)) return 2;
+    const char *device = demo_device_name();
+    printf("Lesson 19: fused kernels on %s (rows of %d x %d; attention bh = %d, n = %d, d = %d)\n", device, rows, cols, bh, n, d);
     int wrong = 0;
     size_t rn = (size_t)rows * cols;
     float *x = host_random(rn, 1, -8.0f, 8.0f), *g = host_random(cols, 2, 0.5f, 1.5f), *b = host_random(cols, 3, -1.0f, 1.0f);

@@ -7,40 +7,11 @@
 #include <cstdio>
 #include <vector>
 
-#define TILE 16
+#include "../typical_kernels.cuh"
 
 __global__ void vector_add(const float *a, const float *b, float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
-}
-
-__global__ void matmul_tiled(const float *A, const float *B, float *C, int n) {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < n; t += TILE) {
-        As[threadIdx.y][threadIdx.x] = A[row * n + t + threadIdx.x];
-        Bs[threadIdx.y][threadIdx.x] = B[(t + threadIdx.y) * n + col];
-        __syncthreads();
-        for (int k = 0; k < TILE; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-        __syncthreads();
-    }
-    C[row * n + col] = acc;
-}
-
-__global__ void reduce_shuffle(const float *in, float *out, int n) {
-    __shared__ float warp_sums[32];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i < n ? in[i] : 0.0f;
-    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0f;
-        for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-        if (threadIdx.x == 0) atomicAdd(out, v);
-    }
 }
 
 /* 1024 threads meeting `rounds` barriers: 2 switches per thread per barrier. */

@@ -15,36 +15,7 @@
 #include <vector>
 #include <simcuda/graphs.h>
 
-#define TILE 16
-
-__global__ void matmul_tiled(const float *A, const float *B, float *C, int n) {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < n; t += TILE) {
-        As[threadIdx.y][threadIdx.x] = A[row * n + t + threadIdx.x];
-        Bs[threadIdx.y][threadIdx.x] = B[(t + threadIdx.y) * n + col];
-        __syncthreads();
-        for (int k = 0; k < TILE; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-        __syncthreads();
-    }
-    C[row * n + col] = acc;
-}
-
-__global__ void reduce_shuffle(const int *in, int *out, int n) {
-    __shared__ int warp_sums[32];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int v = i < n ? in[i] : 0;
-    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0;
-        for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-        if (threadIdx.x == 0) atomicAdd(out, v);
-    }
-}
+#include "../typical_kernels.cuh"
 
 __global__ void say_block(int *touched) {
     touched[blockIdx.x * blockDim.x + threadIdx.x] = 1;

@@ -58,13 +58,11 @@ int main()
         h[i] = rng.nextInt(-3000, 3000);
         ref += (unsigned long long)((long long)h[i] * h[i]);
     }
-    int* dIn;
+    int* dIn = toDevice(h);
     unsigned long long* dTotal;
     unsigned* dBlocks;
-    checkCuda(cudaMalloc(&dIn, n * sizeof(int)));
     checkCuda(cudaMalloc(&dTotal, sizeof(unsigned long long)));
     checkCuda(cudaMalloc(&dBlocks, sizeof(unsigned)));
-    checkCuda(cudaMemcpy(dIn, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     checkCuda(cudaMemset(dTotal, 0, sizeof(unsigned long long)));
     checkCuda(cudaMemset(dBlocks, 0, sizeof(unsigned)));
 
@@ -77,8 +75,6 @@ int main()
     checkCuda(cudaMemcpy(&got, dTotal, sizeof got, cudaMemcpyDeviceToHost));
     checkCuda(cudaMemcpy(&blocks, dBlocks, sizeof blocks, cudaMemcpyDeviceToHost));
     printf("sum of squares %llu (expected %llu), %u blocks reported\n", got, ref, blocks);
-    checkCuda(cudaFree(dIn));
-    checkCuda(cudaFree(dTotal));
-    checkCuda(cudaFree(dBlocks));
+    freeDevice(dIn, dTotal, dBlocks);
     return finish(got == ref && blocks == (unsigned)gridSize);
 }

@@ -81,8 +81,6 @@ int main()
     checkCuda(cudaGraphExecDestroy(exec));
     checkCuda(cudaGraphDestroy(graph));
     checkCuda(cudaStreamDestroy(s));
-    checkCuda(cudaFree(dV));
-    checkCuda(cudaFree(dAcc));
-    checkCuda(cudaFree(dSnap));
+    freeDevice(dV, dAcc, dSnap);
     return finish(bad == 0 && numNodes == 4 && first == 0.0f);
 }

@@ -87,25 +87,13 @@ int main()
     std::vector<int> refSorted(key);
     std::sort(refSorted.begin(), refSorted.end());
 
-    unsigned *dA, *dB, *dG;
-    int *dKey, *dLeft, *dRight, *dSorted, *dCount;
-    double *dK, *dInteg;
-    checkCuda(cudaMalloc(&dA, n * sizeof(unsigned)));
-    checkCuda(cudaMalloc(&dB, n * sizeof(unsigned)));
+    unsigned *dA = toDevice(a), *dB = toDevice(b), *dG;
+    int *dKey = toDevice(key), *dLeft = toDevice(left), *dRight = toDevice(right), *dSorted, *dCount;
+    double *dK = toDevice(ks), *dInteg;
     checkCuda(cudaMalloc(&dG, n * sizeof(unsigned)));
-    checkCuda(cudaMalloc(&dK, n * sizeof(double)));
     checkCuda(cudaMalloc(&dInteg, n * sizeof(double)));
-    checkCuda(cudaMalloc(&dKey, nodes * sizeof(int)));
-    checkCuda(cudaMalloc(&dLeft, nodes * sizeof(int)));
-    checkCuda(cudaMalloc(&dRight, nodes * sizeof(int)));
     checkCuda(cudaMalloc(&dSorted, nodes * sizeof(int)));
     checkCuda(cudaMalloc(&dCount, sizeof(int)));
-    checkCuda(cudaMemcpy(dA, a.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dB, b.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dK, ks.data(), n * sizeof(double), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dKey, key.data(), nodes * sizeof(int), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dLeft, left.data(), nodes * sizeof(int), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dRight, right.data(), nodes * sizeof(int), cudaMemcpyHostToDevice));
 
     checkCuda(cudaDeviceSetLimit(cudaLimitStackSize, 16 * 1024));
     size_t stack = 0;
@@ -124,8 +112,6 @@ int main()
     int bad = compareExact("gcd", g.data(), refG.data(), n);
     bad += compareExact("inorder", sorted.data(), refSorted.data(), nodes);
     bad += compareNear("integral", integ.data(), refInteg.data(), n, 1e-7, 1e-8);
-    for (void* p : {(void*)dA, (void*)dB, (void*)dG, (void*)dK, (void*)dInteg, (void*)dKey,
-                    (void*)dLeft, (void*)dRight, (void*)dSorted, (void*)dCount})
-        checkCuda(cudaFree(p));
+    freeDevice(dA, dB, dG, dK, dInteg, dKey, dLeft, dRight, dSorted, dCount);
     return finish(bad == 0 && count == nodes && stack >= 16 * 1024);
 }

@@ -62,13 +62,9 @@ int main()
         b[i] = rng.nextFloat(-1.0f, 1.0f);
         ref += (double)a[i] * b[i];
     }
-    float *dA, *dB, *dPartial, *dResult;
-    checkCuda(cudaMalloc(&dA, n * sizeof(float)));
-    checkCuda(cudaMalloc(&dB, n * sizeof(float)));
+    float *dA = toDevice(a), *dB = toDevice(b), *dPartial, *dResult;
     checkCuda(cudaMalloc(&dPartial, blocks * sizeof(float)));
     checkCuda(cudaMalloc(&dResult, sizeof(float)));
-    checkCuda(cudaMemcpy(dA, a.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dB, b.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 
     bool ok = true;
     for (int run = 0; run < 3; ++run) {  // the counter must be back at 0 after each launch
@@ -84,9 +80,6 @@ int main()
                good ? "" : "  <-- wrong");
         ok = ok && good;
     }
-    checkCuda(cudaFree(dA));
-    checkCuda(cudaFree(dB));
-    checkCuda(cudaFree(dPartial));
-    checkCuda(cudaFree(dResult));
+    freeDevice(dA, dB, dPartial, dResult);
     return finish(ok);
 }

@@ -27,11 +27,7 @@ int main()
     for (int it = 0; it < 2 * iterations; ++it)
         for (int i = 0; i < n; ++i) ref[i] = a * x[i] + ref[i];
 
-    float *dX, *dY;
-    checkCuda(cudaMalloc(&dX, n * sizeof(float)));
-    checkCuda(cudaMalloc(&dY, n * sizeof(float)));
-    checkCuda(cudaMemcpy(dX, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    checkCuda(cudaMemcpy(dY, y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    float *dX = toDevice(x), *dY = toDevice(y);
 
     cudaEvent_t start, stop, noTiming;
     checkCuda(cudaEventCreate(&start));
@@ -81,7 +77,6 @@ int main()
     checkCuda(cudaEventDestroy(stop));
     checkCuda(cudaEventDestroy(noTiming));
     checkCuda(cudaStreamDestroy(s));
-    checkCuda(cudaFree(dX));
-    checkCuda(cudaFree(dY));
+    freeDevice(dX, dY);
     return finish(ok && bad == 0);
 }

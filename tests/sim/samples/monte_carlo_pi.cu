@@ -81,8 +81,6 @@ int main()
     if (a != b) printf("  the same seed gave %llu and %llu hits\n", a, b);
     if (a == c) printf("  different seeds gave the same %llu hits\n", a);
     if (bad) printf("  %d draws outside (0, 1]\n", bad);
-    checkCuda(cudaFree(dStates));
-    checkCuda(cudaFree(dHits));
-    checkCuda(cudaFree(dBad));
+    freeDevice(dStates, dHits, dBad);
     return finish(ok && a == b && a != c && bad == 0);
 }
