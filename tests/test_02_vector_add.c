@@ -3,6 +3,7 @@
  * @brief Grader for lesson 02: each exercise's GPU result against the CPU reference, on seeded
  *        random inputs, at edge sizes and several block sizes, under every simulator schedule.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

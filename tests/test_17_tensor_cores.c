@@ -180,6 +180,15 @@ static GradeCompare compare_for(const Problem *p, double atol, int schedule) {
     return c;
 }
 
+/* 1 when the student's C equals a replay of a mistake within the problem's tolerance. */
+static int matches_replay(const Problem *p, const float *got, const float *want) {
+    GradeCompare cmp = compare_for(p, p->atol, 0);
+    char *diff = grade_diff_floats(got, want, &cmp);
+    int same = diff == NULL;
+    free(diff);
+    return same;
+}
+
 static uint32_t bits_of(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -299,10 +308,7 @@ static int matches_transposed(const Subject *s, const Problem *p, const float *g
     else
         cpu_product(s, a, b, want, p->M, p->N, p->K);
     if (which == 2) transpose_tiles_f(want, p->M, p->N);
-    GradeCompare cmp = compare_for(p, p->atol, 0);
-    char *diff = grade_diff_floats(got, want, &cmp);
-    int ok = diff == NULL;
-    free(diff);
+    int ok = matches_replay(p, got, want);
     free(a);
     free(b);
     free(want);
@@ -398,10 +404,7 @@ static int matches_scratch_transposed(const Subject *s, const Problem *p, const 
     transpose_tiles_f(c, Mp, Np);
     for (int r = 0; r < p->M; r++)
         for (int j = 0; j < p->N; j++) want[(size_t)r * p->N + j] = c[(size_t)r * Np + j];
-    GradeCompare cmp = compare_for(p, p->atol, 0);
-    char *diff = grade_diff_floats(got, want, &cmp);
-    int ok = diff == NULL;
-    free(diff);
+    int ok = matches_replay(p, got, want);
     free(a);
     free(b);
     free(c);
@@ -529,10 +532,7 @@ static int matches_global_row_length(const Subject *s, const Problem *p, const f
     for (int k = 0; k < K; k++)
         for (int n = 0; n < N; n++) b[(size_t)k * N + n] = p->h_b[(size_t)k * ldb + n];
     cpu_product(s, a, b, want, M, N, K);
-    GradeCompare cmp = compare_for(p, p->atol, 0);
-    char *diff = grade_diff_floats(got, want, &cmp);
-    int ok = diff == NULL;
-    free(diff);
+    int ok = matches_replay(p, got, want);
     free(a);
     free(b);
     free(want);

@@ -523,6 +523,22 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
     return msg;
 }
 
+/* Runs the student's layer norm once on host rows x (R x C, gamma g, beta b), under schedule 0, into
+   got (R * C + CANARY floats, poisoned first); 1 when the call and the copy back succeeded. The
+   probes below use it to replay a mistake on inputs of their choosing. */
+static int layernorm_run_once(const float *x, const float *g, const float *b, float *got, int R, int C, float eps) {
+    size_t xb = (size_t)R * C * sizeof(float), cb = (size_t)C * sizeof(float), yb = ((size_t)R * C + CANARY) * sizeof(float);
+    float *d_x = grade_device_alloc(xb), *d_g = grade_device_alloc(cb), *d_b = grade_device_alloc(cb), *d_y = grade_device_alloc(yb);
+    grade_to_device(d_x, x, xb);
+    grade_to_device(d_g, g, cb);
+    grade_to_device(d_b, b, cb);
+    grade_use_schedule(0);
+    grade_poison_device(d_y, yb);
+    int ran = layernorm_gpu(d_x, d_g, d_b, d_y, R, C, eps) == cudaSuccess && cudaMemcpy(got, d_y, yb, cudaMemcpyDeviceToHost) == cudaSuccess;
+    CUDA_FREE_ALL(d_x, d_g, d_b, d_y);
+    return ran;
+}
+
 /* 19.2: runs the student's layer norm on a small probe (5 columns of [-0.5, 0.5], eps = 0.1: a
    variance near eps, where n - 1 and eps's place both show) and names what it matches. */
 static const char *layernorm_probe(const RowProblem *p) {
@@ -533,17 +549,8 @@ static const char *layernorm_probe(const RowProblem *p) {
     grade_fill_floats(x, R * C, seed, -0.5f, 0.5f);
     grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
     grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
-    float *d_x = grade_device_alloc(sizeof x), *d_g = grade_device_alloc(sizeof g), *d_b = grade_device_alloc(sizeof b);
-    float *d_y = grade_device_alloc(sizeof got);
-    grade_to_device(d_x, x, sizeof x);
-    grade_to_device(d_g, g, sizeof g);
-    grade_to_device(d_b, b, sizeof b);
-    grade_use_schedule(0);
-    grade_poison_device(d_y, sizeof got);
-    int ran = layernorm_gpu(d_x, d_g, d_b, d_y, R, C, eps) == cudaSuccess && cudaMemcpy(got, d_y, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
-    cudaFree(d_x), cudaFree(d_g), cudaFree(d_b), cudaFree(d_y);
     (void)p;
-    if (!ran) return NULL;
+    if (!layernorm_run_once(x, g, b, got, R, C, eps)) return NULL;
     const double atol = 1e-4;
     layernorm_cpu(x, g, b, want, R, C, eps);
     if (close_all(got, want, R * C, atol, 0))
@@ -581,16 +588,7 @@ static int layernorm_combine_without_spread(void) {
     grade_fill_floats(x, C, seed, -3.0f, 3.0f);
     grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
     grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
-    float *d_x = grade_device_alloc(sizeof x), *d_g = grade_device_alloc(sizeof g), *d_b = grade_device_alloc(sizeof b);
-    float *d_y = grade_device_alloc(sizeof got);
-    grade_to_device(d_x, x, sizeof x);
-    grade_to_device(d_g, g, sizeof g);
-    grade_to_device(d_b, b, sizeof b);
-    grade_use_schedule(0);
-    grade_poison_device(d_y, sizeof got);
-    int ran = layernorm_gpu(d_x, d_g, d_b, d_y, 1, C, LN_EPS) == cudaSuccess && cudaMemcpy(got, d_y, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
-    CUDA_FREE_ALL(d_x, d_g, d_b, d_y);
-    if (!ran) return 0;
+    if (!layernorm_run_once(x, g, b, got, 1, C, LN_EPS)) return 0;
     unsigned threads = 32;
     while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
     double mean = 0, m2 = 0;
