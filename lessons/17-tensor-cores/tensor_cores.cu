@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tensor_cores.h"
+#include "wmma_shared.cuh" // given: wmma_load_shared, bf16 fragments from shared memory as LDSM (17.2)
 
 using namespace nvcuda;
 
@@ -73,6 +74,9 @@ __global__ void __launch_bounds__(GEMM_THREADS) wmma_gemm_kernel(const __nv_bflo
     //    memory (0 for elements outside A or B), __syncthreads(); then for kk = 0 and 16, each warp
     //    loads its 4 fragments of A (&As[wm * WM + 16 i][kk], ldm BK + SKEW) and 2 of B
     //    (&Bs[kk][wn * WN + 16 j], ldm BN + SKEW) and does the 8 mma_syncs; __syncthreads();
+    //    (load the fragments with wmma_load_shared, from wmma_shared.cuh: load_matrix_sync for bf16
+    //    fragments in shared memory, compiled as the shared-memory load it is; load_matrix_sync
+    //    gives the same values, about three times slower on a GPU);
     //  - store each accumulator to C + row * N + column with ldm N, skipping fragments outside C.
 }
 

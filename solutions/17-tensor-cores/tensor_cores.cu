@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tensor_cores.h"
+#include "wmma_shared.cuh" // given: wmma_load_shared, bf16 fragments from shared memory as LDSM (17.2)
 
 using namespace nvcuda;
 
@@ -56,7 +57,9 @@ extern "C" cudaError_t wmma_tiles_gpu(const tc_half *d_a, const tc_half *d_b, fl
 // warps are 2 (along M) x 4 (along N), each owning a 64 x 32 piece of the tile: 4 x 2 accumulator
 // fragments. Per step along K the block stages a BM x BK slice of A and a BK x BN slice of B
 // (BK = 32) in shared memory, in two buffers: while the warps multiply from one, the next slices
-// travel from global memory into registers, and land in the other buffer afterwards.
+// travel from global memory into registers, and land in the other buffer afterwards. The fragments
+// come from shared memory through wmma_load_shared (wmma_shared.cuh): load_matrix_sync compiles
+// bf16 fragments to generic loads, which leave this kernel at about a third of its speed.
 #define BM 128
 #define BN 128
 #define BK 32
@@ -107,8 +110,8 @@ __global__ void __launch_bounds__(GEMM_THREADS) wmma_gemm_kernel(const __nv_bflo
         for (int kk = 0; kk < BK; kk += 16) {
             wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[WM / 16];
             wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[WN / 16];
-            for (int i = 0; i < WM / 16; i++) wmma::load_matrix_sync(a[i], &As[cur][wm * WM + i * 16][kk], BK + SKEW);
-            for (int j = 0; j < WN / 16; j++) wmma::load_matrix_sync(b[j], &Bs[cur][kk][wn * WN + j * 16], BN + SKEW);
+            for (int i = 0; i < WM / 16; i++) wmma_load_shared(a[i], &As[cur][wm * WM + i * 16][kk], BK + SKEW);
+            for (int j = 0; j < WN / 16; j++) wmma_load_shared(b[j], &Bs[cur][kk][wn * WN + j * 16], BN + SKEW);
             for (int i = 0; i < WM / 16; i++)
                 for (int j = 0; j < WN / 16; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
         }

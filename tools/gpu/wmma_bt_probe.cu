@@ -3,13 +3,15 @@
 //   rowB   B row-major in shared memory (row_major matrix_b fragments: MOVM transposes in SASS);
 //   colB   B transposed first (one transpose kernel, counted in the time), col_major fragments: no MOVM;
 // each with the slices staged through registers (reg, what 17.2 teaches) or copied asynchronously
-// in 4 stages (pipe, lesson 18), and with or without the next 16-deep step's fragments loaded
-// before this step's mma_syncs (db). Every kernel is checked against cuBLAS's result first.
+// in 4 stages (pipe, lesson 18), the fragments loaded by load_matrix_sync (generic loads for bf16)
+// or by lessons/17-tensor-cores/wmma_shared.cuh (the .shared form of the same wmma.load: LDSM); and
+// 17.2's own shape (8 warps of 64 x 32). Every kernel is checked against cuBLAS's result first.
 // Build and run (H200): nvcc -O3 -arch=sm_90 -std=c++17 tools/gpu/wmma_bt_probe.cu -lcublas -o /tmp/p && /tmp/p
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
+#include "../../lessons/17-tensor-cores/wmma_shared.cuh"
 #include <stdio.h>
 #include <stdlib.h>
 #include <algorithm>
@@ -28,13 +30,18 @@ template <bool COLB> using FragB = wmma::fragment<wmma::matrix_b, 16, 16, 16, __
 using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
 using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 
-template <bool COLB>
+// SH: wmma_load_shared (the .shared form of the same wmma.load, LDSM in SASS) where it exists (not col_major B)
+template <bool COLB, bool SH>
 __device__ __forceinline__ void load_frags(FragA (&a)[4], FragB<COLB> (&b)[4], const __nv_bfloat16 *as, const __nv_bfloat16 *bs, int wm, int wn, int kk) {
 #pragma unroll
-    for (int i = 0; i < 4; i++) wmma::load_matrix_sync(a[i], as + (wm * WM + i * 16) * LDA + kk, LDA);
+    for (int i = 0; i < 4; i++) {
+        if (SH) wmma_load_shared(a[i], as + (wm * WM + i * 16) * LDA + kk, LDA);
+        else wmma::load_matrix_sync(a[i], as + (wm * WM + i * 16) * LDA + kk, LDA);
+    }
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-        if (COLB) wmma::load_matrix_sync(b[j], bs + (wn * WN + j * 16) * ldb<COLB>() + kk, ldb<COLB>());
+        if constexpr (COLB) wmma::load_matrix_sync(b[j], bs + (wn * WN + j * 16) * ldb<COLB>() + kk, ldb<COLB>());
+        else if constexpr (SH) wmma_load_shared(b[j], bs + kk * ldb<COLB>() + wn * WN + j * 16, ldb<COLB>());
         else wmma::load_matrix_sync(b[j], bs + kk * ldb<COLB>() + wn * WN + j * 16, ldb<COLB>());
     }
 }
@@ -46,15 +53,15 @@ __device__ __forceinline__ void mma_all(Acc (&acc)[4][4], FragA (&a)[4], FragB<C
         for (int j = 0; j < 4; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
 }
 // the BK-deep slice at (as, bs): BK / 16 steps, fragments double-buffered across steps when DB
-template <bool COLB, bool DB>
+template <bool COLB, bool SH, bool DB = false>
 __device__ __forceinline__ void slice_mma(Acc (&acc)[4][4], const __nv_bfloat16 *as, const __nv_bfloat16 *bs, int wm, int wn) {
     if (DB) {
         FragA a[2][4];
         FragB<COLB> b[2][4];
-        load_frags<COLB>(a[0], b[0], as, bs, wm, wn, 0);
+        load_frags<COLB, SH>(a[0], b[0], as, bs, wm, wn, 0);
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) {
-            if (kk + 1 < BK / 16) load_frags<COLB>(a[(kk + 1) & 1], b[(kk + 1) & 1], as, bs, wm, wn, (kk + 1) * 16);
+            if (kk + 1 < BK / 16) load_frags<COLB, SH>(a[(kk + 1) & 1], b[(kk + 1) & 1], as, bs, wm, wn, (kk + 1) * 16);
             mma_all<COLB>(acc, a[kk & 1], b[kk & 1]);
         }
     } else {
@@ -62,14 +69,14 @@ __device__ __forceinline__ void slice_mma(Acc (&acc)[4][4], const __nv_bfloat16 
         for (int kk = 0; kk < BK; kk += 16) {
             FragA a[4];
             FragB<COLB> b[4];
-            load_frags<COLB>(a, b, as, bs, wm, wn, kk);
+            load_frags<COLB, SH>(a, b, as, bs, wm, wn, kk);
             mma_all<COLB>(acc, a, b);
         }
     }
 }
 
 // Bsrc is B (K x N row-major) or, COLB, Bt (N x K row-major)
-template <bool COLB, bool DB>
+template <bool COLB, bool SH>
 __global__ void __launch_bounds__(THREADS, 2) pipe_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *Bsrc, float *C, int M, int N, int K) {
     constexpr int STAGES = 4, AV = BM * BK / 8 / THREADS, BV = BK * BN / 8 / THREADS;
     extern __shared__ __align__(128) unsigned char smem[];
@@ -111,7 +118,7 @@ __global__ void __launch_bounds__(THREADS, 2) pipe_kernel(const __nv_bfloat16 *A
         const int next = s + STAGES - 1;
         if (next < steps) copy_slice(next % STAGES, next * BK);
         __pipeline_commit();
-        slice_mma<COLB, DB>(acc, As + (s % STAGES) * A_ELEMS, Bs + (s % STAGES) * b_elems<COLB>(), wm, wn);
+        slice_mma<COLB, SH>(acc, As + (s % STAGES) * A_ELEMS, Bs + (s % STAGES) * b_elems<COLB>(), wm, wn);
     }
     __pipeline_wait_prior(0);
 #pragma unroll
@@ -123,7 +130,7 @@ __global__ void __launch_bounds__(THREADS, 2) pipe_kernel(const __nv_bfloat16 *A
 
 // Register staging into two buffers (17.2's scheme); COLB: B itself is read and transposed on its
 // way into shared memory (each lane one k row: the 2-byte stores of a warp fill 32 consecutive k).
-template <bool COLB, bool DB>
+template <bool COLB, bool SH>
 __global__ void __launch_bounds__(THREADS, 2) reg_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
     constexpr int AV = BM * BK / 8 / THREADS, BV = BK * BN / 8 / THREADS; // 4, 4
     __shared__ __align__(128) __nv_bfloat16 As[2][A_ELEMS];
@@ -179,7 +186,7 @@ __global__ void __launch_bounds__(THREADS, 2) reg_kernel(const __nv_bfloat16 *A,
     for (int s = 0; s < steps; s++) {
         const int cur = s & 1;
         if (s + 1 < steps) fetch((s + 1) * BK);
-        slice_mma<COLB, DB>(acc, As[cur], Bs[cur], wm, wn);
+        slice_mma<COLB, SH>(acc, As[cur], Bs[cur], wm, wn);
         if (s + 1 < steps) stage(cur ^ 1);
         __syncthreads();
     }
@@ -188,6 +195,63 @@ __global__ void __launch_bounds__(THREADS, 2) reg_kernel(const __nv_bfloat16 *A,
 #pragma unroll
         for (int j = 0; j < 4; j++)
             wmma::store_matrix_sync(C + (size_t)(m0 + wm * WM + i * 16) * N + n0 + wn * WN + j * 16, acc[i][j], N, wmma::mem_row_major);
+}
+
+// 17.2's reference shape: 8 warps of 64 x 32, register staging into two buffers; SH: wmma_load_shared
+template <bool SH>
+__global__ void __launch_bounds__(256) k172_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
+    constexpr int T = 256, WN2 = 32, LDB = BN + SKEW;
+    __shared__ __align__(32) __nv_bfloat16 As[2][BM][LDA];
+    __shared__ __align__(32) __nv_bfloat16 Bs[2][BK][LDB];
+    const int tid = threadIdx.x, warp = tid / 32, wm = warp / (BN / WN2), wn = warp % (BN / WN2);
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    Acc acc[4][2];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+    uint4 ra[2], rb[2];
+    auto fetch = [&](int k0) {
+        for (int i = 0; i < 2; i++) {
+            int v = tid + i * T;
+            int r = v / (BK / 8), c = v % (BK / 8) * 8;
+            ra[i] = *(const uint4 *)(A + (size_t)(m0 + r) * K + k0 + c);
+            r = v / (BN / 8), c = v % (BN / 8) * 8;
+            rb[i] = *(const uint4 *)(B + (size_t)(k0 + r) * N + n0 + c);
+        }
+    };
+    auto stage = [&](int buf) {
+        for (int i = 0; i < 2; i++) {
+            int v = tid + i * T;
+            *(uint4 *)&As[buf][v / (BK / 8)][v % (BK / 8) * 8] = ra[i];
+            *(uint4 *)&Bs[buf][v / (BN / 8)][v % (BN / 8) * 8] = rb[i];
+        }
+    };
+    const int steps = K / BK;
+    fetch(0);
+    stage(0);
+    __syncthreads();
+    for (int s = 0; s < steps; s++) {
+        const int cur = s & 1;
+        if (s + 1 < steps) fetch((s + 1) * BK);
+        for (int kk = 0; kk < BK; kk += 16) {
+            FragA a[4];
+            FragB<false> b[2];
+            for (int i = 0; i < 4; i++) {
+                if (SH) wmma_load_shared(a[i], &As[cur][wm * 64 + i * 16][kk], LDA);
+                else wmma::load_matrix_sync(a[i], &As[cur][wm * 64 + i * 16][kk], LDA);
+            }
+            for (int j = 0; j < 2; j++) {
+                if (SH) wmma_load_shared(b[j], &Bs[cur][kk][wn * WN2 + j * 16], LDB);
+                else wmma::load_matrix_sync(b[j], &Bs[cur][kk][wn * WN2 + j * 16], LDB);
+            }
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
+        if (s + 1 < steps) stage(cur ^ 1);
+        __syncthreads();
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::store_matrix_sync(C + (size_t)(m0 + wm * 64 + i * 16) * N + n0 + wn * WN2 + j * 16, acc[i][j], N, wmma::mem_row_major);
 }
 
 // Bt = B^T through a 32 x 32 shared tile (lesson 07)
@@ -218,16 +282,20 @@ static void run_cublas(float *c) {
     cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB, CUDA_R_16BF, N, dA, CUDA_R_16BF, K, &zero, c,
                  CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
-template <bool COLB, bool DB> static void run_pipe(float *c) {
+template <bool COLB, bool SH> static void run_pipe(float *c) {
     const int smem = 4 * (A_ELEMS + b_elems<COLB>()) * 2;
     static bool set = false;
-    if (!set) { CK(cudaFuncSetAttribute(pipe_kernel<COLB, DB>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)); set = true; }
+    if (!set) { CK(cudaFuncSetAttribute(pipe_kernel<COLB, SH>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)); set = true; }
     if (COLB) transpose_kernel<<<dim3(N / 32, K / 32), dim3(32, 8)>>>(dB, dBt, K, N);
-    pipe_kernel<COLB, DB><<<dim3(N / BN, M / BM), THREADS, smem>>>(dA, COLB ? dBt : dB, c, M, N, K);
+    pipe_kernel<COLB, SH><<<dim3(N / BN, M / BM), THREADS, smem>>>(dA, COLB ? dBt : dB, c, M, N, K);
 }
-template <bool COLB, bool DB> static void run_reg(float *c) {
-    reg_kernel<COLB, DB><<<dim3(N / BN, M / BM), THREADS>>>(dA, dB, c, M, N, K);
+template <bool COLB, bool SH> static void run_reg(float *c) {
+    reg_kernel<COLB, SH><<<dim3(N / BN, M / BM), THREADS>>>(dA, dB, c, M, N, K);
 }
+template <bool SH> static void run_172(float *c) {
+    k172_kernel<SH><<<dim3(N / BN, M / BM), 256>>>(dA, dB, c, M, N, K);
+}
+
 static float time_ms(void (*f)(float *), float *c) {
     cudaEvent_t a, b;
     cudaEventCreate(&a); cudaEventCreate(&b);
@@ -263,14 +331,14 @@ int main(int argc, char **argv) {
     float tc = time_ms(run_cublas, dRef);
     printf("%d^3 bf16: cuBLAS %.3f ms, %.1f TFLOP/s\n", M, tc, flop / tc / 1e9);
     struct { const char *name; void (*f)(float *); } v[] = {
-        {"reg  rowB      (17.2's staging, 4 warps of 64x64)", run_reg<false, false>},
-        {"reg  rowB db", run_reg<false, true>},
-        {"reg  colB      (B transposed on its way into shared)", run_reg<true, false>},
-        {"reg  colB db", run_reg<true, true>},
-        {"pipe rowB      (step 2)", run_pipe<false, false>},
-        {"pipe rowB db", run_pipe<false, true>},
-        {"pipe colB      (transpose kernel + pipe, both timed)", run_pipe<true, false>},
-        {"pipe colB db", run_pipe<true, true>},
+        {"17.2 (8 warps of 64x32, reg)  load_matrix_sync", run_172<false>},
+        {"17.2 (8 warps of 64x32, reg)  wmma_load_shared", run_172<true>},
+        {"reg  rowB (4 warps of 64x64)  load_matrix_sync", run_reg<false, false>},
+        {"reg  rowB                     wmma_load_shared", run_reg<false, true>},
+        {"reg  colB (B transposed into shared)", run_reg<true, false>},
+        {"pipe rowB (step 2, 4 stages)  load_matrix_sync", run_pipe<false, false>},
+        {"pipe rowB                     wmma_load_shared", run_pipe<false, true>},
+        {"pipe colB (transpose kernel + pipe, both timed)", run_pipe<true, false>},
     };
     for (auto &x : v) {
         CK(cudaMemset(dC, 0xff, (size_t)M * N * 4));
