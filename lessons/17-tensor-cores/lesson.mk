@@ -16,7 +16,7 @@ LIBS_17-tensor-cores_gpu := -lcublas
 # The reference's benchmark also times the steps beyond 17.2 (solutions/17-tensor-cores/steps/):
 # bench.c finds them through a weak symbol, so the student's benchmark, built without them, leaves
 # those rows out.
-$(B)/solution/17-tensor-cores/wmma_steps.o: solutions/17-tensor-cores/steps/wmma_steps.cu solutions/17-tensor-cores/steps/mma_layout.h solutions/17-tensor-cores/steps/mma_ptx.h lessons/17-tensor-cores/tensor_cores.h $(CC_DEPS)
+$(B)/solution/17-tensor-cores/wmma_steps.o: solutions/17-tensor-cores/steps/wmma_steps.cu solutions/17-tensor-cores/steps/mma_layout.h solutions/17-tensor-cores/steps/mma_ptx.h lessons/17-tensor-cores/tensor_cores.h lessons/17-tensor-cores/wmma_shared.cuh $(CC_DEPS)
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$<)
 	$(Q)$(CUDACC) $(CU_DEPFLAGS) -Ilessons/17-tensor-cores $(INCLUDES) -c $< -o $@

@@ -59,7 +59,10 @@ extern "C" cudaError_t wmma_tiles_gpu(const tc_half *d_a, const tc_half *d_b, fl
 // (BK = 32) in shared memory, in two buffers: while the warps multiply from one, the next slices
 // travel from global memory into registers, and land in the other buffer afterwards. The fragments
 // come from shared memory through wmma_load_shared (wmma_shared.cuh): load_matrix_sync compiles
-// bf16 fragments to generic loads, which leave this kernel at about a third of its speed.
+// bf16 fragments to generic loads (on an H200 this kernel then reaches 0.22 x cuBLAS, 0.37 with
+// wmma_load_shared). __launch_bounds__(256, 2) holds a thread to 128 registers, so that two blocks
+// (16 warps) share a multiprocessor: while one block's warps wait, the other's multiply (README.md,
+// "A register budget", has what other budgets measured).
 #define BM 128
 #define BN 128
 #define BK 32
@@ -68,7 +71,7 @@ extern "C" cudaError_t wmma_tiles_gpu(const tc_half *d_a, const tc_half *d_b, fl
 #define SKEW 8 // 8 more elements per shared row: rows 16 bytes apart in the banks, still 32-byte aligned tiles
 #define GEMM_THREADS 256
 
-__global__ void __launch_bounds__(GEMM_THREADS) wmma_gemm_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
+__global__ void __launch_bounds__(GEMM_THREADS, 2) wmma_gemm_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
     __shared__ __align__(32) __nv_bfloat16 As[2][BM][BK + SKEW];
     __shared__ __align__(32) __nv_bfloat16 Bs[2][BK][BN + SKEW];
     const int tid = threadIdx.x, warp = tid / 32;
@@ -82,14 +85,17 @@ __global__ void __launch_bounds__(GEMM_THREADS) wmma_gemm_kernel(const __nv_bflo
     // Staging: each slice is 4096 elements, 512 vectors of 8 (16 bytes); each thread moves 2 of
     // each. K and N are multiples of 16, so a vector lies wholly inside the matrix or wholly outside
     // (then it is zeros: the multiply-adds must not read garbage).
+    // Only blocks at the edges of C (and every block when K is not a multiple of BK) test each
+    // vector; the others, all of them at 4096^3, load without tests.
+    const bool edge = m0 + BM > M || n0 + BN > N || K % BK != 0;
     uint4 ra[2], rb[2];
     auto fetch = [&](int k0) {
         for (int i = 0; i < 2; i++) {
             int v = tid + i * GEMM_THREADS;
             int r = v / (BK / 8), c = v % (BK / 8) * 8; // A: 4 vectors per row of the slice
-            ra[i] = m0 + r < M && k0 + c < K ? *(const uint4 *)(A + (size_t)(m0 + r) * K + k0 + c) : make_uint4(0, 0, 0, 0);
+            ra[i] = !edge || (m0 + r < M && k0 + c < K) ? *(const uint4 *)(A + (size_t)(m0 + r) * K + k0 + c) : make_uint4(0, 0, 0, 0);
             r = v / (BN / 8), c = v % (BN / 8) * 8; // B: 16 vectors per row
-            rb[i] = k0 + r < K && n0 + c < N ? *(const uint4 *)(B + (size_t)(k0 + r) * N + n0 + c) : make_uint4(0, 0, 0, 0);
+            rb[i] = !edge || (k0 + r < K && n0 + c < N) ? *(const uint4 *)(B + (size_t)(k0 + r) * N + n0 + c) : make_uint4(0, 0, 0, 0);
         }
     };
     auto stage = [&](int buf) {

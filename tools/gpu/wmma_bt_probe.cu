@@ -197,9 +197,11 @@ __global__ void __launch_bounds__(THREADS, 2) reg_kernel(const __nv_bfloat16 *A,
             wmma::store_matrix_sync(C + (size_t)(m0 + wm * WM + i * 16) * N + n0 + wn * WN + j * 16, acc[i][j], N, wmma::mem_row_major);
 }
 
-// 17.2's reference shape: 8 warps of 64 x 32, register staging into two buffers; SH: wmma_load_shared
-template <bool SH>
-__global__ void __launch_bounds__(256) k172_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
+// 17.2's reference shape: 8 warps of 64 x 32, register staging into two buffers; SH: wmma_load_shared;
+// MINB: __launch_bounds__'s blocks per multiprocessor; CHK: the reference's bounds checks on every
+// fetch (0: none, 1: every vector, 2: only in blocks at the matrix's edges)
+template <bool SH, int MINB = 1, int CHK = 0>
+__global__ void __launch_bounds__(256, MINB) k172_kernel(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, int M, int N, int K) {
     constexpr int T = 256, WN2 = 32, LDB = BN + SKEW;
     __shared__ __align__(32) __nv_bfloat16 As[2][BM][LDA];
     __shared__ __align__(32) __nv_bfloat16 Bs[2][BK][LDB];
@@ -209,13 +211,14 @@ __global__ void __launch_bounds__(256) k172_kernel(const __nv_bfloat16 *A, const
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
     uint4 ra[2], rb[2];
+    const bool edge = CHK == 1 || (CHK == 2 && (m0 + BM > M || n0 + BN > N || K % BK));
     auto fetch = [&](int k0) {
         for (int i = 0; i < 2; i++) {
             int v = tid + i * T;
             int r = v / (BK / 8), c = v % (BK / 8) * 8;
-            ra[i] = *(const uint4 *)(A + (size_t)(m0 + r) * K + k0 + c);
+            ra[i] = !edge || (m0 + r < M && k0 + c < K) ? *(const uint4 *)(A + (size_t)(m0 + r) * K + k0 + c) : make_uint4(0, 0, 0, 0);
             r = v / (BN / 8), c = v % (BN / 8) * 8;
-            rb[i] = *(const uint4 *)(B + (size_t)(k0 + r) * N + n0 + c);
+            rb[i] = !edge || (k0 + r < K && n0 + c < N) ? *(const uint4 *)(B + (size_t)(k0 + r) * N + n0 + c) : make_uint4(0, 0, 0, 0);
         }
     };
     auto stage = [&](int buf) {
@@ -292,8 +295,8 @@ template <bool COLB, bool SH> static void run_pipe(float *c) {
 template <bool COLB, bool SH> static void run_reg(float *c) {
     reg_kernel<COLB, SH><<<dim3(N / BN, M / BM), THREADS>>>(dA, dB, c, M, N, K);
 }
-template <bool SH> static void run_172(float *c) {
-    k172_kernel<SH><<<dim3(N / BN, M / BM), 256>>>(dA, dB, c, M, N, K);
+template <bool SH, int MINB = 1, int CHK = 0> static void run_172(float *c) {
+    k172_kernel<SH, MINB, CHK><<<dim3(N / BN, M / BM), 256>>>(dA, dB, c, M, N, K);
 }
 
 static float time_ms(void (*f)(float *), float *c) {
@@ -333,6 +336,11 @@ int main(int argc, char **argv) {
     struct { const char *name; void (*f)(float *); } v[] = {
         {"17.2 (8 warps of 64x32, reg)  load_matrix_sync", run_172<false>},
         {"17.2 (8 warps of 64x32, reg)  wmma_load_shared", run_172<true>},
+        {"17.2 + bounds checks (the reference)", run_172<true, 1, 1>},
+        {"17.2 + bounds checks, 2 blocks/SM", run_172<true, 2, 1>},
+        {"17.2, 2 blocks/SM", run_172<true, 2, 0>},
+        {"17.2 + checks at edge blocks only, 2 blocks/SM", run_172<true, 2, 2>},
+        {"17.2 + checks at edge blocks only, 1 block/SM", run_172<true, 1, 2>},
         {"reg  rowB (4 warps of 64x64)  load_matrix_sync", run_reg<false, false>},
         {"reg  rowB                     wmma_load_shared", run_reg<false, true>},
         {"reg  colB (B transposed into shared)", run_reg<true, false>},

@@ -31,16 +31,20 @@
  *   2's (step 6), BK = 64 (7), 8 warps of 64 x 32 at 2 blocks per SM (8), 128 x 256 and 256 x 128
  *   (9, 10).
  *
- * Why steps 1-5 stop short (nvcc 13.0, sm_90 SASS): every load_matrix_sync of a 16 x 16 bf16
+ * The fragment loads (nvcc 13.0, sm_90 SASS): every wmma::load_matrix_sync of a 16 x 16 bf16
  * fragment is four 32-bit generic loads (LD.E, not LDS), even from a statically sized __shared__
  * array indexed inside the call (the builtin behind it takes a generic pointer), and a row_major
  * fragment of B costs MOVM transposes as well, so a warp issues as many load instructions as HMMAs.
- * A col_major B fragment (B^T, k contiguous, in shared memory) needs no MOVM but still four LD.E.
- * Steps 6-10 compile to 1 LDSM per 4 HMMAs (step 6, per 16-deep step of a warp: 8 LDSM, 32 HMMA,
- * no LD, MOVM or PRMT); the going-further kernels (mma_sync_gemm.cu) do the same through mma.sync.
+ * Since 2026-12-04 17.2 and steps 1-5 load through wmma_load_shared (lessons/17-tensor-cores/
+ * wmma_shared.cuh: the same wmma.load with the .shared state space spelled out), which compiles to
+ * one LDSM per fragment (LDSM.16.MT88 for a row-major B: no MOVM). Steps 6-10 go further: one LDSM
+ * per fragment too, but from a swizzled layout and the next step's fragments loaded early; the
+ * going-further kernels (mma_sync_gemm.cu) do the same through mma.sync.
  *
- * What the H200 showed (2026-12-03, docs/results/steps-h200.md): the reference 0.22 x cuBLAS bf16,
- * step 1 0.27-0.28, step 2 0.32-0.34. The rest of the way to cuBLAS is Hopper's own instructions:
+ * What the H200 showed (docs/results/steps-h200.md): with load_matrix_sync (2026-12-03) the
+ * reference 0.22 x cuBLAS bf16, step 1 0.27-0.28, step 2 0.32-0.34; with wmma_load_shared
+ * (tools/gpu/wmma_bt_probe.cu, 2026-12-04) the reference's shape 0.36-0.37 with two blocks per
+ * multiprocessor, step 2's 0.44-0.45. The rest of the way to cuBLAS is Hopper's own instructions:
  * cuBLAS uses wgmma (warpgroup matrix multiply-accumulate, fed straight from shared memory by the
  * tensor memory accelerator), which WMMA cannot reach; WMMA compiles to the older mma.sync.
  */
@@ -51,6 +55,7 @@
 
 #include "backend.h"
 #include "tensor_cores.h"
+#include "wmma_shared.cuh"
 
 #if !ON_SIM
 #include <cuda_bf16.h>
@@ -79,9 +84,9 @@ __device__ __forceinline__ void warp_step(const __nv_bfloat16 *as, const __nv_bf
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[4];
     wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[4];
 #pragma unroll
-    for (int i = 0; i < 4; i++) wmma::load_matrix_sync(a[i], as + (wm * S_WM + i * 16) * (S_BK + S_SKEW) + kk, S_BK + S_SKEW);
+    for (int i = 0; i < 4; i++) wmma_load_shared(a[i], as + (wm * S_WM + i * 16) * (S_BK + S_SKEW) + kk, S_BK + S_SKEW);
 #pragma unroll
-    for (int j = 0; j < 4; j++) wmma::load_matrix_sync(b[j], bs + kk * (S_BN + S_SKEW) + wn * S_WN + j * 16, S_BN + S_SKEW);
+    for (int j = 0; j < 4; j++) wmma_load_shared(b[j], bs + kk * (S_BN + S_SKEW) + wn * S_WN + j * 16, S_BN + S_SKEW);
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -198,9 +203,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
             wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a[FI];
             wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b[FJ];
 #pragma unroll
-            for (int i = 0; i < FI; i++) wmma::load_matrix_sync(a[i], as + (wm * WM + i * 16) * LDA + kk, LDA);
+            for (int i = 0; i < FI; i++) wmma_load_shared(a[i], as + (wm * WM + i * 16) * LDA + kk, LDA);
 #pragma unroll
-            for (int j = 0; j < FJ; j++) wmma::load_matrix_sync(b[j], bs + kk * LDB + wn * WN + j * 16, LDB);
+            for (int j = 0; j < FJ; j++) wmma_load_shared(b[j], bs + kk * LDB + wn * WN + j * 16, LDB);
 #pragma unroll
             for (int i = 0; i < FI; i++)
 #pragma unroll
