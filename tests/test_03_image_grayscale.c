@@ -16,6 +16,7 @@
 #include "free_all.h"
 #include "grade.h"
 #include "grayscale.h"
+#include "judge.h" /* judge_set_crash_hint */
 
 static const GradeExercise kExercises[] = {
     {"03.1", 4, "grayscale_kernel + grayscale_gpu: 2D grid and blocks, row-major pixels, edge guard", 0, "grayscale_kernel"},
