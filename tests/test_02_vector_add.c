@@ -13,6 +13,12 @@
 #include "judge.h"
 #include "vector_add.h"
 
+/* calls/02-vector-add.c (judge side): on the simulator, which copy of the last vector_add_host call
+   came on the wrong side of its kernel (the bits below); 0 when none did, and on a GPU. */
+unsigned long long l02_copy_order(void);
+#define L02_COPY_IN_AFTER_KERNEL 1u
+#define L02_COPY_BACK_BEFORE_KERNEL 2u
+
 static const GradeExercise kExercises[] = {
     {"02.1", 3, "vector_add_kernel + vector_add_gpu: global index, bounds guard, grid rounded up", 0, "vector_add_kernel"},
     {"02.2", 2, "vector_add_host: cudaMalloc, cudaMemcpy both ways, cudaFree", 0, "vector_add_kernel", 1},
@@ -165,10 +171,24 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
         grade_use_schedule(s);
         grade_poison_floats(got, n);
         GRADE_EXPECT_CUDA_OK(vector_add_host(a, b, got, n), "vector_add_host");
-        unsigned long long back = judge_copied_to_host();
+        unsigned long long back = judge_copied_to_host(), order = l02_copy_order();
         GradeCompare cmp = {.what = "vector_add_host", .n = n, .block = 256, .schedule = s};
         int differs = 0;
         for (size_t i = 0; i < n && !differs; i++) differs = got[i] != want[i];
+        /* A copy on the wrong side of the launch (trial 8, a121: d_b copied after the kernel): the
+           kernel ran, on an input not there yet, and its NaN sums look like a kernel that never wrote
+           anything. The order of the calls says which. */
+        ck_assert_msg(!differs || !(order & L02_COPY_IN_AFTER_KERNEL),
+                      "vector_add_host (n = %zu): wrong, and during the call a copy to the device came after the kernel was launched: "
+                      "the kernel added an input that was not on the device yet (fresh device memory: NaN on the simulator)\n"
+                      "  likely mistake: copy both inputs to the device (cudaMemcpy(d_a, h_a, ...) and cudaMemcpy(d_b, h_b, ..., "
+                      "cudaMemcpyHostToDevice)) before launching the kernel; the launch reads them at once",
+                      n);
+        ck_assert_msg(!differs || !(order & L02_COPY_BACK_BEFORE_KERNEL),
+                      "vector_add_host (n = %zu): wrong, and during the call the result was copied to the host before the kernel was "
+                      "launched, never after it: h_c holds d_c as it was before the kernel wrote it\n"
+                      "  likely mistake: copy the result back (cudaMemcpy(h_c, d_c, ..., cudaMemcpyDeviceToHost)) after the launch",
+                      n);
         ck_assert_msg(!differs || !inputs_copied_in_elements(),
                       "vector_add_host (n = %zu): wrong; and with n = %d the first %d elements (n bytes of floats) came out right and "
                       "every later one wrong%s\n  likely mistake: a copy of an input to the device moved n bytes, not n floats: "
@@ -259,6 +279,23 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                              "tail does again (and whose other floats lie past the end of the arrays). It must stop before it, q < n / 4 "
                              "(not q <= n / 4, nor q < (n + 3) / 4)",
                              name, n, (unsigned long long)grade_seed(), n % 4, 4 * quads);
+            /* every element done once by each of the 3 blocks (trial 8, a009: the loop starts at threadIdx.x, with
+               the right stride): each block walks the same elements. In 02.4 the float4 loop alone may do so
+               (the whole float4s), or the tail too. */
+            int f4 = launch == vector_add_float4_gpu;
+            size_t whole = f4 && quads ? 4 * quads : n, by_every_block = 0;
+            for (size_t j = 0; j < whole; j++) {
+                float x = (p.h_got[j] - p.h_want[j]) / p.h_b[j];
+                by_every_block += (x > 1.5f && x < 2.5f) || (p.h_b[j] > -1e-3f && p.h_b[j] < 1e-3f); /* (a tiny b tells nothing) */
+            }
+            if (by_every_block == whole)
+                ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: every "
+                             "element%s got b added 3 times, once by each of the grid's 3 blocks\n  likely mistake: the %s at "
+                             "threadIdx.x alone, so every block walks the same elements: %s the thread's global index, "
+                             "blockIdx.x * blockDim.x + threadIdx.x, and step by the whole grid, gridDim.x * blockDim.x",
+                             name, n, (unsigned long long)grade_seed(), whole < n ? " of the whole float4s" : "",
+                             f4 ? "loops start (a float4 index, and 4 * (n / 4) + it for the one-by-one tail)" : "loop starts",
+                             f4 ? "they must start from" : "it must start at");
             if (launch == vector_add_float4_gpu && quads && twice == 3 * quads && !others)
                 ck_abort_msg("%s in place (d_c == d_a, so c[i] = c[i] + b[i]), n = %zu, grid 3 x block 256, GRADE_SEED=%llu: elements %zu "
                              "to %zu got b added twice, every other element once\n  likely mistake: the one-by-one tail starts at "

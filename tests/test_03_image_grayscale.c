@@ -16,6 +16,7 @@
 #include "free_all.h"
 #include "grade.h"
 #include "grayscale.h"
+#include "judge.h" /* judge_set_crash_hint */
 
 static const GradeExercise kExercises[] = {
     {"03.1", 4, "grayscale_kernel + grayscale_gpu: 2D grid and blocks, row-major pixels, edge guard", 0, "grayscale_kernel"},
@@ -519,6 +520,21 @@ static int packed_by_word_shift(const Image *im) {
     return 1;
 }
 
+/* Set while the image's (n + 15) / 16 threads fill whole blocks: the leftovers' thread is the grid's last. */
+static int g_wide_exact_grid;
+
+/* 03.3 with the pixel's byte in its chunk at 3 * p whatever the channels (trial 8, a018: j = p * 3):
+   on RGBA, every full chunk's 16 grays come from bytes 3p, 3p + 1, 3p + 2 of the chunk's 64 (the
+   leftovers, done one at a time elsewhere, may be right or wrong). */
+static int wide_read_rgb_stride(const Image *im) {
+    size_t full = im->n / 16 * 16;
+    for (size_t i = 0; i < full; i++) {
+        const unsigned char *p = im->h_in + (i / 16) * 16 * (size_t)im->ch + (i % 16) * 3;
+        if (im->h_got[i] != gray_int(p[0], p[1], p[2])) return 0;
+    }
+    return 1;
+}
+
 static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t cap) {
     if (packed_by_word_shift(im)) {
         snprintf(buf, cap,
@@ -533,9 +549,22 @@ static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t 
             if (first == im->n) first = i;
             unwritten++;
         }
-    if (!unwritten) return gray_value_hint(im);
     size_t tail = im->n % 16, full = im->n - tail;
-    if (first == full && unwritten == tail)
+    if (!unwritten && im->ch == 4 && full && wide_read_rgb_stride(im)) {
+        snprintf(buf, cap,
+                 "in every chunk of 16 pixels, pixel p was read at byte 3 * p of the chunk: RGBA pixels are 4 bytes apart, so "
+                 "pixel p of the chunk starts at byte p * C (C, the template's channel count), j = p * C, not p * 3");
+        return buf;
+    }
+    if (!unwritten) return gray_value_hint(im);
+    if (first == full && unwritten == tail && g_wide_exact_grid)
+        snprintf(buf, cap,
+                 "the last n %% 16 = %zu pixels were never written on an image whose (n + 15) / 16 = %zu threads fill whole blocks of "
+                 "%u, where every other size passed: the leftovers' thread is t == n / 16, the grid's very last thread here. Another "
+                 "thread (t == n / 16 + 1, say) exists only when the grid has spare threads: test t == n / 16 (chunks), the first "
+                 "thread without a full chunk",
+                 tail, (im->n + 15) / 16, block);
+    else if (first == full && unwritten == tail)
         snprintf(buf, cap,
                  "the last n %% 16 = %zu pixels were never written: the thread t == n / 16 (the first without a full chunk) must convert "
                  "them one at a time, and the grid needs that thread too: (n + 15) / 16 threads",
@@ -593,6 +622,17 @@ START_TEST(test_wide_grayscale_matches_cpu_on_an_hd_frame) {
 }
 END_TEST
 
+START_TEST(test_wide_grayscale_leftovers_done_by_the_grids_last_thread) {
+    /* 73 x 56 = 4088 pixels: 255 full chunks and 8 leftovers, (n + 15) / 16 = 256 threads, whole blocks
+       of 32 and of 256. The leftovers' thread, t == n / 16, is the grid's last one; the other sizes leave
+       spare threads, where a tail done by t == n / 16 + 1 also passes (trial 8, a021). */
+    g_wide_exact_grid = 1;
+    check_wide(73, 56, 3, kBlocks1D, N_BLOCKS_1D, 1);
+    check_wide(73, 56, 4, kBlocks1D, N_BLOCKS_1D, 1);
+    g_wide_exact_grid = 0;
+}
+END_TEST
+
 START_TEST(test_wide_grayscale_accepts_an_empty_image) {
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 0, 5, 3, 256), "grayscale_wide_gpu with width 0");
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 5, 0, 4, 256), "grayscale_wide_gpu with height 0");
@@ -609,6 +649,7 @@ static Suite *build_suite(void) {
         {"03.2", test_rotate90_gpu_accepts_an_empty_image, 1},
         {"03.3", test_wide_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size, N_SIZES},
         {"03.3", test_wide_grayscale_matches_cpu_on_an_hd_frame, 1},
+        {"03.3", test_wide_grayscale_leftovers_done_by_the_grids_last_thread, 1},
         {"03.3", test_wide_grayscale_accepts_an_empty_image, 1},
     };
     return grade_suite("03-image-grayscale", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));

@@ -255,6 +255,35 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
                         "sums, or it accumulated straight into C (C[...] += ...), which starts as garbage: sum into a local float and store "
                         "it once";
 
+    /* C stored with rows of the wrong length (trial 8, a025: C[row * M + col]): every element written
+       holds the right sum of some (row, col) with row * L + col at its place (threads may share one),
+       and the places no (row, col) reaches stay unwritten. */
+    const int lengths[2] = {M, K};
+    const char *length_name[2] = {"M", "K"};
+    for (int l = 0; l < 2 && !cublas && N > 1 && M > 1; l++) {
+        int L = lengths[l];
+        if (L == N || (l == 1 && K == M) || (size_t)(M - 1) * L + N > nc) continue;
+        int fits = 1;
+        for (size_t i = 0; i < nc && fits; i++) {
+            int reached = 0, same = 0;
+            for (int r = 0; r < M; r++) {
+                long c = (long)i - (long)r * L;
+                if (c < 0 || c >= N) continue;
+                reached = 1;
+                same |= close_to(p, p->h_got[i], p->h_want[(size_t)r * N + (size_t)c]);
+            }
+            fits = reached ? same : is_unwritten(p->h_got[i]);
+        }
+        if (fits) {
+            snprintf(msg, sizeof msg,
+                     "the store uses the wrong row length: C[row * %s + col] puts C's rows %d elements apart, but C is M x N, so "
+                     "row-major element (row, col) is C[row * N + col] (N = %d, the columns of C); with another row length threads "
+                     "overwrite each other's elements and leave others unwritten",
+                     length_name[l], L, N);
+            return msg;
+        }
+    }
+
     int R, C;
     if (written_corner(p, &R, &C)) {
         if (cublas) {

@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "matmul_tiled.h"
 
 static const GradeExercise kExercises[] = {
@@ -60,18 +61,21 @@ typedef struct {
     MatmulFn fn;
     unsigned block_x, block_y; /* threads per block, when the design is fixed (0: the student chooses) */
     const char *indexing_hint;
+    const char *kernel; /* the kernel's name in matmul_tiled.cu, for the source check of its barriers */
 } Subject;
 
 static const Subject kTiled = {
     "matmul_tiled_gpu", matmul_tiled_gpu, MATMUL_TILE, MATMUL_TILE,
     "check the tile indexing. Thread (ty, tx) stores A(row, t + tx) into As[ty][tx] and B(t + ty, col) into Bs[ty][tx], that is "
     "A[row * K + t + tx] and B[(t + ty) * N + col] (the A tile moves along a row of A, the B tile down a column of B), and then sums "
-    "As[ty][k] * Bs[k][tx] over k; row comes from the y indices, col from the x indices"};
+    "As[ty][k] * Bs[k][tx] over k; row comes from the y indices, col from the x indices",
+    "matmul_tiled_kernel"};
 static const Subject kRegisterTiled = {
     "matmul_register_tiled_gpu", matmul_register_tiled_gpu, 0, 0,
     "check the indexing of the slices and of each thread's tile: slice element (m, k) of A is A[(row0 + m) * K + t + k], slice element "
     "(k, n) of B is B[(t + k) * N + col0 + n], and acc[i][j] must be stored to the row of C whose A values it used (its i) and the "
-    "column whose B values it used (its j)"};
+    "column whose B values it used (its j)",
+    "matmul_register_tiled_kernel"};
 
 /** One product: host inputs, the CPU's answer, device buffers. */
 typedef struct {
@@ -192,6 +196,43 @@ static int rows_shifted_by(const float *out, const Problem *p) {
     return 0;
 }
 
+/* Which barrier of the tile loop the kernel's source lacks (trial 8, a034): 1 the first (after the
+   tiles are stored), 2 the second (after the multiply-adds), 3 both (no __syncthreads() at all), 0
+   when it cannot tell (no source, two or more barriers, no __shared__ array found). With one barrier
+   left, it is the first when a __shared__ array is used after it (the multiply-adds read the tiles),
+   the second when none is (only the store of C follows). */
+static int ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static const char *find_word(const char *text, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if ((p == text || !ident(p[-1])) && !ident(p[n])) return p;
+    return NULL;
+}
+static int missing_barrier_in_source(const char *kernel) {
+    static char body[65536];
+    if (!kernel || grade_source_function("matmul_tiled.cu", kernel, body, sizeof body) != 1) return 0;
+    const char *barrier = find_word(body, "__syncthreads");
+    if (!barrier) return 3;
+    if (find_word(barrier + 1, "__syncthreads")) return 0;
+    int arrays = 0, used_after = 0;
+    for (const char *p = find_word(body, "__shared__"); p; p = find_word(p + 1, "__shared__")) {
+        /* the name before the first `[` of the declaration */
+        const char *semi = strchr(p, ';'), *br = strchr(p, '[');
+        if (!semi || !br || br > semi) continue;
+        const char *e = br;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n')) e--;
+        const char *b = e;
+        while (b > p && ident(b[-1])) b--;
+        if (b == e || e - b >= 64) continue;
+        char name[64];
+        memcpy(name, b, (size_t)(e - b));
+        name[e - b] = '\0';
+        arrays++;
+        used_after |= find_word(barrier, name) != NULL;
+    }
+    return !arrays ? 0 : used_after ? 2 : 1;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
    most specific to the least: unwritten elements, then whether C changes between runs (a race,
@@ -239,10 +280,23 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
     }
     if (order_dependent) {
         const char *which = "";
+        /* A NaN in C says a slot was read before it was written (the first barrier); its absence says
+           nothing: without the first barrier a slot may still hold an older tile (trial 8, a034). The
+           source, when it has one barrier left, says which it is. */
+        int missing = missing_barrier_in_source(s->kernel);
+        if (missing == 3)
+            which = " The kernel has no __syncthreads() at all: both are missing.";
+        else if (missing == 1)
+            which = has_nan && ON_SIM ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
+                            : " The first (after the tiles are stored) is missing: the kernel's only __syncthreads() comes after the "
+                              "multiply-adds, so threads read slots that their owners may not have stored yet.";
+        else if (missing == 2)
+            which = " Most likely the second is missing: the kernel's only __syncthreads() comes before the multiply-adds, so threads "
+                    "that finish early store the next tile over slots that others are still reading.";
 #if ON_SIM
-        which = has_nan ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
-                        : " Most likely the second is missing: no NaN appeared, so every slot was written before it was read, but some were "
-                          "overwritten too early.";
+        else
+            which = has_nan ? " Most likely the first is missing: the NaN in C is the simulator's fill of shared memory, read before its owner wrote it."
+                            : " No NaN appeared, which does not tell which one: check both.";
 #endif
         snprintf(msg, 2048,
                  "the result changes with the order in which threads run (different schedules gave different C for the same inputs), so "

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "reduce.h"
 
@@ -221,6 +222,54 @@ static const char *lost_tail_hint(const SumRun *r, size_t k, char *buf, size_t c
     return buf;
 }
 
+/* 06.2 replayed with the last warp starting from s[tid] alone (trial 8, a043: without s[tid + 32]):
+   each block's sum drops the upper 32 of the 64 values its tree leaves, in every pass. */
+static double shuffle_without_upper_half(const SumRun *r) {
+    size_t B = r->block, pb = 2 * B, m = r->n;
+    double *v = malloc((m ? m : 1) * sizeof(double)), *s = malloc(B * sizeof(double));
+    if (!v || !s) {
+        free(v);
+        free(s);
+        return NAN;
+    }
+    for (size_t e = 0; e < m; e++) v[e] = r->h_in[e];
+    for (;;) {
+        size_t g = m > pb ? (m + pb - 1) / pb : 1;
+        for (size_t b = 0; b < g; b++) {
+            for (size_t t = 0; t < B; t++) {
+                size_t i = b * pb + t;
+                s[t] = (i < m ? v[i] : 0.0) + (i + B < m ? v[i + B] : 0.0);
+            }
+            for (size_t stride = B / 2; stride > 32; stride >>= 1)
+                for (size_t t = 0; t < stride; t++) s[t] += s[t + stride];
+            double sum = 0.0;
+            for (size_t t = 0; t < 32; t++) sum += s[t];
+            v[b] = sum; /* block b read elements from b * pb >= b on: no later block needs v[b] */
+        }
+        if (g == 1) break;
+        m = g;
+    }
+    double got = v[0];
+    free(v);
+    free(s);
+    return got;
+}
+
+/* 06.3 replayed with its grid-stride loop stepping by `stride` threads (trial 8, a113: blockDim.x):
+   float4 q is summed once by every thread of the grid that the loop from its index reaches it. */
+static double fast_with_stride(const SumRun *r, size_t stride) {
+    size_t n4 = r->n / 4, threads = fast_grid(r) * r->block;
+    double sum = 0.0;
+    for (size_t q = 0; q < n4; q++) {
+        /* the threads t <= q, t < threads, t = q (mod stride) */
+        size_t top = q < threads ? q : threads - 1, visits = top >= q % stride ? (top - q % stride) / stride + 1 : 0;
+        const float *f = r->h_in + 4 * q;
+        sum += (double)visits * ((double)f[0] + f[1] + f[2] + f[3]);
+    }
+    for (size_t t = 0; t < r->n % 4 && t < threads; t++) sum += r->h_in[4 * n4 + t];
+    return sum;
+}
+
 /* The diagnosis of a wrong sum, trying the specific mistakes before the general ones (with
    exact inputs a general test, such as "some prefix of the input", can match by chance); may
    format into buf. */
@@ -246,6 +295,18 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         return buf;
     }
     if (order_dependent) return barrier_hint(r->ex);
+    if (r->ex == 2 && r->block >= 64 && !isnan(got) && near(got, shuffle_without_upper_half(r), tol) && !near(got, r->want, tol))
+        return "the last warp starts from s[tid] alone: with 64 or more threads the tree stops at 64 partial sums in s[0 .. 63], and "
+               "the first warp must start from v = s[tid] + s[tid + 32] (the upper half too) before its shuffles";
+    if (r->ex == 3 && !isnan(got)) {
+        size_t g = fast_grid(r);
+        if (g > 1 && near(got, fast_with_stride(r, r->block), tol) && !near(got, r->want, tol)) {
+            snprintf(buf, cap, "the grid-stride loop steps by blockDim.x = %u, one block: each float4 is then summed by the threads of "
+                               "several blocks (got %.9g, what that loop gives here). It must step by the whole grid, stride = "
+                               "gridDim.x * blockDim.x, from the thread's global index", r->block, got);
+            return buf;
+        }
+    }
     if (r->ex == 3 && n % 4 && n >= 4 && !isnan(got)) {
         /* the n % 4 leftovers taken from the wrong place: in[n4 + t] (a float4 index) instead of in[n4 * 4 + t] */
         size_t n4 = n / 4;
@@ -459,8 +520,79 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
 static size_t g_pass_n;
 static unsigned g_pass_block;
 static int g_pass_ex;
+static int ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static const char *find_word(const char *text, const char *word) {
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if ((p == text || !ident_char(p[-1])) && !ident_char(p[n])) return p;
+    return NULL;
+}
+
+/* 06.1 and 06.2 stopped by a barrier that some threads never reached (trial 8, a040: the level's
+   __syncthreads() moved inside `if (tid < stride) { ... }`). The simulator's own hint is about an
+   early return; the kernel's source says whether it has one. */
+static const char *barrier_divergence_hint(const char *said, const char *name) {
+    static char hint[700];
+    char head[96];
+    snprintf(head, sizeof head, "barrier divergence in kernel '%s'", name);
+    const char *at = strstr(said, head), *line = at ? strstr(at, "__syncthreads() at ") : NULL;
+    if (!line) return NULL;
+    line += strlen("__syncthreads() at ");
+    const char *colon = strstr(line, ": "); /* file:line, then ": " */
+    int len = colon ? (int)(colon - line) : (int)strcspn(line, " ");
+    static char body[65536];
+    int got = grade_source_function("reduce.cu", name, body, sizeof body);
+    int returns = got == 1 && find_word(body, "return") != NULL;
+    if (got == 1 && !returns)
+        snprintf(hint, sizeof hint,
+                 "the __syncthreads() at %.*s is reached by some threads only, and %s has no return: the barrier sits inside a branch "
+                 "that the other threads skip (if (tid < stride) { ...; __syncthreads(); }). Every thread of the block must reach "
+                 "every barrier: put it after the if, not inside it",
+                 len, line, name);
+    else
+        snprintf(hint, sizeof hint,
+                 "the __syncthreads() at %.*s is reached by some threads only: either it sits inside a branch that the other threads "
+                 "skip (if (tid < stride) { ...; __syncthreads(); }), or threads returned before it. Every thread of the block must "
+                 "reach every barrier: keep the barriers outside any if, and guard the work, not the barrier",
+                 len, line);
+    return hint;
+}
+
+/* 06.1 and 06.2 reading past the input (trial 8, a045 and a118). Element n exactly, one past the end:
+   a bound that lets index n through (<= for <), or a load with no guard at all; the simulator's own
+   hint (the index itself is wrong) would send the student to a right index. With n = 0, a read
+   before the buffer: a thread past the end loaded an element of the input (in[n - 1]) for 0.0f. */
+static const char *input_read_hint(const char *said, const char *name) {
+    static char hint[700];
+    char head[96];
+    snprintf(head, sizeof head, "in kernel '%s'", name);
+    const char *at = strstr(said, head);
+    if (!at || !strstr(at, "-byte read")) return NULL;
+    if (g_pass_n == 0) {
+        snprintf(hint, sizeof hint,
+                 "with n = 0 (no input at all) a thread read memory outside the input: a thread whose element is past the end must "
+                 "load 0.0f, which adds nothing, not some element of the input (in[n - 1], with n = 0, is in[SIZE_MAX], before the "
+                 "buffer; with n > 0 it would add in[n - 1] once more for every such thread)");
+        return hint;
+    }
+    size_t bytes = 0;
+    const char *buf = strstr(at, " bytes past the end of a ");
+    if (!strstr(at, " 0 bytes past the end of a ") || !buf || sscanf(buf + strlen(" bytes past the end of a "), "%zu-byte", &bytes) != 1 ||
+        bytes != g_pass_n * sizeof(float))
+        return NULL;
+    snprintf(hint, sizeof hint,
+             "a thread read in[%zu], the element just past the end of the n = %zu inputs: a load's bound lets index n through. Each "
+             "load of the input needs index < n, not <= n%s, and a load without a guard reads there too",
+             g_pass_n, g_pass_n, g_pass_ex == 2 ? " (v = in[i] if i < n; v += in[i + blockDim.x] if i + blockDim.x < n)" : " (in[i] if i < n, else 0.0f)");
+    return hint;
+}
+
 static const char *pass_grid_crash_hint(const char *said) {
     static char hint[600];
+    const char *name = g_pass_ex == 2 ? "reduce_shuffle_kernel" : "reduce_sequential_kernel";
+    const char *other = barrier_divergence_hint(said, name);
+    if (!other) other = input_read_hint(said, name);
+    if (other) return other;
     const char *kernel = g_pass_ex == 2 ? "out-of-bounds access in kernel 'reduce_shuffle_kernel'" : "out-of-bounds access in kernel 'reduce_sequential_kernel'";
     const char *at = strstr(said, kernel);
     if (!at || !strstr(at, "write at")) return NULL;
@@ -513,8 +645,6 @@ static int sum_ok(const SumRun *r, float got) { return !isnan(got) && near(got, 
 
 static const char *const kKernel[] = {NULL, "reduce_sequential_kernel", "reduce_shuffle_kernel", "reduce_fast_kernel"};
 
-/* 1 when the exercise's kernel has never been launched so far (0 where launches cannot be seen). */
-static int never_launched(int ex) { return judge_exercise_launches(kKernel[ex]) == 0; }
 
 /* The untouched skeleton: a call on 37 ones, with *d_out set to 0 first, adds nothing to it (06.3's
    skeleton launches a kernel whose body is still empty; the others launch nothing). */
@@ -568,12 +698,32 @@ static void expect_sum(SumRun *r, int nsched) {
         if (sum_ok(r, got)) continue;
         uint32_t bits;
         memcpy(&bits, &got, sizeof bits);
-        if (bits == GRADE_DEVICE_GARBAGE_BITS && adds_nothing_on_a_probe(r))
+        if (bits == GRADE_DEVICE_GARBAGE_BITS && adds_nothing_on_a_probe(r)) {
+            /* Nothing reached *d_out. An untouched skeleton is said so by grade.c (its TODO regions'
+               fingerprints); written code is not "not written yet" (trial 8, a125 and a129: the last
+               pass wrote d_scratch): whether the kernel ran tells the launcher from the destination. */
+            long launches = judge_exercise_launches(kKernel[r->ex]);
+            const char *fn = r->ex == 1 ? "reduce_sequential_gpu" : r->ex == 2 ? "reduce_shuffle_gpu" : "reduce_fast_gpu";
+            char why[600];
+            if (launches == 0)
+                snprintf(why, sizeof why, "%s launched no kernel: %s", fn,
+                         r->ex == 3 ? "it sets *d_out to 0 (cudaMemsetAsync) and launches reduce_fast_kernel, whose blocks add their sums "
+                                      "to it with atomicAdd(out, v)"
+                                    : "it runs the passes, while more than one block's values are left one launch into d_scratch, and "
+                                      "the last pass, a single block, writes the sum to d_out (`make hint LESSON=06` helps to start)");
+            else if (r->ex == 3)
+                snprintf(why, sizeof why, "%snothing reached *d_out: it must be set to 0 first (cudaMemsetAsync(d_out, 0, sizeof(float))), "
+                                          "and lane 0 of each block's first warp adds the block's sum with atomicAdd(out, v)",
+                         launches > 0 ? "reduce_fast_kernel ran, but " : "");
+            else
+                snprintf(why, sizeof why, "%sno pass wrote *d_out: the last pass, a single block, must write the sum to d_out (%s<<<1, "
+                                          "block>>>(src, m, d_out)); only the passes before it write their partial sums to d_scratch",
+                         launches > 0 ? "the kernels ran, but " : "", kKernel[r->ex]);
             ck_assert_msg(0, "%s (schedule %s, GRADE_SEED=%llu): *d_out was never written (it still holds the 0xFF bytes it started "
-                             "with), and a call on 37 ones left a *d_out set to 0 at 0%s%s%s\n  likely mistake: not written yet: "
-                             "the TODO(06.%d) regions of reduce.cu are still as they came (`make hint LESSON=06` helps to start)",
-                          r->what, grade_schedule_name(s), (unsigned long long)grade_seed(), never_launched(r->ex) ? " (" : "",
-                          never_launched(r->ex) ? kKernel[r->ex] : "", never_launched(r->ex) ? " was never launched)" : "", r->ex);
+                             "with), and a call on 37 ones left a *d_out set to 0 at 0%s%s%s\n  likely mistake: %s",
+                          r->what, grade_schedule_name(s), (unsigned long long)grade_seed(), launches == 0 ? " (" : "",
+                          launches == 0 ? kKernel[r->ex] : "", launches == 0 ? " was never launched)" : "", why);
+        }
         /* Before explaining: does the same input pass under another thread order? */
         int order_dependent = 0;
         for (int s2 = 0; s2 < grade_schedule_count() && !order_dependent; s2++)
@@ -709,6 +859,41 @@ START_TEST(test_fast_sum_is_right_on_a_large_input) {
 }
 END_TEST
 
+#if ON_SIM
+/* The exercise's "one atomicAdd per block" (trial 8, a050: lane 0 of every warp adding its warp's sum
+   gives the right sum with blockDim.x / 32 times the atomics, all on one address, which wait for each
+   other). The simulator's profiler counts them; Nsight Compute has no such figure, so on a GPU
+   nothing is checked here. */
+START_TEST(test_fast_sum_makes_one_atomic_per_block) {
+    grade_profile_begin();
+    const size_t n = 8192;
+    const unsigned block = 256, grid = 4;
+    float *h = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    make_input(h, n, K_MIXED, grade_seed());
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    GRADE_EXPECT_CUDA_OK(reduce_fast_gpu(d_in, n, d_out, block, grid), "reduce_fast_gpu, n = 8192, block 256, grid 4 (profiled)");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for reduce_fast_gpu (profiled)");
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+    grade_profile_end();
+    GradeProfile p;
+    if (!grade_profile_get("reduce_fast_kernel", &p)) {
+        grade_note_unchecked("one atomicAdd per block");
+        return;
+    }
+    ck_assert_msg(p.atomics <= grid,
+                  "the sum is right, but reduce_fast_kernel made %llu atomic operations with %u blocks of %u threads (n = 8192), %.1f per "
+                  "block\n  likely mistake: more than one atomicAdd per block%s: every atomic on *d_out waits for the one before it. "
+                  "Lane 0 of each warp writes its warp's sum to warp_sums[warp], the first warp sums those, and only its lane 0 calls "
+                  "atomicAdd(out, v), once per block",
+                  p.atomics, grid, block, (double)p.atomics / grid, p.atomics == (unsigned long long)grid * (block / 32) ? " (one per warp)" : "");
+}
+END_TEST
+#endif
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 06.4                                                                                            */
 
@@ -721,13 +906,16 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
 /* 06.4 replayed: the elements written when the right grid (n rounded up to whole pairs of warps, then
    to whole blocks) runs the map with pairs of warps 32 elements apart instead of 64; 1 when exactly
    those are the ones written in got. */
-static int channels_written_as_span32(const float *got, size_t n, unsigned block) {
+/* local_warp: the same with the right span of 64 but the warp counted within the block, threadIdx.x / 32
+   (trial 8, a054): with blocks of one warp every warp takes itself for an even one. */
+static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp) {
     size_t threads = (n + 63) / 64 * 64;
     threads = (threads + block - 1) / block * block;
     unsigned char *hit = calloc(n ? n : 1, 1);
     ck_assert(hit != NULL);
     for (size_t t = 0; t < threads; t++) {
-        size_t warp = t / 32, lane = t % 32, i = (warp / 2) * 32 + 2 * lane + warp % 2;
+        size_t warp = local_warp ? t % block / 32 : t / 32, lane = t % 32;
+        size_t i = (warp / 2) * (local_warp ? 64 : 32) + 2 * lane + warp % 2;
         if (i < n) hit[i] = 1;
     }
     int same = 1;
@@ -772,7 +960,12 @@ static const char *channels_hint(const float *in, const float *got, const float 
                 break;
             }
         }
-        if (last_written == n && channels_written_as_span32(got, n, block))
+        if (channels_written_as(got, n, block, 1))
+            return "some elements were never written, exactly those a warp index counted within the block leaves out: warp = "
+                   "threadIdx.x / 32 numbers the warps of one block only, so every block's warps take the same pairs (with blocks "
+                   "of one warp, every warp is an even one). The warp and the lane come from the thread's global index: t = "
+                   "blockIdx.x * blockDim.x + threadIdx.x, warp = t / 32, lane = t % 32";
+        if (last_written == n && channels_written_as(got, n, block, 0))
             return "some elements were never written, though the grid covers n rounded up to whole pairs of warps: exactly the "
                    "elements an index map whose pairs of warps step 32 elements instead of 64 leaves out (pairs overlap, and the "
                    "last ones stop short of n). Each pair of warps covers 64 elements, pair p the elements 64p .. 64p + 63: "
@@ -877,6 +1070,9 @@ static Suite *build_suite(void) {
         {"06.2", test_shuffle_sum_is_right_on_a_large_input, 1},
         {"06.3", test_fast_sum_is_right_at_every_size_block_and_grid, N_SIZES},
         {"06.3", test_fast_sum_is_right_on_a_large_input, 1},
+#if ON_SIM
+        {"06.3", test_fast_sum_makes_one_atomic_per_block, 1, .profiled = 1},
+#endif
         {"06.4", test_uniform_channels_match_the_cpu_at_every_size_and_block, N_CHANNEL_SIZES},
         {"06.4", test_uniform_channels_do_not_diverge, 1, .profiled = 1},
     };
