@@ -448,7 +448,7 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             why = "the filter in constant memory did not change between two calls with different filters (the grader called the "
                   "function twice more on this image: the same output both times): the kernel kept reading an old filter. Upload "
                   "the caller's filter on every call, before the launch -- each call may bring a new one (no 'already uploaded' "
-                  "flag)";
+                  "flag) -- into the symbol the kernel reads";
         else if (fw > 1) {
             for (int i = 0; i < fw * fw; i++) f2[i] = i < fw ? s->filter[i] : 0.0f;
             reference(s, im->h_in, alt, tmp, w, h, f2, NULL);
