@@ -344,6 +344,24 @@ static int store_guard_swapped(const float *out, int rows, int cols, unsigned ba
     return ok;
 }
 
+/* 1 when out is what a launcher whose grid has x and y swapped (sized for the cols x rows output,
+   tile_grid(cols, rows), instead of the input) gives with T x T tiles, the kernel right: output
+   element (i, j) is moved by block (i / T, j / T), which exists only when i / T < ceil(rows / T) and
+   j / T < ceil(cols / T); every element of an existing block right, every other one unwritten, and
+   at least one unwritten (trial8a a123: the grader sent the student to the correct write phase). */
+static int grid_swapped(const float *out, int rows, int cols, unsigned base, int T) {
+    size_t n = (size_t)rows * cols, unwritten = 0;
+    size_t gx = ((size_t)rows + T - 1) / T, gy = ((size_t)cols + T - 1) / T;
+    for (size_t o = 0; o < n; o++) {
+        size_t i = o / (size_t)rows, j = o % (size_t)rows;
+        if (i / T < gx && j / T < gy) {
+            if (source_of(out[o], base, n) != (long)(j * (size_t)cols + i)) return 0;
+        } else if (bits_of(out[o]) != FILL_BITS) return 0;
+        else unwritten++;
+    }
+    return unwritten > 0;
+}
+
 /* The transpose being graded (check_transpose sets it), for the probe below. */
 static TransposeFn g_transpose_fn;
 
@@ -383,13 +401,29 @@ static int transpose_probe_kind(void) {
     return 0;
 }
 
+/* Elements never written (and others holding the wrong element): the write phase's indices send two
+   stores to one element and none to another. The %s: how many hold another element, what the order of
+   the threads showed, and (when it did) what the order dependence is not. */
+#define kWriteRaceFormat                                                                                                              \
+    "%zu elements were never written%s%s: several threads store to the same output "      \
+    "element and none to others -- a mistake in the write phase's indices%s. Each slot must go to its own output element: "      \
+    "tile[threadIdx.x + h][threadIdx.y + j] (h, j the loop's offsets) goes to output row (the block's first input column) + "   \
+    "threadIdx.y + j, column (the block's first input row) + threadIdx.x + h -- the same offsets in the output's indices as in "  \
+    "the tile's"
+
+/* kWriteRaceFormat's count of the elements that hold another element of the input (none: nothing). */
+static void held_elsewhere(char *buf, size_t cap, size_t misplaced) {
+    if (misplaced) snprintf(buf, cap, ", %zu hold another element of the input", misplaced);
+    else buf[0] = 0;
+}
+
 /* Why is the transpose wrong? outs holds `runs` results (the schedules). */
 static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, int cols, unsigned base) {
     char *msg = grade_alloc(2048);
     size_t n = (size_t)rows * cols, stride = n + CANARY;
     const float *out = outs + (size_t)bad_run * stride;
     /* out is cols x rows: element (i, j) at i * rows + j must be in(j, i) */
-    size_t unwritten = 0, nans = 0, bad = 0, copied = 0, unmoved = 0, inner_not_transposed = 0;
+    size_t unwritten = 0, nans = 0, bad = 0, copied = 0, unmoved = 0, inner_not_transposed = 0, misplaced = 0;
     size_t first_bad = 0, first_unwritten = 0;
     int full_rows = cols / TILE_DIM * TILE_DIM, full_cols = rows / TILE_DIM * TILE_DIM; /* of out: rows < full_rows are in whole tiles */
     for (size_t o = 0; o < n; o++) {
@@ -407,6 +441,7 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
             continue;
         }
         if (src < 0) continue;
+        misplaced++; /* another element of the input */
         size_t sr = (size_t)src / cols, sc = (size_t)src % cols;
         copied += (size_t)src == o;
         unmoved += sr / TILE_DIM == i / TILE_DIM && sc / TILE_DIM == j / TILE_DIM && sr % TILE_DIM == j % TILE_DIM && sc % TILE_DIM == i % TILE_DIM;
@@ -425,6 +460,14 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  full_rows && full_cols ? ""
                                         : " This matrix has no whole tile: a block whose tile is only partly inside must still move the "
                                           "elements that are inside (guard each element, do not skip the tile)");
+    } else if (unwritten && order_dependent && !nans) {
+        /* A missing barrier never leaves an element unwritten (every thread still stores its own);
+           a write phase whose indices send two threads to one element and none to another does, and
+           which of the two stores lands depends on the order they run in (trial8a a062: h and j
+           swapped in the padded kernel's output row and column, taken for a missing barrier). */
+        char held[64];
+        held_elsewhere(held, sizeof held, misplaced);
+        snprintf(msg, 2048, kWriteRaceFormat, unwritten, held, ", and the result changes with the order in which threads run", ", not a missing barrier");
     } else if (order_dependent) {
         snprintf(msg, 2048,
                  "the result changes with the order in which threads run (the schedules gave different outputs for the same input): a "
@@ -479,6 +522,18 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  "(blockIdx.x, blockIdx.y) reads the tile at tile column blockIdx.x, tile row blockIdx.y of the input, and must write it at "
                  "tile row blockIdx.x, tile column blockIdx.y of the output",
                  unwritten ? " (and the tiles that would land outside the output are lost)" : "");
+    } else if (rows != cols && (grid_swapped(out, rows, cols, base, TILE_DIM) || grid_swapped(out, rows, cols, base, 2 * TILE_DIM))) {
+        snprintf(msg, 2048,
+                 "the grid is sized for the output's shape: every element the launched blocks move is right, but the others were "
+                 "never written (the first at out row %zu, col %zu): the blocks that would move them were not launched. Block (x, y) "
+                 "moves the tile at input column x, input row y, so the grid needs ceil(cols / tile) blocks in x and "
+                 "ceil(rows / tile) in y -- tile_grid(rows, cols), not tile_grid(cols, rows)",
+                 first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
+    } else if (unwritten && misplaced) {
+        /* the same write-phase slip where the order of the threads does not show it (one schedule) */
+        char held[64];
+        held_elsewhere(held, sizeof held, misplaced);
+        snprintf(msg, 2048, kWriteRaceFormat, unwritten, held, "", "");
     } else if (unwritten) {
         /* (no text of its own for "only the partial tiles were lost": the first shape, 1 x 1, has no whole tile, so a grid
            rounded down or a skipped partial tile fails there, with the "no element of the output was written" text) */
@@ -594,10 +649,21 @@ START_TEST(test_padded_transpose_is_coalesced_without_bank_conflicts) {
     check_transpose(&kPadded, kProfiled, 1);
     grade_profile_end();
     require_coalesced("transpose_padded_kernel", "transpose_padded_kernel", kTransposeLoadAdvice, kTransposeStoreAdvice);
+    /* How many ways the column reads conflict tells the padding: rows of L floats put a column in 32 / gcd(L, 32)
+       banks, so 32-way is no padding (or a multiple of 32) and 2-, 4-, ...-way an even one (trial8a a061: a padding of
+       2 was explained with rows of 32 floats) */
+    GradeProfile p;
+    double ways = profile_of("transpose_padded_kernel", &p) ? grade_per_request(p.shared_load_conflicts, p.shared_load_requests) + 1 : 0;
     require_no_conflicts("transpose_padded_kernel", "transpose_padded_kernel",
-                         "the write phase reads a column of the tile, tile[threadIdx.x][...]: with rows of 32 floats, the 32 threads of a "
-                         "warp read 32 different words of one bank, one after the other. Declare the tile [TILE_DIM][TILE_DIM + 1]: with "
-                         "rows of 33, element (i, k) sits in bank (33 i + k) % 32 and a column spreads over all 32 banks");
+                         ways < 1.5 || ways > 31.5
+                             ? "the write phase reads a column of the tile, tile[threadIdx.x][...]: with rows of a multiple of 32 floats (no "
+                               "padding), the 32 threads of a warp read 32 different words of one bank, one after the other. Declare the "
+                               "tile [TILE_DIM][TILE_DIM + 1]: with rows of 33, element (i, k) sits in bank (33 i + k) % 32 and a column "
+                               "spreads over all 32 banks"
+                             : "the tile is padded, but the write phase's column reads still meet in a bank, several words each: the row "
+                               "length must be odd. With rows of L floats, element (i, k) sits in bank (L i + k) % 32, and a column of 32 "
+                               "spreads over 32 / gcd(L, 32) banks: an even padding (+2, +4, ...) leaves 16, 8, ... banks. Pad by one "
+                               "float, [TILE_DIM][TILE_DIM + 1] (an odd row length)");
 }
 END_TEST
 
@@ -835,12 +901,27 @@ START_TEST(test_soa_update_and_conversion_are_coalesced_without_bank_conflicts) 
                       "thread of a warp touches its own sector, 32 per request. Read the block's particles as one flat run of floats "
                       "instead -- thread t reads float t (field t % 8 of particle t / 8) -- and sort them by field in shared memory",
                       "warp k must write field k of 32 consecutive particles: soa.f[k][first + lane], 32 consecutive floats");
+    /* The stores' conflicts per request tell the row length: 8-way is rows of 32 (no padding: the 8 fields of a particle in
+       one bank), 4-way rows of 33 (the transpose's padding); trial8a a064 had rows of 32 explained with rows of 33 */
+    GradeProfile p;
+    double st_ways = profile_of("aos_to_soa_kernel", &p) ? grade_per_request(p.shared_store_conflicts, p.shared_store_requests) + 1 : 0;
     require_no_conflicts("aos_to_soa_kernel", "aos_to_soa_kernel",
-                         "a warp stores 4 particles x 8 fields into the shared array s[k][i] (k = t % 8, i = t / 8). With rows of 33 floats "
-                         "(the transpose's padding), (k, i) sits in bank (33 k + i) % 32 = (k + i) % 32, so (1, 0) and (0, 1) meet. The rule "
-                         "is the same as for the transpose -- the 32 addresses of one request must fall in 32 different banks -- but the "
-                         "padding that achieves it depends on the access: find a row length L with L k + i all different mod 32 for k < 8, "
-                         "i < 4, while s[k][0..31] (the write phase) stays in 32 banks");
+                         st_ways > 7.5 && st_ways < 8.5
+                             ? "a warp stores 4 particles x 8 fields into the shared array s[k][i] (k = t % 8, i = t / 8): 8-way conflicts, "
+                               "as rows of 32 floats (no padding) give: (k, i) sits in bank (32 k + i) % 32 = i, so the 8 fields of a "
+                               "particle share one bank. Padding helps, but not the transpose's +1 ((33 k + i) % 32 = (k + i) % 32: (1, 0) "
+                               "and (0, 1) meet): find a row length L with L k + i all different mod 32 for k < 8, i < 4, while "
+                               "s[k][0..31] (the write phase) stays in 32 banks"
+                         : st_ways > 3.5 && st_ways < 4.5
+                             ? "a warp stores 4 particles x 8 fields into the shared array s[k][i] (k = t % 8, i = t / 8). With rows of 33 "
+                               "floats (the transpose's padding), (k, i) sits in bank (33 k + i) % 32 = (k + i) % 32, so (1, 0) and (0, 1) "
+                               "meet. The rule is the same as for the transpose -- the 32 addresses of one request must fall in 32 "
+                               "different banks -- but the padding that achieves it depends on the access: find a row length L with L k + i "
+                               "all different mod 32 for k < 8, i < 4, while s[k][0..31] (the write phase) stays in 32 banks"
+                             : "a warp stores 4 particles x 8 fields into the shared array s[k][i] (k = t % 8, i = t / 8): with rows of L "
+                               "floats, (k, i) sits in bank (L k + i) % 32, and the 32 addresses of one request must fall in 32 different "
+                               "banks. Find a row length L with L k + i all different mod 32 for k < 8, i < 4, while s[k][0..31] (the "
+                               "write phase) stays in 32 banks");
 }
 END_TEST
 

@@ -200,6 +200,82 @@ static int tile_only_first_columns_loaded(const Image *im, const Spec *s) {
     return wrong > 0;
 }
 
+/* 08.3 with the shared tile's origin missing its - r in x (dx = r), in y (dy = r) or both (trial8a
+   a075: y0 = blockIdx.y * T): slot (0, 0) is the block's first pixel, so every pixel reads the window
+   of the pixel (dx, dy) further on, clamped into the image as the loads are. 1 when every pixel whose
+   (x + dx, y + dy) is inside the image holds want there, and there is one such pixel. */
+static int tile_origin_shifted(const Image *im, const Spec *s, int dx, int dy) {
+    int w = im->w, h = im->h, seen = 0;
+    for (int y = 0; y + dy < h; y++)
+        for (int x = 0; x + dx < w; x++) {
+            float g = im->h_got[(size_t)y * w + x], want = im->h_want[(size_t)(y + dy) * w + (x + dx)];
+            if (!(fabs((double)g - want) <= s->atol)) return 0;
+            seen++;
+        }
+    return seen > 0;
+}
+
+/* The convolution of spec's kind (2D, the row pass or the column pass) with x clamped to 0 .. cw - 1
+   and y to 0 .. ch - 1 (cw <= w, ch <= h): what a clamp given the wrong bound computes (trial8a a069:
+   clamp_to(v, width - 1); a124: the column pass clamping y with width). */
+static void conv_clamped(const Spec *s, const float *in, float *out, int w, int h, int cw, int ch) {
+    int fwx = s->kind == K_COLS ? 1 : s->fw, fwy = s->kind == K_ROWS ? 1 : s->fw, rx = fwx / 2, ry = fwy / 2;
+    const float *f = s->kind == K_COLS ? s->col : s->filter;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float acc = 0.0f;
+            for (int fy = 0; fy < fwy; fy++) {
+                int yy = y + ry - fy < 0 ? 0 : y + ry - fy >= ch ? ch - 1 : y + ry - fy;
+                for (int fx = 0; fx < fwx; fx++) {
+                    int xx = x + rx - fx < 0 ? 0 : x + rx - fx >= cw ? cw - 1 : x + rx - fx;
+                    acc += f[fy * fwx + fx] * in[(size_t)yy * w + xx];
+                }
+            }
+            out[(size_t)y * w + x] = acc;
+        }
+}
+
+/* Runs the graded 08.2 or 08.3 function once more on this image with filter f (width fw), into out
+   (n floats); 0 when the call or the copy failed. For the probes below. */
+static int run_filter(const Image *im, const Spec *s, const float *f, int fw, float *out) {
+    cudaError_t e = s->kind == K_TILED ? conv2d_tiled_gpu(im->d_in, im->d_out, im->w, im->h, f, fw, s->tile)
+                                       : conv2d_const_gpu(im->d_in, im->d_out, im->w, im->h, f, fw, s->bx, s->by);
+    return e == cudaSuccess && cudaMemcpy(out, im->d_out, im->n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+}
+
+/* 1 when two more calls with two different 3 x 3 filters give the same image: the kernel does not
+   read the filter it was given (trial8a a119: uploaded only on the first call, behind a static flag). */
+static int const_filter_stale(const Image *im, const Spec *s) {
+    float p[9], q[9];
+    random_taps(p, 9, im->seed + 11);
+    for (int i = 0; i < 9; i++) q[i] = p[i] < 0 ? p[i] - 0.5f : p[i] + 0.5f; /* every tap different */
+    float *a = grade_alloc(im->n * sizeof(float)), *b = grade_alloc(im->n * sizeof(float));
+    int stale = run_filter(im, s, p, 3, a) && run_filter(im, s, q, 3, b) && !memcmp(a, b, im->n * sizeof(float));
+    FREE_ALL(a, b);
+    return stale;
+}
+
+/* 1 when the kernel reads tap (fx, fy) at c_filter[fy * CONV_MAX_FW + fx] (trial8a a071): on fresh
+   constant memory that looks like a filter of which only the first row arrived. Told apart by a call
+   with a 15 x 15 filter first: its taps then fill the places the short rows skip, and with the right
+   upload the next call's taps (rows of fw) sit at 0 .. fw * fw - 1, the earlier call's after them. */
+static int const_filter_row_stride(const Image *im, const Spec *s, float *alt, float *tmp) {
+    int fw = s->fw;
+    if (fw <= 1 || fw >= CONV_MAX_FW) return 0;
+    float big[CONV_MAX_FW * CONV_MAX_FW], mem[CONV_MAX_FW * CONV_MAX_FW], taps[CONV_MAX_FW * CONV_MAX_FW];
+    random_taps(big, CONV_MAX_FW * CONV_MAX_FW, im->seed + 13);
+    float *got = grade_alloc(im->n * sizeof(float));
+    int ran = run_filter(im, s, big, CONV_MAX_FW, got) && run_filter(im, s, s->filter, fw, got);
+    memcpy(mem, big, sizeof mem);
+    memcpy(mem, s->filter, (size_t)fw * fw * sizeof(float));
+    for (int fy = 0; fy < fw; fy++)
+        for (int fx = 0; fx < fw; fx++) taps[fy * fw + fx] = mem[fy * CONV_MAX_FW + fx];
+    reference(s, im->h_in, alt, tmp, im->w, im->h, taps, NULL);
+    int same = ran && close_enough(got, alt, im->n, s->atol);
+    free(got);
+    return same;
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -226,6 +302,23 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                  "is side = T + 2r slots wide: the cooperative load's slot s is row s / side, column s %% side (not s / T, s %% T)",
                  2 * r, s->tile);
         return buf;
+    }
+    if (s->kind == K_TILED && r > 0) {
+        static const struct {
+            int dx, dy;
+            const char *where, *which;
+        } shifts[] = {{0, 1, "(x, y + r), r rows further down", "y0 = blockIdx.y * T - r"},
+                      {1, 0, "(x + r, y), r columns further right", "x0 = blockIdx.x * T - r"},
+                      {1, 1, "(x + r, y + r), r down and r to the right", "x0 = blockIdx.x * T - r and y0 = blockIdx.y * T - r"}};
+        for (int k = 0; k < 3; k++)
+            if (tile_origin_shifted(im, s, shifts[k].dx * r, shifts[k].dy * r)) {
+                snprintf(buf, cap,
+                         "the shared tile's origin is missing its - r: pixel (x, y) holds the result that belongs at %s (r = %d). "
+                         "Slot (0, 0) must hold the image pixel r up and r left of the block's first pixel, the corner of the halo "
+                         "(%s), since pixel (x + r - fx, y + r - fy) is read from slot (tx + 2r - fx, ty + 2r - fy)",
+                         shifts[k].where, r, shifts[k].which);
+                return buf;
+            }
     }
     if (shared_nan && s->kind == K_TILED) {
         /* Which pixels read unwritten slots? Without the barrier, the first thread of a block (the
@@ -296,6 +389,22 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             why = "this is a correlation, not a convolution: the filter must be used turned half a turn, tap (fx, fy) multiplies pixel "
                   "(x + r - fx, y + r - fy) -- not (x - r + fx, y - r + fy)";
     }
+    /* 1b. only one direction flipped (trial8a a068: rows y - r + fy, columns x + r - fx) */
+    if (!why && two_d && fw > 1) {
+        for (int dir = 0; dir < 2 && !why; dir++) {
+            for (int fy = 0; fy < fw; fy++)
+                for (int fx = 0; fx < fw; fx++) f2[fy * fw + fx] = dir ? s->filter[fy * fw + fw - 1 - fx] : s->filter[(fw - 1 - fy) * fw + fx];
+            reference(s, im->h_in, alt, tmp, w, h, f2, NULL);
+            if (close_enough(got, alt, n, s->atol)) {
+                snprintf(buf, cap,
+                         "the filter is turned in one direction only: the %s direction is not flipped (the other is right). In a "
+                         "convolution tap (fx, fy) multiplies pixel (x + r - fx, y + r - fy) -- both coordinates r minus the tap, not "
+                         "%s",
+                         dir ? "x" : "y", dir ? "x - r + fx" : "y - r + fy");
+                why = buf;
+            }
+        }
+    }
     /* 2. the 2D filter read transposed */
     if (!why && two_d && fw > 1) {
         for (int fy = 0; fy < fw; fy++)
@@ -335,10 +444,21 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         if (zero)
             why = "every pixel is 0: the kernel read a filter of zeros -- was the filter copied into the __constant__ array with "
                   "cudaMemcpyToSymbol(c_filter, h_filter, fw * fw * sizeof(float)) before the launch?";
+        else if (const_filter_stale(im, s))
+            why = "the filter in constant memory did not change between two calls with different filters (the grader called the "
+                  "function twice more on this image: the same output both times): the kernel kept reading an old filter. Upload "
+                  "the caller's filter on every call, before the launch -- each call may bring a new one (no 'already uploaded' "
+                  "flag) -- into the symbol the kernel reads";
         else if (fw > 1) {
             for (int i = 0; i < fw * fw; i++) f2[i] = i < fw ? s->filter[i] : 0.0f;
             reference(s, im->h_in, alt, tmp, w, h, f2, NULL);
-            if (close_enough(got, alt, n, s->atol))
+            /* rows 1.. of zeros is also what rows read with the wrong stride find in fresh constant memory: a probe tells */
+            int first_row = close_enough(got, alt, n, s->atol); /* (before the probe, which reuses alt) */
+            if (first_row && const_filter_row_stride(im, s, alt, tmp))
+                why = "the kernel reads the filter with rows of CONV_MAX_FW: the filter is uploaded packed, fw * fw floats in rows "
+                      "of fw, so tap (fx, fy) is c_filter[fy * fw + fx], not c_filter[fy * CONV_MAX_FW + fx] (after a call with a 15 "
+                      "x 15 filter, this one read that filter's taps past its first row)";
+            else if (first_row)
                 why = "only the filter's first row reached constant memory: cudaMemcpyToSymbol's size is in bytes, fw * fw * sizeof(float)";
         }
         if (!why) {
@@ -379,6 +499,30 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         for (int k = 0; k < 3 && !why; k++) {
             conv2d_border_cpu(im->h_in, alt, w, h, s->filter, fw, rules[k].b);
             if (close_enough(got, alt, n, s->atol)) why = rules[k].why;
+        }
+    }
+    /* 6b. a clamp given the wrong bound: width - 1 or height - 1 (clamp_to already gives n - 1), or the other
+       dimension (only where that is the smaller one: a larger bound reads past the image, which the simulator
+       reports first) */
+    if (!why && s->kind != K_SEPARABLE) {
+        const char *pass = s->kind == K_ROWS ? "the row pass" : s->kind == K_COLS ? "the column pass" : NULL;
+        struct {
+            int cw, ch;
+            const char *what;
+        } bounds[] = {{w - 1, h, "x is clamped to 0 .. width - 2: clamp_to(v, n) already gives at most n - 1, so x needs clamp_to(v, width), not width - 1"},
+                      {w, h - 1, "y is clamped to 0 .. height - 2: clamp_to(v, n) already gives at most n - 1, so y needs clamp_to(v, height), not height - 1"},
+                      {w - 1, h - 1, "x and y are clamped to width - 2 and height - 2: clamp_to(v, n) already gives at most n - 1, so pass width and height, not width - 1 and height - 1"},
+                      {h < w ? h : 0, h, "clamps x with height: x goes to clamp_to(v, width), y to clamp_to(v, height)"},
+                      {w, w < h ? w : 0, "clamps y with width: y goes to clamp_to(v, height), x to clamp_to(v, width)"}};
+        for (int k = 0; k < 5 && !why; k++) {
+            if (bounds[k].cw < 1 || bounds[k].ch < 1) continue;
+            conv_clamped(s, im->h_in, alt, w, h, bounds[k].cw, bounds[k].ch);
+            if (close_enough(got, alt, n, s->atol)) {
+                snprintf(buf, cap, "a clamp with the wrong bound%s%s: %s%s%s (what came out is exactly what that clamp computes)",
+                         k < 3 && pass ? " in " : "", k < 3 && pass ? pass : "", k < 3 ? "" : pass ? pass : "the kernel", k < 3 ? "" : " ",
+                         bounds[k].what);
+                why = buf;
+            }
         }
     }
     free(alt);

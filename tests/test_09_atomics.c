@@ -10,6 +10,7 @@
  * Counts must be exact. Outputs start as 0xFF bytes (fresh device memory may hold anything), so a
  * histogram that is not zeroed shows, and 64 extra bytes after the 256 bins must stay untouched.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "backend.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "histogram.h"
 
 static const GradeExercise kExercises[] = {
@@ -548,6 +550,42 @@ static int max_never_stores_probe(unsigned block) {
     return r;
 }
 
+/* 1 when `text` names the identifier `id` (not as part of a longer name). */
+static int names_identifier(const char *text, const char *id) {
+    size_t k = strlen(id);
+    for (const char *p = strstr(text, id); p; p = strstr(p + 1, id)) {
+        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[k]) || p[k] == '_';
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
+/* A CAS loop that never stores has two usual causes that no run tells apart: the loop starting from
+   val's own bits (trial 7, a62), and atomicCAS's compare and new values swapped (trial8a a090:
+   atomicCAS(word, __float_as_uint(val), assumed) compares the word with val's bits, which it never
+   holds). atomic_max_float's source tells: 1 when its atomicCAS compares against val (names val in
+   its second argument, not in its third); 0 when not, or when the source is not at hand. */
+static int cas_arguments_swapped(void) {
+    static char body[8192];
+    if (grade_source_function("histogram.cu", "atomic_max_float", body, sizeof body) != 1) return 0;
+    const char *p = strstr(body, "atomicCAS");
+    if (!p || !(p = strchr(p, '('))) return 0;
+    char args[3][256] = {"", "", ""};
+    size_t len[3] = {0, 0, 0};
+    int depth = 0, arg = 0;
+    for (p++; *p && arg < 3; p++) {
+        if (*p == '(') depth++;
+        else if (*p == ')' && depth-- == 0) break;
+        else if (*p == ',' && depth == 0) {
+            arg++;
+            continue;
+        }
+        if (arg < 3 && len[arg] < sizeof args[0] - 1) args[arg][len[arg]++] = *p;
+    }
+    return names_identifier(args[1], "val") && !names_identifier(args[2], "val");
+}
+
 static const char *max_hint(const float *v, size_t n, float got, float want, unsigned block) {
     if (n == 0 && isnan(got))
         return "with n = 0 the maximum is -infinity, but *d_max kept its garbage (0xFFFFFFFF, a NaN): set it to -infinity "
@@ -561,10 +599,17 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
     if (same_float(got, -0.0f) && same_float(want, 0.0f))
         return "-0.0 where +0.0 was expected: -0.0 == +0.0 in float comparisons, so `val > old` never replaces -0.0 by +0.0; "
                "float_greater must also rank +0.0 (bits 0x00000000) above -0.0 (bits 0x80000000)";
+    if (n && same_float(got, -INFINITY) && max_never_stores_probe(block) && cas_arguments_swapped())
+        return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
+               "-infinity), so the CAS loop never stored: atomicCAS's compare and new values are swapped. atomicCAS(address, "
+               "compare, val) stores val only where *address still holds compare: atomicCAS(word, assumed, __float_as_uint(val)), "
+               "the bits you read as the second argument, val's bits as the third";
     if (n && same_float(got, -INFINITY) && max_never_stores_probe(block))
         return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
                "-infinity), so the CAS loop never stored. It must compare val with the value now at the address, old = *address "
-               "(its bits), not with val's own bits (float_greater(val, val) is false at once), and loop while val is greater";
+               "(its bits), not with val's own bits (float_greater(val, val) is false at once), loop while val is greater "
+               "(float_greater(val, old)), and call atomicCAS(word, assumed, __float_as_uint(val)), the bits read as the second "
+               "argument and the new bits as the third";
     if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0)))
         return "the floats were compared as integers (atomicMax on their bits): that works for positive floats only; negative "
                "floats have the sign bit set and order backwards -- compare them as floats in a CAS loop";

@@ -208,6 +208,87 @@ static void warp_offset_own_model(const unsigned *in, unsigned *out, size_t n, u
     }
 }
 
+/* Device buffers of a run (the probes below use them too). */
+typedef struct {
+    void *d_in, *d_out, *d_work;
+    size_t n, work_bytes;
+} Dev;
+
+static void dev_alloc(Dev *d, size_t n) {
+    d->n = n;
+    d->work_bytes = scan_workspace_bytes(n);
+    /* exactly n input elements: a read past the end is caught on the simulator */
+    ck_assert(cudaMalloc(&d->d_in, n * 4) == cudaSuccess);
+    ck_assert(cudaMalloc(&d->d_out, n * 4 + CANARY) == cudaSuccess);
+    ck_assert(cudaMalloc(&d->d_work, d->work_bytes) == cudaSuccess);
+}
+static void dev_free(Dev *d) { CUDA_FREE_ALL(d->d_in, d->d_out, d->d_work); }
+
+/* 10.2's multi-level scan replayed with one slip, at every level of the recursion:
+   BUG_LANE0: block_scan_warp (10.1's region) leaves lane 0's exclusive value at what the shuffle up by
+   one hands it, its own inclusive value (trial8a a095b): in an exclusive scan element t of a tile with
+   t % 32 == 0 counts its own input too -- and so does the block sums' scan, which is exclusive.
+   BUG_PREV_OFFSET: add_offsets_kernel adds offsets[b - 1] (tile 0 nothing) where the block sums are
+   scanned exclusive, so tile b misses tile b - 1's total (trial8a a098). */
+enum { BUG_LANE0, BUG_PREV_OFFSET };
+static void multi_bug_model(const unsigned *in, unsigned *out, size_t n, int exclusive, unsigned block, int bug) {
+    size_t blocks = (n + block - 1) / block;
+    unsigned *x = grade_alloc(n * sizeof(unsigned)); /* (in may be out: the recursion scans the sums in place) */
+    memcpy(x, in, n * sizeof(unsigned));
+    for (size_t t = 0; t < n; t += block) scan_uint_cpu(x + t, out + t, n - t < block ? n - t : block, exclusive);
+    if (bug == BUG_LANE0 && exclusive)
+        for (size_t i = 0; i < n; i += 32)
+            if (i % block % 32 == 0) out[i] += x[i];
+    if (blocks > 1) {
+        unsigned *sums = grade_alloc(blocks * sizeof(unsigned));
+        for (size_t b = 0; b < blocks; b++) {
+            sums[b] = 0;
+            for (size_t i = b * block; i < n && i < (b + 1) * block; i++) sums[b] += x[i];
+        }
+        multi_bug_model(sums, sums, blocks, 1, block, bug);
+        for (size_t i = 0; i < n; i++) {
+            size_t b = i / block;
+            out[i] += bug == BUG_PREV_OFFSET ? (b ? sums[b - 1] : 0u) : sums[b];
+        }
+        free(sums);
+    }
+    free(x);
+}
+static int multi_bug_matches(const void *got, const unsigned *in, size_t n, int exclusive, unsigned block, int bug) {
+    unsigned *model = grade_alloc(n * sizeof(unsigned));
+    multi_bug_model(in, model, n, exclusive, block, bug);
+    int same = same_range(got, model, 0, n);
+    free(model);
+    return same;
+}
+
+/* With n = 1 an exclusive scan whose lane 0 kept its own value gives in[0], as the inclusive scan does.
+   scan_uint_gpu run once more, exclusive, on 100 seeded elements (four warps' first lanes, several tiles
+   with blocks of 32) tells: BUG_LANE0 when that is the lane-0 slip, 1 when it is the inclusive scan,
+   -1 when neither (or the run failed). */
+static int lane0_or_inclusive_probe(unsigned block) {
+    const size_t n = 100;
+    unsigned *in = grade_alloc(n * sizeof(unsigned)), *got = grade_alloc(n * sizeof(unsigned)), *ref = grade_alloc(n * sizeof(unsigned));
+    grade_fill_bytes((unsigned char *)in, n * sizeof(unsigned), grade_seed() + 4242);
+    Dev d;
+    dev_alloc(&d, n);
+    int ran = cudaMemcpy(d.d_in, in, n * sizeof(unsigned), cudaMemcpyHostToDevice) == cudaSuccess &&
+              scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work) == cudaSuccess &&
+              cudaMemcpy(got, d.d_out, n * sizeof(unsigned), cudaMemcpyDeviceToHost) == cudaSuccess;
+    dev_free(&d);
+    int kind = -1;
+    if (ran && multi_bug_matches(got, in, n, 1, block, BUG_LANE0)) kind = BUG_LANE0;
+    else if (ran && (scan_uint_cpu(in, ref, n, 0), same_range(got, ref, 0, n))) kind = 1;
+    FREE_ALL(in, got, ref);
+    return kind;
+}
+
+/* 10.4: the ticket counter after the last run (d_work's first word, single_pass_gpu's layout): how many
+   blocks took a ticket, that is how many tiles the launch had; 0 when unknown. It tells whether an
+   element where the scan restarts from 0 starts a tile (trial8a a108: element 128 of a one-tile scan
+   was taken for the start of tile 1). */
+static unsigned g_tickets;
+
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
     if (r->order_dependent) {
@@ -239,7 +320,26 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
     const unsigned *in = r->in;
     unsigned *ref = grade_alloc(n * sizeof(unsigned));
     const char *why = NULL;
-    if (r->kind == K_MULTI || r->kind == K_SINGLE) {
+    if (r->kind == K_MULTI && multi_bug_matches(got, in, n, r->exclusive, r->block, BUG_LANE0)) {
+        /* (with n = 1 that is also the inclusive scan: a larger run tells) */
+        scan_uint_cpu(in, ref, n, !r->exclusive);
+        int looks_inclusive = r->exclusive && same_range(got, ref, 0, n);
+        int probe = looks_inclusive ? lane0_or_inclusive_probe(r->block) : BUG_LANE0;
+        if (probe == BUG_LANE0) {
+            snprintf(buf, cap,
+                     "in the exclusive scan, lane 0 of every warp (elements 0, 32, 64, ... of each tile, and of the block sums' scan) "
+                     "counts its own element too; every other element is right%s. block_scan_warp must give lane 0 the exclusive "
+                     "value 0 (before the warps ahead of it are added): __shfl_up_sync(FULL_MASK, inc, 1) hands lane 0 its own "
+                     "inclusive value back, there being no lane -1 -- set exc = 0 on lane 0 (10.1's kernels use only the inclusive "
+                     "value, so 10.1 cannot see this)",
+                     looks_inclusive ? " (with this n that looks like the inclusive scan; an exclusive scan of 100 elements told them apart)" : "");
+            why = buf;
+        } else if (probe == -1)
+            why = "with one element, out[0] = in[0]: either the whole scan is the inclusive one (out[i] counts in[i] too), or lane 0 "
+                  "of each warp keeps its own value in the exclusive scan (block_scan_warp: __shfl_up_sync(FULL_MASK, inc, 1) hands "
+                  "lane 0 its own value; its exclusive value is 0); an exclusive scan of 100 elements was neither";
+    }
+    if (!why && (r->kind == K_MULTI || r->kind == K_SINGLE)) {
         scan_uint_cpu(in, ref, n, !r->exclusive);
         if (same_range(got, ref, 0, n))
             why = r->exclusive ? "off by one element: this is the inclusive scan (out[i] counts in[i] too); the exclusive scan is "
@@ -253,6 +353,10 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
         if (same_range(got, ref, 0, n))
             why = "every tile of `block` elements restarts at 0: the block sums were not added -- scan the block sums (exclusive) "
                   "and add sums[b] to every element of tile b";
+        else if (multi_bug_matches(got, in, n, r->exclusive, r->block, BUG_PREV_OFFSET))
+            why = "tile 0 is right, and every tile b after it misses tile b - 1's total: add_offsets_kernel adds "
+                  "offsets[blockIdx.x - 1], but the block sums are scanned exclusive, so offsets[b] already is the sum of the tiles "
+                  "before tile b (offsets[0] = 0): add offsets[blockIdx.x] to every element of tile b";
         else if (multi_scan_matches(got, in, n, r->exclusive, r->block, 0))
             why = "the block sums were scanned inclusive, so tile b's offset counts tile b's own total too: the block sums must be "
                   "scanned exclusive whatever the scan asked for -- the recursive call scans them with the exclusive flag (1), at "
@@ -306,7 +410,18 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
            and the tile is right as a scan of its own elements: its prefix from the look-back was 0 */
         size_t to = 2 * first < n ? 2 * first : n;
         scan_uint_cpu(in + first, ref, to - first, r->exclusive);
-        if (same_range((const unsigned *)got + first, ref, 0, to - first)) {
+        /* ... unless the ticket counter says the launch had another number of tiles: then element first is
+           inside a tile, and the tile's own scan restarts there (trial8a a108: a warp's row offset not added) */
+        int tile_start = !g_tickets || g_tickets == (n + first - 1) / first;
+        if (!tile_start && same_range((const unsigned *)got + first, ref, 0, to - first)) {
+            snprintf(buf, cap,
+                     "element %zu starts again from 0 (the elements after it count only from there), but no tile starts there: the "
+                     "launch took %u ticket(s) for %zu elements, %s. So the tile's own scan is wrong, not the look-back: every element "
+                     "adds the tile's prefix, the offset of its part inside the tile (the exclusive scan of the per-warp row totals, "
+                     "sh.rows[j * SP_WARPS + warp] in the README's layout) and its own offset inside that part",
+                     first, g_tickets, n, g_tickets == 1 ? "so it is inside tile 0, the only tile" : "so it is inside a tile");
+            why = buf;
+        } else if (same_range((const unsigned *)got + first, ref, 0, to - first)) {
             snprintf(buf, cap,
                      "element %zu, where a tile starts (tile 1, tiles of %zu elements), starts again from 0: the tile's own scan is "
                      "right, but the prefix it got was 0 although tile 0 had published its inclusive prefix -- the look-back must "
@@ -338,6 +453,25 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                          tile);
                 why = buf;
             }
+        }
+    }
+    /* Tiles 0 and 1 right, tile 2 too large by tile 0's total (trial8a a107): the walk of tile 2 met tile 1's
+       inclusive prefix (which holds tile 0 already) in lane 0 and added tile 0's status in lane 1 too -- the
+       whole window summed, not lanes 0..first. Tiles of first / 2, when the ticket counter agrees. */
+    if (!why && r->kind == K_SINGLE && first % 2 == 0 && first / 2 > 0 && (!g_tickets || g_tickets == (n + first / 2 - 1) / (first / 2))) {
+        size_t tile = first / 2, end = 3 * tile < n ? 3 * tile : n;
+        unsigned agg0 = 0;
+        for (size_t i = 0; i < tile; i++) agg0 += in[i];
+        int same = agg0 != 0;
+        for (size_t i = first; i < end && same; i++) same = u32(got, i) == u32(r->want, i) + agg0;
+        if (same) {
+            snprintf(buf, cap,
+                     "tiles 0 and 1 are right, and tile 2 (tiles of %zu elements) counts tile 0's total twice: its walk met tile 1's "
+                     "inclusive prefix, which holds tile 0 already, and added tile 0's status too. The look-back added status values "
+                     "past the nearest inclusive prefix: of the window of 32 it adds lanes 0..first only (lane <= first, first the "
+                     "nearest STATUS_INC), then stops",
+                     tile);
+            why = buf;
         }
     }
     free(ref);
@@ -372,21 +506,6 @@ static void fail_scan(const Run *r, const void *got, const double *tol, int sche
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Running a scan.                                                                                  */
-
-typedef struct {
-    void *d_in, *d_out, *d_work;
-    size_t n, work_bytes;
-} Dev;
-
-static void dev_alloc(Dev *d, size_t n) {
-    d->n = n;
-    d->work_bytes = scan_workspace_bytes(n);
-    /* exactly n input elements: a read past the end is caught on the simulator */
-    ck_assert(cudaMalloc(&d->d_in, n * 4) == cudaSuccess);
-    ck_assert(cudaMalloc(&d->d_out, n * 4 + CANARY) == cudaSuccess);
-    ck_assert(cudaMalloc(&d->d_work, d->work_bytes) == cudaSuccess);
-}
-static void dev_free(Dev *d) { CUDA_FREE_ALL(d->d_in, d->d_out, d->d_work); }
 
 /* 10.4's kernel crashing at an address far from every buffer (a status word's store or load): the
    tile index is garbage, and the address says which garbage. The status word index it implies
@@ -466,6 +585,11 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     }
     GRADE_EXPECT_CUDA_OK(e, r->what);
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d->d_out, r->n * 4 + CANARY, cudaMemcpyDeviceToHost), "copying the result back (an error here comes from a kernel)");
+    if (r->kind == K_SINGLE) {
+        /* how many tiles took a ticket (0: unknown -- garbage, a counter never zeroed, or a layout of the student's own) */
+        unsigned t = 0;
+        g_tickets = cudaMemcpy(&t, d->d_work, sizeof t, cudaMemcpyDeviceToHost) == cudaSuccess && t >= 1 && t <= r->n ? t : 0;
+    }
     judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
     const unsigned char *canary = (const unsigned char *)got + r->n * 4;
     for (int i = 0; i < CANARY; i++)
@@ -631,6 +755,33 @@ static size_t compact_ge(const float *in, float *out, size_t n, float th) {
     return k;
 }
 
+/* 10.3's positions are 10.2's exclusive scan (scan_uint_gpu): when that is wrong, every 10.3 diagnosis
+   would blame the compaction for it (trial8a: a095b's and a098's 10.2 slips read in 10.3 as an
+   inclusive scan of the flags and as a count written by the wrong thread). So the scan of n flag-like
+   elements is checked first, with the block compact_gpu gets; a scan that fails to run (10.2 not
+   written yet) is left to 10.3's own checks. */
+static void expect_scan_for_compaction(size_t n, unsigned block) {
+    unsigned *in = grade_alloc(n * sizeof(unsigned)), *want = grade_alloc(n * sizeof(unsigned)), *got = grade_alloc(n * sizeof(unsigned));
+    grade_fill_ints((int *)in, n, grade_seed() + 977, 0, 1);
+    scan_uint_cpu(in, want, n, 1);
+    Dev d;
+    dev_alloc(&d, n);
+    grade_poison_device(d.d_work, d.work_bytes);
+    int ran = cudaMemcpy(d.d_in, in, n * sizeof(unsigned), cudaMemcpyHostToDevice) == cudaSuccess &&
+              scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work) == cudaSuccess &&
+              cudaMemcpy(got, d.d_out, n * sizeof(unsigned), cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaGetLastError();
+    dev_free(&d);
+    size_t at = 0;
+    while (ran && at < n && got[at] == want[at]) at++;
+    if (ran && at < n)
+        ck_assert_msg(0, "compact_gpu, n = %zu, block %u: its positions come from scan_uint_gpu (10.2), and that gave a wrong exclusive "
+                         "scan of %zu flags (0 or 1): pos[%zu] = %u, want %u\n  likely mistake: 10.2's scan, not the compaction: fix 10.2 "
+                         "first (`make check LESSON=10 EX=10.2` shows what is wrong), then 10.3",
+                      n, block, n, at, got[at], want[at]);
+    FREE_ALL(in, want, got);
+}
+
 static void check_compact(size_t n, int nsched) {
     uint64_t seed = grade_seed() + 104729u + n;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -646,6 +797,7 @@ static void check_compact(size_t n, int nsched) {
     ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
     ck_assert(cudaMalloc(&d_work, work) == cudaSuccess);
     ck_assert(cudaMemcpy(d_in, in, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    for (int b = 0; b < 2; b++) expect_scan_for_compaction(n, kBlocks3[b]);
     for (int k = 0; k < 4; k++)
         for (int b = 0; b < 2; b++)
             for (int s = 0; s < (k == 0 ? nsched : 1); s++) { /* the order of threads matters most when half are kept */
