@@ -286,12 +286,25 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
     if (r.graph_nodes == k->steps - 1) {
         /* Which step? d_x after the replays tells (trial 8, a073: the loop started at k = 1, and the
            hint named only its end) */
-        int gone = k->steps > 1 ? missing_step(in, out, n, k->steps, k->times) : -1;
+        int gone = k->steps > 1 ? missing_step(in, out, n, k->steps, k->times) : -1; /* 0: the first; 1: the last */
+        gone = gone == 0 ? 0 : gone == k->steps - 1 ? 1 : -1;
+        if (k->steps == 1) {
+            /* one step tells neither end: a chain of 3 steps, captured the same way, does */
+            ChainConfig three = {n, 3, 1, 0};
+            ChainReport r3;
+            memset(&r3, 0, sizeof r3);
+            float *out3 = grade_alloc(n * sizeof(float));
+            grade_poison_floats(out3, n);
+            chain_probe(&three, in, out3, &r3);
+            int at = r3.graph_nodes == 2 ? missing_step(in, out3, n, 3, 1) : -1;
+            gone = at == 0 ? 0 : at == 2 ? 1 : -1;
+            free(out3);
+        }
         ck_abort_msg("%s: the captured graph has %lld nodes for a chain of %d steps: one step is missing\n  likely mistake: %s", what,
                      r.graph_nodes, k->steps,
                      gone == 0 ? "step k = 0 is the one missing (d_x is the chain without its first step): the loop starts at k = 1; it "
                                  "must run k = 0 .. c->steps - 1, `for (int k = 0; k < c->steps; k++)`"
-                     : gone == k->steps - 1
+                     : gone == 1
                          ? "the last step, k = c->steps - 1, is the one missing (d_x is the chain without it): the loop stops one short; "
                            "k = 0 .. c->steps - 1 is `k < c->steps`"
                          : "the capture loop must run k = 0 .. c->steps - 1 (`for (int k = 0; k < c->steps; k++)`): does it start at 0 "
