@@ -361,7 +361,12 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
     describe_case(&shown, d, c, sizeof c);
     const char *hint = "try block_limit (or the device's maximum) first, then every multiple of warp_size below it, and keep a size only "
                        "when blocks_per_sm x block is strictly larger than the best so far";
-    if (got.block && want.block && got.block < want.block) {
+    OccChoice bare; /* the choice with no per-thread shared memory (trial 8, a037) */
+    best_block_size_cpu(k, 0, limit, d, &bare);
+    if (per_thread && got.block == bare.block && got.blocks_per_sm == bare.blocks_per_sm && got.block != want.block) {
+        hint = "block and blocks_per_sm are the choice for a kernel without per-thread shared memory: each candidate block b needs "
+               "k->dynamic_smem + smem_per_thread x b bytes of dynamic shared memory";
+    } else if (got.block && want.block && got.block < want.block) {
         /* Two searches give a smaller block: one that keeps the smallest of the blocks tied for the
            most resident threads, and one that tries only powers of two. What each would pick: */
         int g = d->warp_size, cap = limit > 0 && limit < d->max_threads_per_block ? limit : d->max_threads_per_block;

@@ -12,7 +12,8 @@
 
 /* the runner-side helpers below (call_NAME) */
 #define HAND_CALLS(X)                                                                                                          \
-    X(int, managed_axpy_graded, REAL(float, a), IN(const float *, h_x, n * sizeof(float)), IN(const float *, h_y, n * sizeof(float)), \
+    X(int, managed_axpy_graded, REAL(float, a), IN(const float *, h_x, n * sizeof(float)),                                     \
+      IN(const float *, h_y, n * sizeof(float)),                                                                               \
       INOUT(float *, out, n * sizeof(float), "out", "managed_axpy wrote past out[n - 1]"), NUM(size_t, n),                     \
       INOUT(ManagedReport *, rep, sizeof *rep, "report", NULL))                                                                \
     X(int, chain_probe, IN(const ChainConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),              \
