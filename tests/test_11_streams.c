@@ -355,7 +355,7 @@ static int streams_not_waited(const PipeConfig *cfg, const float *out, char *msg
    element n: the last chunk's length not clipped (trial 6, a55), or a wrong offset. Simulator only:
    its bounds check names the kernel (on a GPU an access past a buffer may not fault). */
 static const char *pipeline_crash_hint(const char *said) {
-    if (strncmp(said, "pipe_roundtrip(", 15)) return NULL;
+    if (strncmp(said, "pipeline_create_run_destroy(", 28)) return NULL;
     /* two chunks' kernels wrote the same bytes (trial 7, a87: d_out without + off): each chunk's kernel writes its own part,
        so the output pointer it was given is wrong; ordering the streams (the simulator's general hint) would hide it */
     const char *race = strstr(said, "stream race: kernel 'process_kernel' ("), *second = race ? strstr(race, ", and kernel 'process_kernel' (") : NULL;
@@ -386,7 +386,7 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     PipeConfig sent = *cfg;
     sent.tool_pass = judge_sanitizing();
     judge_set_crash_hint(pipeline_crash_hint);
-    int e = pipe_roundtrip(&sent, in, out, r, g_ops, MAX_OPS);
+    int e = pipeline_create_run_destroy(&sent, in, out, r, g_ops, MAX_OPS);
     judge_set_crash_hint(NULL);
     ck_assert_msg(r->create_err == cudaSuccess, "pipeline_create failed for %s: %s", what, cudaGetErrorName(r->create_err));
     ck_assert_msg(!r->missing_buffer,
@@ -418,6 +418,16 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
         /* with no whole chunk before it (n < chunk) nothing shows that the other chunks arrive: on a GPU
            work queued where the waits do not reach (stream 0 beside non-blocking streams, trial 7's a83)
            has not reached h_out either when pipeline_run returns, so both causes are named */
+        /* on the simulator the recording tells them apart (trial 8, a011: only the last stream waited
+           for, and the dropped chunk named first): a copy back queued in a created stream was not dropped */
+        int queued_back = 0;
+        for (int i = 0; ON_SIM && i < r->nops && i < MAX_OPS; i++) queued_back += g_ops[i].kind == OP_D2H && g_ops[i].stream != 0;
+        ck_assert_msg(!(tail_poison && head_right && full == 0 && queued_back),
+                      "%s: h_out[0 .. %zu], all of it (n < chunk: one partial chunk), was never written, though its copy back was "
+                      "queued in one of the created streams\n"
+                      "  likely mistake: pipeline_run returned before that stream had finished: wait for every one of the nstreams "
+                      "streams (cudaStreamSynchronize(p->streams[s]) for s = 0 .. nstreams - 1), not only one of them",
+                      what, n - 1);
         ck_assert_msg(!(tail_poison && head_right && full == 0),
                       "%s: h_out[0 .. %zu], all of it (n < chunk: one partial chunk), was never written\n"
                       "  likely mistake: either the last partial chunk was dropped: n / chunk rounds down -- use (n + chunk - 1) / "
@@ -446,13 +456,14 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     int none_back = n > 0;
     for (size_t i = 0; i < n && none_back; i++) none_back = is_poison(out[i]);
     if (none_back && ON_SIM && r->nops > 0) {
-        int device = 0, on_default = 0, d2h = 0, stream_syncs = 0, device_syncs = 0;
+        int device = 0, on_default = 0, d2h = 0, d2h_default = 0, stream_syncs = 0, device_syncs = 0;
         for (int i = 0; i < r->nops && i < MAX_OPS; i++) {
             const TimelineOp *o = &g_ops[i];
             if (o->kind == OP_KERNEL || o->kind == OP_H2D || o->kind == OP_D2H) {
                 device++;
                 on_default += o->stream == 0;
                 d2h += o->kind == OP_D2H;
+                d2h_default += o->kind == OP_D2H && o->stream == 0;
             }
             if (o->kind == OP_HOST_WAIT) {
                 stream_syncs += strstr(o->name, "cudaStreamSynchronize") != NULL;
@@ -466,6 +477,14 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                       "  likely mistake: the chunks were not queued in the pipeline's streams: chunk c goes into "
                       "p->streams[c %% p->nstreams], the last argument of its cudaMemcpyAsync calls and of process_launch",
                       what, d2h, stream_syncs);
+        /* only the copies back in stream 0 (trial 8, a010: cudaMemcpyAsync without its stream argument) */
+        ck_assert_msg(!(d2h && d2h_default == d2h && on_default < device && !device_syncs),
+                      "%s: nothing had reached h_out when pipeline_run returned, though its %d copies back were queued: they went into "
+                      "the legacy default stream (stream 0), while the copies in and the kernels went into the created streams, and the "
+                      "wait at the end waited on the created streams only\n"
+                      "  likely mistake: the copy back was given no stream (or 0): chunk c's three steps all go into its stream, "
+                      "cudaMemcpyAsync(h_out + off, d_out + off, len * sizeof(float), cudaMemcpyDeviceToHost, s)",
+                      what, d2h);
     }
     if (none_back && !ON_SIM)
         ck_abort_msg("%s: all %zu elements differ: nothing had reached h_out when pipeline_run returned (every element is still "
@@ -488,6 +507,17 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
         for (size_t i = 0; i < n; i++)
             if (is_poison(out[i])) want[i] = process_one_cpu(in[i], cfg->work);
     }
+    /* NaN where a value was expected (trial 8, a013: the copy in given len, elements, as its size in
+       bytes): the kernel read d_in where no input had arrived. The simulator's fresh device memory
+       reads as NaN; the generic hint (shared memory before a barrier) does not apply here */
+    size_t nan_at = n;
+    for (size_t i = 0; i < n && nan_at == n; i++)
+        if (isnan(out[i]) && !is_poison(out[i]) && !isnan(want[i])) nan_at = i;
+    ck_assert_msg(nan_at == n,
+                  "%s: h_out[%zu] is NaN, want %g: the kernel read d_in where no input had been copied (fresh device memory)\n"
+                  "  likely mistake: the copy in moved less than its chunk: a copy's size is in bytes, len * sizeof(float), not len "
+                  "elements; or it went to another place than the kernel reads (chunk c's input is d_in + off, off = c * chunk)",
+                  what, nan_at, want[nan_at < n ? nan_at : 0]);
     GradeCompare cmp = {.what = what, .n = n, .block = 0, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
     free(in);

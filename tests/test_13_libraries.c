@@ -437,9 +437,9 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
             after_scan &= (isnan(a) && isnan(g)) || fabs((double)g - a) <= tol * (1 + fabs((double)a));
             pre += (double)sorted[i] * sorted[i];
         }
-        int inclusive = 1, unnormalised = 1, unsquared = 1, any = 0;
-        double abs_total = 0, run_abs = 0;
-        for (size_t i = 0; i < n; i++) abs_total += fabs(sorted[i]);
+        int inclusive = 1, unnormalised = 1, unsquared = 1, by_plain_sum = 1, any = 0;
+        double abs_total = 0, run_abs = 0, plain_total = 0, run_excl = 0;
+        for (size_t i = 0; i < n; i++) abs_total += fabs(sorted[i]), plain_total += sorted[i];
         for (size_t i = 0; i < n; i++) {
             double w = want[i], g = got[i];
             if (isnan(g) || fabs(g - w) > tol * (1 + fabs(w))) any = 1;
@@ -448,6 +448,10 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
             if (isnan(g) || fabs(g - w * total) > tol * (1 + w * total)) unnormalised = 0;
             if (isnan(g) || fabs(g - run_abs / abs_total) > tol) unsquared = 0;
             run_abs += fabs(sorted[i]);
+            /* the squares' exclusive scan divided by the sum of the values, not of their squares */
+            double p = run_excl / plain_total;
+            if (isnan(g) || fabs(g - p) > tol * (1 + fabs(p))) by_plain_sum = 0;
+            run_excl += (double)sorted[i] * sorted[i];
         }
         if (!any) continue;
         if (after_scan)
@@ -459,6 +463,10 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
         else if (is_device_garbage_f(got[0])) why = "d_cdf was never written: launch cdf_normalise_kernel on the vector's raw pointer (thrust::raw_pointer_cast(v.data()))";
         else if (got[0] != 0.0f) why = "d_cdf[0] must be 0 (nothing comes before the first pair): an exclusive scan starts at 0";
         else if (unsquared) why = "the values were not squared: thrust::transform with a functor returning x * x before the scan";
+        /* trial 8, a023: thrust::reduce moved before thrust::transform */
+        else if (by_plain_sum && plain_total != 0)
+            why = "the scan was divided by the sum of the values, not of their squares: the total was taken (thrust::reduce) before "
+                  "the values were squared; take it after thrust::transform";
         else why = "sort the values together with their keys (thrust::sort_by_key), square them, scan exclusively, and divide by the sum of the squares";
         GradeCompare cmp = {.what = "cdf_thrust_gpu: d_cdf", .n = n, .atol = tol, .rtol = tol, .schedule = s};
         char *d = grade_diff_floats(got, want, &cmp);
@@ -533,7 +541,16 @@ START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     ck_assert(cudaMemcpy(d_vals, vals, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
     grade_poison_device(d_keys_out, n * 4);
     grade_poison_device(d_vals_out, n * 4);
-    GRADE_EXPECT_CUDA_OK(sort_pairs_cub_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out), "sort_pairs_cub_gpu");
+    cudaError_t sorted = sort_pairs_cub_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out);
+    /* CUB refuses a temp_storage_bytes below what the size query reported (trial 8, a024: the size set
+       to 0 between the two calls); the simulator's CUB too */
+    ck_assert_msg(sorted != cudaErrorInvalidValue,
+                  "sort_pairs_cub_gpu (n = %zu, " SEED_TEXT "): returned cudaErrorInvalidValue\n"
+                  "  likely mistake: the second SortPairs call was given less temporary storage than the first reported: pass it the "
+                  "same temp_storage_bytes the size query (d_temp_storage = NULL) wrote, and a buffer of that many bytes; or an "
+                  "argument CUB refuses (a NULL buffer, a negative num_items, begin_bit >= end_bit)",
+                  n, SEED);
+    GRADE_EXPECT_CUDA_OK(sorted, "sort_pairs_cub_gpu");
     ck_assert(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
     ck_assert(cudaMemcpy(got, d_vals_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
     int unwritten = 1;
@@ -601,6 +618,10 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
                         "were there. Either only n uniforms were generated, so the points from n / 2 on read memory no generator "
                         "wrote (two per point: curandGenerateUniform(gen, d_u, 2 * n)), or count_inside_kernel looked at only "
                         "n / 2 of the n points"
+                  /* about one count per warp (trial 8, a029: atomicAdd(hits, 1) by the warp's leader, not __popc(ballot)) */
+                  : n >= 32 * 64 && 32.0 * (double)h <= (double)n + 32 && 32.0 * (double)h >= 0.9 * (double)n
+                      ? "about one point was counted per warp (the count is near n / 32): the warp's leader added 1 instead of the number "
+                        "of its lanes whose point is inside -- atomicAdd(hits, __popc(ballot)), the ballot's set bits"
                       : "each point is (u[2i], u[2i + 1]) from 2n uniforms, inside when x * x + y * y <= 1; every point counts once");
     return h;
 }
@@ -762,6 +783,17 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
                   "  likely mistake: the state must come from curand_init(seed, global index, 0, &state) alone (no clock, no uninitialised state)",
                   SEED);
     device_api_hits(seed + 1, blocks, threads, samples, d_hits, c);
+    /* seed + t as each thread's seed (trial 8, a027): thread t - 1 of the run with seed + 1 then draws
+       what thread t drew with seed, and counts the same */
+    int shifted = 1;
+    for (size_t t = 1; t < T && shifted; t++) shifted = c[t - 1] == a[t];
+    ck_assert_msg(!shifted,
+                  "pi_curand_device_gpu (" SEED_TEXT "): with seed %llu, thread t - 1 counted what thread t counted with seed %llu, for "
+                  "every t: each thread drew from seed + its index\n"
+                  "  likely mistake: a seed per thread, curand_init(seed + t, 0, 0, &state): seeds next to each other give no promise of "
+                  "independent numbers, and runs with nearby seeds share threads' streams. One seed for all, the thread's index as the "
+                  "subsequence: curand_init(seed, t, 0, &state)",
+                  SEED, seed + 1, seed);
     ck_assert_msg(memcmp(a, c, T * 4) != 0,
                   "pi_curand_device_gpu (" SEED_TEXT "): seeds %llu and %llu gave the same counts in every thread\n"
                   "  likely mistake: the seed is not used: curand_init's first argument is the seed, the second the subsequence (the thread)",

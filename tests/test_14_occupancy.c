@@ -361,7 +361,12 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
     describe_case(&shown, d, c, sizeof c);
     const char *hint = "try block_limit (or the device's maximum) first, then every multiple of warp_size below it, and keep a size only "
                        "when blocks_per_sm x block is strictly larger than the best so far";
-    if (got.block && want.block && got.block < want.block) {
+    OccChoice bare; /* the choice with no per-thread shared memory (trial 8, a037) */
+    best_block_size_cpu(k, 0, limit, d, &bare);
+    if (per_thread && got.block == bare.block && got.blocks_per_sm == bare.blocks_per_sm && got.block != want.block) {
+        hint = "block and blocks_per_sm are the choice for a kernel without per-thread shared memory: each candidate block b needs "
+               "k->dynamic_smem + smem_per_thread x b bytes of dynamic shared memory";
+    } else if (got.block && want.block && got.block < want.block) {
         /* Two searches give a smaller block: one that keeps the smallest of the blocks tied for the
            most resident threads, and one that tries only powers of two. What each would pick: */
         int g = d->warp_size, cap = limit > 0 && limit < d->max_threads_per_block ? limit : d->max_threads_per_block;
@@ -388,6 +393,17 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
         else if (pow2)
             hint = "block %d is the best power of two, block %d the best multiple of warp_size: were only powers of two tried? Every "
                    "multiple of warp_size up to the limit is a candidate";
+    } else if (got.block == want.block && got.min_grid != want.min_grid && got.blocks_per_sm != want.blocks_per_sm &&
+               got.min_grid == got.blocks_per_sm * d->multiprocessors) {
+        /* min_grid follows from blocks_per_sm, so blocks_per_sm is what is wrong (trial 8, a037: the
+           per-thread shared memory left out, and "min_grid is ..." sent the student to right code) */
+        int without = (int)(resident_threads_cpu(k, 0, got.block, d) / got.block);
+        hint = per_thread && got.blocks_per_sm == without
+                   ? "blocks_per_sm is that of a block without its per-thread shared memory: each candidate block b needs "
+                     "k->dynamic_smem + smem_per_thread x b bytes of dynamic shared memory (min_grid = blocks_per_sm x "
+                     "multiprocessors is right)"
+                   : "blocks_per_sm is not what occupancy_calc gives for this block (min_grid = blocks_per_sm x multiprocessors is "
+                     "right): give occupancy_calc the block's size and dynamic shared memory, k->dynamic_smem + smem_per_thread x b";
     } else if (got.block == want.block && got.min_grid != want.min_grid) {
         hint = "min_grid is blocks_per_sm x multiprocessors";
     } else if (got.block > limit && limit > 0) {
@@ -702,6 +718,12 @@ static void expect_report(const char *what, const char *report, const char *expe
                   "buffer's; pass cap, the capacity the caller gave",
                   what, report, strlen(report), sizeof(char *), REPORT_CAP, sizeof(char *));
     ck_assert_msg(parsed, "%s wrote the report \"%.300s\", which is not \"<file>:<line>: <call> failed: ...\"", what, report);
+    /* the call's text is a word, not a call (trial 8, a043: CHECK passed the literal "call", not #call):
+       the line may be right, so the hint about which check found the failure would point at right code */
+    ck_assert_msg(strchr(call, '(') != NULL,
+                  "%s reported the failure at `%s` (%s:%d): that is not the text of a call\n  likely mistake: CHECK must pass #call "
+                  "(the macro argument turned into a string by the preprocessor), not a string literal, as the call's text",
+                  what, call, file, line);
     ck_assert_msg(strstr(call, expect_call) != NULL, "%s reported the failure at `%s` (%s:%d)\n  likely mistake: %s", what, call, file, line, why);
     int on_line = line_has(file, line, call);
     ck_assert_msg(on_line != 0,
@@ -825,12 +847,20 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   "cudaMalloc's error was still pending, and a later check (cudaGetLastError() after the launch) reported it as its own: "
                   "once you have handled it by halving the batch, clear it with cudaGetLastError()",
                   what, st.batch);
+    int batch_set = st.batch && st.batch != (size_t)0x5A5A5A5A5A5A5A5Aull;
+    int fits = batch_set && (!budget || 2 * st.batch * sizeof(float) <= free_bytes);
     ck_assert_msg(e == cudaSuccess,
                   "%s returned %s\n  likely mistake: %s", what, judge_error_name(e),
                   e == cudaErrorMemoryAllocation
                       ? "when cudaMalloc fails with cudaErrorMemoryAllocation, free what you got, halve the batch and try again"
-                      : "a cudaMalloc that failed (cudaErrorMemoryAllocation) went unnoticed, and the copies then used a null pointer? "
-                        "Check every cudaMalloc's result, and on that error halve the batch");
+                      : batch_set && n % st.batch && fits
+                          /* a batch that fits, and a partial last one (trial 8, a045: len = batch always, so the
+                             last copies ran past the end of h_in and h_out, refused by the simulator) */
+                          ? "either the last batch was copied whole: it holds only n - offset elements (n % batch here), and a "
+                            "copy of `batch` floats runs past the end of h_in and h_out -- give it the length n - offset; or a "
+                            "cudaMalloc that failed went unnoticed, and the copies then used a null pointer"
+                          : "a cudaMalloc that failed (cudaErrorMemoryAllocation) went unnoticed, and the copies then used a null pointer? "
+                            "Check every cudaMalloc's result, and on that error halve the batch");
     ck_assert_msg(pending == cudaSuccess,
                   "after %s returned, %s was still pending in the last-error slot\n  likely mistake: a failed cudaMalloc leaves its "
                   "error there; once you have handled it (by halving the batch), clear it with cudaGetLastError()",

@@ -254,6 +254,22 @@ static const char *plan_hint(const PlanReport *r, const float *late, const float
                          d, r->count[d], r->inner, r->first[d]);
                 return buf;
             }
+            /* its rows of A copied from h_a + first[d] * n, a row of C's length (trial 8, a052) */
+            size_t at = (size_t)r->first[d] * row;
+            if (row != (size_t)r->inner && at + (size_t)r->count[d] * r->inner <= (size_t)r->n * r->inner) {
+                alt = grade_alloc(c * sizeof(float));
+                matmul_cpu(a + at, b, alt, (int)r->count[d], (int)row, r->inner);
+                off = same_floats(late + f, alt, c, 2e-6 * r->inner, 1e-5);
+                free(alt);
+                if (off) {
+                    snprintf(buf, cap,
+                             "device %d's part of the result is the product of the floats that start at h_a + %zu = first[d] * n: its "
+                             "rows of A were copied from h_a + first[d] * n, but a row of A is k floats (n is a row of B and C) -- "
+                             "they start at h_a + first[d] * k",
+                             d, at);
+                    return buf;
+                }
+            }
         }
         len += (size_t)snprintf(buf + len, cap - len, "device %d's part (elements %zu .. %zu) is wrong; ", d, f, f + c - 1);
         if (len >= cap) break;
@@ -266,7 +282,7 @@ static const char *plan_hint(const PlanReport *r, const float *late, const float
     return buf[0] ? buf : NULL;
 }
 
-/* The simulator: the modelled timeline of a vector add over several devices must show them working
+/* The simulator: the modelled timeline of a vector add (or a matrix product) over several devices must show them working
    at the same time -- the run shorter than 0.75 x the devices' spans added up (one after another
    makes it 1.0; two devices side by side about 0.5). */
 static void check_devices_overlap(const PlanReport *r, const char *what, const char *run) {
@@ -449,7 +465,18 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
                       what, d, r.first[d], r.count[d], f, c);
     }
     ck_assert_msg(r.run_err == 0, "%s: %s returned %s\n  likely mistake: %s", what, run, cuda_name(r.run_err), run_hint(r.run_err));
-    ck_assert_msg(!strstr(said, "while device") || !strstr(said, "into a stream of device"),
+    /* The note names the stream's device and the current one. The run switched away from device 0
+       (the caller's) but launched into a stream of another device: then the stream was made on the
+       wrong device (trial 8, a049: plan_create without cudaSetDevice(d), every stream on device 0). */
+    const char *into = strstr(said, "into a stream of device");
+    int stream_dev = -1, current_dev = -1;
+    if (into) sscanf(into, "into a stream of device %d while device %d is current", &stream_dev, &current_dev);
+    ck_assert_msg(!into || !strstr(said, "while device") || current_dev <= 0,
+                  "%s: %s launched a kernel into a device's stream while another device was current%s\n  likely mistake: the run made "
+                  "device %d current, but its stream belongs to device %d: a stream belongs to the device current when it is created, "
+                  "so %s must call cudaSetDevice(d) before cudaStreamCreate(&p->stream[d]) (and before device d's cudaMalloc)",
+                  what, run, said, current_dev, stream_dev, create);
+    ck_assert_msg(!strstr(said, "while device") || !into,
                   "%s: %s launched a kernel into a device's stream while another device was current%s\n  likely mistake: the CUDA "
                   "Programming Guide says a launch into a stream of a device that is not the current one fails: call cudaSetDevice(d) "
                   "before launching device d's kernel into p->stream[d] (copies may go to any device's stream; launches may not)",
@@ -488,6 +515,18 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
                       what, d, d, d);
     }
     check_devices_overlap(&r, what, run);
+    /* right values, but work in the legacy default stream (trial 8, a050: the launch without
+       p->stream[d]). After the overlap, whose hint names a blocking copy (it runs in stream 0 too),
+       and only where it was checked (the simulator) or two devices worked (a GPU): with one device at
+       work a launch left on the current device shows nothing, and a later case names it better */
+    int working = 0;
+    for (int d = 0; d < r.ndev && d < MG_MAX_DEVICES; d++) working += r.count[d] > 0;
+    ck_assert_msg(r.streams_observed <= 0 || r.legacy_ops == 0 || (ON_SIM ? r.timeline != 1 : working < 2),
+                  "%s: the values are right, but %llu of the %llu copies and kernels of %s went to the legacy default stream (stream 0) "
+                  "instead of p->stream[d]: there they wait for all the work of the device's other streams, and it for them\n"
+                  "  likely mistake: a stream argument left out or 0 -- give every copy and launch of device d its stream: "
+                  "cudaMemcpyAsync(..., p->stream[d]) and kernel<<<grid, block, 0, p->stream[d]>>>",
+                  what, r.legacy_ops, r.legacy_ops + r.stream_ops, run);
     ck_assert_msg(r.destroy_err == 0, "%s: mg_plan_destroy returned %s", what, cuda_name(r.destroy_err));
     ck_assert_msg(r.streams_left <= 0, "%s: after mg_plan_destroy, %d stream(s) made for the plan still exist\n  likely mistake: "
                                        "cudaStreamDestroy(p->stream[d]) for every device, with device d current", what, r.streams_left);
@@ -666,7 +705,7 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
     r.allow_peer = allow_peer;
     r.peer_before = peer_before;
     r.n = n;
-    int e = peer_roundtrip(&r, x, y, out, copy);
+    int e = peer_copy_gpu_then_peer_add_gpu(&r, x, y, out, copy);
     fresh_runner_after(e || r.copy_err || r.add_err);
     char what[300];
     snprintf(what, sizeof what, "x on device %d, y and out on device %d, n = %zu, allow_peer %d, peer access %s before the call, %d device(s), seed %llu",
@@ -677,9 +716,22 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
     expect_device_kept(r.device_after_copy, "peer_copy_gpu", what);
     char cw[400];
     snprintf(cw, sizeof cw, "peer_copy_gpu of x from device %d to device %d (%s)", dev_a, dev_b, what);
+    /* the bytes that arrived: a prefix of x, then the helper's 0xFF bytes (trial 8, a055: a size of
+       n, elements, where bytes are wanted, and the generic NaN hint named shared memory) */
+    const unsigned char *gb = (const unsigned char *)copy, *wb = (const unsigned char *)x;
+    size_t arrived = 0, total = n * sizeof(float);
+    while (arrived < total && gb[arrived] == wb[arrived]) arrived++;
+    int rest_poison = arrived > 0 && arrived < total;
+    for (size_t i = arrived; i < total && rest_poison; i++) rest_poison = gb[i] == 0xFF;
+    char short_hint[300];
+    snprintf(short_hint, sizeof short_hint,
+             "only the first %zu of the %zu bytes of x arrived (the rest still holds the grader's 0xFF bytes): a copy's size is in bytes "
+             "-- cudaMemcpyPeerAsync(d_dst, dst_dev, d_src, src_dev, n * sizeof(float), stream)%s",
+             arrived, total, arrived == n ? ", not n" : "");
     expect_floats(copy, x, n, 0, cw, 0, 0,
                   all_poison(copy, n) ? "nothing arrived: cudaMemcpyPeerAsync(d_dst, dst_dev, d_src, src_dev, n * sizeof(float), stream), "
                                         "then wait for that stream before returning"
+                  : rest_poison       ? short_hint
                                       : NULL);
 
     ck_assert_msg(r.add_err == 0, "%s: peer_add_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.add_err), peer_hint(r.add_err));

@@ -27,6 +27,7 @@
 #include "calls/16-unified-memory-graphs.h"
 #include "backend.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "unified_graphs.h"
 
@@ -61,7 +62,7 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
     memset(&r, 0, sizeof r);
     char what[160];
     snprintf(what, sizeof what, "managed_axpy(a = %g, n = %zu) (input seed %llu)", a, n, (unsigned long long)seed);
-    int e = managed_probe(a, x, y, out, n, &r);
+    int e = managed_axpy_graded(a, x, y, out, n, &r);
     GRADE_EXPECT_CUDA_OK(e, "managed_axpy");
     GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-6, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
@@ -159,6 +160,55 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
 }
 END_TEST
 
+/* The arguments of the first call of `fn` in `body` whose argument number `has` contains `text`: up
+   to 6 of them, trimmed, into args; their count, or 0 when there is no such call. */
+static int call_args(const char *body, const char *fn, int has, const char *text, char args[6][96]) {
+    size_t len = strlen(fn);
+    for (const char *at = strstr(body, fn); at; at = strstr(at + 1, fn)) {
+        if (at > body && (at[-1] == '_' || ((at[-1] | 32) >= 'a' && (at[-1] | 32) <= 'z'))) continue;
+        const char *p = at + len;
+        while (*p == ' ' || *p == '\n' || *p == '\t') p++;
+        if (*p != '(') continue;
+        int count = 0, depth = 0;
+        size_t w = 0;
+        memset(args, 0, 6 * sizeof args[0]);
+        for (p++; *p && count < 6; p++) {
+            if ((*p == ',' || *p == ')') && depth == 0) {
+                while (w && args[count][w - 1] == ' ') w--;
+                args[count][w] = '\0';
+                count++, w = 0;
+                if (*p == ')') break;
+                continue;
+            }
+            if (*p == '(') depth++;
+            if (*p == ')') depth--;
+            if ((*p == ' ' || *p == '\n' || *p == '\t') && w == 0) continue;
+            if (w + 1 < sizeof args[0]) args[count][w++] = *p == '\n' || *p == '\t' ? ' ' : *p;
+        }
+        if (has < count && strstr(args[has], text)) return count;
+    }
+    return 0;
+}
+
+/* The read-mostly advice goes to x, the buffer the kernel only reads (trial 8, a069: given to y,
+   which the kernel writes, a write that drops the read-only copies; no run shows it here, the
+   values and the prefetches being right). Read from managed_axpy's source: the first argument of its
+   cudaMemAdvise(..., cudaMemAdviseSetReadMostly, ...) must not be the output that axpy_launch(a, x,
+   y, n, s) writes. Skipped where the source or the calls cannot be read (a kernel launched directly). */
+START_TEST(test_managed_axpy_advises_the_buffer_it_reads) {
+    static char body[16384];
+    if (grade_source_function("unified_graphs.cu", "managed_axpy", body, sizeof body) != 1) return;
+    char advise[6][96], launch[6][96];
+    if (call_args(body, "cudaMemAdvise", 2, "SetReadMostly", advise) < 3 || call_args(body, "axpy_launch", 0, "", launch) < 3) return;
+    ck_assert_msg(strcmp(advise[0], launch[2]) != 0,
+                  "managed_axpy gives the read-mostly advice to %s, the buffer axpy_launch writes (its y): the values are right, but "
+                  "a write to read-mostly pages drops their read-only copies on every side, so the advice only costs\n"
+                  "  likely mistake: the advice goes to the buffer the kernel only reads: cudaMemAdvise(%s, bytes, "
+                  "cudaMemAdviseSetReadMostly, gpu)",
+                  advise[0], launch[1]);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 16.2                                                                                            */
 
@@ -173,6 +223,24 @@ static int same_floats(const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!(fabsf(a[i] - b[i]) <= 1e-5f * fabsf(b[i]) + 1e-6f)) return 0;
     return 1;
+}
+
+/* The step m whose absence from every replay gives d_x (out), or -1 when no single missing step does. */
+static int missing_step(const float *in, const float *out, size_t n, int steps, int times) {
+    float *alt = grade_alloc(n * sizeof(float));
+    int found = -1;
+    for (int m = 0; m < steps && found < 0; m++) {
+        for (size_t i = 0; i < n; i++) {
+            float v = in[i];
+            for (int t = 0; t < times; t++)
+                for (int k = 0; k < steps; k++)
+                    if (k != m) v = step_cpu(v, k);
+            alt[i] = v;
+        }
+        if (same_floats(out, alt, n)) found = m;
+    }
+    free(alt);
+    return found;
 }
 
 /* What `destroy` (chain_destroy, diamond_destroy) must leave: no error, and neither an executable
@@ -215,11 +283,33 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                   what);
     ck_assert_msg(r.graph_nodes >= 0, "%s: chain_capture left c->graph NULL (or not a graph)\n  likely mistake: "
                   "cudaStreamEndCapture(c->stream, &c->graph) missing, or the graph it gives not kept in c->graph", what);
-    ck_assert_msg(r.graph_nodes != k->steps - 1,
-                  "%s: the captured graph has %lld nodes for a chain of %d steps: one step is missing\n"
-                  "  likely mistake: the loop stops one short (k = 0 .. c->steps - 1 is `k < c->steps`), or a launch went to another "
-                  "stream than c->stream, the one that captures",
-                  what, r.graph_nodes, k->steps);
+    if (r.graph_nodes == k->steps - 1) {
+        /* Which step? d_x after the replays tells (trial 8, a073: the loop started at k = 1, and the
+           hint named only its end) */
+        int gone = k->steps > 1 ? missing_step(in, out, n, k->steps, k->times) : -1; /* 0: the first; 1: the last */
+        gone = gone == 0 ? 0 : gone == k->steps - 1 ? 1 : -1;
+        if (k->steps == 1) {
+            /* one step tells neither end: a chain of 3 steps, captured the same way, does */
+            ChainConfig three = {n, 3, 1, 0};
+            ChainReport r3;
+            memset(&r3, 0, sizeof r3);
+            float *out3 = grade_alloc(n * sizeof(float));
+            grade_poison_floats(out3, n);
+            chain_probe(&three, in, out3, &r3);
+            int at = r3.graph_nodes == 2 ? missing_step(in, out3, n, 3, 1) : -1;
+            gone = at == 0 ? 0 : at == 2 ? 1 : -1;
+            free(out3);
+        }
+        ck_abort_msg("%s: the captured graph has %lld nodes for a chain of %d steps: one step is missing\n  likely mistake: %s", what,
+                     r.graph_nodes, k->steps,
+                     gone == 0 ? "step k = 0 is the one missing (d_x is the chain without its first step): the loop starts at k = 1; it "
+                                 "must run k = 0 .. c->steps - 1, `for (int k = 0; k < c->steps; k++)`"
+                     : gone == 1
+                         ? "the last step, k = c->steps - 1, is the one missing (d_x is the chain without it): the loop stops one short; "
+                           "k = 0 .. c->steps - 1 is `k < c->steps`"
+                         : "the capture loop must run k = 0 .. c->steps - 1 (`for (int k = 0; k < c->steps; k++)`): does it start at 0 "
+                           "and stop at c->steps? Or a launch went to another stream than c->stream, the one that captures");
+    }
     ck_assert_msg(r.graph_nodes == k->steps, "%s: the captured graph has %lld nodes, expected one kernel node per step: %d", what, r.graph_nodes,
                   k->steps);
     ck_assert_msg(r.have_exec, "%s: chain_capture left c->exec NULL\n  likely mistake: cudaGraphInstantiate(&c->exec, c->graph, 0)", what);
@@ -324,6 +414,28 @@ static void check_diamond(size_t n) {
                   what);
     diamond_cpu(in, w1, n, cfg.s1);
     diamond_cpu(in, w2, n, cfg.s2);
+    if (!same_floats(o1, w1, n)) {
+        /* a node given another buffer as its input (trial 8, a078: left read d_in, not d_mid) */
+        float *alt = grade_alloc(n * sizeof(float));
+        static const char *kWiring[] = {"left read d_in instead of d_mid (scale's output): left_args[0] must be &g->d_mid",
+                                        "right read d_in instead of d_mid (scale's output): right_args[0] must be &g->d_mid",
+                                        "left and right both read d_in instead of d_mid (scale's output): their first argument must "
+                                        "be &g->d_mid"};
+        int wiring = -1;
+        for (int w = 0; w < 3 && wiring < 0; w++) {
+            for (size_t i = 0; i < n; i++) {
+                float mid = cfg.s1 * in[i], l = w != 1 ? in[i] : mid, rr = w != 0 ? in[i] : mid;
+                alt[i] = 3.0f * l + rr * rr;
+            }
+            if (same_floats(o1, alt, n) && !same_floats(alt, w1, n)) wiring = w;
+        }
+        free(alt);
+        ck_assert_msg(wiring < 0,
+                      "%s: d_out[0] is %g, want %g: d_out is what the diamond computes when %s\n  likely mistake: a node's kernel "
+                      "arguments name the wrong buffer: %s",
+                      what, o1[0], w1[0], wiring == 0 ? "left reads d_in" : wiring == 1 ? "right reads d_in" : "left and right read d_in",
+                      kWiring[wiring < 0 ? 0 : wiring]);
+    }
     GradeCompare c1 = {.what = what, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(o1, w1, &c1);
     GRADE_EXPECT_CUDA_OK(r.set_err, "diamond_set_scale");
@@ -359,6 +471,7 @@ END_TEST
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"16.1", test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel, N_MANAGED},
+        {"16.1", test_managed_axpy_advises_the_buffer_it_reads, 1},
         {"16.2", test_chain_is_captured_once_and_replayed_by_graph_launches, N_CHAINS},
         {"16.3", test_diamond_graph_respects_its_dependencies_and_takes_new_parameters, N_DIAMONDS},
     };

@@ -21,7 +21,7 @@
       INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))                                              \
     X(int, busy_reference, GRADER, DEV(float *, d_x), NUM(size_t, n), NUM(int, work), NUM(int, reps),                          \
       INOUT(double *, ms, sizeof(double), "ms", NULL))                                                                          \
-    X(int, pipe_roundtrip, IN(const PipeConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),             \
+    X(int, pipeline_create_run_destroy, IN(const PipeConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)), \
       INOUT(float *, out, cfg->n * sizeof(float), "h_out", "pipeline_run wrote past h_out[n - 1]: the last chunk is n - off elements long"), \
       INOUT(PipeReport *, rep, sizeof *rep, "report", NULL), INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))
 
@@ -269,10 +269,10 @@ static void measure_stages(Pipeline *p, PipeReport *rep) {
     cudaFreeHost(pin);
 }
 
-/* pipe_roundtrip(const PipeConfig *, const float *in, float *out, PipeReport *, TimelineOp *ops, max):
+/* pipeline_create_run_destroy(const PipeConfig *, const float *in, float *out, PipeReport *, TimelineOp *ops, max):
    create, fill h_in (and h_out with the judge's poison), run under a recording, read h_out at once
    (a run that returns early shows), then on a GPU time it, and destroy. */
-static int64_t call_pipe_roundtrip(const RunnerCall *c) {
+static int64_t call_pipeline_create_run_destroy(const RunnerCall *c) {
     const PipeConfig *cfg = rc_ptr(c, 0);
     const float *in = rc_ptr(c, 1);
     float *out = rc_ptr(c, 2);

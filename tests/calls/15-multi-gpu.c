@@ -30,7 +30,7 @@
     X(int, plan_roundtrip, INOUT(PlanReport *, rep, sizeof *rep, "report", NULL), IN(const float *, a, a_n * sizeof(float)),  \
       IN(const float *, b, b_n * sizeof(float)), INOUT(float *, c_early, c_n * sizeof(float), "c", NULL),                      \
       INOUT(float *, c_late, c_n * sizeof(float), "c", NULL), NUM(size_t, a_n), NUM(size_t, b_n), NUM(size_t, c_n))            \
-    PEER(X, peer_roundtrip, )                                                                                                  \
+    PEER(X, peer_copy_gpu_then_peer_add_gpu, )                                                                                 \
     PEER(X, peer_fault_roundtrip, GRADER, )                                                                                    \
     X(int, nccl_roundtrip, INOUT(NcclReport *, rep, sizeof *rep, "report", NULL), IN(const float *, in, in_n * sizeof(float)), \
       INOUT(float *, out, out_n * sizeof(float), "out", NULL), NUM(size_t, in_n), NUM(size_t, out_n))
@@ -108,14 +108,23 @@ static void timeline_start(void) {
     m.scale = 256; /* a small run stands for a large one: copies and kernels, not calls, take the time */
     simcuda_timeline_start(&m);
 }
-static void timeline_take(PlanReport *rep) {
+static void timeline_take(PlanReport *rep, int overlap) {
     int whole = simcuda_timeline_recording();
     simcuda_timeline_stop();
     size_t n = simcuda_timeline_take(g_tl, TL_MAX);
     if (!whole || n > TL_MAX) {
-        rep->timeline = -1;
+        rep->timeline = overlap ? -1 : 0;
+        rep->streams_observed = -1;
         return;
     }
+    rep->streams_observed = 1;
+    for (size_t i = 0; i < n; i++) {
+        int k = g_tl[i].kind;
+        if (k != SIM_TL_KERNEL && k != SIM_TL_H2D && k != SIM_TL_D2H && k != SIM_TL_D2D) continue;
+        if (g_tl[i].stream == 0) rep->legacy_ops++;
+        else rep->stream_ops++;
+    }
+    if (!overlap) return;
     double first[MG_MAX_DEVICES], last[MG_MAX_DEVICES];
     int seen[MG_MAX_DEVICES] = {0}, prev_dev = -1, pending_wait = -1, working = 0;
     for (size_t i = 0; i < n; i++) {
@@ -194,13 +203,23 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
         cudaSetDevice(0);
         cudaGetLastError();
 #if ON_SIM
-        /* large enough that the copies, not the host's calls (2 us each), take the time */
-        int record = !mat && rep->n >= 4096;
-        if (record) timeline_start();
+        /* every run recorded, for the streams; the overlap only where the run is large enough that
+           the copies and kernels, not the host's calls (2 us each), take the time */
+        int overlap = mat ? rep->n >= 128 : rep->n >= 4096;
+        timeline_start();
+#else
+        RunnerStreamOps ops0, ops1;
+        int seen = runner_stream_ops(&ops0);
 #endif
         rep->run_err = mat ? mg_matmul_run(&p, ha, hb, hc) : mg_vector_add_run(&p, ha, hb, hc);
 #if ON_SIM
-        if (record) timeline_take(rep);
+        timeline_take(rep, overlap);
+#else
+        if (seen && runner_stream_ops(&ops1)) {
+            rep->streams_observed = 1;
+            rep->legacy_ops = ops1.legacy - ops0.legacy;
+            rep->stream_ops = ops1.per_thread - ops0.per_thread + ops1.other - ops0.other;
+        }
 #endif
         rep->device_after_run = current_device();
         memcpy(early, hc, c_n * sizeof(float)); /* what the caller would read now */
@@ -276,7 +295,7 @@ static void set_peer_access(int visible, int owner, int reader, int on) {
     cudaGetLastError();
 }
 
-static int64_t call_peer_roundtrip(const RunnerCall *c) {
+static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
     PeerReport *rep = rc_ptr(c, 0);
     const float *x = rc_ptr(c, 1), *y = rc_ptr(c, 2);
     float *out = rc_ptr(c, 3), *copy = rc_ptr(c, 4);
@@ -462,6 +481,6 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
     leaks_since(s0, e0, &rep->streams_left, &rep->events_left);
     return 0;
 }
-#define call_peer_fault_roundtrip call_peer_roundtrip /* the same helper: rep->inject_fault says which */
+#define call_peer_fault_roundtrip call_peer_copy_gpu_then_peer_add_gpu /* the same helper: rep->inject_fault says which */
 #endif
 #include "calls_table.h"

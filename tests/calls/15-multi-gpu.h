@@ -29,13 +29,18 @@ typedef struct {
     int device_after_create, device_after_run, device_after_destroy; /* device 0 was current before each */
     int left_after_destroy;    /* the plan was not zeroed by mg_plan_destroy */
     int streams_left, events_left; /* created by create/run and alive after destroy (the simulator; -1 on a GPU) */
-    /* The simulator's modelled timeline of a vector-add run of n >= 4096 with two or more devices at
-       work (simcuda/timeline.h, scale 256): did the devices work at the same time? */
-    int timeline;              /* 1: modelled; 0: not (a GPU, one device at work, a matrix product); -1: the recording was not whole */
+    /* The simulator's modelled timeline of a vector-add run of n >= 4096, or a matrix product of 128
+       rows or more, with two or more devices at work (simcuda/timeline.h, scale 256): did the
+       devices work at the same time? (trial 8, a053: a product waiting for each device in turn) */
+    int timeline;              /* 1: modelled; 0: not (a GPU, one device at work, a small run); -1: the recording was not whole */
     double span_us;            /* from the first device operation's start to the last one's end */
     double device_us[MG_MAX_DEVICES]; /* each device's own span */
     int waits_between;         /* host waits recorded after one device's work was queued and before another's was */
     char wait_name[48];        /* the first of them: the call that waited */
+    /* The run's copies and kernels by stream (the simulator's timeline, or CUPTI on a GPU; trial 8,
+       a050: a launch without p->stream[d] gives right values, in the legacy default stream) */
+    int streams_observed;      /* 1: counted; 0: not observable; -1: the recording was not whole */
+    unsigned long long legacy_ops, stream_ops; /* in the legacy default stream (stream 0), and in other streams */
 } PlanReport;
 
 /** 15.2: peer_copy_gpu, then peer_add_gpu, with x on dev_a and y, out, copy on dev_b. */
@@ -78,11 +83,11 @@ typedef struct {
 /* The judge's entry points into the runner (tests/calls/15-multi-gpu.c).
    plan_roundtrip: a (n or m*inner), b (n or inner*cols) in; c_early (c as the run left it when it
    returned) and c_late (after the runner waited for every device) out.
-   peer_roundtrip: x, y in (n each); out (x + y) and copy (x copied) out.
+   peer_copy_gpu_then_peer_add_gpu: x, y in (n each); out (x + y) and copy (x copied) out.
    nccl_roundtrip: in = 3 sections of ndev*n (the gradients, the broadcast's buffers, the all-gather's
    contributions); out = early then late results of the three: ndev*n, ndev*n, ndev*ndev*n, twice. */
 int plan_roundtrip(PlanReport *rep, const float *a, const float *b, float *c_early, float *c_late, size_t a_n, size_t b_n, size_t c_n);
-int peer_roundtrip(PeerReport *rep, const float *x, const float *y, float *out, float *copy);
+int peer_copy_gpu_then_peer_add_gpu(PeerReport *rep, const float *x, const float *y, float *out, float *copy);
 /* The same with rep->inject_fault: a copy inside peer_add_gpu fails once. Not counted as a student
    call by the judge (common/judge.h): the leak is counted here, around peer_add_gpu alone, so that
    the judge can name it. */

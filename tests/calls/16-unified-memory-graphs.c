@@ -12,7 +12,8 @@
 
 /* the runner-side helpers below (call_NAME) */
 #define HAND_CALLS(X)                                                                                                          \
-    X(int, managed_probe, REAL(float, a), IN(const float *, h_x, n * sizeof(float)), IN(const float *, h_y, n * sizeof(float)), \
+    X(int, managed_axpy_graded, REAL(float, a), IN(const float *, h_x, n * sizeof(float)),                                     \
+      IN(const float *, h_y, n * sizeof(float)),                                                                               \
       INOUT(float *, out, n * sizeof(float), "out", "managed_axpy wrote past out[n - 1]"), NUM(size_t, n),                     \
       INOUT(ManagedReport *, rep, sizeof *rep, "report", NULL))                                                                \
     X(int, chain_probe, IN(const ChainConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),              \
@@ -57,8 +58,8 @@ static void live_graphs(int *graphs, int *execs) {
    launch came before the call). */
 static unsigned long long since(unsigned long long at_launch, unsigned long long before) { return at_launch > before ? at_launch - before : 0; }
 
-/* managed_probe(a, h_x, h_y, out, n, ManagedReport *) */
-static int64_t call_managed_probe(const RunnerCall *c) {
+/* managed_axpy_graded(a, h_x, h_y, out, n, ManagedReport *) */
+static int64_t call_managed_axpy_graded(const RunnerCall *c) {
     ManagedReport *rep = rc_ptr(c, 5);
     memset(rep, 0, sizeof *rep);
     float a = (float)rc_double(c, 0);

@@ -66,7 +66,7 @@ typedef struct {
 } DiamondReport;
 
 /* The judge's entry points into the runner (tests/calls/16-unified-memory-graphs.c). */
-int managed_probe(float a, const float *h_x, const float *h_y, float *out, size_t n, ManagedReport *rep);
+int managed_axpy_graded(float a, const float *h_x, const float *h_y, float *out, size_t n, ManagedReport *rep);
 int chain_probe(const ChainConfig *cfg, const float *in, float *out, ChainReport *rep);
 int diamond_probe(const DiamondConfig *cfg, const float *in, float *out1, float *out2, DiamondReport *rep);
 

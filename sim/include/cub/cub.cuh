@@ -103,6 +103,20 @@ inline bool size_query(void *d_temp_storage, size_t &temp_storage_bytes, size_t 
     temp_storage_bytes = bytes;
     return true;
 }
+/* The second call: CUB refuses storage smaller than it asked for with cudaErrorInvalidValue (its
+   AliasTemporaries; lesson 13, trial 8's a024: the size set to 0 between the two calls sorted here,
+   and failed on a GPU). */
+inline bool too_little(size_t temp_storage_bytes, size_t bytes = 256) { return temp_storage_bytes < bytes; }
+} // namespace detail
+
+/* The start of every algorithm: answers the size query, or refuses too little storage. */
+#define SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes)                                                         \
+    do {                                                                                                               \
+        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;                                \
+        if (detail::too_little(temp_storage_bytes)) return cudaErrorInvalidValue;                                      \
+    } while (0)
+
+namespace detail {
 
 template <class It>
 inline void check_pointer(const simcuda::LaunchConfig &c, int i, const It &it) {
@@ -128,7 +142,7 @@ struct DeviceReduce {
     template <class In, class Out, class Op, class T>
     static cudaError_t Reduce(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, int num_items, Op op, T init,
                               cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceReduce", stream, [=]() mutable {
             T acc = init;
             for (int i = 0; i < num_items; i++) acc = op(acc, d_in[i]);
@@ -157,7 +171,7 @@ struct DeviceReduce {
     template <class In, class Out>
     static cudaError_t ArgMax(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, int num_items, cudaStream_t stream = 0,
                               SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceReduce::ArgMax", stream, [=]() mutable {
             int best = 0;
             for (int i = 1; i < num_items; i++)
@@ -169,7 +183,7 @@ struct DeviceReduce {
     template <class In, class Out>
     static cudaError_t ArgMin(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, int num_items, cudaStream_t stream = 0,
                               SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceReduce::ArgMin", stream, [=]() mutable {
             int best = 0;
             for (int i = 1; i < num_items; i++)
@@ -185,7 +199,7 @@ struct DeviceScan {
     template <class In, class Out, class Op>
     static cudaError_t InclusiveScan(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, Op op, int num_items,
                                      cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceScan", stream, [=]() mutable {
             typedef detail::value_t<In> T;
             T acc = T();
@@ -198,7 +212,7 @@ struct DeviceScan {
     template <class In, class Out, class Op, class T>
     static cudaError_t ExclusiveScan(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, Op op, T init, int num_items,
                                      cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceScan", stream, [=]() mutable {
             T acc = init;
             for (int i = 0; i < num_items; i++) {
@@ -226,7 +240,7 @@ struct DeviceHistogram {
     template <class Samples, class Counter, class Level, class Offset>
     static cudaError_t HistogramEven(void *d_temp_storage, size_t &temp_storage_bytes, Samples d_samples, Counter *d_histogram, int num_levels,
                                      Level lower_level, Level upper_level, Offset num_samples, cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         if (num_levels < 2) return cudaErrorInvalidValue;
         return detail::run("cub::DeviceHistogram::HistogramEven", stream, [=]() mutable {
             int bins = num_levels - 1;
@@ -244,7 +258,7 @@ struct DeviceHistogram {
     template <class Samples, class Counter, class Level, class Offset>
     static cudaError_t HistogramRange(void *d_temp_storage, size_t &temp_storage_bytes, Samples d_samples, Counter *d_histogram, int num_levels,
                                       const Level *d_levels, Offset num_samples, cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         if (num_levels < 2) return cudaErrorInvalidValue;
         return detail::run("cub::DeviceHistogram::HistogramRange", stream, [=]() mutable {
             for (int b = 0; b < num_levels - 1; b++) d_histogram[b] = 0;
@@ -329,7 +343,7 @@ struct DeviceRadixSort {
     template <class K>
     static cudaError_t SortKeys(void *d_temp_storage, size_t &temp_storage_bytes, DoubleBuffer<K> &keys, int num_items, int begin_bit = 0,
                                 int end_bit = sizeof(K) * 8, cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         cudaError_t e = sort<K, int>(d_temp_storage, temp_storage_bytes, keys.Current(), keys.Alternate(), nullptr, nullptr, num_items, begin_bit,
                                      end_bit, stream, false, file, line);
         keys.selector ^= 1;
@@ -338,7 +352,7 @@ struct DeviceRadixSort {
     template <class K, class V>
     static cudaError_t SortPairs(void *d_temp_storage, size_t &temp_storage_bytes, DoubleBuffer<K> &keys, DoubleBuffer<V> &values, int num_items,
                                  int begin_bit = 0, int end_bit = sizeof(K) * 8, cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         cudaError_t e = sort<K, V>(d_temp_storage, temp_storage_bytes, keys.Current(), keys.Alternate(), values.Current(), values.Alternate(),
                                    num_items, begin_bit, end_bit, stream, false, file, line);
         keys.selector ^= 1;
@@ -350,7 +364,7 @@ struct DeviceRadixSort {
     template <class K, class V>
     static cudaError_t sort(void *d_temp_storage, size_t &temp_storage_bytes, const K *ki, K *ko, const V *vi, V *vo, int n, int begin_bit,
                             int end_bit, cudaStream_t stream, bool descending, const char *file, int line) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceRadixSort", stream, [=]() { detail::radix_sort(ki, ko, vi, vo, n, begin_bit, end_bit, descending); }, file,
                            line);
     }
@@ -361,7 +375,7 @@ struct DeviceSelect {
     template <class In, class Out, class NumSelected, class Pred>
     static cudaError_t If(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, NumSelected d_num_selected_out, int num_items,
                           Pred select_op, cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceSelect::If", stream, [=]() mutable {
             int k = 0;
             for (int i = 0; i < num_items; i++)
@@ -372,7 +386,7 @@ struct DeviceSelect {
     template <class In, class Flags, class Out, class NumSelected>
     static cudaError_t Flagged(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Flags d_flags, Out d_out, NumSelected d_num_selected_out,
                                int num_items, cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceSelect::Flagged", stream, [=]() mutable {
             int k = 0;
             for (int i = 0; i < num_items; i++)
@@ -384,7 +398,7 @@ struct DeviceSelect {
     template <class In, class Out, class NumSelected>
     static cudaError_t Unique(void *d_temp_storage, size_t &temp_storage_bytes, In d_in, Out d_out, NumSelected d_num_selected_out, int num_items,
                               cudaStream_t stream = 0, SIMCUB_SITE) {
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;
+        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         return detail::run("cub::DeviceSelect::Unique", stream, [=]() mutable {
             int k = 0;
             for (int i = 0; i < num_items; i++)
