@@ -45,13 +45,15 @@ struct Copy {
     const char *api, *file;
     int line;
     bool pending;
-    bool refill; /* it lands on words an earlier copy of the block had already filled */
+    bool refill;    /* it lands on words an earlier copy of the block had already filled */
+    bool committed; /* a commit closed its batch (no wait covers a copy before that) */
 };
 
 struct ThreadAsync {
     std::vector<uint32_t> open;                  /* copies not committed yet */
     std::deque<std::vector<uint32_t>> committed; /* batches in flight, oldest first */
     bool rewaited = false;                       /* consumer_wait() again without consumer_release() */
+    unsigned waits = 0, last_kept = 0;           /* its waits, and the batches the last one left in flight */
 };
 
 struct BlockAsync {
@@ -64,6 +66,9 @@ struct BlockAsync {
 
 std::unordered_map<unsigned long long, std::unique_ptr<BlockAsync>> g_blocks;
 unsigned long long g_in_flight = 0, g_issued = 0;
+/* The most batches a thread left in flight at one of its waits, since the grader last asked: 0 when
+   every wait waited for everything, so no copy overlapped the work after it. */
+unsigned g_most_kept = 0;
 unsigned long long g_cached_key = ~0ull;
 BlockAsync *g_cached = nullptr;
 
@@ -196,6 +201,7 @@ uint32_t issue(BlockAsync &b, const RaceThread &t, void *dst, const void *src, s
     c.line = line;
     c.pending = true;
     c.refill = false;
+    c.committed = false;
     for (uintptr_t w = (uintptr_t)dst & ~(uintptr_t)3; w < (uintptr_t)dst + size && !c.refill; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
         c.refill = s && *s == kFilled;
@@ -236,6 +242,7 @@ void async_commit() {
     if (!race_current_thread(&t)) fatal("asynchronous copy outside a kernel", "__pipeline_commit (or producer_commit) called from host code");
     BlockAsync &b = block_of(t);
     ThreadAsync &th = thread_of(b, t.tid);
+    for (uint32_t id : th.open) b.copies[id - 1].committed = true;
     th.committed.push_back(std::vector<uint32_t>());
     th.committed.back().swap(th.open);
 }
@@ -249,6 +256,9 @@ void async_wait_prior(unsigned keep) {
         for (uint32_t id : th.committed.front()) complete(b, id);
         th.committed.pop_front();
     }
+    if (th.committed.size() > g_most_kept) g_most_kept = (unsigned)th.committed.size();
+    th.waits++;
+    th.last_kept = (unsigned)th.committed.size();
 }
 
 void async_note_wait_unreleased() {
@@ -336,8 +346,18 @@ void async_access(const void *ret, uintptr_t addr, size_t size, bool store) {
             hint = "release each stage when its reads are done: pipe.consumer_release() after the last read of the stage (after the "
                    "__syncthreads() that ends them). A stage stays the oldest until it is released, so a consumer_wait() without the "
                    "release waits for the stage already waited for, not the next one, whose copy is still in flight";
+        } else if (c.issuer == t.tid && !c.committed) {
+            /* trial 8b, a101: the wait was there, the commit was not */
+            why = "this thread issued that copy but never committed it: no __pipeline_commit() (or producer_commit()) closed its batch, "
+                  "so no wait covers it";
+            hint = "commit each batch of copies: __pipeline_commit() right after the copies of a tile (with cuda::pipeline, "
+                   "producer_commit()); __pipeline_wait_prior(N) and consumer_wait() wait only for committed batches";
         } else if (c.issuer == t.tid) {
-            why = "this thread issued that copy and has not waited for it yet";
+            /* how far behind its waits are: a wait that leaves one batch too many in flight (a
+               prologue one stage too long, trial 8b a102) reads the newest batch's stage early */
+            const ThreadAsync &mine = thread_of(b, t.tid);
+            why = "this thread issued that copy and has not waited for it yet" +
+                  (mine.waits ? fmt(" (its last wait left %u batch%s in flight)", mine.last_kept, mine.last_kept == 1 ? "" : "es") : std::string());
             hint = store ? "do not write to a buffer that an asynchronous copy is filling: wait for the copy first"
                          : "wait for the copy before reading what it brings (__pipeline_wait_prior(N) leaves only the N newest batches in "
                            "flight; consumer_wait() waits for the oldest stage), then __syncthreads() so that every thread's copies are done";
@@ -407,3 +427,13 @@ void barrier_wait(const BarrierState *b, uint64_t token, const char *file, int l
 void wait_a_moment() { poll_point(2, nullptr, 0); }
 
 } // namespace simcuda
+
+/* For the grader's runner (C): the most batches of asynchronous copies a thread left in flight at one
+   of its waits (__pipeline_wait_prior, consumer_wait) since the last call; 0 means that every wait
+   waited for every copy issued before it, so no copy was in flight while the thread computed. Kernels
+   of a parallel launch (forked workers) are not counted: ask after a launch under the profiler. */
+extern "C" unsigned simcuda_async_most_batches_kept(void) {
+    unsigned n = simcuda::g_most_kept;
+    simcuda::g_most_kept = 0;
+    return n;
+}

@@ -757,6 +757,12 @@ static const RaceCase kRaces[] = {
     /* the write is inside store_matrix_sync (mma.h): only the read's line is the program's */
     {"wmma-unsynced", "wmma_scratch", "RACE-WMMA-READ", "RACE-WMMA-READ", "__syncwarp() between them"},
     {"grid-unsynced", "grid_neighbours", "RACE-GRID-READ", "RACE-GRID-WRITE", "grid.sync() between them"}, /* a cooperative launch */
+    /* thread block clusters (lesson 18.3): a plain ++ on distributed shared memory by threads of one
+       block, and by blocks of one cluster between cluster.sync()s; a plain += into global memory by
+       two clusters, which talk to each other only through shared atomics (trial 8b, a111, a112) */
+    {"cluster-dsm-increment", "cluster_hist", "RACE-DSM", "RACE-DSM", "atomicAdd(&x, v)"},
+    {"cluster-dsm-blocks", "cluster_hist", "RACE-DSM-BLOCKS", "RACE-DSM-BLOCKS", "different blocks of one cluster"},
+    {"cluster-merge", "cluster_hist", "RACE-CLUSTER-MERGE", "RACE-CLUSTER-MERGE", "atomicAdd(&x, v)"},
 };
 
 START_TEST(test_racy_kernels_are_reported_with_both_lines) {
@@ -781,7 +787,7 @@ START_TEST(test_racy_kernels_are_reported_with_both_lines) {
 END_TEST
 
 static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "wmma-synced", "last-block-sums",
-                                        "grid-synced"};
+                                        "grid-synced", "cluster-atomic"};
 
 START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
     ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");
