@@ -139,10 +139,9 @@ static const char *in_flight_read_hint(const char *said) {
     /* 18.2: the thread's consumer_wait() left ASYNC_STAGES batches in flight, one more than the
        stages staged ahead: every wait completes the stage before the one read (trial 8b, a102: a
        prologue of ASYNC_STAGES tiles). The simulator says how many its last wait left. */
-    char kept[64];
-    snprintf(kept, sizeof kept, "(its last wait left %d batches in flight)", ASYNC_STAGES);
-    if (strstr(said, "in kernel 'sgemm_pipelined_kernel'") && strstr(said, "this thread issued that copy and has not waited for it yet") &&
-        strstr(said, kept))
+    const char *left = strstr(said, "(its last wait left ");
+    if (left && atoi(left + strlen("(its last wait left ")) == ASYNC_STAGES && strstr(said, "in kernel 'sgemm_pipelined_kernel'") &&
+        strstr(said, "this thread issued that copy and has not waited for it yet"))
         return "read of shared memory whose asynchronous copy has not been waited for, and the thread's last consumer_wait() left "
                "ASYNC_STAGES batches in flight: one stage too many is staged ahead, so each consumer_wait() completes the stage before "
                "the one read. The prologue stages ASYNC_STAGES - 1 tiles (t = 0 .. ASYNC_STAGES - 2), and each iteration one more (tile "

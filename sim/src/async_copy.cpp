@@ -284,7 +284,9 @@ void async_copy_barrier(const void *bar, void *dst, const void *src, size_t size
     if (!size) return;
     check_copy(dst, src, size, 0, align, api, file, line);
     BlockAsync &b = block_of(t);
-    b.barrier_copies[bar].push_back(issue(b, t, dst, src, size, 0, api, file, line));
+    uint32_t id = issue(b, t, dst, src, size, 0, api, file, line);
+    b.copies[id - 1].committed = true; /* a barrier's phase completes it: no commit is due */
+    b.barrier_copies[bar].push_back(id);
 }
 
 void async_barrier_complete(const void *bar) {

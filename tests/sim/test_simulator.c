@@ -272,6 +272,8 @@ typedef struct {
 static const PlantedBug kBugs[] = {
     {"oob-write", "out-of-bounds access in kernel 'write_all'", "planted_bugs.cu:12"},
     {"oob-read", "out-of-bounds access in kernel 'read_past_end'", "4-byte read"},
+    /* an access that starts inside the buffer and runs over its end: no wrapped distance (trial 8a, a020) */
+    {"oob-straddle", "out-of-bounds access in kernel 'word_over_the_end'", "at byte 8 of a 10-byte buffer of device memory (cudaMalloc): it starts 2 bytes before the end and its last 2 bytes lie past the end"},
     /* a guarded thread inside the grid: not "guard the access", both candidates */
     {"oob-row-length", "out-of-bounds access in kernel 'rows_of_height'", "block (0,2,0) is not at the edge of the grid (3 x 5 x 1 blocks)"},
     {"early-return", "barrier divergence in kernel 'early_return_before_barrier'", "exited, but thread (0,0,0) waits at __syncthreads()"},
@@ -551,6 +553,9 @@ static const PlantedBug kProfiledAsyncBugs[] = {
      "without a consumer_release() of the stage it had waited for"},
     {"refill", "read of shared memory whose asynchronous copy has not been waited for in kernel 'refill_while_read'",
      "it refills a buffer an earlier copy had filled, which this thread was still reading"},
+    /* the wait is there, the commit is not (trial 8b, a101) */
+    {"uncommitted", "read of shared memory whose asynchronous copy has not been waited for in kernel 'never_committed'",
+     "this thread issued that copy but never committed it"},
 };
 
 START_TEST(test_async_reads_in_flight_name_the_missing_release_or_barrier) {
