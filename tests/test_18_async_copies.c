@@ -4,8 +4,10 @@
  *        primitives, 18.2 three with cuda::pipeline) against a double-accumulating CPU reference on
  *        seeded random inputs of edge sizes, under every simulator schedule; the property that the
  *        tiles reached shared memory by asynchronous copies (no global load instruction in the
- *        kernel); and the cluster histogram (18.3) against the CPU, with the property that its
- *        launch used clusters of more than one block (seen by the simulator).
+ *        kernel), and (simulator only) that a wait leaves the next tile's copy in flight; and the
+ *        cluster histogram (18.3) against the CPU, with the property that its launch used clusters
+ *        of more than one block (seen by the simulator), and once under the simulator's race check
+ *        (a counter updated without an atomic, in distributed shared memory or in hist).
  *
  * The simulator itself stops a read of shared memory whose asynchronous copy has not been waited
  * for (naming both lines and which mistake fits), a copy size that is not 4, 8 or 16 bytes, a
@@ -24,7 +26,7 @@
 #include "async_copies.h"
 
 long l18_cluster_blocks(void); /* tests/calls/18-async-copies.c */
-long l18_batches_kept(void);
+long l18_copy_overlap(void);
 
 static const GradeExercise kExercises[] = {
     {"18.1", 4, "sgemm_double_buffered_kernel + launcher: SGEMM with the next tile copied by __pipeline_memcpy_async (two stages)", 0,
@@ -249,10 +251,10 @@ static void check_async(const Subject *s) {
     grade_to_device(d_a, h, n * n * sizeof(float));
     grade_to_device(d_b, h, n * n * sizeof(float));
     grade_use_schedule(0);
-    l18_batches_kept(); /* (forgets what earlier kernels left in flight) */
+    l18_copy_overlap(); /* (forgets what earlier kernels did) */
     GRADE_EXPECT_CUDA_OK(s->f(d_a, d_b, d_c, n, n, n), s->name);
     GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
-    long kept = l18_batches_kept();
+    long overlap = l18_copy_overlap();
     cudaFree(d_a);
     cudaFree(d_b);
     cudaFree(d_c);
@@ -283,19 +285,20 @@ static void check_async(const Subject *s) {
                   "global to shared memory without a register, so that the next tile is in flight while this one is multiplied",
                   s->name, s->kernel, through_registers,
                   ON_SIM ? "global load instructions (warp-level requests)" : "shared-memory store instructions (warp-level)");
-    /* The overlap (simulator only: -1 on a GPU): with two tiles, the first wait must leave the next
-       tile's batch in flight, or the copy never runs while a tile is multiplied and the stages buy
-       nothing; the values are right either way (trial 8b, a096: __pipeline_wait_prior(0) after
-       issuing the next tile). The simulator counts the most batches a thread left in flight at a wait. */
-    ck_assert_msg(kept != 0,
-                  "%s, 32 x 32 x 32 (two tiles): every wait left no batch of copies in flight, so the next tile's copy never overlapped "
-                  "a multiply: the stages bought nothing (the values are right)\n  likely mistake: %s",
+    /* The overlap (simulator only: -1 on a GPU): the point of the stages is that the next tile's copy is
+       in flight while this one is multiplied. The values are right without it (trial 8b, a096:
+       __pipeline_wait_prior(0) right after issuing the next tile, which waits for that one too). The
+       simulator sees whether a thread touched shared memory while a copy of its own was in flight. */
+    ck_assert_msg(overlap != 0,
+                  "%s, 32 x 32 x 32 (two tiles): no thread ever read shared memory while a copy of its own was in flight: each "
+                  "thread waited for every copy before multiplying, so no copy overlapped a multiply and the stages bought nothing "
+                  "(the values are right)\n  likely mistake: %s",
                   s->name,
                   s->f == sgemm_double_buffered_gpu
                       ? "after issuing tile t + 1's copy the wait waited for it too: __pipeline_wait_prior(1) there (it leaves the newest "
                         "batch, the next tile, in flight), __pipeline_wait_prior(0) only on the last tile"
-                      : "the prologue stages ASYNC_STAGES - 1 tiles and each iteration stages one more before its consumer_wait(), which "
-                        "waits for the oldest stage only, leaving the newer ones in flight");
+                      : "the prologue stages ASYNC_STAGES - 1 tiles and each iteration one more before its consumer_wait(), which waits "
+                        "for the oldest stage only and leaves the newer ones in flight");
 }
 
 /* ---- 18.3 ---- */

@@ -2,12 +2,13 @@
  * @file test_19_fused_kernels.c
  * @brief Grader for lesson 19: the fused softmax (19.1), layer norm (19.2) and flash attention
  *        (19.3, its causal mask 19.4) against double-precision CPU references on seeded random
- *        inputs with edge sizes and edge values, under every simulator schedule; and two properties:
+ *        inputs with edge sizes and edge values, under every simulator schedule; and three properties:
  *        the row kernels read each element of x once (global-memory sectors counted by the
- *        simulator's profiler or Nsight Compute), and the flash form allocates no n x n scratch
+ *        simulator's profiler or Nsight Compute), the flash form allocates no n x n scratch
  *        (the runner adds up the device bytes the student's code allocates during the call, through
  *        link-time wrappers of cudaMalloc, cudaMallocAsync and cudaMallocManaged:
- *        tests/calls/19-fused-kernels.c).
+ *        tests/calls/19-fused-kernels.c), and the causal form skips the tiles above the diagonal
+ *        (NaN in the V rows the first block of queries never sees must not reach its outputs).
  *
  * When a result is wrong, the grader tries the usual suspects and says which one fits: outputs never
  * written, a result that changes with the thread order (a missing __syncthreads()), exp overflowing

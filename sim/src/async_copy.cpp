@@ -66,9 +66,10 @@ struct BlockAsync {
 
 std::unordered_map<unsigned long long, std::unique_ptr<BlockAsync>> g_blocks;
 unsigned long long g_in_flight = 0, g_issued = 0;
-/* The most batches a thread left in flight at one of its waits, since the grader last asked: 0 when
-   every wait waited for everything, so no copy overlapped the work after it. */
-unsigned g_most_kept = 0;
+/* Since the grader last asked: whether any copy was issued, and whether a thread touched shared memory
+   while one of its own copies was in flight (the overlap that asynchronous copies are for; a wait
+   for every copy right after issuing the next one leaves none, trial 8b a096). */
+bool g_any_issued = false, g_overlapped = false;
 unsigned long long g_cached_key = ~0ull;
 BlockAsync *g_cached = nullptr;
 
@@ -135,6 +136,7 @@ void complete(BlockAsync &b, uint32_t id) {
     Copy &c = b.copies[id - 1];
     if (!c.pending) return;
     c.pending = false;
+    if (g_racecheck) race_sim_writes();
     raw_copy(c.dst, c.data.data(), c.size);
     for (uintptr_t w = (uintptr_t)c.dst & ~(uintptr_t)3; w < (uintptr_t)c.dst + c.size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
@@ -209,12 +211,14 @@ uint32_t issue(BlockAsync &b, const RaceThread &t, void *dst, const void *src, s
     b.copies.push_back(std::move(c));
     uint32_t id = (uint32_t)b.copies.size();
     unsigned char *p = (unsigned char *)dst;
+    if (g_racecheck) race_sim_writes();
     for (size_t i = 0; i < size; i++) p[i] = kPoison[((uintptr_t)p + i) & 3];
     for (uintptr_t w = (uintptr_t)dst & ~(uintptr_t)3; w < (uintptr_t)dst + size; w += 4)
         if (uint32_t *s = shadow_of(b, w, true)) *s = id;
     b.in_flight++;
     g_in_flight++;
     g_issued++;
+    g_any_issued = true;
     g_async_pending = true;
     return id;
 }
@@ -256,7 +260,6 @@ void async_wait_prior(unsigned keep) {
         for (uint32_t id : th.committed.front()) complete(b, id);
         th.committed.pop_front();
     }
-    if (th.committed.size() > g_most_kept) g_most_kept = (unsigned)th.committed.size();
     th.waits++;
     th.last_kept = (unsigned)th.committed.size();
 }
@@ -333,6 +336,10 @@ void async_access(const void *ret, uintptr_t addr, size_t size, bool store) {
     auto it = g_blocks.find(t.block);
     if (it == g_blocks.end() || !it->second->in_flight) return;
     BlockAsync &b = *it->second;
+    if (!g_overlapped && (b.th.size() > t.tid && (!b.th[t.tid].committed.empty() || !b.th[t.tid].open.empty()))) {
+        uintptr_t s0 = (uintptr_t)__start_simcuda_shared, d0 = (uintptr_t)dynamic_shared_arena;
+        g_overlapped = (s0 && addr >= s0 && addr < (uintptr_t)__stop_simcuda_shared) || (addr >= d0 && addr < d0 + dynamic_bytes());
+    }
     for (uintptr_t w = addr & ~(uintptr_t)3; w < addr + size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
         if (!s || !*s || *s == kFilled) continue;
@@ -430,12 +437,13 @@ void wait_a_moment() { poll_point(2, nullptr, 0); }
 
 } // namespace simcuda
 
-/* For the grader's runner (C): the most batches of asynchronous copies a thread left in flight at one
-   of its waits (__pipeline_wait_prior, consumer_wait) since the last call; 0 means that every wait
-   waited for every copy issued before it, so no copy was in flight while the thread computed. Kernels
-   of a parallel launch (forked workers) are not counted: ask after a launch under the profiler. */
-extern "C" unsigned simcuda_async_most_batches_kept(void) {
-    unsigned n = simcuda::g_most_kept;
-    simcuda::g_most_kept = 0;
-    return n;
+/* For the grader's runner (C), since the last call: 1 when some thread touched shared memory while a
+   copy of its own was in flight (what the stages are for: the next tile in flight while this one is
+   multiplied), 0 when copies were issued but none was ever in flight during such an access, 2 when no
+   copy was issued. Seen only in programs built with `simcc --profile`, in launches that are not
+   parallel (forked workers): ask after a launch under the profiler. */
+extern "C" int simcuda_async_overlap(void) {
+    int r = !simcuda::g_any_issued ? 2 : simcuda::g_overlapped ? 1 : 0;
+    simcuda::g_any_issued = simcuda::g_overlapped = false;
+    return r;
 }

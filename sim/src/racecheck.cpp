@@ -413,7 +413,8 @@ bool space_of(uintptr_t addr, Space *space, uintptr_t *key) {
 void race_record(const void *ret, uintptr_t addr, size_t size, bool store) {
     RaceThread t;
     if (!g_launch_checked || !race_current_thread(&t)) return;
-    if (!g_pending.empty()) settle((uint32_t)t.block, false, t.tid);
+    /* (an atomic's body changes its word itself: a load before it is not kept for a store) */
+    if (!g_pending.empty()) settle((uint32_t)t.block, false, atomic_in_progress() ? ~0u : t.tid);
     if (unsigned long long a = atomic_in_progress()) { /* the body of an atomic: not a plain access */
         if (a != g_atomic_seen) g_atomic_seen = a, g_atomic_hidden = 0;
         if (g_atomic_hidden++ < kAtomicHidesAtMost) return;
@@ -424,6 +425,12 @@ void race_record(const void *ret, uintptr_t addr, size_t size, bool store) {
     Acc cur{g_launch, (uint32_t)t.block, t.barriers, t.warp_ops, t.cluster_syncs, (uint16_t)t.tid, site_of((uintptr_t)ret - 1)};
     if (!store) check_load(key, size, cur, space);
     add_pending(addr, key, size, cur, space, !store);
+}
+
+void race_sim_writes() {
+    RaceThread t;
+    if (!g_launch_checked || g_pending.empty() || !race_current_thread(&t)) return;
+    settle((uint32_t)t.block, false);
 }
 
 void race_poll(int kind, const void *address) {

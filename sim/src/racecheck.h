@@ -21,6 +21,11 @@ extern bool g_racecheck;
 void race_record(const void *ret, uintptr_t addr, size_t size, bool store);
 void race_launch_begin(const LaunchRecord &launch, unsigned long long blocks);
 void race_launch_end();
+/* The simulator itself is about to write the program's memory in the running thread's name (an
+   asynchronous copy is issued, its poison written, or it lands): the loads kept pending for a store
+   of their own (racecheck.cpp, kLoadStaysFor) are settled first, so that this write is not taken
+   for theirs. */
+void race_sim_writes();
 /* Every atomic (with its word), fence and __nanosleep of the running thread: poll_point's kind. */
 void race_poll(int kind, const void *address);
 /* Every block of a cooperative launch has reached grid.sync(): what any thread did before it is

@@ -284,8 +284,8 @@ static const PlantedBug kBugs[] = {
     {"dyn-shared", "out-of-bounds shared memory access in kernel 'dynamic_shared_overrun'", "byte offset 16 of extern __shared__"},
     {"assert", "device-side assert in kernel 'asserts_positive'", "thread (50,0,0)"},
     {"host-pointer", "host pointer passed to a kernel", "argument 1 of kernel 'write_all'"},
-    {"host-reads-device", "host access to device memory", "planted_bugs.cu:145"},
-    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:101)"},
+    {"host-reads-device", "host access to device memory", "planted_bugs.cu:156"},
+    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:107)"},
 };
 #define N_BUGS (int)(sizeof kBugs / sizeof kBugs[0])
 
@@ -305,7 +305,7 @@ END_TEST
 START_TEST(test_static_shared_overrun_names_the_line) {
     RunResult r;
     run_program("programs/planted_bugs", "static-shared", NULL, &r);
-    expect_output(&r, "static-shared", "planted_bugs.cu:104");
+    expect_output(&r, "static-shared", "planted_bugs.cu:110");
 }
 END_TEST
 
