@@ -164,6 +164,8 @@ bool concurrent(const Acc &prev, const Acc &cur, Space space) {
            (distributed shared memory), where cluster.sync() orders them */
         if (space == SPACE_SHARED)
             return g_cluster_stride && prev.cluster_syncs == cur.cluster_syncs && cluster_of(prev.block) == cluster_of(cur.block);
+        /* cluster.sync() orders the blocks of a cluster in global memory too */
+        if (g_cluster_stride && prev.cluster_syncs != cur.cluster_syncs && cluster_of(prev.block) == cluster_of(cur.block)) return false;
         return !(g_talks[prev.block] && g_talks[cur.block]);
     }
     if (prev.tid == cur.tid || prev.barriers != cur.barriers) return false;

@@ -792,7 +792,7 @@ START_TEST(test_racy_kernels_are_reported_with_both_lines) {
 END_TEST
 
 static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "wmma-synced", "last-block-sums",
-                                        "grid-synced", "cluster-atomic"};
+                                        "grid-synced", "cluster-atomic", "cluster-global-handoff"};
 
 START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
     ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");

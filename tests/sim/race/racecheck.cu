@@ -175,6 +175,19 @@ __global__ void __cluster_dims__(4, 1, 1) cluster_hist(const unsigned char *in, 
     }
 }
 
+// Right: block rank 0 of each cluster writes a word of global memory, cluster.sync(), then the other
+// blocks of its cluster read it (cluster.sync() orders the blocks of a cluster in global memory too).
+__global__ void __cluster_dims__(2, 1, 1) cluster_global_handoff(unsigned *slots, unsigned *out) {
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    unsigned c = blockIdx.x / 2;
+    if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+        slots[c] = c + 1;
+        out[2 + c] = slots[c]; // (an access of the writer's after its store: the check sees the store done)
+    }
+    cluster.sync();
+    if (cluster.block_rank() == 1 && threadIdx.x == 0) out[c] = slots[c];
+}
+
 static unsigned *g_buf;
 
 static int run_shared_increment() {
@@ -319,6 +332,15 @@ static int run_cluster_atomic() { return run_cluster_hist(0); }
 static int run_cluster_dsm_increment() { return run_cluster_hist(1); }
 static int run_cluster_merge() { return run_cluster_hist(2); }
 static int run_cluster_dsm_blocks() { return run_cluster_hist(3); }
+static int run_cluster_global_handoff() {
+    unsigned *slots, h[2];
+    cudaMalloc(&slots, 2 * sizeof(unsigned));
+    cluster_global_handoff<<<4, 32>>>(slots, g_buf);
+    cudaMemcpy(h, g_buf, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[0] == 1 && h[1] == 2, "%u %u", h[0], h[1]);
+    cudaFree(slots);
+    return 1;
+}
 
 static int run_cas_once() { return run_max_cas(0); }
 static int run_cas_loop() { return run_max_cas(1); }
@@ -332,6 +354,7 @@ static const TestMode kModes[] = {
     {"last-block-sums", run_last_block_sums},   {"grid-synced", run_grid_synced},     {"grid-unsynced", run_grid_unsynced},
     {"cluster-atomic", run_cluster_atomic},     {"cluster-dsm-increment", run_cluster_dsm_increment},
     {"cluster-merge", run_cluster_merge},       {"cluster-dsm-blocks", run_cluster_dsm_blocks},
+    {"cluster-global-handoff", run_cluster_global_handoff},
 };
 
 int main(int argc, char **argv) {
