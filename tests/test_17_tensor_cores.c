@@ -539,6 +539,22 @@ static int matches_global_row_length(const Subject *s, const Problem *p, const f
     return ok;
 }
 
+/* 17.2, every element of C NaN with several slices along K: is the same M x N with K = 16, one slice
+   (staged before the loop), right? Then the accumulators were zeroed, and a later step read a buffer
+   never staged (trial 8b, a086: the next slices staged into the buffer being read, stage(cur)). */
+static int one_slice_product_right(const Subject *s, const Problem *p) {
+    Dims d = {p->M, p->N, 16};
+    Problem q;
+    problem_make(&q, s, d, 17);
+    float *out = grade_alloc((q.mn + CANARY) * sizeof(float)), *norm = grade_alloc(q.mn * sizeof(float));
+    run_into(s, &q, 0, out);
+    normalise(out, norm, q.mn);
+    int right = matches_replay(&q, norm, q.h_want);
+    problem_free(&q);
+    FREE_ALL(out, norm);
+    return right;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU, two
    runs); `bad` is the first wrong one. Returns a malloc'd explanation, from the most specific
    finding to the least. */
@@ -714,6 +730,15 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "element, or 0 where it lies outside A or B (a skipped slot keeps an older value, NaN on the simulator, and the "
                  "tensor cores multiply it); and only elements inside C may be copied out",
                  PAD_MN, PAD_K);
+        return msg;
+    }
+    if (nans == p->mn && s->kind == SUBJECT_BF16 && p->K > G_BK && one_slice_product_right(s, p)) {
+        snprintf(msg, 2048,
+                 "every element of C is NaN with K = %d (%d slices of BK = %d), but the same M x N with K = 16 (one slice) came out right, "
+                 "so the accumulators start at zero: a later step multiplied a buffer that no thread had staged (NaN is the simulator's "
+                 "poison for shared memory nobody wrote). Each step stages the next slices into the other buffer, stage(cur ^ 1), not "
+                 "the one it reads, and the next step reads that buffer (cur = s & 1)",
+                 p->K, (p->K + G_BK - 1) / G_BK, G_BK);
         return msg;
     }
     if (nans == p->mn) {

@@ -4,8 +4,10 @@
  *        primitives, 18.2 three with cuda::pipeline) against a double-accumulating CPU reference on
  *        seeded random inputs of edge sizes, under every simulator schedule; the property that the
  *        tiles reached shared memory by asynchronous copies (no global load instruction in the
- *        kernel); and the cluster histogram (18.3) against the CPU, with the property that its
- *        launch used clusters of more than one block (seen by the simulator).
+ *        kernel), and (simulator only) that a wait leaves the next tile's copy in flight; and the
+ *        cluster histogram (18.3) against the CPU, with the property that its launch used clusters
+ *        of more than one block (seen by the simulator), and once under the simulator's race check
+ *        (a counter updated without an atomic, in distributed shared memory or in hist).
  *
  * The simulator itself stops a read of shared memory whose asynchronous copy has not been waited
  * for (naming both lines and which mistake fits), a copy size that is not 4, 8 or 16 bytes, a
@@ -24,6 +26,7 @@
 #include "async_copies.h"
 
 long l18_cluster_blocks(void); /* tests/calls/18-async-copies.c */
+long l18_copy_overlap(void);
 
 static const GradeExercise kExercises[] = {
     {"18.1", 4, "sgemm_double_buffered_kernel + launcher: SGEMM with the next tile copied by __pipeline_memcpy_async (two stages)", 0,
@@ -135,6 +138,16 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
    stage being read (trial 6, a88), which no wait can fix: both are named. g_tiles: the product's K tiles. */
 static int g_tiles;
 static const char *in_flight_read_hint(const char *said) {
+    /* 18.2: the thread's consumer_wait() left ASYNC_STAGES batches in flight, one more than the
+       stages staged ahead: every wait completes the stage before the one read (trial 8b, a102: a
+       prologue of ASYNC_STAGES tiles). The simulator says how many its last wait left. */
+    const char *left = strstr(said, "(its last wait left ");
+    if (left && atoi(left + strlen("(its last wait left ")) == ASYNC_STAGES && strstr(said, "in kernel 'sgemm_pipelined_kernel'") &&
+        strstr(said, "this thread issued that copy and has not waited for it yet"))
+        return "read of shared memory whose asynchronous copy has not been waited for, and the thread's last consumer_wait() left "
+               "ASYNC_STAGES batches in flight: one stage too many is staged ahead, so each consumer_wait() completes the stage before "
+               "the one read. The prologue stages ASYNC_STAGES - 1 tiles (t = 0 .. ASYNC_STAGES - 2), and each iteration one more (tile "
+               "t + ASYNC_STAGES - 1) before its consumer_wait()";
     if (g_tiles < 2 || !strstr(said, "in kernel 'sgemm_double_buffered_kernel'") ||
         !strstr(said, "read of shared memory whose asynchronous copy has not been waited for") ||
         !strstr(said, "this thread issued that copy and has not waited for it yet"))
@@ -238,8 +251,10 @@ static void check_async(const Subject *s) {
     grade_to_device(d_a, h, n * n * sizeof(float));
     grade_to_device(d_b, h, n * n * sizeof(float));
     grade_use_schedule(0);
+    l18_copy_overlap(); /* (forgets what earlier kernels did) */
     GRADE_EXPECT_CUDA_OK(s->f(d_a, d_b, d_c, n, n, n), s->name);
     GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    long overlap = l18_copy_overlap();
     cudaFree(d_a);
     cudaFree(d_b);
     cudaFree(d_c);
@@ -270,6 +285,20 @@ static void check_async(const Subject *s) {
                   "global to shared memory without a register, so that the next tile is in flight while this one is multiplied",
                   s->name, s->kernel, through_registers,
                   ON_SIM ? "global load instructions (warp-level requests)" : "shared-memory store instructions (warp-level)");
+    /* The overlap (simulator only: -1 on a GPU): the point of the stages is that the next tile's copy is
+       in flight while this one is multiplied. The values are right without it (trial 8b, a096:
+       __pipeline_wait_prior(0) right after issuing the next tile, which waits for that one too). The
+       simulator sees whether a thread touched shared memory while a copy of its own was in flight. */
+    ck_assert_msg(overlap != 0,
+                  "%s, 32 x 32 x 32 (two tiles): no thread ever read shared memory while a copy of its own was in flight: each "
+                  "thread waited for every copy before multiplying, so no copy overlapped a multiply and the stages bought nothing "
+                  "(the values are right)\n  likely mistake: %s",
+                  s->name,
+                  s->f == sgemm_double_buffered_gpu
+                      ? "after issuing tile t + 1's copy the wait waited for it too: __pipeline_wait_prior(1) there (it leaves the newest "
+                        "batch, the next tile, in flight), __pipeline_wait_prior(0) only on the last tile"
+                      : "the prologue stages ASYNC_STAGES - 1 tiles and each iteration one more before its consumer_wait(), which waits "
+                        "for the oldest stage only and leaves the newer ones in flight");
 }
 
 /* ---- 18.3 ---- */
@@ -355,6 +384,30 @@ END_TEST
 START_TEST(test_histogram_matches_cpu_for_every_size_and_schedule) { check_histogram(kPixelCounts[_i], _i == 2); }
 END_TEST
 
+/* The race check (simulator only): a thread runs from one scheduling point to the next without a
+   switch, so a plain ++ on a counter of distributed shared memory, or a plain += into hist, gives the
+   right counts on the simulator and loses counts on a GPU (trial 8b, a111 and a112). On one case the
+   grader lets the simulator watch every access instead: two threads (of one block, or of two blocks
+   of a cluster between cluster.sync()s, or of two clusters in global memory) that touch one counter
+   without an atomic stop the runner with the simulator's diagnosis, naming both threads and lines.
+   20000 pixels: 8 blocks, two clusters, which both add into every bin of hist. */
+START_TEST(test_histogram_race_free) {
+    if (!grade_use_racecheck(1)) return; /* a GPU (the counts show the race there), or a runner that cannot check */
+    size_t n = 20000;
+    unsigned char *px = grade_alloc(n), *d_px = grade_device_alloc(n);
+    unsigned *d_h = grade_device_alloc(HIST_BINS * sizeof(unsigned)), got[HIST_BINS];
+    grade_fill_bytes(px, n, grade_seed() + 91);
+    grade_to_device(d_px, px, n);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(cluster_histogram_gpu(d_px, n, d_h), "cluster_histogram_gpu under the simulator's race check, 20000 pixels");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_h, sizeof got, cudaMemcpyDeviceToHost), "copying the histogram back (an error here comes from the kernel)");
+    grade_use_racecheck(0);
+    cudaFree(d_px);
+    cudaFree(d_h);
+    free(px);
+}
+END_TEST
+
 START_TEST(test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks) {
     unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned)), got[HIST_BINS];
     int zeros[HIST_BINS] = {0};
@@ -397,6 +450,7 @@ static Suite *build_suite(void) {
         {"18.2", test_pipelined_copies_asynchronously, 1, .profiled = 1},
         {"18.3", test_histogram_matches_cpu_for_every_size_and_schedule, N_PIXEL_COUNTS},
         {"18.3", test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks, 1},
+        {"18.3", test_histogram_race_free, 1},
     };
     return grade_suite("18-async-copies", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

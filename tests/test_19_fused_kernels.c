@@ -2,12 +2,13 @@
  * @file test_19_fused_kernels.c
  * @brief Grader for lesson 19: the fused softmax (19.1), layer norm (19.2) and flash attention
  *        (19.3, its causal mask 19.4) against double-precision CPU references on seeded random
- *        inputs with edge sizes and edge values, under every simulator schedule; and two properties:
+ *        inputs with edge sizes and edge values, under every simulator schedule; and three properties:
  *        the row kernels read each element of x once (global-memory sectors counted by the
- *        simulator's profiler or Nsight Compute), and the flash form allocates no n x n scratch
+ *        simulator's profiler or Nsight Compute), the flash form allocates no n x n scratch
  *        (the runner adds up the device bytes the student's code allocates during the call, through
  *        link-time wrappers of cudaMalloc, cudaMallocAsync and cudaMallocManaged:
- *        tests/calls/19-fused-kernels.c).
+ *        tests/calls/19-fused-kernels.c), and the causal form skips the tiles above the diagonal
+ *        (NaN in the V rows the first block of queries never sees must not reach its outputs).
  *
  * When a result is wrong, the grader tries the usual suspects and says which one fits: outputs never
  * written, a result that changes with the thread order (a missing __syncthreads()), exp overflowing
@@ -298,7 +299,8 @@ static int is_power_of_two_fraction(double v) {
    16 .. 1; a lane whose partner is past the warp gets its own pair back) and warp 0's tree over the
    warps' pairs, with max_sum_combine's rescaling right (mode 0), left out (1: s = a.s + b.s) or turned
    round (2: exp(m - a.m), the new maximum minus the piece's). Returns the row's sum S under that mode:
-   the outputs then sum to (the true sum) / S. */
+   the outputs then sum to (the true sum) / S. The shuffle trees' offsets run from g_tree_first down
+   to g_tree_last (16 and 1; others replay a loop that starts or stops elsewhere, trial 8b a115). */
 typedef struct {
     double m, s;
 } PairD;
@@ -309,9 +311,10 @@ static PairD pair_combine(PairD a, PairD b, int mode) {
     PairD r = {m, mode == 1 ? a.s + b.s : mode == 2 ? a.s * exp(m - a.m) + b.s * exp(m - b.m) : a.s * exp(a.m - m) + b.s * exp(b.m - m)};
     return r;
 }
+static int g_tree_first = 16, g_tree_last = 1;
 static PairD warp_tree(PairD *v, int mode) {
     PairD next[32];
-    for (int off = 16; off > 0; off >>= 1) {
+    for (int off = g_tree_first; off >= g_tree_last; off >>= 1) {
         for (int l = 0; l < 32; l++) next[l] = pair_combine(v[l], v[l + off < 32 ? l + off : l], mode);
         memcpy(v, next, sizeof next);
     }
@@ -347,17 +350,35 @@ static int softmax_sums_match(const RowProblem *p, const float *got, int mode) {
     int cols = p->rc.cols;
     for (int r = 0; r < p->rc.rows; r++) {
         const float *xr = p->x + (size_t)r * cols;
-        double want = softmax_row_sum_model(xr, cols, 0), alt = softmax_row_sum_model(xr, cols, mode), sum = 0;
+        int first = g_tree_first, last = g_tree_last;
+        g_tree_first = 16, g_tree_last = 1;
+        double want = softmax_row_sum_model(xr, cols, 0);
+        g_tree_first = first, g_tree_last = last;
+        double alt = softmax_row_sum_model(xr, cols, mode), sum = 0;
         for (int j = 0; j < cols; j++) sum += got[(size_t)r * cols + j];
         if (!(alt > 0) || !isfinite(alt) || fabs(sum - want / alt) > 1e-3 * (want / alt)) return 0;
     }
     return 1;
 }
 
+/* 19.1's outputs summing to more than 1: the shuffle loop's offsets, first down to last, that leave out
+   exactly the pieces missing from every row's sum (trial 8b, a115: a loop from 8, lanes 16 .. 31 never
+   combined). Returns 1 and the offsets when one of the slips at either end fits. */
+static int softmax_tree_offsets_match(const RowProblem *p, const float *got, int *first, int *last) {
+    static const int kTrees[][2] = {{8, 1}, {4, 1}, {16, 2}, {16, 4}, {8, 2}};
+    int found = 0;
+    for (size_t q = 0; !found && q < sizeof kTrees / sizeof kTrees[0]; q++) {
+        g_tree_first = kTrees[q][0], g_tree_last = kTrees[q][1];
+        if (softmax_sums_match(p, got, 0)) found = 1, *first = g_tree_first, *last = g_tree_last;
+    }
+    g_tree_first = 16, g_tree_last = 1;
+    return found;
+}
+
 /* 19.1 with each thread's exps left against its own maximum (trial 6, a94: f = 1 / row.s, without
    exp(mine.m - row.m)): y = exp(x - m_thread) / s, s the row's sum against the row's maximum. Replayed
    with the threads' elements as softmax_row_sum_model deals them; 1 when every output matches. */
-static int softmax_own_max_matches(const RowProblem *p, const float *got) {
+static int softmax_own_max_matches(const RowProblem *p, const float *got, int swapped) {
     int cols = p->rc.cols;
     unsigned threads = 32;
     while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
@@ -377,7 +398,8 @@ static int softmax_own_max_matches(const RowProblem *p, const float *got) {
             for (int k = 0; k < ROW_PER_THREAD; k++) {
                 int e = vec ? 4 * ((int)t + (k / 4) * (int)threads) + k % 4 : (int)t + k * (int)threads;
                 if (e >= cols) continue;
-                double want = exp(x[e] - m) / s, g = got[(size_t)r * cols + e];
+                /* swapped (trial 8b, a116): the factor turned round, exp(row.m - mine.m) / row.s */
+                double want = (swapped ? exp(x[e] - m) * exp(mrow - m) : exp(x[e] - m)) / s, g = got[(size_t)r * cols + e];
                 if (!(fabs(g - want) <= 1e-3 * fabs(want) + 1e-6)) return 0;
             }
         }
@@ -472,6 +494,7 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
         return msg;
     }
     double lo, hi;
+    int first_off = 16, last_off = 1;
     if (rows_scaled(p, out, &lo, &hi)) {
         if (is_power_of_two_fraction(lo) && is_power_of_two_fraction(hi))
             snprintf(msg, 2048,
@@ -479,6 +502,14 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      "at some step. A shuffle from offset 32 leaves the warp (each lane gets its own pair back and combines it with "
                      "itself): the offsets are 16, 8, 4, 2, 1",
                      lo);
+        else if (lo > 1 && softmax_tree_offsets_match(p, out, &first_off, &last_off))
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to more than 1 (%g to %g): the sum s misses part of the "
+                     "row, exactly the pieces a warp reduction with offsets %d down to %d leaves out (%s). The offsets are 16, 8, 4, 2, "
+                     "1: `for (int offset = 16; offset > 0; offset >>= 1)`",
+                     lo, hi, first_off, last_off,
+                     first_off < 16 ? "it starts below 16, so the upper lanes of each warp never reach lane 0"
+                                    : "it stops before offset 1, so some lanes' pairs never reach lane 0");
         else if (lo > 1)
             snprintf(msg, 2048,
                      "each row is right up to a factor, and its outputs sum to more than 1 (%g to %g): the sum s misses part of the "
@@ -509,7 +540,14 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      lo, hi);
         return msg;
     }
-    if (softmax_own_max_matches(p, out)) {
+    if (softmax_own_max_matches(p, out, 1)) {
+        snprintf(msg, 2048,
+                 "every output is exp(x - m) exp(row.m - m) / s, with m its own thread's maximum: the factor that brings a thread's "
+                 "exps to the row's maximum is turned round. It is f = exp(mine.m - row.m) / row.s (at most 1 / row.s: the row's "
+                 "maximum is at least the thread's), not exp(row.m - mine.m)");
+        return msg;
+    }
+    if (softmax_own_max_matches(p, out, 0)) {
         snprintf(msg, 2048,
                  "every output is exp(x - m) / s with m its own thread's maximum, not the row's: a thread's exps are against its "
                  "own maximum, and the row's sum s against the row's. Bring them to the row's maximum before dividing: "
@@ -573,6 +611,28 @@ static const char *layernorm_probe(const RowProblem *p) {
     if (close_all(got, alt, R * C, atol, 0)) return "eps is left out: rsqrtf(var + eps), with the eps the caller gives";
     layernorm_cpu(x, b, g, alt, R, C, eps);
     if (close_all(got, alt, R * C, atol, 0)) return "gamma and beta are swapped: y = (x - mean) * rstd * gamma[j] + beta[j]";
+    /* trial 8b, a124: the affine step (row_affine) left out: y = (x - mean) * rstd */
+    float ones[C], zeros[C];
+    for (int j = 0; j < C; j++) ones[j] = 1.0f, zeros[j] = 0.0f;
+    layernorm_cpu(x, ones, zeros, alt, R, C, eps);
+    if (close_all(got, alt, R * C, atol, 0))
+        return "the outputs are (x - mean) * rstd, normalised but without gamma and beta: the affine step is left out. Each element "
+               "ends as (x - mean) * rstd * gamma[j] + beta[j] (row_affine(v, gamma, beta, cols, vec) before row_store)";
+    /* trial 8b, a123: Welford's update with delta * delta (delta = x - the old mean) instead of delta * (x - the new mean).
+       A row of 5 puts one element in each thread, whose m2 is then x^2 instead of 0; the combining adds the spread between
+       the threads' means, (x - mean)^2 each. */
+    for (int r = 0; r < R; r++) {
+        double mean = 0, m2 = 0;
+        for (int j = 0; j < C; j++) mean += x[r * C + j];
+        mean /= C;
+        for (int j = 0; j < C; j++) m2 += (double)x[r * C + j] * x[r * C + j] + (x[r * C + j] - mean) * (x[r * C + j] - mean);
+        double rstd = 1 / sqrt(m2 / C + eps);
+        for (int j = 0; j < C; j++) alt[r * C + j] = (float)((x[r * C + j] - mean) * rstd * g[j] + b[j]);
+    }
+    if (close_all(got, alt, R * C, atol, 0))
+        return "on rows of 5, one element per thread, each thread's m2 came out as x * x instead of 0: Welford's update multiplies "
+               "delta by delta. delta = x - mean is taken before the mean moves, and m2 += delta * (x - new mean), the old "
+               "distance times the new one";
     return NULL;
 }
 
@@ -761,7 +821,8 @@ static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150,
 /* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query),
    `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
    online rescaling (no_rescale: 1 = l, 2 = o, 3 = both are not corrected when a later tile raises
-   the maximum; each tile's terms are still taken against the maximum of the tiles so far). */
+   the maximum; each tile's terms are still taken against the maximum of the tiles so far; 4 = the
+   output o not divided by l, trial 8b a129). */
 static void attention_model(const float *q, const float *k, const float *v, float *o, int bh, int n, int d, int mask, double scale, int pad,
                             int no_rescale) {
     if (pad < n) pad = n;
@@ -795,7 +856,7 @@ static void attention_model(const float *q, const float *k, const float *v, floa
                         for (int c = 0; c < d; c++) acc[c] += p * v[((size_t)b * n + j) * d + c];
                 }
             }
-            for (int c = 0; c < d; c++) o[((size_t)b * n + i) * d + c] = (float)(acc[c] / l);
+            for (int c = 0; c < d; c++) o[((size_t)b * n + i) * d + c] = (float)(no_rescale & 4 ? acc[c] : acc[c] / l);
         }
     free(s);
     free(acc);
@@ -981,6 +1042,19 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
                  "O matches the online softmax with o rescaled but not l: when a tile raises the row's maximum from m to m_new, the "
                  "running sum l must be multiplied by exp(m - m_new) too, as every o[c] is, before the tile's terms are added; "
                  "otherwise l keeps the earlier tiles' terms counted against the smaller maximum, and o / l comes out too small");
+        return msg;
+    }
+    /* o not divided by l: every row is the right one times its l, at least 1 (relative tolerance: the
+       rows grow with l) */
+    float *unnormalised = grade_alloc(p->n_el * sizeof(float));
+    attention_model(p->q, p->k, p->v, unnormalised, p->ac.bh, n, d, mask, scale, n, 4);
+    int without_l = close_all(out, unnormalised, p->n_el, p->atol, 1e-4);
+    free(unnormalised);
+    if (without_l) {
+        snprintf(msg, 2048,
+                 "O matches the online softmax's accumulator o before its division by l: every row came out as the right row times "
+                 "its running sum l (the softmax's denominator). The weights p = exp(s - m) are not normalised as they are added; "
+                 "the output is o[c] / l");
         return msg;
     }
     /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction or from l */
@@ -1183,6 +1257,43 @@ START_TEST(test_visible_masks_the_keys_past_n_without_the_causal_mask) {
 }
 END_TEST
 
+/* The tiles above the diagonal skipped whole (trial 8b, a133: attention_keys returning n with the causal
+   mask gives the right values, through the mask, at twice the work). Two blocks of queries; V's rows
+   64 .. 127, which no query of the first block sees, are NaN: a block that streams those tiles adds
+   p * V = 0 * NaN = NaN to its rows, one that skips them never reads them. Rows 0 .. 63 must be finite
+   (rows 64 .. 127 read the NaN rows legitimately). */
+START_TEST(test_causal_attention_skips_the_tiles_above_the_diagonal) {
+    enum { N = 2 * ATT_BR, D = 32 };
+    size_t el = (size_t)N * D;
+    float *q = grade_alloc(el * sizeof(float)), *k = grade_alloc(el * sizeof(float)), *v = grade_alloc(el * sizeof(float));
+    float *got = grade_alloc(el * sizeof(float));
+    uint64_t seed = grade_seed() + 737373;
+    grade_fill_floats(q, el, seed, -1.0f, 1.0f);
+    grade_fill_floats(k, el, seed + 1, -1.0f, 1.0f);
+    grade_fill_floats(v, el, seed + 2, -1.0f, 1.0f);
+    for (size_t i = (size_t)ATT_BR * D; i < el; i++) v[i] = NAN;
+    float *d_q = grade_device_alloc(el * sizeof(float)), *d_k = grade_device_alloc(el * sizeof(float));
+    float *d_v = grade_device_alloc(el * sizeof(float)), *d_o = grade_device_alloc(el * sizeof(float));
+    grade_to_device(d_q, q, el * sizeof(float));
+    grade_to_device(d_k, k, el * sizeof(float));
+    grade_to_device(d_v, v, el * sizeof(float));
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(attention_flash_gpu(d_q, d_k, d_v, d_o, 1, N, D, 1), "attention_flash_gpu (causal, n = 128)");
+    GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_o, el * sizeof(float), cudaMemcpyDeviceToHost), "copying O back (an error here comes from the kernel)");
+    CUDA_FREE_ALL(d_q, d_k, d_v, d_o);
+    size_t nonfinite = 0;
+    for (size_t i = 0; i < (size_t)ATT_BR * D; i++) nonfinite += !isfinite(got[i]);
+    FREE_ALL(q, k, v, got);
+    ck_assert_msg(nonfinite == 0,
+                  "attention_flash_gpu with the causal mask, n = %d, d = %d, V's rows %d .. %d NaN (keys that no query of the first block "
+                  "sees): %zu outputs of queries 0 .. %d came out NaN, so their block streamed the tiles of those keys (a masked key's "
+                  "p * V is 0 * NaN). The values of an ordinary input are right through the mask, but the work is not halved\n"
+                  "  likely mistake: attention_keys returns n with the causal mask: the block starting at q0 needs the keys up to its "
+                  "last query only, min(n, q0 + ATT_BR), so that the tiles above the diagonal are skipped whole",
+                  N, D, ATT_BR, N - 1, nonfinite, ATT_BR - 1);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"19.1", test_softmax_matches_cpu_for_every_size_and_schedule, N_SOFTMAX_CASES},
@@ -1196,6 +1307,7 @@ static Suite *build_suite(void) {
         {"19.3", test_flash_attention_allocates_no_square_scratch, 1},
         {"19.4", test_causal_attention_matches_cpu_for_every_size_and_schedule, N_CAUSAL_CASES},
         {"19.4", test_visible_masks_the_keys_past_n_without_the_causal_mask, 1},
+        {"19.4", test_causal_attention_skips_the_tiles_above_the_diagonal, 1},
     };
     return grade_suite("19-fused-kernels", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

@@ -45,13 +45,15 @@ struct Copy {
     const char *api, *file;
     int line;
     bool pending;
-    bool refill; /* it lands on words an earlier copy of the block had already filled */
+    bool refill;    /* it lands on words an earlier copy of the block had already filled */
+    bool committed; /* a commit closed its batch (no wait covers a copy before that) */
 };
 
 struct ThreadAsync {
     std::vector<uint32_t> open;                  /* copies not committed yet */
     std::deque<std::vector<uint32_t>> committed; /* batches in flight, oldest first */
     bool rewaited = false;                       /* consumer_wait() again without consumer_release() */
+    unsigned waits = 0, last_kept = 0;           /* its waits, and the batches the last one left in flight */
 };
 
 struct BlockAsync {
@@ -64,6 +66,10 @@ struct BlockAsync {
 
 std::unordered_map<unsigned long long, std::unique_ptr<BlockAsync>> g_blocks;
 unsigned long long g_in_flight = 0, g_issued = 0;
+/* Since the grader last asked: whether any copy was issued, and whether a thread touched shared memory
+   while one of its own copies was in flight (the overlap that asynchronous copies are for; a wait
+   for every copy right after issuing the next one leaves none, trial 8b a096). */
+bool g_any_issued = false, g_overlapped = false;
 unsigned long long g_cached_key = ~0ull;
 BlockAsync *g_cached = nullptr;
 
@@ -130,6 +136,7 @@ void complete(BlockAsync &b, uint32_t id) {
     Copy &c = b.copies[id - 1];
     if (!c.pending) return;
     c.pending = false;
+    if (g_racecheck) race_sim_writes();
     raw_copy(c.dst, c.data.data(), c.size);
     for (uintptr_t w = (uintptr_t)c.dst & ~(uintptr_t)3; w < (uintptr_t)c.dst + c.size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
@@ -196,6 +203,7 @@ uint32_t issue(BlockAsync &b, const RaceThread &t, void *dst, const void *src, s
     c.line = line;
     c.pending = true;
     c.refill = false;
+    c.committed = false;
     for (uintptr_t w = (uintptr_t)dst & ~(uintptr_t)3; w < (uintptr_t)dst + size && !c.refill; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
         c.refill = s && *s == kFilled;
@@ -203,12 +211,14 @@ uint32_t issue(BlockAsync &b, const RaceThread &t, void *dst, const void *src, s
     b.copies.push_back(std::move(c));
     uint32_t id = (uint32_t)b.copies.size();
     unsigned char *p = (unsigned char *)dst;
+    if (g_racecheck) race_sim_writes();
     for (size_t i = 0; i < size; i++) p[i] = kPoison[((uintptr_t)p + i) & 3];
     for (uintptr_t w = (uintptr_t)dst & ~(uintptr_t)3; w < (uintptr_t)dst + size; w += 4)
         if (uint32_t *s = shadow_of(b, w, true)) *s = id;
     b.in_flight++;
     g_in_flight++;
     g_issued++;
+    g_any_issued = true;
     g_async_pending = true;
     return id;
 }
@@ -236,6 +246,7 @@ void async_commit() {
     if (!race_current_thread(&t)) fatal("asynchronous copy outside a kernel", "__pipeline_commit (or producer_commit) called from host code");
     BlockAsync &b = block_of(t);
     ThreadAsync &th = thread_of(b, t.tid);
+    for (uint32_t id : th.open) b.copies[id - 1].committed = true;
     th.committed.push_back(std::vector<uint32_t>());
     th.committed.back().swap(th.open);
 }
@@ -249,6 +260,8 @@ void async_wait_prior(unsigned keep) {
         for (uint32_t id : th.committed.front()) complete(b, id);
         th.committed.pop_front();
     }
+    th.waits++;
+    th.last_kept = (unsigned)th.committed.size();
 }
 
 void async_note_wait_unreleased() {
@@ -274,7 +287,9 @@ void async_copy_barrier(const void *bar, void *dst, const void *src, size_t size
     if (!size) return;
     check_copy(dst, src, size, 0, align, api, file, line);
     BlockAsync &b = block_of(t);
-    b.barrier_copies[bar].push_back(issue(b, t, dst, src, size, 0, api, file, line));
+    uint32_t id = issue(b, t, dst, src, size, 0, api, file, line);
+    b.copies[id - 1].committed = true; /* a barrier's phase completes it: no commit is due */
+    b.barrier_copies[bar].push_back(id);
 }
 
 void async_barrier_complete(const void *bar) {
@@ -321,6 +336,10 @@ void async_access(const void *ret, uintptr_t addr, size_t size, bool store) {
     auto it = g_blocks.find(t.block);
     if (it == g_blocks.end() || !it->second->in_flight) return;
     BlockAsync &b = *it->second;
+    if (!g_overlapped && (b.th.size() > t.tid && (!b.th[t.tid].committed.empty() || !b.th[t.tid].open.empty()))) {
+        uintptr_t s0 = (uintptr_t)__start_simcuda_shared, d0 = (uintptr_t)dynamic_shared_arena;
+        g_overlapped = (s0 && addr >= s0 && addr < (uintptr_t)__stop_simcuda_shared) || (addr >= d0 && addr < d0 + dynamic_bytes());
+    }
     for (uintptr_t w = addr & ~(uintptr_t)3; w < addr + size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
         if (!s || !*s || *s == kFilled) continue;
@@ -336,8 +355,18 @@ void async_access(const void *ret, uintptr_t addr, size_t size, bool store) {
             hint = "release each stage when its reads are done: pipe.consumer_release() after the last read of the stage (after the "
                    "__syncthreads() that ends them). A stage stays the oldest until it is released, so a consumer_wait() without the "
                    "release waits for the stage already waited for, not the next one, whose copy is still in flight";
+        } else if (c.issuer == t.tid && !c.committed) {
+            /* trial 8b, a101: the wait was there, the commit was not */
+            why = "this thread issued that copy but never committed it: no __pipeline_commit() (or producer_commit()) closed its batch, "
+                  "so no wait covers it";
+            hint = "commit each batch of copies: __pipeline_commit() right after the copies of a tile (with cuda::pipeline, "
+                   "producer_commit()); __pipeline_wait_prior(N) and consumer_wait() wait only for committed batches";
         } else if (c.issuer == t.tid) {
-            why = "this thread issued that copy and has not waited for it yet";
+            /* how far behind its waits are: a wait that leaves one batch too many in flight (a
+               prologue one stage too long, trial 8b a102) reads the newest batch's stage early */
+            const ThreadAsync &mine = thread_of(b, t.tid);
+            why = "this thread issued that copy and has not waited for it yet" +
+                  (mine.waits ? fmt(" (its last wait left %u batch%s in flight)", mine.last_kept, mine.last_kept == 1 ? "" : "es") : std::string());
             hint = store ? "do not write to a buffer that an asynchronous copy is filling: wait for the copy first"
                          : "wait for the copy before reading what it brings (__pipeline_wait_prior(N) leaves only the N newest batches in "
                            "flight; consumer_wait() waits for the oldest stage), then __syncthreads() so that every thread's copies are done";
@@ -407,3 +436,14 @@ void barrier_wait(const BarrierState *b, uint64_t token, const char *file, int l
 void wait_a_moment() { poll_point(2, nullptr, 0); }
 
 } // namespace simcuda
+
+/* For the grader's runner (C), since the last call: 1 when some thread touched shared memory while a
+   copy of its own was in flight (what the stages are for: the next tile in flight while this one is
+   multiplied), 0 when copies were issued but none was ever in flight during such an access, 2 when no
+   copy was issued. Seen only in programs built with `simcc --profile`, in launches that are not
+   parallel (forked workers): ask after a launch under the profiler. */
+extern "C" int simcuda_async_overlap(void) {
+    int r = !simcuda::g_any_issued ? 2 : simcuda::g_overlapped ? 1 : 0;
+    simcuda::g_any_issued = simcuda::g_overlapped = false;
+    return r;
+}

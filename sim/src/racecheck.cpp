@@ -13,8 +13,11 @@
  * operation of both in between, or (global memory) of two blocks that both talk to other blocks
  * through global atomics, fences or __nanosleep -- the check cannot see which plain or volatile
  * access such a protocol orders, so it trusts it. Shared memory of different blocks is different
- * memory. A cooperative launch's grid.sync() orders everything before it before everything after it.
- * Everything else that conflicts is a race.
+ * memory, except in a launch with clusters: there every block's shared memory has a place of its own
+ * in the shadow (its own accesses and those of the blocks of its cluster through map_shared_rank,
+ * which reach its saved copy, land on the same bytes), and two blocks of one cluster are ordered by
+ * a cluster.sync() between them. A cooperative launch's grid.sync() orders everything before it
+ * before everything after it. Everything else that conflicts is a race.
  *
  * Stores are checked once they are done (at the next access, or the launch's end): a store that
  * left every byte as it was (many threads writing one flag) is no race. A store that has no check
@@ -44,7 +47,7 @@ namespace {
 
 /* One access as the shadow keeps it; launch 0 is "none". */
 struct Acc {
-    uint32_t launch, block, barriers, warp_ops;
+    uint32_t launch, block, barriers, warp_ops, cluster_syncs;
     uint16_t tid, site;
 };
 /* One byte of memory: its last writer and two of its readers since. */
@@ -54,11 +57,15 @@ struct Cell {
 
 constexpr unsigned kPageBits = 12;
 constexpr size_t kPageBytes = size_t(1) << kPageBits;
-/* Shadow pages (60 bytes per byte) before a launch stops being checked: 64 MiB of shadow, 1 MiB of
+/* Shadow pages (72 bytes per byte) before a launch stops being checked: 72 MiB of shadow, 1 MiB of
    memory touched, far more than the small cases the check is meant for. */
 constexpr size_t kMaxPages = 256;
 /* A store bigger than this is taken as changing every byte (its old bytes are not kept). */
 constexpr size_t kPendingBytes = 64;
+/* A load whose bytes its thread has not changed yet stays pending through this many more accesses
+   of the thread: in `hist[b] += mine[i]` the compiler may load mine[i] between the load of hist[b]
+   and its store, which has no check of its own (trial 8b, a112). */
+constexpr unsigned kLoadStaysFor = 4;
 /* An atomic's body hides at most this many accesses (as in profile.cpp). */
 constexpr unsigned kAtomicHidesAtMost = 16;
 
@@ -67,11 +74,13 @@ enum Space { SPACE_GLOBAL, SPACE_SHARED };
 /* An access whose effect is seen at the next one: a store (what it changed), or a load, whose bytes
    changed by then only if the same thread stored them without a check of their own. */
 struct Pending {
-    uintptr_t addr;
+    uintptr_t addr; /* where the bytes are */
+    uintptr_t key;  /* where their shadow is: addr, or a block's shared memory in a launch with clusters */
     size_t size;
     Acc acc;
     Space space;
     bool load;
+    unsigned char age; /* a load: accesses of its own thread since, while its bytes stayed as they were */
     unsigned char old[kPendingBytes];
 };
 
@@ -135,11 +144,28 @@ __attribute__((no_sanitize_address)) void raw_copy(unsigned char *dst, uintptr_t
     for (size_t i = 0; i < n; i++) dst[i] = s[i];
 }
 
+/* A launch with clusters keeps each block's shared memory at a place of its own in the shadow, from
+   kClusterShared on: block b's byte o is kClusterShared + b * g_cluster_stride + o. */
+constexpr uintptr_t kClusterShared = uintptr_t(0xC) << 44;
+uintptr_t g_cluster_stride = 0; /* 0: the launch has no clusters */
+
+/* The cluster of block b (its linear index) in the running launch. */
+unsigned long long cluster_of(uint32_t b) {
+    dim3 g = g_record->cfg.grid, c = g_record->cluster;
+    unsigned long long x = b % g.x, y = b / g.x % g.y, z = b / g.x / g.y;
+    return x / c.x + (unsigned long long)(g.x / c.x) * (y / c.y + (unsigned long long)(g.y / c.y) * (z / c.z));
+}
+
 /* Whether prev (an earlier access) and cur may happen at the same time on a GPU. */
 bool concurrent(const Acc &prev, const Acc &cur, Space space) {
     if (prev.launch != cur.launch) return false;
     if (prev.block != cur.block) {
-        if (space == SPACE_SHARED) return false; /* each block has shared memory of its own */
+        /* each block has shared memory of its own, reached by other blocks only in a cluster
+           (distributed shared memory), where cluster.sync() orders them */
+        if (space == SPACE_SHARED)
+            return g_cluster_stride && prev.cluster_syncs == cur.cluster_syncs && cluster_of(prev.block) == cluster_of(cur.block);
+        /* cluster.sync() orders the blocks of a cluster in global memory too */
+        if (g_cluster_stride && prev.cluster_syncs != cur.cluster_syncs && cluster_of(prev.block) == cluster_of(cur.block)) return false;
         return !(g_talks[prev.block] && g_talks[cur.block]);
     }
     if (prev.tid == cur.tid || prev.barriers != cur.barriers) return false;
@@ -197,8 +223,18 @@ std::string shared_variable(uintptr_t addr, size_t *offset, std::string *var_nam
 /* "`s_hist[17]` (4 bytes at byte 68 of `s_hist`, a 1024-byte __shared__ variable of kernel)", or
    the allocation for global memory. The element is a guess from the access's size. */
 std::string location(uintptr_t addr, Space space, size_t size) {
-    std::string name, what;
+    std::string name, what, owner;
     size_t offset = 0;
+    if (space == SPACE_SHARED && g_cluster_stride && addr >= kClusterShared) {
+        /* a block's shared memory in a launch with clusters: the variable is named from the running
+           block's own copy at the same offset */
+        unsigned long long b = (addr - kClusterShared) / g_cluster_stride;
+        unsigned long long gx = gridDim.x, gy = gridDim.y;
+        char ob[96];
+        snprintf(ob, sizeof ob, ", in the shared memory of block (%llu,%llu,%llu)", b % gx, b / gx % gy, b / gx / gy);
+        owner = ob;
+        addr = race_shared_address((size_t)((addr - kClusterShared) % g_cluster_stride));
+    }
     if (space == SPACE_SHARED && addr >= (uintptr_t)dynamic_shared_arena && addr < (uintptr_t)dynamic_shared_arena + kMaxSharedPerBlockOptin) {
         offset = addr - (uintptr_t)dynamic_shared_arena;
         what = "extern __shared__ memory";
@@ -214,7 +250,7 @@ std::string location(uintptr_t addr, Space space, size_t size) {
     char b[160];
     if (!name.empty() && size > 1 && offset % size == 0) snprintf(b, sizeof b, "`%s[%zu]` (%zu bytes at byte %zu of ", name.c_str(), offset / size, size, offset);
     else snprintf(b, sizeof b, "%zu bytes at byte %zu (", size, offset);
-    return b + what + ")";
+    return b + what + owner + ")";
 }
 
 std::string who(const Acc &a) {
@@ -231,10 +267,12 @@ std::string who(const Acc &a) {
     std::string first = who(prev), second = who(cur), prev_line = line_of(prev.site), cur_line = line_of(cur.site);
     std::string loc = location(addr, space, size);
     bool blocks = prev.block != cur.block, warp = !blocks && prev.tid / 32 == cur.tid / 32;
+    bool cluster = blocks && space == SPACE_SHARED; /* distributed shared memory */
     std::string detail = std::string(space == SPACE_SHARED ? "shared" : "global") + " memory " + loc + ": " + first + " " +
                          (prev_store ? "wrote" : "read") + " it at " + prev_line + ", then " + second + " " + (cur_store ? "wrote" : "read") +
                          " it at " + cur_line + ", with ";
-    if (blocks) detail += "the two in different blocks, which run in any order and at the same time";
+    if (cluster) detail += "the two in different blocks of one cluster (distributed shared memory) and no cluster.sync() between them";
+    else if (blocks) detail += "the two in different blocks, which run in any order and at the same time";
     else if (warp) detail += "no __syncwarp(), warp operation or __syncthreads() between them (two lanes of one warp; a wmma call only "
                              "waits for the lanes, it does not order their memory accesses)";
     else detail += "no __syncthreads() between them";
@@ -247,13 +285,14 @@ std::string who(const Acc &a) {
                "meet: make it atomic, atomicAdd(&x, v) (an atomicCAS loop for an update that has no atomic of its own)";
     else
         hint = std::string("when one thread writes what another reads or writes, order them: ") +
-               (blocks ? (g_record && g_record->cfg.cooperative ? "across blocks of a cooperative launch, grid.sync() between them (or atomics, "
+               (cluster  ? "across blocks of a cluster, cluster.sync() between them (or atomics)"
+                : blocks ? (g_record && g_record->cfg.cooperative ? "across blocks of a cooperative launch, grid.sync() between them (or atomics, "
                                                                   "or a fence and a flag)"
                                                                 : "across blocks only atomics (or a fence and a flag) can")
                        : warp ? "__syncwarp() between them (the lanes of a warp do not run in lockstep), or __syncthreads()"
                               : "__syncthreads() between them") +
                "; when several threads update one location, make the update atomic: atomicAdd(&x, v), not x += v";
-    if (blocks) hint += "; __syncthreads() orders only the threads of one block";
+    if (blocks) hint += std::string("; __syncthreads() orders only the threads of one block") + (cluster ? ", cluster.sync() those of a cluster" : "");
     fatal("data race", detail, hint.c_str());
 }
 
@@ -268,7 +307,7 @@ void apply_store(const Pending &p) {
     if (kept) raw_copy(now, p.addr, p.size);
     for (size_t i = 0; i < p.size; i++) {
         if (p.load && now[i] == p.old[i]) continue;
-        Cell *c = cell(p.addr + i);
+        Cell *c = cell(p.key + i);
         if (!c) return;
         if (p.load) g_site_rmw[p.acc.site] = 1;
         bool conflict = concurrent(c->w, p.acc, p.space) || concurrent(c->r1, p.acc, p.space) || concurrent(c->r2, p.acc, p.space);
@@ -280,37 +319,51 @@ void apply_store(const Pending &p) {
             }
             continue;
         }
-        if (concurrent(c->w, p.acc, p.space)) report(c->w, true, p.acc, true, p.addr, p.space, p.size);
-        if (concurrent(c->r1, p.acc, p.space)) report(c->r1, false, p.acc, true, p.addr, p.space, p.size);
-        if (concurrent(c->r2, p.acc, p.space)) report(c->r2, false, p.acc, true, p.addr, p.space, p.size);
+        if (concurrent(c->w, p.acc, p.space)) report(c->w, true, p.acc, true, p.key, p.space, p.size);
+        if (concurrent(c->r1, p.acc, p.space)) report(c->r1, false, p.acc, true, p.key, p.space, p.size);
+        if (concurrent(c->r2, p.acc, p.space)) report(c->r2, false, p.acc, true, p.key, p.space, p.size);
         c->w = p.acc;
         c->r1.launch = c->r2.launch = 0;
     }
 }
 
-/* The stores made since the last access. One of another block is dropped: shared memory may have
-   been saved and restored, or poisoned for a new block, since. */
-void settle(uint32_t block, bool any_block) {
-    for (const Pending &p : g_pending)
-        if (any_block ? p.space == SPACE_GLOBAL : p.acc.block == block) apply_store(p);
-    g_pending.clear();
+/* The stores made since the last access. One of another block into its own shared memory is dropped:
+   shared memory may have been saved and restored, or poisoned for a new block, since. (One into the
+   saved copy of a block of its cluster is kept: that copy stays put.) */
+void settle(uint32_t block, bool any_block, unsigned tid = ~0u) {
+    size_t kept = 0;
+    for (Pending &p : g_pending) {
+        if (!any_block && p.load && p.acc.block == block && p.acc.tid == tid && p.age < kLoadStaysFor && p.size <= kPendingBytes) {
+            unsigned char now[kPendingBytes];
+            raw_copy(now, p.addr, p.size);
+            if (!memcmp(now, p.old, p.size)) { /* its store may still come */
+                p.age++;
+                g_pending[kept++] = p;
+                continue;
+            }
+        }
+        if (any_block ? p.space == SPACE_GLOBAL || p.key != p.addr : p.acc.block == block || p.key != p.addr) apply_store(p);
+    }
+    g_pending.resize(kept);
 }
 
-void check_load(uintptr_t addr, size_t size, const Acc &cur, Space space) {
+void check_load(uintptr_t key, size_t size, const Acc &cur, Space space) {
     for (size_t i = 0; i < size; i++) {
-        Cell *c = cell(addr + i);
+        Cell *c = cell(key + i);
         if (!c) return;
-        if (concurrent(c->w, cur, space)) report(c->w, true, cur, false, addr, space, size);
+        if (concurrent(c->w, cur, space)) report(c->w, true, cur, false, key, space, size);
         if (reusable(c->r1, cur)) c->r1 = cur;
         else c->r2 = cur; /* the most recent of the others */
     }
 }
 
-void add_pending(uintptr_t addr, size_t size, const Acc &cur, Space space, bool load) {
+void add_pending(uintptr_t addr, uintptr_t key, size_t size, const Acc &cur, Space space, bool load) {
     if (load && size > kPendingBytes) return;
     Pending p;
     p.load = load;
+    p.age = 0;
     p.addr = addr;
+    p.key = key;
     p.size = size;
     p.acc = cur;
     p.space = space;
@@ -318,8 +371,21 @@ void add_pending(uintptr_t addr, size_t size, const Acc &cur, Space space, bool 
     g_pending.push_back(p);
 }
 
-/* Shared, global, or neither (a local variable, a kernel argument, host memory). */
-bool space_of(uintptr_t addr, Space *space) {
+/* Shared, global, or neither (a local variable, a kernel argument, host memory); *key: where its
+   shadow is (addr itself, but for shared memory in a launch with clusters). */
+bool space_of(uintptr_t addr, Space *space, uintptr_t *key) {
+    *key = addr;
+    if (g_cluster_stride) {
+        unsigned long long b;
+        size_t off;
+        bool remote;
+        uintptr_t &lo = g_alloc_lo, &hi = g_alloc_hi;
+        if (!(addr >= lo && addr < hi) && race_cluster_shared(addr, &b, &off, &remote)) {
+            *space = SPACE_SHARED;
+            *key = kClusterShared + (uintptr_t)b * g_cluster_stride + off;
+            return true;
+        }
+    }
     if (__start_simcuda_shared && addr >= (uintptr_t)__start_simcuda_shared && addr < (uintptr_t)__stop_simcuda_shared) {
         *space = SPACE_SHARED;
         return true;
@@ -349,23 +415,34 @@ bool space_of(uintptr_t addr, Space *space) {
 void race_record(const void *ret, uintptr_t addr, size_t size, bool store) {
     RaceThread t;
     if (!g_launch_checked || !race_current_thread(&t)) return;
-    if (!g_pending.empty()) settle((uint32_t)t.block, false);
+    /* (an atomic's body changes its word itself: a load before it is not kept for a store) */
+    if (!g_pending.empty()) settle((uint32_t)t.block, false, atomic_in_progress() ? ~0u : t.tid);
     if (unsigned long long a = atomic_in_progress()) { /* the body of an atomic: not a plain access */
         if (a != g_atomic_seen) g_atomic_seen = a, g_atomic_hidden = 0;
         if (g_atomic_hidden++ < kAtomicHidesAtMost) return;
     }
     Space space;
-    if (!space_of(addr, &space)) return;
-    Acc cur{g_launch, (uint32_t)t.block, t.barriers, t.warp_ops, (uint16_t)t.tid, site_of((uintptr_t)ret - 1)};
-    if (!store) check_load(addr, size, cur, space);
-    add_pending(addr, size, cur, space, !store);
+    uintptr_t key;
+    if (!space_of(addr, &space, &key)) return;
+    Acc cur{g_launch, (uint32_t)t.block, t.barriers, t.warp_ops, t.cluster_syncs, (uint16_t)t.tid, site_of((uintptr_t)ret - 1)};
+    if (!store) check_load(key, size, cur, space);
+    add_pending(addr, key, size, cur, space, !store);
+}
+
+void race_sim_writes() {
+    RaceThread t;
+    if (!g_launch_checked || g_pending.empty() || !race_current_thread(&t)) return;
+    settle((uint32_t)t.block, false);
 }
 
 void race_poll(int kind, const void *address) {
     RaceThread t;
     if (!g_launch_checked || !race_current_thread(&t)) return;
     Space space;
-    bool shared_atomic = kind == 0 && space_of((uintptr_t)address, &space) && space == SPACE_SHARED;
+    uintptr_t key;
+    /* (an atomic on another block's shared memory of the cluster is a shared one too: it does not
+       talk to other clusters through global memory) */
+    bool shared_atomic = kind == 0 && space_of((uintptr_t)address, &space, &key) && space == SPACE_SHARED;
     if (!shared_atomic) g_talks[t.block] = 1;
 }
 
@@ -390,12 +467,16 @@ void race_launch_begin(const LaunchRecord &launch, unsigned long long blocks) {
     g_launch++;
     g_alloc_lo = g_alloc_hi = g_gap_lo = g_gap_hi = 0;
     g_talks.assign(g_launch_checked ? blocks : 0, 0);
+    dim3 c = launch.cluster;
+    size_t shared = static_shared_bytes() + launch.cfg.dynamic_smem;
+    g_cluster_stride = c.x * c.y * c.z > 1 ? (shared + kPageBytes) & ~(kPageBytes - 1) : 0;
 }
 
 void race_launch_end() {
     if (g_launch_checked) settle(0, true);
     g_launch_checked = false;
     g_record = nullptr;
+    g_cluster_stride = 0;
 }
 
 } // namespace simcuda

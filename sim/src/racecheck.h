@@ -21,6 +21,11 @@ extern bool g_racecheck;
 void race_record(const void *ret, uintptr_t addr, size_t size, bool store);
 void race_launch_begin(const LaunchRecord &launch, unsigned long long blocks);
 void race_launch_end();
+/* The simulator itself is about to write the program's memory in the running thread's name (an
+   asynchronous copy is issued, its poison written, or it lands): the loads kept pending for a store
+   of their own (racecheck.cpp, kLoadStaysFor) are settled first, so that this write is not taken
+   for theirs. */
+void race_sim_writes();
 /* Every atomic (with its word), fence and __nanosleep of the running thread: poll_point's kind. */
 void race_poll(int kind, const void *address);
 /* Every block of a cooperative launch has reached grid.sync(): what any thread did before it is
@@ -33,7 +38,16 @@ struct RaceThread {
     unsigned tid;             /* the thread's index in its block */
     unsigned barriers;        /* __syncthreads() the block has completed */
     unsigned warp_ops;        /* warp operations the thread's warp has completed */
+    unsigned cluster_syncs;   /* cluster.sync()s its block has completed */
 };
+/* In a launch with clusters: the block whose shared memory addr is (the running block's own, or
+   another block's of its cluster reached through map_shared_rank), as its linear index, and addr's
+   offset there (dynamic shared memory after the static); *remote: it is another block's. False
+   otherwise (scheduler_cluster.cpp). */
+bool race_cluster_shared(uintptr_t addr, unsigned long long *block, size_t *offset, bool *remote);
+/* The real address of offset `offset` of the running block's own shared memory (the inverse of the
+   above, for naming the variable in a report). */
+uintptr_t race_shared_address(size_t offset);
 /* The running simulated thread; false on the host. */
 bool race_current_thread(RaceThread *out);
 /* Whether lane `later` of the running block, running now, is ordered after what lane `earlier` of

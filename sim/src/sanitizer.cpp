@@ -159,8 +159,18 @@ static void on_asan_report(const char *report) {
         /* the nearest allocation below, if the access is at most 4 KiB past its end: a wide tile or a
            float4 can overrun by a few hundred bytes */
         MemKind k2 = allocation_below(addr, &b2, &s2);
-        if (k2 != MEM_NONE && (const char *)addr - ((const char *)b2 + s2) <= 4096) {
-            size_t past = (size_t)((const char *)addr - ((const char *)b2 + s2));
+        const char *end = (const char *)b2 + s2;
+        if (k2 != MEM_NONE && (const char *)addr < end && (const char *)addr + size > end) {
+            /* a wide access that starts inside the buffer and runs over its end (trial 8a, a020: the
+               distance past the end, taken from its start, was negative and printed wrapped) */
+            size_t at = (size_t)((const char *)addr - (const char *)b2), over = (size_t)((const char *)addr + size - end);
+            snprintf(buf, sizeof buf, "%zu-byte %s%s at byte %zu of a %zu-byte buffer of %s: it starts %zu bytes before the end and its last %zu "
+                     "bytes lie past the end (a wide access, e.g. a 16-byte vector, that runs over the buffer's end)%s",
+                     size, rw, loc.c_str(), at, s2, mem_kind_name(k2), (size_t)(end - (const char *)addr), over, full.c_str());
+            fatal("out-of-bounds access", buf, current_launch() ? overrun_hint().c_str() : nullptr);
+        }
+        if (k2 != MEM_NONE && (const char *)addr >= end && (const char *)addr - end <= 4096) {
+            size_t past = (size_t)((const char *)addr - end);
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
                      size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
             fatal("out-of-bounds access", buf, current_launch() ? overrun_hint().c_str() : nullptr);

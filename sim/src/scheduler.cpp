@@ -71,6 +71,7 @@ bool race_current_thread(RaceThread *out) {
     out->tid = g_cur->tid;
     out->barriers = g_bp->bar_gen;
     out->warp_ops = g_bp->warp_gen[g_cur->tid / 32];
+    out->cluster_syncs = g_bp->cluster_gen;
     return true;
 }
 
@@ -241,6 +242,7 @@ int block_barrier(int kind, int predicate, const char *file, int line, BarrierSc
                 C.file = file;
                 C.line = line;
             }
+            B.cluster_gen++; /* its threads' next accesses come after every block of the cluster arrived */
             if (C.arrived == C.size) release_cluster(C);
             else B.cluster_waiting = true;
         } else {

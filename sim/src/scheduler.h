@@ -87,6 +87,7 @@ struct Block {
        cluster.sync() for other blocks of the cluster */
     struct Cluster *cluster = nullptr;
     unsigned cluster_rank = 0;
+    unsigned cluster_gen = 0; /* cluster.sync()s completed (the race check's intervals across the cluster) */
     bool cluster_waiting = false;
     bool finished = false;
     /* cooperative launch: all its threads wait in grid.sync() for the other blocks of the grid */

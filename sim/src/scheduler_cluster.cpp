@@ -5,6 +5,7 @@
  * cluster.cpp; starting a cluster's blocks together is the launch loop's (scheduler_launch.cpp). */
 #include "scheduler.h"
 
+#include "racecheck.h"
 #include "simcuda/async.h"
 
 namespace simcuda {
@@ -57,6 +58,17 @@ void *cluster_map_shared(const void *p, unsigned rank, const char *file, int lin
     if (!g_in_kernel || !g_cur) fatal("map_shared_rank outside a kernel", fmt("called from host code at %s:%d", file, line));
     Block &B = *g_bp;
     unsigned size = B.cluster ? B.cluster->size : 1;
+    /* A launch without a cluster dimension (<<<>>>, or cudaLaunchKernelEx without the attribute)
+       makes every block a cluster of one: any rank but 0 fails, however it was computed, so the
+       launch is named first (trial 8b, a113: the rank was right, the launch was plain). */
+    if (rank >= size && !B.cluster)
+        fatal("distributed shared memory rank out of range",
+              fmt("map_shared_rank(ptr, %u) at %s:%d: the cluster has 1 block, ranks 0 to 0: this kernel was launched without a cluster "
+                  "dimension, so every block is a cluster of its own",
+                  rank, file, line),
+              "launch the kernel with clusters: cudaLaunchKernelEx with a cudaLaunchAttributeClusterDimension attribute (or declare it "
+              "__cluster_dims__(x, y, z)); a plain <<<>>> launch has no clusters. A rank then names a block of the cluster, 0 to "
+              "cluster.num_blocks() - 1");
     if (rank >= size)
         fatal("distributed shared memory rank out of range",
               fmt("map_shared_rank(ptr, %u) at %s:%d: the cluster has %u block%s, ranks 0 to %u", rank, file, line, size, size == 1 ? "" : "s",
@@ -90,6 +102,40 @@ unsigned cluster_query_shared_rank(const void *p, const char *file, int line) {
                   ((const unsigned char *)p >= M->saved_dynamic.data() && (const unsigned char *)p < M->saved_dynamic.data() + M->saved_dynamic.size())))
             return M->cluster_rank;
     fatal("query_shared_rank of an address outside shared memory", fmt("query_shared_rank(%p) at %s:%d: not shared memory of this cluster", p, file, line));
+}
+
+static unsigned long long linear_block(const Block &M) {
+    return M.idx.x + (unsigned long long)gridDim.x * (M.idx.y + (unsigned long long)gridDim.y * M.idx.z);
+}
+
+bool race_cluster_shared(uintptr_t addr, unsigned long long *block, size_t *offset, bool *remote) {
+    if (!g_in_kernel || !g_bp || !g_bp->cluster) return false;
+    size_t off = 0;
+    int where = shared_offset((const void *)addr, &off);
+    if (where >= 0) {
+        *block = linear_block(*g_bp);
+        *offset = where == 0 ? off : static_shared_bytes() + off;
+        *remote = false;
+        return true;
+    }
+    const unsigned char *a = (const unsigned char *)addr;
+    for (Block *M : g_bp->cluster->members) {
+        if (!M || M == g_bp) continue;
+        for (int k = 0; k < 2; k++) {
+            const std::vector<unsigned char> &mem = k == 0 ? M->saved_static : M->saved_dynamic;
+            if (mem.empty() || a < mem.data() || a >= mem.data() + mem.size()) continue;
+            *block = linear_block(*M);
+            *offset = (size_t)(a - mem.data()) + (k == 0 ? 0 : static_shared_bytes());
+            *remote = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+uintptr_t race_shared_address(size_t offset) {
+    size_t st = static_shared_bytes();
+    return offset < st ? (uintptr_t)__start_simcuda_shared + offset : (uintptr_t)dynamic_shared_arena + (offset - st);
 }
 
 /* AddressSanitizer reported an access at addr (sanitizer.cpp): if it is another block's shared memory

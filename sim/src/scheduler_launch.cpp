@@ -126,6 +126,7 @@ static void start_block(Block &B, const LaunchRecord &L, unsigned bx, unsigned b
     /* only the race check looks back on warp operations: a block start stays cheap without it */
     if (__builtin_expect(g_racecheck, 0)) B.warp_masks.assign((B.n + 31) / 32 * kWarpHistory, 0);
     B.bar_gen = 0;
+    B.cluster_gen = 0;
     B.coal_lanes = 0;
     B.yielded.clear();
     B.preempted = -1;

@@ -2,7 +2,9 @@
    common/calls_table.h makes the judge's stubs and the runner's thunks from them. A, B, C, the
    pixels and the histogram are device buffers: only pointers and sizes travel. One more function,
    l18_cluster_blocks, reports the largest thread block cluster of the last histogram call, which
-   only the simulator can see (-1 on a GPU). */
+   only the simulator can see (-1 on a GPU); another, l18_copy_overlap, whether since it was last
+   asked a thread touched shared memory while a copy of its own was in flight (1), never did (0), or
+   issued no copy (2), after waiting for the kernels (-1 on a GPU). */
 #include "async_copies.h"
 #include "backend.h"
 
@@ -13,13 +15,14 @@
     X(cudaError_t, cluster_histogram_gpu, DEV(const unsigned char *, d_pixels), NUM(size_t, n), DEV(unsigned *, d_hist), \
       AROUND(cluster_watched))
 /* the judge's own question (not the student's function): see the top of this file */
-#define HAND_CALLS(X) X(long, l18_cluster_blocks, GRADER)
+#define HAND_CALLS(X) X(long, l18_cluster_blocks, GRADER) X(long, l18_copy_overlap, GRADER)
 
 #ifdef GRADE_RUNNER_SIDE
 #include "runner.h"
 
 #if ON_SIM
 unsigned simcuda_cluster_blocks_launched(void); /* sim/src/cluster.cpp */
+int simcuda_async_overlap(void); /* sim/src/async_copy.cpp */
 #endif
 static int64_t g_cluster_blocks = -1;
 
@@ -36,6 +39,15 @@ static int64_t cluster_watched(const RunnerCall *c, RunnerFn fn) {
 static int64_t call_l18_cluster_blocks(const RunnerCall *c) {
     (void)c;
     return g_cluster_blocks;
+}
+static int64_t call_l18_copy_overlap(const RunnerCall *c) {
+    (void)c;
+#if ON_SIM
+    cudaDeviceSynchronize(); /* the simulator runs a kernel when it is waited for */
+    return simcuda_async_overlap();
+#else
+    return -1;
+#endif
 }
 #endif
 #include "calls_table.h"

@@ -272,6 +272,8 @@ typedef struct {
 static const PlantedBug kBugs[] = {
     {"oob-write", "out-of-bounds access in kernel 'write_all'", "planted_bugs.cu:12"},
     {"oob-read", "out-of-bounds access in kernel 'read_past_end'", "4-byte read"},
+    /* an access that starts inside the buffer and runs over its end: no wrapped distance (trial 8a, a020) */
+    {"oob-straddle", "out-of-bounds access in kernel 'word_over_the_end'", "at byte 8 of a 10-byte buffer of device memory (cudaMalloc): it starts 2 bytes before the end and its last 2 bytes lie past the end"},
     /* a guarded thread inside the grid: not "guard the access", both candidates */
     {"oob-row-length", "out-of-bounds access in kernel 'rows_of_height'", "block (0,2,0) is not at the edge of the grid (3 x 5 x 1 blocks)"},
     {"early-return", "barrier divergence in kernel 'early_return_before_barrier'", "exited, but thread (0,0,0) waits at __syncthreads()"},
@@ -282,8 +284,8 @@ static const PlantedBug kBugs[] = {
     {"dyn-shared", "out-of-bounds shared memory access in kernel 'dynamic_shared_overrun'", "byte offset 16 of extern __shared__"},
     {"assert", "device-side assert in kernel 'asserts_positive'", "thread (50,0,0)"},
     {"host-pointer", "host pointer passed to a kernel", "argument 1 of kernel 'write_all'"},
-    {"host-reads-device", "host access to device memory", "planted_bugs.cu:145"},
-    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:101)"},
+    {"host-reads-device", "host access to device memory", "planted_bugs.cu:156"},
+    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:107)"},
 };
 #define N_BUGS (int)(sizeof kBugs / sizeof kBugs[0])
 
@@ -303,7 +305,7 @@ END_TEST
 START_TEST(test_static_shared_overrun_names_the_line) {
     RunResult r;
     run_program("programs/planted_bugs", "static-shared", NULL, &r);
-    expect_output(&r, "static-shared", "planted_bugs.cu:104");
+    expect_output(&r, "static-shared", "planted_bugs.cu:110");
 }
 END_TEST
 
@@ -551,6 +553,9 @@ static const PlantedBug kProfiledAsyncBugs[] = {
      "without a consumer_release() of the stage it had waited for"},
     {"refill", "read of shared memory whose asynchronous copy has not been waited for in kernel 'refill_while_read'",
      "it refills a buffer an earlier copy had filled, which this thread was still reading"},
+    /* the wait is there, the commit is not (trial 8b, a101) */
+    {"uncommitted", "read of shared memory whose asynchronous copy has not been waited for in kernel 'never_committed'",
+     "this thread issued that copy but never committed it"},
 };
 
 START_TEST(test_async_reads_in_flight_name_the_missing_release_or_barrier) {
@@ -757,6 +762,12 @@ static const RaceCase kRaces[] = {
     /* the write is inside store_matrix_sync (mma.h): only the read's line is the program's */
     {"wmma-unsynced", "wmma_scratch", "RACE-WMMA-READ", "RACE-WMMA-READ", "__syncwarp() between them"},
     {"grid-unsynced", "grid_neighbours", "RACE-GRID-READ", "RACE-GRID-WRITE", "grid.sync() between them"}, /* a cooperative launch */
+    /* thread block clusters (lesson 18.3): a plain ++ on distributed shared memory by threads of one
+       block, and by blocks of one cluster between cluster.sync()s; a plain += into global memory by
+       two clusters, which talk to each other only through shared atomics (trial 8b, a111, a112) */
+    {"cluster-dsm-increment", "cluster_hist", "RACE-DSM", "RACE-DSM", "atomicAdd(&x, v)"},
+    {"cluster-dsm-blocks", "cluster_hist", "RACE-DSM-BLOCKS", "RACE-DSM-BLOCKS", "different blocks of one cluster"},
+    {"cluster-merge", "cluster_hist", "RACE-CLUSTER-MERGE", "RACE-CLUSTER-MERGE", "atomicAdd(&x, v)"},
 };
 
 START_TEST(test_racy_kernels_are_reported_with_both_lines) {
@@ -781,7 +792,7 @@ START_TEST(test_racy_kernels_are_reported_with_both_lines) {
 END_TEST
 
 static const char *const kRaceFree[] = {"shared-atomic", "global-atomic", "barrier-between", "same-value-flag", "warp-synced", "wmma-synced", "last-block-sums",
-                                        "grid-synced"};
+                                        "grid-synced", "cluster-atomic", "cluster-global-handoff"};
 
 START_TEST(test_ordered_or_atomic_accesses_are_not_races) {
     ck_assert_msg(g_race_built == 0, "building tests/sim/race/racecheck.cu with simcc --profile failed");

@@ -5,7 +5,7 @@
  * Build: tools/simcc -o async_copies async_copies.cu   (the "stale" mode names its line, and the
  *        "unreleased" and "refill" modes their mistake, only when built with --profile; or nvcc -arch=sm_90 -o async_copies async_copies.cu and run only the
  *        first six modes on a GPU: the others are mistakes)
- * Run:   ./async_copies pipeline|cuda-pipeline|barrier|cg|cluster|cluster-errors|stale|size|rank|exited|unreleased|refill */
+ * Run:   ./async_copies pipeline|cuda-pipeline|barrier|cg|cluster|cluster-errors|stale|size|rank|exited|unreleased|refill|uncommitted */
 #include <cuda_pipeline.h>
 #include <cuda/pipeline>
 #include <cuda/barrier>
@@ -307,6 +307,25 @@ static int mode_unreleased() {
     return 0;
 }
 
+/* The wait is there, the commit is not (trial 8b, a101): no batch closes the copy, so no wait covers it. */
+__global__ void never_committed(const float *in, float *out) {
+    __shared__ float buf[TILE];
+    __pipeline_memcpy_async(&buf[threadIdx.x], &in[threadIdx.x], sizeof(float));
+    /* __pipeline_commit() missing */
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[threadIdx.x] = buf[threadIdx.x];
+}
+
+static int mode_uncommitted() {
+    std::vector<float> in = inputs(TILE);
+    float *d_in = device_copy(in), *d_out;
+    cudaMalloc(&d_out, TILE * sizeof(float));
+    never_committed<<<1, TILE>>>(d_in, d_out);
+    cudaDeviceSynchronize();
+    return 0;
+}
+
 /* Double buffering without the barrier after the reads: a thread that runs ahead refills the stage
    thread 0 is still summing. */
 __global__ void refill_while_read(const float *in, float *out) {
@@ -396,6 +415,7 @@ int main(int argc, char **argv) {
         {"pipeline", mode_pipeline}, {"cuda-pipeline", mode_cuda_pipeline}, {"barrier", mode_barrier}, {"cg", mode_cg},
         {"cluster", mode_cluster},   {"cluster-errors", mode_cluster_errors}, {"stale", mode_stale},     {"size", mode_size},
         {"rank", mode_rank},         {"exited", mode_exited}, {"unreleased", mode_unreleased}, {"refill", mode_refill},
+        {"uncommitted", mode_uncommitted},
     };
     return run_mode(argc, argv, modes);
 }

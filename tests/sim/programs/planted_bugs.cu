@@ -17,6 +17,12 @@ __global__ void read_past_end(const float *a, float *c, int n) {
     if (i < n) c[i] = a[i + 1]; // BUG: reads a[n]
 }
 
+// A 4-byte load that starts 2 bytes before the end of a 10-byte buffer (trial 8a, a020: a wide load at
+// the wrong offset, whose distance past the end was printed as a wrapped negative number).
+__global__ void word_over_the_end(const unsigned char *bytes, unsigned *out) {
+    out[threadIdx.x] = *(const unsigned *)(bytes + 4 * threadIdx.x + 4); // BUG: thread 1 reads bytes 8 .. 11
+}
+
 __global__ void rows_of_height(const float *in, float *out, int width, int height) {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < width && y < height) out[y * width + x] = in[y * height + x]; // BUG: rows are width long; the guard is right
@@ -128,6 +134,11 @@ int main(int argc, char **argv) {
         asserts_positive<<<1, 128>>>(a, 100);
     } else if (!strcmp(m, "oob-write")) write_all<<<2, 64>>>(c + 156, 100);
     else if (!strcmp(m, "oob-read")) read_past_end<<<2, 64>>>(a, c, 100);
+    else if (!strcmp(m, "oob-straddle")) {
+        unsigned char *bytes;
+        cudaMalloc(&bytes, 10);
+        word_over_the_end<<<1, 2>>>(bytes, (unsigned *)c);
+    }
     else if (!strcmp(m, "oob-row-length")) rows_of_height<<<dim3(3, 5), dim3(16, 16)>>>(device_floats(45 * 70, 1.0f), device_floats(45 * 70, 0.0f), 45, 70);
     else if (!strcmp(m, "early-return")) early_return_before_barrier<<<1, 64>>>(c, 50);
     else if (!strcmp(m, "two-barriers")) barrier_in_branches<<<1, 32>>>(c);

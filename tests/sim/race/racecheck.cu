@@ -146,6 +146,48 @@ __global__ void max_cas(const unsigned *in, unsigned n, unsigned *out, int retry
     }
 }
 
+// A histogram over a cluster of 4 blocks (lesson 18.3): each block owns 4 of the 16 bins in its
+// shared memory, every block counts into the owner's bins through map_shared_rank, and each block
+// adds its own bins into hist. Right with atomics both times (mode 0); racy with a plain ++ on the
+// other blocks' shared memory (mode 1: blocks of one cluster meet between their cluster.sync()s) or a
+// plain += into hist (mode 2: the same rank of two clusters adds into the same bins); racy with one
+// thread of each block adding to rank 0's first counter with a plain ++ (mode 3: only blocks of one
+// cluster meet there, between two cluster.sync()s).
+__global__ void __cluster_dims__(4, 1, 1) cluster_hist(const unsigned char *in, unsigned n, unsigned *hist, int mode) {
+    __shared__ unsigned mine[4];
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    if (threadIdx.x < 4) mine[threadIdx.x] = 0;
+    cluster.sync();
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        unsigned v = in[i] % 16;
+        unsigned *owner = cluster.map_shared_rank(mine, v / 4);
+        if (mode == 1) owner[v % 4]++; // RACE-DSM
+        else atomicAdd(&owner[v % 4], 1u);
+    }
+    if (mode == 3 && threadIdx.x == 0) {
+        unsigned *first = cluster.map_shared_rank(mine, 0);
+        first[0] = first[0] + 1; // RACE-DSM-BLOCKS
+    }
+    cluster.sync();
+    if (threadIdx.x < 4) {
+        if (mode == 2) hist[cluster.block_rank() * 4 + threadIdx.x] += mine[threadIdx.x]; // RACE-CLUSTER-MERGE
+        else atomicAdd(&hist[cluster.block_rank() * 4 + threadIdx.x], mine[threadIdx.x]);
+    }
+}
+
+// Right: block rank 0 of each cluster writes a word of global memory, cluster.sync(), then the other
+// blocks of its cluster read it (cluster.sync() orders the blocks of a cluster in global memory too).
+__global__ void __cluster_dims__(2, 1, 1) cluster_global_handoff(unsigned *slots, unsigned *out) {
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    unsigned c = blockIdx.x / 2;
+    if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+        slots[c] = c + 1;
+        out[2 + c] = slots[c]; // (an access of the writer's after its store: the check sees the store done)
+    }
+    cluster.sync();
+    if (cluster.block_rank() == 1 && threadIdx.x == 0) out[c] = slots[c];
+}
+
 static unsigned *g_buf;
 
 static int run_shared_increment() {
@@ -272,6 +314,34 @@ static int run_max_cas(int retry) {
     delete[] h;
     return 1;
 }
+static int run_cluster_hist(int mode) {
+    const unsigned n = 2048;
+    unsigned char h[n], *in;
+    for (unsigned i = 0; i < n; i++) h[i] = (unsigned char)(i * 7 % 16);
+    cudaMalloc(&in, n);
+    cudaMemcpy(in, h, n, cudaMemcpyHostToDevice);
+    cudaMemset(g_buf, 0, 16 * 4);
+    cluster_hist<<<8, 64>>>(in, n, g_buf, mode); // two clusters of 4
+    unsigned got[16];
+    cudaMemcpy(got, g_buf, sizeof got, cudaMemcpyDeviceToHost);
+    EXPECT(got[0] >= n / 16 && got[15] == n / 16, "bins %u %u, want %u", got[0], got[15], n / 16);
+    cudaFree(in);
+    return 1;
+}
+static int run_cluster_atomic() { return run_cluster_hist(0); }
+static int run_cluster_dsm_increment() { return run_cluster_hist(1); }
+static int run_cluster_merge() { return run_cluster_hist(2); }
+static int run_cluster_dsm_blocks() { return run_cluster_hist(3); }
+static int run_cluster_global_handoff() {
+    unsigned *slots, h[2];
+    cudaMalloc(&slots, 2 * sizeof(unsigned));
+    cluster_global_handoff<<<4, 32>>>(slots, g_buf);
+    cudaMemcpy(h, g_buf, sizeof h, cudaMemcpyDeviceToHost);
+    EXPECT(h[0] == 1 && h[1] == 2, "%u %u", h[0], h[1]);
+    cudaFree(slots);
+    return 1;
+}
+
 static int run_cas_once() { return run_max_cas(0); }
 static int run_cas_loop() { return run_max_cas(1); }
 
@@ -282,6 +352,9 @@ static const TestMode kModes[] = {
     {"same-value-flag", run_same_value_flag},   {"warp-lockstep", run_warp_lockstep}, {"warp-synced", run_warp_synced},
     {"wmma-synced", run_wmma_synced},           {"wmma-unsynced", run_wmma_unsynced},
     {"last-block-sums", run_last_block_sums},   {"grid-synced", run_grid_synced},     {"grid-unsynced", run_grid_unsynced},
+    {"cluster-atomic", run_cluster_atomic},     {"cluster-dsm-increment", run_cluster_dsm_increment},
+    {"cluster-merge", run_cluster_merge},       {"cluster-dsm-blocks", run_cluster_dsm_blocks},
+    {"cluster-global-handoff", run_cluster_global_handoff},
 };
 
 int main(int argc, char **argv) {
