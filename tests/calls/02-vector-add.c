@@ -25,19 +25,16 @@
 
 #include "runner.h"
 #if ON_SIM
-#include <simcuda/timeline.h>
+#include "timeline_recorded.h"
 #endif
 
 /* Calls fn(c) with the simulator's timeline recording; c->rep->out[0] as above (0 on a GPU). */
 static int64_t watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
-    simcuda_timeline_start(NULL);
-    int64_t ret = fn(c);
-    simcuda_timeline_stop();
-    size_t n = simcuda_timeline_take(NULL, 0);
-    SimTimelineOp *ops = calloc(n ? n : 1, sizeof *ops);
+    int64_t ret;
+    size_t n;
+    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
     if (ops) {
-        simcuda_timeline_take(ops, n);
         int kernels = 0, back_before = 0, back_after = 0;
         for (size_t i = 0; i < n; i++) {
             if (ops[i].kind == SIM_TL_KERNEL) kernels++, back_before |= back_after, back_after = 0;

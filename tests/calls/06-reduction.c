@@ -26,19 +26,16 @@
 
 #include "runner.h"
 #if ON_SIM
-#include <simcuda/timeline.h>
+#include "timeline_recorded.h"
 #endif
 
 /* Calls fn(c) with the simulator's timeline recording; c->rep->out[0] as above. */
 static int64_t watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
-    simcuda_timeline_start(NULL);
-    int64_t ret = fn(c);
-    simcuda_timeline_stop();
-    size_t n = simcuda_timeline_take(NULL, 0);
-    SimTimelineOp *ops = calloc(n ? n : 1, sizeof *ops);
+    int64_t ret;
+    size_t n;
+    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
     if (ops) {
-        simcuda_timeline_take(ops, n);
         unsigned long long to_host = 0;
         for (size_t i = 0; i < n && !c->rep->out[0]; i++) {
             if (ops[i].kind == SIM_TL_D2H) to_host = ops[i].bytes ? ops[i].bytes : 1;
