@@ -270,6 +270,9 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
     int M = p->M, K = p->K, N = p->N;
     size_t nc = elems_C(p), nan_count = 0;
     for (size_t i = 0; i < nc; i++) nan_count += isnan(p->h_got[i]) != 0;
+    if (nan_count == nc && K == 0)
+        return "with K = 0 every element of C is an empty sum, 0, but C was left as it was: only M = 0 or N = 0 means nothing to do; "
+               "with K = 0 the kernel must still run and store sum = 0 into every element (no early return for K == 0)";
     int covered = cublas ? -1 : grid_covered(M, N, bx, by);
     if (nan_count == nc && covered == 1)
         return "every element of C is untouched device memory although the launched grid covers C: no thread got past the guard "
@@ -519,6 +522,22 @@ START_TEST(test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule) {
 }
 END_TEST
 
+START_TEST(test_naive_matmul_stores_zeros_when_k_is_zero) {
+    /* K = 0: every element of C is an empty sum, 0, over a C poisoned with NaN; a launcher that
+       returns early for K == 0 as for M == 0 leaves the poison (trial 9). M or N = 1 edges too. */
+    static const Shape shapes[] = {{1, 0, 7}, {7, 0, 1}, {17, 0, 23}};
+    for (int i = 0; i < 3; i++) {
+        Problem p;
+        problem_make(&p, shapes[i], 3);
+        grade_use_schedule(0);
+        grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
+        GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, 16, 16), "matmul_naive_gpu with K = 0");
+        expect_product(&p, "matmul_naive_gpu with K = 0", 16, 16, kBlocks, 0, 0, 0);
+        problem_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(test_naive_matmul_launches_nothing_for_an_empty_matrix) {
     /* M = 0 or N = 0: C has no elements; launching an empty grid would be a launch error. */
     GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(NULL, NULL, NULL, 0, 5, 7, 16, 16), "matmul_naive_gpu with M = 0");
@@ -594,6 +613,7 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"04.1", test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule, N_SHAPES},
         {"04.1", test_naive_matmul_launches_nothing_for_an_empty_matrix, 1},
+        {"04.1", test_naive_matmul_stores_zeros_when_k_is_zero, 1},
         {"04.2", test_cublas_matmul_matches_cpu_for_every_shape, N_SHAPES},
     };
     return grade_suite("04-matmul-naive", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
