@@ -821,6 +821,22 @@ START_TEST(test_sequential_tree_has_no_bank_conflicts) {
                   "2 * stride * 32 words. Sequential addressing, s[tid] += s[tid + stride] with the threads tid < stride, has a warp "
                   "read 32 consecutive words, one per bank. `make profile LESSON=06` shows the line",
                   p.shared_load_conflicts, p.shared_load_requests, p.shared_store_conflicts, p.shared_store_requests);
+    /* Interleaved addressing (tid % (2 * stride) == 0, stride = 1, 2, 4, ...) has no bank conflicts
+       either, but its working threads are spread over every warp: all 8 warps of a block of 256 read
+       shared memory at each of the 8 levels (47 warp-levels of two reads), where sequential addressing
+       lets whole warps drop out (4 + 2 + 1 + 5 x 1 = 12 warp-levels, 24 reads). Counted by the
+       simulator's profiler, per block of the passes (trial 9). */
+    if (ON_SIM && p.launches) {
+        unsigned long long blocks = (4101 + 255) / 256 + 1; /* the passes' blocks: 17, then 1 */
+        double per_block = (double)p.shared_load_requests / (double)blocks;
+        ck_assert_msg(per_block <= 36.0,
+                      "the values are right and there are no bank conflicts, but `reduce_sequential_kernel` made %.0f shared-memory read "
+                      "requests per block of 256 (n = 4101), where the sequential tree makes 24: every warp of the block stays busy at "
+                      "every level, as in interleaved addressing (threads tid %% (2 * stride) == 0, stride = 1, 2, 4, ...). 06.1 asks for "
+                      "sequential addressing: stride from blockDim.x / 2 down to 1, the threads tid < stride add s[tid + stride], so "
+                      "whole warps drop out as the tree narrows. `make profile LESSON=06` shows the line",
+                      per_block);
+    }
 }
 END_TEST
 
