@@ -900,6 +900,16 @@ START_TEST(test_fast_sum_makes_one_atomic_per_block) {
         grade_note_unchecked("one atomicAdd per block");
         return;
     }
+    /* Fewer atomics than blocks: some block added its sum with a plain *out += v (trial 9), a read,
+       an add and a write that blocks running at the same time interleave; the simulator runs the
+       blocks one after the other, so the sum came out right here. */
+    ck_assert_msg(p.atomics >= grid,
+                  "the sum is right here, but reduce_fast_kernel made %llu atomic operations with %u blocks of %u threads (n = 8192)\n"
+                  "  likely mistake: a race between blocks: the block sums are added to *out %s, a read, an add and a write that two "
+                  "blocks running at the same time interleave (both read the same old *out and one sum is lost). The simulator runs "
+                  "the blocks one after the other, so it did not show; a GPU runs them at once. Add each block's sum with "
+                  "atomicAdd(out, v), once per block",
+                  p.atomics, grid, block, p.atomics ? "partly without an atomic" : "without an atomic (*out += v)");
     ck_assert_msg(p.atomics <= grid,
                   "the sum is right, but reduce_fast_kernel made %llu atomic operations with %u blocks of %u threads (n = 8192), %.1f per "
                   "block\n  likely mistake: more than one atomicAdd per block%s: every atomic on *d_out waits for the one before it. "
