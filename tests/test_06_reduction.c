@@ -934,9 +934,11 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
    those are the ones written in got. */
 /* local_warp: the same with the right span of 64 but the warp counted within the block, threadIdx.x / 32
    (trial 8, a054): with blocks of one warp every warp takes itself for an even one. */
-static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp) {
+/* launched: the threads of the launch (0: the right grid's). */
+static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp, size_t launched) {
     size_t threads = (n + 63) / 64 * 64;
     threads = (threads + block - 1) / block * block;
+    if (launched) threads = launched;
     unsigned char *hit = calloc(n ? n : 1, 1);
     ck_assert(hit != NULL);
     for (size_t t = 0; t < threads; t++) {
@@ -986,12 +988,35 @@ static const char *channels_hint(const float *in, const float *got, const float 
                 break;
             }
         }
-        if (channels_written_as(got, n, block, 1))
+        /* Too few threads (trial 9: a grid for fewer elements per thread than the map takes, or half the
+           blocks): the right map run by the launched grid, recorded on the simulator; on a GPU, any
+           smaller grid of whole blocks that leaves exactly these elements. With blocks of one warp
+           it can leave what a warp counted within the block leaves: then both are said. */
+        size_t need = ((n + 63) / 64 * 64 + block - 1) / block * block, short_grid = 0;
+        unsigned long long lb, lt;
+        int seen = judge_last_call_grid("channels_uniform_kernel", &lb, &lt);
+        if (seen > 0 && lb * lt < need && channels_written_as(got, n, block, 0, (size_t)(lb * lt))) short_grid = (size_t)(lb * lt);
+        size_t written = n - garbage; /* the right map's t threads write about min(n, t) elements: only those t are replayed */
+        for (size_t t = block; seen < 0 && !short_grid && t < need; t += block)
+            if ((t < n ? t : n) + 32 >= written && (t < n ? t : n) <= written + 32 && channels_written_as(got, n, block, 0, t)) short_grid = t;
+        int local = channels_written_as(got, n, block, 1, 0);
+        if (short_grid) {
+            snprintf(buf, cap,
+                     "some elements were never written, exactly those the right index map leaves with %s%zu threads, where n = %zu needs "
+                     "%zu: the grid is too small. Every thread takes one element, so the launch needs n rounded up to whole pairs of warps, "
+                     "(n + 63) / 64 * 64 threads, in ((n + 63) / 64 * 64 + block - 1) / block blocks%s",
+                     seen > 0 ? "the launched " : "", short_grid, n, need,
+                     seen < 0 && local ? "; or, as likely here, the warp index is counted within the block (warp = threadIdx.x / 32): the "
+                                         "warp and the lane come from t = blockIdx.x * blockDim.x + threadIdx.x"
+                                       : "");
+            return buf;
+        }
+        if (local && !short_grid)
             return "some elements were never written, exactly those a warp index counted within the block leaves out: warp = "
                    "threadIdx.x / 32 numbers the warps of one block only, so every block's warps take the same pairs (with blocks "
                    "of one warp, every warp is an even one). The warp and the lane come from the thread's global index: t = "
                    "blockIdx.x * blockDim.x + threadIdx.x, warp = t / 32, lane = t % 32";
-        if (last_written == n && channels_written_as(got, n, block, 0))
+        if (last_written == n && channels_written_as(got, n, block, 0, 0))
             return "some elements were never written, though the grid covers n rounded up to whole pairs of warps: exactly the "
                    "elements an index map whose pairs of warps step 32 elements instead of 64 leaves out (pairs overlap, and the "
                    "last ones stop short of n). Each pair of warps covers 64 elements, pair p the elements 64p .. 64p + 63: "
