@@ -396,7 +396,8 @@ int64_t judge_finish(JudgeCall *c) {
         }
         if (rep.tracking == RPC_TRACKING_ON && rep.allocs_after > rep.allocs_before)
             fail_now("%s returned with %llu more device allocation(s) than before the call (%llu bytes still allocated)\n"
-                     "  likely mistake: every cudaMalloc needs its cudaFree before the function returns, on the error paths too",
+                     "  likely mistake: every cudaMalloc needs its cudaFree before the function returns, on the error paths too (and so "
+                     "does every cudaMallocManaged)",
                      call, (unsigned long long)(rep.allocs_after - rep.allocs_before),
                      (unsigned long long)(rep.bytes_after > rep.bytes_before ? rep.bytes_after - rep.bytes_before : 0));
     }
