@@ -190,7 +190,8 @@ static int coverage(const unsigned char *written, unsigned w, unsigned h, unsign
     if (count == 0) return COVER_NONE;
     if (count != (size_t)cw * rh) return COVER_SCATTERED;
     buf[0] = 0;
-    if (covered == 1 && (cw == w - 1 || rh == h - 1 || cw == h || rh == w)) {
+    int first_block = (cw == min_u(w, bx) && w > bx) || (rh == min_u(h, by) && h > by); /* also a missing blockIdx */
+    if (covered == 1 && !first_block && (cw == w - 1 || rh == h - 1 || cw == h || rh == w)) {
         guard_band(w, h, cw, rh, buf, cap);
         return COVER_RECT;
     }

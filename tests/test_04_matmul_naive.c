@@ -275,8 +275,9 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
                "with K = 0 the kernel must still run and store sum = 0 into every element (no early return for K == 0)";
     int covered = cublas ? -1 : grid_covered(M, N, bx, by);
     if (nan_count == nc && covered == 1)
-        return "every element of C is untouched device memory although the launched grid covers C: no thread got past the guard "
-               "(row < M && col < N: with M or N = 1, a bound one too small lets none through), or the kernel never stores its sums";
+        return "every element of C is NaN or untouched device memory although the launched grid covers C: no thread got past the guard "
+               "(row < M && col < N: with M or N = 1, a bound one too small lets none through), the kernel never stores its sums, or "
+               "it accumulated straight into C (C[...] += ...), which starts as garbage: sum into a local float and store it once";
     if (nan_count == nc)
         return cublas ? "every element of C is NaN or untouched device memory: did cublasSgemm run, with beta = 0? (beta = 1 adds the old C, "
                         "which here is garbage)"
@@ -325,7 +326,11 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         int gx = blocks_for(N, bx), gy = blocks_for(M, by);
         /* A grid that covers C, seen launched, and a band one short or bounded by the other dimension:
            the guard (trial 9: col < N - 1, col < M). */
-        if (covered == 1 && (C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N))) {
+        int r0, c0, r1, c1; /* the kernel's index mistakes, under a grid that covers C, leave these corners too */
+        launch_mistake_corner(0, M, N, bx, by, &r0, &c0);
+        launch_mistake_corner(1, M, N, bx, by, &r1, &c1);
+        int index_corner = (R == r0 && C == c0) || (R == r1 && C == c1);
+        if (covered == 1 && !index_corner && (C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N))) {
             guard_band(M, N, R, C, msg, sizeof msg);
             return msg;
         }

@@ -148,7 +148,7 @@ static void expect_canary_untouched(const Subject *s, const Problem *p, const fl
     for (size_t i = p->mn; i < p->mn + CANARY; i++)
         ck_assert_msg(bits_of(out[i]) == FILL_BITS,
                       "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %d x %d = %zu-element C\n"
-                      "  likely mistake: a missing or wrong guard on the store; threads (or micro-tile elements) with row >= M or col >= N "
+                      "  likely mistake: a missing guard on the store, or a wrong one; threads (or micro-tile elements) with row >= M or col >= N "
                       "must not write C (a guard that compares col with M, or row with N, lets them through where M > N or N > M). "
                       "A missing col < N guard also overwrites the start of the next row.",
                       p->what, (unsigned long long)grade_seed(), i, p->M, p->N, p->mn);
@@ -264,6 +264,15 @@ static int guard_band_why(const Subject *s, const Problem *p, int R, int C, char
     int M = p->M, N = p->N, covered = grid_covered(s, p);
     int shaped = C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N);
     if (covered == 0 || (covered == -1 && !shaped)) return 0;
+    if (covered == 1 && ((R < M && R == (int)s->block_y) || (C < N && C == (int)s->block_x))) {
+        /* one tile's worth along x or y: also the kernel's row or column taken from the other block index */
+        snprintf(msg, cap,
+                 "only the top-left %d x %d of C was written although the launched grid has a thread for every element: the kernel's "
+                 "row or column does not reach the rest. The row comes from the y indices (blockIdx.y * TILE + threadIdx.y), the column "
+                 "from the x indices (blockIdx.x * TILE + threadIdx.x); or the store's guard stops early (row < M && col < N)",
+                 R, C);
+        return 1;
+    }
     char cols[120] = "", rows[120] = "";
     if (C < N) snprintf(cols, sizeof cols, "columns col >= %d%s", C, C == N - 1 ? " (N - 1)" : C == M ? " (M)" : "");
     if (R < M) snprintf(rows, sizeof rows, "%srows row >= %d%s", C < N ? " and " : "", R, R == M - 1 ? " (M - 1)" : R == N ? " (N)" : "");
