@@ -167,7 +167,8 @@ static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, int
         return "the kernel never wrote these elements: too few threads were launched, or some threads skipped their work";
     if (d->nan_count && d->nan_count == d->bad)
         return "NaN where numbers belong: something read memory nobody wrote (the simulator fills fresh device and shared memory "
-               "with NaN), e.g. shared memory read before a __syncthreads(), or a missing copy to the device";
+               "with NaN): an input never copied to the device, an index past the elements that were written, or, in a kernel "
+               "that uses shared memory, a slot read before the thread that fills it wrote it";
     if (c->n > 2 && d->bad == 1 && (d->first_bad == c->n - 1 || d->first_bad == 0)) return "off by one at the edge (check < versus <=, and the loop bounds)";
     return NULL;
 }

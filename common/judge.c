@@ -292,9 +292,15 @@ static void note_observer(const RpcReply *r) {
     }
 }
 
+/* The launches of the last student call, as the runner reported them (judge_last_call_grid). */
+static RpcLaunch g_last_call[RPC_MAX_LAUNCHES];
+static uint32_t g_last_call_n;
+
 static void count_launches(const RpcReply *r) {
     note_observer(r);
     uint32_t n = r->nlaunches < RPC_MAX_LAUNCHES ? r->nlaunches : RPC_MAX_LAUNCHES;
+    memcpy(g_last_call, r->launches, n * sizeof *g_last_call);
+    g_last_call_n = r->tracking == RPC_TRACKING_ON ? n : 0;
     for (uint32_t i = 0; i < n; i++) {
         char k[96];
         memcpy(k, r->launches[i].kernel, sizeof k);
@@ -390,7 +396,8 @@ int64_t judge_finish(JudgeCall *c) {
         }
         if (rep.tracking == RPC_TRACKING_ON && rep.allocs_after > rep.allocs_before)
             fail_now("%s returned with %llu more device allocation(s) than before the call (%llu bytes still allocated)\n"
-                     "  likely mistake: every cudaMalloc needs its cudaFree before the function returns, on the error paths too",
+                     "  likely mistake: every cudaMalloc needs its cudaFree before the function returns, on the error paths too (and so "
+                     "does every cudaMallocManaged)",
                      call, (unsigned long long)(rep.allocs_after - rep.allocs_before),
                      (unsigned long long)(rep.bytes_after > rep.bytes_before ? rep.bytes_after - rep.bytes_before : 0));
     }
@@ -424,6 +431,22 @@ long judge_exercise_launches(const char *kernel) {
         if (kernel_matches(g_launches[i].kernel, kernel)) total += g_launches[i].launches;
     if (g_observer_refused || (!total && g_observer_absent)) return -1;
     return total;
+}
+
+int judge_last_call_grid(const char *kernel, unsigned long long *blocks, unsigned long long *block_threads) {
+    int found = 0, seen = 1;
+    *blocks = *block_threads = 0;
+    for (uint32_t i = 0; i < g_last_call_n; i++) {
+        char k[96];
+        memcpy(k, g_last_call[i].kernel, sizeof k);
+        k[sizeof k - 1] = '\0';
+        if (!kernel_matches(k, kernel)) continue;
+        found += g_last_call[i].launches > 1000000 ? 1000000 : (int)g_last_call[i].launches;
+        if (!g_last_call[i].blocks || !g_last_call[i].last_block_threads) seen = 0;
+        *blocks += g_last_call[i].blocks;
+        *block_threads = g_last_call[i].last_block_threads;
+    }
+    return found && seen ? found : found ? -1 : 0;
 }
 
 /* CUPTI's results (cupti_result.h) that a refused subscriber meets, by name. */

@@ -81,6 +81,11 @@ void judge_exercise_begin(const char *id);
     they could not be observed: CUPTI is not installed here and none was seen, or CUPTI refused the
     runner's observer (then always, whatever was counted: judge_launch_observer_refused() says why). */
 long judge_exercise_launches(const char *kernel);
+/** The grid of the last student call's launches of a kernel whose name contains `kernel`: returns
+    how many launches it made (0: none), with their blocks summed in *blocks and the latest one's
+    threads per block in *block_threads; -1 when it launched the kernel but the grid was not
+    observed (a GPU: CUPTI's counts carry no grid), *blocks and *block_threads then 0. */
+int judge_last_call_grid(const char *kernel, unsigned long long *blocks, unsigned long long *block_threads);
 /** Non-NULL when CUPTI is installed but refused the observer of a runner of the current exercise
     (a runner not under a profiler, which takes CUPTI's one subscriber by design): "launches could
     not be observed: another CUPTI subscriber was active (cuptiSubscribe returned ...)". */

@@ -61,6 +61,8 @@ typedef struct {
     char kernel[96];
     uint64_t launches;
     uint64_t threads;
+    uint64_t blocks;            /**< summed over the launches (0: not observed, a GPU) */
+    uint64_t last_block_threads; /**< threads per block of the latest launch (0: not observed) */
 } RpcLaunch;
 
 enum RpcStatus {

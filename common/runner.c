@@ -35,21 +35,28 @@ double rc_double(const RunnerCall *c, int i) {
 
 /* ---- launches and allocations: what the student's code did, kept live in the reply so a
    timeout can still say which kernel was last launched ---- */
-void track_launch(const char *kernel, uint64_t threads) {
+/* A launch of `blocks` blocks of `threads_per_block` threads; 0 and 0 where the grid was not seen (a
+   GPU's observer; lesson 12's counts). */
+static void track_launch_grid(const char *kernel, uint64_t threads, uint64_t blocks, uint64_t threads_per_block) {
     RpcReply *r = &g_page->rep;
     uint32_t n = r->nlaunches < RPC_MAX_LAUNCHES ? r->nlaunches : RPC_MAX_LAUNCHES;
     for (uint32_t i = 0; i < n; i++)
         if (!strncmp(r->launches[i].kernel, kernel, sizeof r->launches[i].kernel - 1)) {
             r->launches[i].launches++;
             r->launches[i].threads += threads;
+            r->launches[i].blocks += blocks;
+            r->launches[i].last_block_threads = threads_per_block;
             return;
         }
     if (n == RPC_MAX_LAUNCHES) return;
     snprintf(r->launches[n].kernel, sizeof r->launches[n].kernel, "%s", kernel);
     r->launches[n].launches = 1;
     r->launches[n].threads = threads;
+    r->launches[n].blocks = blocks;
+    r->launches[n].last_block_threads = threads_per_block;
     r->nlaunches = n + 1;
 }
+void track_launch(const char *kernel, uint64_t threads) { track_launch_grid(kernel, threads, 0, 0); }
 
 /* While a student function runs: the bytes it copies from the device to the host (the simulator
    reports every copy, CUPTI's callbacks every cudaMemcpy on a GPU; a result the host computed from a
@@ -70,7 +77,7 @@ static uint64_t g_launches_while_profiling;
 /* The simulator calls these hooks itself. */
 void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) {
     g_launches_while_profiling++;
-    track_launch(kernel, blocks * threads_per_block);
+    track_launch_grid(kernel, blocks * threads_per_block, blocks, threads_per_block);
 }
 void simcuda_on_copy(int kind, unsigned long long bytes) {
     if (kind == SIM_TL_D2H) track_copy_to_host(bytes);

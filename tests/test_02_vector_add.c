@@ -240,6 +240,22 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* The launcher was asked for `grid` blocks of `block` threads: its kernel must be launched with them
+   (recorded on the simulator; a GPU's observer does not see the grid, and there a grid of more than
+   1024 blocks, refused as a block of that many threads, shows <<<block, grid>>>). */
+static void expect_launched_as_asked(const char *name, const char *kernel, size_t n, unsigned grid, unsigned block) {
+    unsigned long long blocks, threads;
+    if (judge_last_call_grid(kernel, &blocks, &threads) != 1) return;
+    ck_assert_msg(blocks == grid && threads == block,
+                  "%s (n = %zu, asked for grid %u x block %u, GRADE_SEED=%llu): %s was launched with %llu block(s) of %llu threads\n"
+                  "  likely mistake: %s",
+                  name, n, grid, block, (unsigned long long)grade_seed(), kernel, blocks, threads,
+                  blocks == block && threads == grid
+                      ? "the launch's arguments are swapped, <<<block, grid>>>: the first is the number of blocks, the second the threads "
+                        "per block, kernel<<<grid, block>>>(...) (the grid-stride loop hid it; a grid of more than 1024 blocks is refused)"
+                      : "launch the kernel with exactly the grid and block the function was given: kernel<<<grid, block>>>(...)");
+}
+
 static void check_stride_launcher(StrideLauncher launch, const char *name, size_t n) {
     g_float4_n = n;
     if (launch == vector_add_float4_gpu && n < 4) judge_set_crash_hint(float4_crash_hint);
@@ -316,6 +332,8 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                 grade_use_schedule(s);
                 grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
                 GRADE_EXPECT_CUDA_OK(launch(p.d_a, p.d_b, p.d_c, n, blocks[b], grids[g]), name);
+                expect_launched_as_asked(name, launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
+                                         n, grids[g], blocks[b]);
                 cudaError_t e = cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost);
                 GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
                 size_t threads = (size_t)grids[g] * blocks[b];
@@ -331,6 +349,17 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                 }
                 expect_device_result(&p, name, blocks[b], s);
             }
+    /* More than 1024 blocks: <<<block, grid>>> asks for a block of 2048 threads, which every GPU refuses. */
+    grade_use_schedule(0);
+    grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+    int err = (int)launch(p.d_a, p.d_b, p.d_c, n, 32, 2048);
+    ck_assert_msg(err == 0,
+                  "%s (n = %zu, grid 2048 x block 32, GRADE_SEED=%llu) returned CUDA error %d (%s)\n"
+                  "  likely mistake: a launch with a grid of 2048 blocks of 32 threads was refused: the launch's arguments are swapped, "
+                  "<<<block, grid>>> asks for blocks of 2048 threads (at most 1024); kernel<<<grid, block>>>(...), blocks first",
+                  name, n, (unsigned long long)grade_seed(), err, cudaGetErrorName((cudaError_t)err));
+    expect_launched_as_asked(name, launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel", n, 2048, 32);
+    expect_device_result(&p, name, 32, 0);
     judge_set_crash_hint(NULL);
     problem_free(&p);
 }

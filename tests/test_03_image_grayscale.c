@@ -146,10 +146,37 @@ static void append(char *buf, size_t cap, const char *text) {
     snprintf(buf + len, cap - len, "%s%s", len ? "; or " : "", text);
 }
 
+/* Whether the last call's launches of `kernel` had threads for every (x, y) of a w x h space in
+   blocks of bx x by: 1 when its blocks of bx * by threads were at least the rounded-up grid's, 0 when
+   fewer, -1 when the grid was not observed (a GPU). */
+static int grid_covered(const char *kernel, unsigned w, unsigned h, unsigned bx, unsigned by) {
+    unsigned long long blocks, threads;
+    if (judge_last_call_grid(kernel, &blocks, &threads) <= 0) return -1;
+    unsigned long long need = (unsigned long long)((w + bx - 1) / bx) * ((h + by - 1) / by);
+    return threads == (unsigned long long)bx * by && blocks >= need;
+}
+
+/* The edge band left unwritten by a guard that stops early, written pixels cw x rh of w x h. */
+static void guard_band(unsigned w, unsigned h, unsigned cw, unsigned rh, char *buf, size_t cap) {
+    char cols[200] = "", rows[200] = "";
+    if (cw < w)
+        snprintf(cols, sizeof cols, "columns x >= %u%s never written", cw,
+                 cw == w - 1 ? " (width - 1)" : cw == h ? " (the height)" : "");
+    if (rh < h)
+        snprintf(rows, sizeof rows, "%srows y >= %u%s never written", cols[0] ? " and " : "", rh,
+                 rh == h - 1 ? " (height - 1)" : rh == w ? " (the width)" : "");
+    const char *how = (cw < w && cw == h) || (rh < h && rh == w) ? "the guard compares x with the height or y with the width"
+                      : cw == w - 1 || rh == h - 1                ? "the guard stops one column or row early (x < width - 1, or <=/< mixed up)"
+                                                                  : "the guard lets too few threads through";
+    snprintf(buf, cap, "%s%s although the launched grid covers them: %s; a thread has a pixel when x < width && y < height", cols, rows,
+             how);
+}
+
 /* written[y * w + x] says whether the thread for (x, y) of a w x h space left its pixel. When the
-   written pixels are a top-left rectangle, explains in buf which grid or index mistake leaves
-   exactly that rectangle (COVER_RECT). */
-static int coverage(const unsigned char *written, unsigned w, unsigned h, unsigned bx, unsigned by, char *buf, size_t cap) {
+   written pixels are a top-left rectangle, explains in buf which grid, guard or index mistake leaves
+   exactly that rectangle (COVER_RECT); `covered` says whether the launched grid covered the space
+   (grid_covered). */
+static int coverage(const unsigned char *written, unsigned w, unsigned h, unsigned bx, unsigned by, int covered, char *buf, size_t cap) {
     size_t count = 0;
     unsigned cw = 0, rh = 0;
     for (unsigned y = 0; y < h; y++)
@@ -163,6 +190,11 @@ static int coverage(const unsigned char *written, unsigned w, unsigned h, unsign
     if (count == 0) return COVER_NONE;
     if (count != (size_t)cw * rh) return COVER_SCATTERED;
     buf[0] = 0;
+    int first_block = (cw == min_u(w, bx) && w > bx) || (rh == min_u(h, by) && h > by); /* also a missing blockIdx */
+    if (covered == 1 && !first_block && (cw == w - 1 || rh == h - 1 || cw == h || rh == w)) {
+        guard_band(w, h, cw, rh, buf, cap);
+        return COVER_RECT;
+    }
     unsigned fw = w / bx * bx, fh = h / by * by;
     if (fw && fh && (cw == fw || cw == w) && (rh == fh || rh == h))
         append(buf, cap, "the partial blocks at the right and bottom edges never ran: round both grid sizes up, "
@@ -170,10 +202,20 @@ static int coverage(const unsigned char *written, unsigned w, unsigned h, unsign
     if ((cw == min_u(w, round_up(h, bx)) && rh == min_u(h, round_up(w, by))) || (cw == min_u(w, round_up(h, by)) && rh == min_u(h, round_up(w, bx))))
         append(buf, cap, "x and y are mixed up: the grid's x size must cover the width and its y size the height, and the kernel's "
                          "column is x = blockIdx.x * blockDim.x + threadIdx.x, its row y = blockIdx.y * blockDim.y + threadIdx.y");
+    if (bx != by && ((rh < h && rh == min_u(h, (h + bx - 1) / bx * by)) || (cw < w && cw == min_u(w, (w + by - 1) / by * bx))))
+        append(buf, cap, "a grid size is divided by the other side of the block: with a non-square block, the grid's y size is "
+                         "(height + block_y - 1) / block_y and its x size (width + block_x - 1) / block_x (not block_x for the rows)");
     if ((cw == min_u(w, bx) && w > bx) || (rh == min_u(h, by) && h > by))
         append(buf, cap, "only the first block's pixels along x or y were written: a pixel's coordinates need the block's offset, "
                          "x = blockIdx.x * blockDim.x + threadIdx.x and y = blockIdx.y * blockDim.y + threadIdx.y");
-    if (!buf[0]) snprintf(buf, cap, "only the top-left %u x %u pixels were written: the grid does not cover the whole image", cw, rh);
+    if (!buf[0] && covered == 1) guard_band(w, h, cw, rh, buf, cap);
+    else if (!buf[0] && covered == 0)
+        snprintf(buf, cap, "only the top-left %u x %u pixels were written, and the launched grid has too few blocks for the image: "
+                           "dim3 grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y)", cw, rh);
+    else if (!buf[0])
+        snprintf(buf, cap, "only the top-left %u x %u pixels were written: either the grid does not cover the image (dim3 grid((width + "
+                           "block_x - 1) / block_x, (height + block_y - 1) / block_y)) or the guard stops early (x < width && y < height)",
+                 cw, rh);
     return COVER_RECT;
 }
 
@@ -357,7 +399,8 @@ static const char *kGrayFallback = "every pixel was written, but with wrong valu
 static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t cap) {
     unsigned char *written = grade_alloc(im->n);
     for (size_t i = 0; i < im->n; i++) written[i] = im->h_got[i] != UNWRITTEN;
-    int c = coverage(written, (unsigned)im->w, (unsigned)im->h, r->bx, r->by, buf, cap);
+    int c = coverage(written, (unsigned)im->w, (unsigned)im->h, r->bx, r->by,
+                     grid_covered("grayscale_kernel", (unsigned)im->w, (unsigned)im->h, r->bx, r->by), buf, cap);
     free(written);
     if (c == COVER_ALL) return gray_value_hint(im);
     if (c == COVER_NONE)
@@ -440,9 +483,10 @@ static const char *rotate_hint(const Image *im, const Run *r, char *buf, size_t 
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) in_space[(size_t)y * w + x] = im->h_got[(size_t)x * h + (h - 1 - y)] != UNWRITTEN;
     for (size_t i = 0; i < im->n; i++) out_space[i] = im->h_got[i] != UNWRITTEN;
-    int c = coverage(in_space, (unsigned)w, (unsigned)h, r->bx, r->by, buf, cap);
+    int c = coverage(in_space, (unsigned)w, (unsigned)h, r->bx, r->by, grid_covered("rotate90_kernel", (unsigned)w, (unsigned)h, r->bx, r->by),
+                     buf, cap);
     if (c == COVER_SCATTERED) {
-        int c2 = coverage(out_space, (unsigned)h, (unsigned)w, r->bx, r->by, buf, cap);
+        int c2 = coverage(out_space, (unsigned)h, (unsigned)w, r->bx, r->by, -1, buf, cap);
         if (c2 == COVER_RECT) c = c2;
     }
     free(in_space);

@@ -12,6 +12,7 @@
 
 #include "free_all.h"
 #include "grade.h"
+#include "judge.h" /* judge_last_call_grid */
 #include "matmul_naive.h"
 
 static const GradeExercise kExercises[] = {
@@ -161,6 +162,27 @@ static int written_corner(const Problem *p, int *rows, int *cols) {
 static int imin(int a, int b) { return a < b ? a : b; }
 static int blocks_for(int n, int per) { return (n + per - 1) / per; }
 
+/* Whether the last call's launches of matmul_naive_kernel had a thread for every element of an
+   M x N C in blocks of bx x by: 1 when blocks of bx * by threads, at least as many as the rounded-up
+   grid's, 0 when not, -1 when the grid was not observed (a GPU). */
+static int grid_covered(int M, int N, int bx, int by) {
+    unsigned long long blocks, threads;
+    if (judge_last_call_grid("matmul_naive_kernel", &blocks, &threads) <= 0) return -1;
+    return threads == (unsigned long long)bx * by && blocks >= (unsigned long long)blocks_for(N, bx) * blocks_for(M, by);
+}
+
+/* Only the top-left R x C corner of an M x N C written by a grid that covers it: the guard's bound. */
+static void guard_band(int M, int N, int R, int C, char *buf, size_t cap) {
+    char cols[160] = "", rows[160] = "";
+    if (C < N) snprintf(cols, sizeof cols, "columns col >= %d%s", C, C == N - 1 ? " (N - 1)" : C == M ? " (M)" : "");
+    if (R < M) snprintf(rows, sizeof rows, "%srows row >= %d%s", C < N ? " and " : "", R, R == M - 1 ? " (M - 1)" : R == N ? " (N)" : "");
+    const char *how = (C < N && C == M) || (R < M && R == N) ? "the guard compares col with M or row with N (M counts rows, N columns)"
+                      : C == N - 1 || R == M - 1           ? "the guard stops one column or row early (col < N - 1, or <= and < mixed up)"
+                                                           : "the guard lets too few threads through";
+    snprintf(buf, cap, "%s%s never written although the launched grid covers them: %s; a thread stores its element when row < M && col < N",
+             cols, rows, how);
+}
+
 /* Launch mistakes that leave only a top-left corner of C written, and what each one says. */
 static const char *const kLaunchMistakes[] = {
     "the indices use threadIdx alone, so every block computes the same top-left block-sized corner: add the block's offset, "
@@ -248,11 +270,19 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
     int M = p->M, K = p->K, N = p->N;
     size_t nc = elems_C(p), nan_count = 0;
     for (size_t i = 0; i < nc; i++) nan_count += isnan(p->h_got[i]) != 0;
+    if (nan_count == nc && K == 0)
+        return "with K = 0 every element of C is an empty sum, 0, but C was left as it was: only M = 0 or N = 0 means nothing to do; "
+               "with K = 0 the kernel must still run and store sum = 0 into every element (no early return for K == 0)";
+    int covered = cublas ? -1 : grid_covered(M, N, bx, by);
+    if (nan_count == nc && covered == 1)
+        return "every element of C is NaN or untouched device memory although the launched grid covers C: no thread got past the guard "
+               "(row < M && col < N: with M or N = 1, a bound one too small lets none through), the kernel never stores its sums, or "
+               "it accumulated straight into C (C[...] += ...), which starts as garbage: sum into a local float and store it once";
     if (nan_count == nc)
         return cublas ? "every element of C is NaN or untouched device memory: did cublasSgemm run, with beta = 0? (beta = 1 adds the old C, "
                         "which here is garbage)"
                       : "every element of C is NaN or untouched device memory, and no error was reported: the kernel never stored its "
-                        "sums, or it accumulated straight into C (C[...] += ...), which starts as garbage: sum into a local float and store "
+                        "sums (or its guard, row < M && col < N, let no thread through), or it accumulated straight into C (C[...] += ...), which starts as garbage: sum into a local float and store "
                         "it once";
 
     /* C stored with rows of the wrong length (trial 8, a025: C[row * M + col]): every element written
@@ -294,6 +324,16 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
             return msg;
         }
         int gx = blocks_for(N, bx), gy = blocks_for(M, by);
+        /* A grid that covers C, seen launched, and a band one short or bounded by the other dimension:
+           the guard (trial 9: col < N - 1, col < M). */
+        int r0, c0, r1, c1; /* the kernel's index mistakes, under a grid that covers C, leave these corners too */
+        launch_mistake_corner(0, M, N, bx, by, &r0, &c0);
+        launch_mistake_corner(1, M, N, bx, by, &r1, &c1);
+        int index_corner = (R == r0 && C == c0) || (R == r1 && C == c1);
+        if (covered == 1 && !index_corner && (C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N))) {
+            guard_band(M, N, R, C, msg, sizeof msg);
+            return msg;
+        }
         /* Each launch mistake leaves its own corner; one that would also have failed with a block
            shape that already passed on this shape is ruled out. */
         const char *why[N_LAUNCH_MISTAKES];
@@ -334,9 +374,14 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         n = unique;
         int len = snprintf(msg, sizeof msg, "only the top-left %d x %d corner of C was written (the right grid is %d x %d blocks of %d x %d threads, x by y): ",
                            R, C, gx, gy, bx, by);
-        if (n == 0)
+        if (n == 0 && covered == 1) guard_band(M, N, R, C, msg, sizeof msg);
+        else if (n == 0 && covered == 0)
             snprintf(msg + len, sizeof msg - len,
                      "the grid is too small: grid.x must cover the N = %d columns and grid.y the M = %d rows, both rounded up", N, M);
+        else if (n == 0)
+            snprintf(msg + len, sizeof msg - len,
+                     "either the launched grid does not cover C (grid.x must cover the N = %d columns and grid.y the M = %d rows, both rounded up) "
+                     "or the guard stops early (row < M && col < N)", N, M);
         for (int i = 0; i < n && len < (int)sizeof msg; i++) len += snprintf(msg + len, sizeof msg - len, "%s%s", i ? "\n    or: " : "", why[i]);
         return msg;
     }
@@ -482,6 +527,22 @@ START_TEST(test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule) {
 }
 END_TEST
 
+START_TEST(test_naive_matmul_stores_zeros_when_k_is_zero) {
+    /* K = 0: every element of C is an empty sum, 0, over a C poisoned with NaN; a launcher that
+       returns early for K == 0 as for M == 0 leaves the poison (trial 9). M or N = 1 edges too. */
+    static const Shape shapes[] = {{1, 0, 7}, {7, 0, 1}, {17, 0, 23}};
+    for (int i = 0; i < 3; i++) {
+        Problem p;
+        problem_make(&p, shapes[i], 3);
+        grade_use_schedule(0);
+        grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
+        GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, 16, 16), "matmul_naive_gpu with K = 0");
+        expect_product(&p, "matmul_naive_gpu with K = 0", 16, 16, kBlocks, 0, 0, 0);
+        problem_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(test_naive_matmul_launches_nothing_for_an_empty_matrix) {
     /* M = 0 or N = 0: C has no elements; launching an empty grid would be a launch error. */
     GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(NULL, NULL, NULL, 0, 5, 7, 16, 16), "matmul_naive_gpu with M = 0");
@@ -557,6 +618,7 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"04.1", test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule, N_SHAPES},
         {"04.1", test_naive_matmul_launches_nothing_for_an_empty_matrix, 1},
+        {"04.1", test_naive_matmul_stores_zeros_when_k_is_zero, 1},
         {"04.2", test_cublas_matmul_matches_cpu_for_every_shape, N_SHAPES},
     };
     return grade_suite("04-matmul-naive", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));

@@ -18,6 +18,7 @@
 #include "free_all.h"
 #include "grade.h"
 #include "grade_skeleton.h" /* grade_source_function */
+#include "judge.h"          /* judge_last_call_grid */
 #include "matmul_tiled.h"
 
 static const GradeExercise kExercises[] = {
@@ -147,8 +148,9 @@ static void expect_canary_untouched(const Subject *s, const Problem *p, const fl
     for (size_t i = p->mn; i < p->mn + CANARY; i++)
         ck_assert_msg(bits_of(out[i]) == FILL_BITS,
                       "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %d x %d = %zu-element C\n"
-                      "  likely mistake: a missing guard on the store; threads (or micro-tile elements) with row >= M or col >= N "
-                      "must not write C. A missing col < N guard also overwrites the start of the next row.",
+                      "  likely mistake: a missing guard on the store, or a wrong one; threads (or micro-tile elements) with row >= M or col >= N "
+                      "must not write C (a guard that compares col with M, or row with N, lets them through where M > N or N > M). "
+                      "A missing col < N guard also overwrites the start of the next row.",
                       p->what, (unsigned long long)grade_seed(), i, p->M, p->N, p->mn);
 }
 
@@ -233,6 +235,59 @@ static int missing_barrier_in_source(const char *kernel) {
     return !arrays ? 0 : used_after ? 2 : 1;
 }
 
+/* When the elements written are the top-left *R x *C of C and every other one is unwritten: 1. */
+static int written_top_left(const float *out, const Problem *p, int *R, int *C) {
+    int r = 0, c = 0;
+    while (c < p->N && bits_of(out[c]) != FILL_BITS) c++;
+    while (r < p->M && bits_of(out[(size_t)r * p->N]) != FILL_BITS) r++;
+    if (!r || !c) return 0;
+    for (int i = 0; i < p->M; i++)
+        for (int j = 0; j < p->N; j++)
+            if ((bits_of(out[(size_t)i * p->N + j]) == FILL_BITS) != (i >= r || j >= c)) return 0;
+    *R = r, *C = c;
+    return 1;
+}
+
+/* An edge band of C left unwritten (only the top-left R x C written): the store's guard, when the
+   launch was seen to cover C (05.1's fixed 16 x 16 blocks) or when the band has a guard's shape (one
+   column or row short, or bounded by the other dimension); 0 when neither. */
+/* Whether the last launch of a fixed-block subject (05.1) had a thread for every element of C: 1, 0
+   when too few blocks or another block shape, -1 when not known (05.2's free design, a GPU). */
+static int grid_covered(const Subject *s, const Problem *p) {
+    unsigned long long blocks, threads;
+    if (!s->block_x || judge_last_call_grid(s->kernel, &blocks, &threads) <= 0) return -1;
+    return threads == (unsigned long long)s->block_x * s->block_y &&
+           blocks >= (unsigned long long)((p->N + s->block_x - 1) / s->block_x) * ((p->M + s->block_y - 1) / s->block_y);
+}
+
+static int guard_band_why(const Subject *s, const Problem *p, int R, int C, char *msg, size_t cap) {
+    int M = p->M, N = p->N, covered = grid_covered(s, p);
+    int shaped = C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N);
+    if (covered == 0 || (covered == -1 && !shaped)) return 0;
+    if (covered == 1 && ((R < M && R == (int)s->block_y) || (C < N && C == (int)s->block_x))) {
+        /* one tile's worth along x or y: also the kernel's row or column taken from the other block index */
+        snprintf(msg, cap,
+                 "only the top-left %d x %d of C was written although the launched grid has a thread for every element: the kernel's "
+                 "row or column does not reach the rest. The row comes from the y indices (blockIdx.y * TILE + threadIdx.y), the column "
+                 "from the x indices (blockIdx.x * TILE + threadIdx.x); or the store's guard stops early (row < M && col < N)",
+                 R, C);
+        return 1;
+    }
+    char cols[120] = "", rows[120] = "";
+    if (C < N) snprintf(cols, sizeof cols, "columns col >= %d%s", C, C == N - 1 ? " (N - 1)" : C == M ? " (M)" : "");
+    if (R < M) snprintf(rows, sizeof rows, "%srows row >= %d%s", C < N ? " and " : "", R, R == M - 1 ? " (M - 1)" : R == N ? " (N)" : "");
+    const char *how = (C < N && C == M) || (R < M && R == N) ? "the store's guard compares col with M or row with N (M counts rows, N columns)"
+                      : C == N - 1 || R == M - 1           ? "the store's guard stops one column or row early (col < N - 1, or <= and < mixed up)"
+                                                           : "the store's guard lets too few threads through";
+    if (covered == 1)
+        snprintf(msg, cap, "%s%s of C never written although the launched grid covers them: %s; a thread stores its element when row < M && col < N",
+                 cols, rows, how);
+    else
+        snprintf(msg, cap, "%s%s of C never written: most likely %s (a thread stores when row < M && col < N); otherwise the grid does not "
+                 "cover C (ceil(N / tile width) blocks along x, ceil(M / tile height) along y)", cols, rows, how);
+    return 1;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
    most specific to the least: unwritten elements, then whether C changes between runs (a race,
@@ -245,6 +300,12 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
     size_t unwritten = 0, first = 0;
     for (size_t i = 0; i < p->mn; i++)
         if (bits_of(out[i]) == FILL_BITS && !unwritten++) first = i;
+    if (unwritten == p->mn && grid_covered(s, p) == 1) {
+        snprintf(msg, 2048,
+                 "no element of C was written although the launched grid covers C: no thread got past the store's guard (row < M && "
+                 "col < N; with M or N = 1, a bound one too small lets none through), or the kernel never stores its sums");
+        return msg;
+    }
     if (unwritten == p->mn) {
         snprintf(msg, 2048,
                  "no element of C was written: the kernel did nothing (is it still the skeleton?), or the launch covered none of C; "
@@ -261,6 +322,8 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
                  unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, shift, shift, shift);
         return msg;
     }
+    int R, C;
+    if (unwritten && written_top_left(out, p, &R, &C) && guard_band_why(s, p, R, C, msg, 2048)) return msg;
     if (unwritten) {
         snprintf(msg, 2048,
                  "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): the grid does not cover C. Along x it "

@@ -821,6 +821,22 @@ START_TEST(test_sequential_tree_has_no_bank_conflicts) {
                   "2 * stride * 32 words. Sequential addressing, s[tid] += s[tid + stride] with the threads tid < stride, has a warp "
                   "read 32 consecutive words, one per bank. `make profile LESSON=06` shows the line",
                   p.shared_load_conflicts, p.shared_load_requests, p.shared_store_conflicts, p.shared_store_requests);
+    /* Interleaved addressing (tid % (2 * stride) == 0, stride = 1, 2, 4, ...) has no bank conflicts
+       either, but its working threads are spread over every warp: all 8 warps of a block of 256 read
+       shared memory at each of the 8 levels (47 warp-levels of two reads), where sequential addressing
+       lets whole warps drop out (4 + 2 + 1 + 5 x 1 = 12 warp-levels, 24 reads). Counted by the
+       simulator's profiler, per block of the passes (trial 9). */
+    if (ON_SIM && p.launches) {
+        unsigned long long blocks = (4101 + 255) / 256 + 1; /* the passes' blocks: 17, then 1 */
+        double per_block = (double)p.shared_load_requests / (double)blocks;
+        ck_assert_msg(per_block <= 36.0,
+                      "the values are right and there are no bank conflicts, but `reduce_sequential_kernel` made %.0f shared-memory read "
+                      "requests per block of 256 (n = 4101), where the sequential tree makes 24: every warp of the block stays busy at "
+                      "every level, as in interleaved addressing (threads tid %% (2 * stride) == 0, stride = 1, 2, 4, ...). 06.1 asks for "
+                      "sequential addressing: stride from blockDim.x / 2 down to 1, the threads tid < stride add s[tid + stride], so "
+                      "whole warps drop out as the tree narrows. `make profile LESSON=06` shows the line",
+                      per_block);
+    }
 }
 END_TEST
 
@@ -884,6 +900,16 @@ START_TEST(test_fast_sum_makes_one_atomic_per_block) {
         grade_note_unchecked("one atomicAdd per block");
         return;
     }
+    /* Fewer atomics than blocks: some block added its sum with a plain *out += v (trial 9), a read,
+       an add and a write that blocks running at the same time interleave; the simulator runs the
+       blocks one after the other, so the sum came out right here. */
+    ck_assert_msg(p.atomics >= grid,
+                  "the sum is right here, but reduce_fast_kernel made %llu atomic operations with %u blocks of %u threads (n = 8192)\n"
+                  "  likely mistake: a race between blocks: the block sums are added to *out %s, a read, an add and a write that two "
+                  "blocks running at the same time interleave (both read the same old *out and one sum is lost). The simulator runs "
+                  "the blocks one after the other, so it did not show; a GPU runs them at once. Add each block's sum with "
+                  "atomicAdd(out, v), once per block",
+                  p.atomics, grid, block, p.atomics ? "partly without an atomic" : "without an atomic (*out += v)");
     ck_assert_msg(p.atomics <= grid,
                   "the sum is right, but reduce_fast_kernel made %llu atomic operations with %u blocks of %u threads (n = 8192), %.1f per "
                   "block\n  likely mistake: more than one atomicAdd per block%s: every atomic on *d_out waits for the one before it. "
@@ -908,9 +934,11 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
    those are the ones written in got. */
 /* local_warp: the same with the right span of 64 but the warp counted within the block, threadIdx.x / 32
    (trial 8, a054): with blocks of one warp every warp takes itself for an even one. */
-static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp) {
+/* launched: the threads of the launch (0: the right grid's). */
+static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp, size_t launched) {
     size_t threads = (n + 63) / 64 * 64;
     threads = (threads + block - 1) / block * block;
+    if (launched) threads = launched;
     unsigned char *hit = calloc(n ? n : 1, 1);
     ck_assert(hit != NULL);
     for (size_t t = 0; t < threads; t++) {
@@ -960,12 +988,35 @@ static const char *channels_hint(const float *in, const float *got, const float 
                 break;
             }
         }
-        if (channels_written_as(got, n, block, 1))
+        /* Too few threads (trial 9: a grid for fewer elements per thread than the map takes, or half the
+           blocks): the right map run by the launched grid, recorded on the simulator; on a GPU, any
+           smaller grid of whole blocks that leaves exactly these elements. With blocks of one warp
+           it can leave what a warp counted within the block leaves: then both are said. */
+        size_t need = ((n + 63) / 64 * 64 + block - 1) / block * block, short_grid = 0;
+        unsigned long long lb, lt;
+        int seen = judge_last_call_grid("channels_uniform_kernel", &lb, &lt);
+        if (seen > 0 && lb * lt < need && channels_written_as(got, n, block, 0, (size_t)(lb * lt))) short_grid = (size_t)(lb * lt);
+        size_t written = n - garbage; /* the right map's t threads write about min(n, t) elements: only those t are replayed */
+        for (size_t t = block; seen < 0 && !short_grid && t < need; t += block)
+            if ((t < n ? t : n) + 32 >= written && (t < n ? t : n) <= written + 32 && channels_written_as(got, n, block, 0, t)) short_grid = t;
+        int local = channels_written_as(got, n, block, 1, 0);
+        if (short_grid) {
+            snprintf(buf, cap,
+                     "some elements were never written, exactly those the right index map leaves with %s%zu threads, where n = %zu needs "
+                     "%zu: the grid is too small. Every thread takes one element, so the launch needs n rounded up to whole pairs of warps, "
+                     "(n + 63) / 64 * 64 threads, in ((n + 63) / 64 * 64 + block - 1) / block blocks%s",
+                     seen > 0 ? "the launched " : "", short_grid, n, need,
+                     seen < 0 && local ? "; or, as likely here, the warp index is counted within the block (warp = threadIdx.x / 32): the "
+                                         "warp and the lane come from t = blockIdx.x * blockDim.x + threadIdx.x"
+                                       : "");
+            return buf;
+        }
+        if (local && !short_grid)
             return "some elements were never written, exactly those a warp index counted within the block leaves out: warp = "
                    "threadIdx.x / 32 numbers the warps of one block only, so every block's warps take the same pairs (with blocks "
                    "of one warp, every warp is an even one). The warp and the lane come from the thread's global index: t = "
                    "blockIdx.x * blockDim.x + threadIdx.x, warp = t / 32, lane = t % 32";
-        if (last_written == n && channels_written_as(got, n, block, 0))
+        if (last_written == n && channels_written_as(got, n, block, 0, 0))
             return "some elements were never written, though the grid covers n rounded up to whole pairs of warps: exactly the "
                    "elements an index map whose pairs of warps step 32 elements instead of 64 leaves out (pairs overlap, and the "
                    "last ones stop short of n). Each pair of warps covers 64 elements, pair p the elements 64p .. 64p + 63: "
