@@ -963,6 +963,23 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   "  likely mistake: a stream argument left out or 0 -- give every copy and launch of batch k its stream s[k %% 2]: "
                   "cudaMemcpyAsync(..., s[b]) (a plain cudaMemcpy runs in stream 0 too) and kernel<<<grid, block, 0, s[b]>>>",
                   what, (unsigned long long)bs.legacy, (unsigned long long)(bs.legacy + bs.per_thread + bs.created));
+    /* Double buffering, graded as lesson 11 grades its pipeline (trial 9: one buffer and one stream
+       passed): with two batches or more, the work goes to two streams and overlaps in the modelled
+       timeline (the simulator; a GPU's observer does not tell the streams apart). */
+    if (bs.observed == 1 && batches >= 2 && bs.streams_used >= 0) {
+        ck_assert_msg(bs.streams_used >= 2,
+                      "%s: the values are right, but the copies and kernels of all %zu batches went to %d stream: each batch's copy in "
+                      "waits for the batch before it to be copied out, so no copy overlaps a kernel\n"
+                      "  likely mistake: one stream (and one buffer) for every batch: two buffers and two streams, batch k in buffer "
+                      "and stream k %% 2, so that batch k + 1's copy in runs while batch k computes",
+                      what, batches, bs.streams_used);
+        ck_assert_msg(bs.overlapped == 1,
+                      "%s: the copies and kernels of the %zu batches went to %d streams, but in the modelled timeline no work of one "
+                      "stream ran while another's did\n"
+                      "  likely mistake: a wait between batches (cudaStreamSynchronize or cudaDeviceSynchronize in the loop), or a "
+                      "synchronous call that waits for everything: queue all batches' copies and kernels, then wait once",
+                      what, batches, bs.streams_used);
+    }
 done:
     cudaFreeHost(h_in);
     cudaFreeHost(h_out);
