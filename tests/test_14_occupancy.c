@@ -538,10 +538,12 @@ static void check_heavy(size_t n, int block) {
         ck_assert_msg(!(used > 0 && used < api && probe_api_best_block(KERNEL_HEAVY, 0, used, &capped_blocks) == used),
                       "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, "
                       "and %d when its blockSizeLimit is %d\n"
-                      "  likely mistake: the search was capped at %d threads: heavy_kernel has no __launch_bounds__, so its largest block "
-                      "is the device's; pass blockSizeLimit = 0 (the last argument), which means no limit beyond the kernel's own, and "
-                      "no limit of your own",
-                      what, used, api, used, used, used);
+                      "  likely mistake: the block is the runtime's best of at most %d threads, not of all: either "
+                      "cudaOccupancyMaxPotentialBlockSize was given blockSizeLimit = %d (its last argument: 0 means no limit beyond the "
+                      "kernel's own, and heavy_kernel has no __launch_bounds__, so its largest block is the device's), or %d was picked "
+                      "without asking the runtime: with block = 0, ask the runtime, cudaOccupancyMaxPotentialBlockSize(&min_grid, "
+                      "&block, heavy_kernel, 0, 0)",
+                      what, used, api, used, used, used, used, used);
         ck_assert_msg(used == api,
                       "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d\n"
                       "  likely mistake: with block = 0, ask the runtime (and report the block you launched in *used_block)",
