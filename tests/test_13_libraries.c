@@ -701,18 +701,16 @@ static void pi_probe_reads_past_the_end(int type) {
 #endif
 }
 
-/* The points inside among n drawn from 2n uniforms u, point i being (u[at(i)], u[at(i) + step]) with
-   at(i) = stride * i: lo counts those inside however x * x + y * y is rounded (with or without a fused
-   multiply-add, as nvcc contracts it), hi those inside one way or another; an exact count is in between. */
+/* The points inside among n drawn from 2n uniforms u, point i being (u[stride i], u[stride i + step]):
+   lo counts those inside however x * x + y * y is rounded (float or double, with or without a fused
+   multiply-add, as nvcc contracts it; < 1 or <= 1), hi those that may be; an exact count is in between. */
 static void pi_count_cpu(const float *u, size_t n, size_t stride, size_t step, unsigned long long *lo, unsigned long long *hi) {
     *lo = *hi = 0;
     for (size_t i = 0; i < n; i++) {
-        float x = u[stride * i], y = u[stride * i + step];
-        volatile float xx = x * x, yy = y * y;
-        float plain = xx + yy, fx = fmaf(x, x, yy), fy = fmaf(y, y, xx);
-        int a = plain <= 1.0f, b = fx <= 1.0f, c = fy <= 1.0f;
-        *lo += a && b && c;
-        *hi += a || b || c;
+        double x = u[stride * i], y = u[stride * i + step], r = x * x + y * y;
+        int near = fabs(r - 1.0) <= 4e-7; /* a few float ulps of 1: the rounding decides */
+        *lo += !near && r <= 1.0;
+        *hi += near || r <= 1.0;
     }
 }
 
