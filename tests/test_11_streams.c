@@ -408,6 +408,14 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                                 "(the destination first)");
     }
     ck_assert_msg(r->run_err == cudaSuccess, "pipeline_run failed for %s: %s", what, cudaGetErrorName(r->run_err));
+    /* h_in or h_out from malloc, freed with cudaFreeHost (trial 9: only the error code was shown) */
+    ck_assert_msg(!(r->destroy_err == cudaErrorInvalidValue && (!r->pinned_in || !r->pinned_out)),
+                  "pipeline_destroy returned cudaErrorInvalidValue for %s, and %s not pinned memory: cudaMallocHost did not allocate %s\n"
+                  "  likely mistake: h_in and h_out came from malloc (pageable memory), and cudaFreeHost refuses what cudaMallocHost "
+                  "did not give. Allocate them with cudaMallocHost: the copy engine reads pinned memory directly, so cudaMemcpyAsync "
+                  "returns at once and copies overlap kernels; from pageable memory every copy is staged and nothing overlaps",
+                  what, !r->pinned_in && !r->pinned_out ? "h_in and h_out are" : !r->pinned_in ? "h_in is" : "h_out is",
+                  !r->pinned_in && !r->pinned_out ? "them" : "it");
     GRADE_EXPECT_CUDA_OK(e, "pipeline_destroy");
     /* the last partial chunk dropped: everything before it right, everything after untouched */
     size_t full = n / cfg->chunk * cfg->chunk;

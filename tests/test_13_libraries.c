@@ -380,6 +380,12 @@ END_TEST
 
 static const size_t kSortSizes[] = {1, 2, 7, 257, 1000, 4099};
 #define N_SORT_SIZES (int)(sizeof kSortSizes / sizeof kSortSizes[0])
+/* CUB's sort adds one size of many tiles: up to a tile or so a GPU's CUB sorts in one block and never
+   looks at temp_storage_bytes (on the H200 a sort given 0 bytes sorted), past it CUB splits its
+   storage and refuses less than it asked for (cudaErrorInvalidValue), as the simulator's does at
+   every size (trial 9: too small a temporary buffer was accepted on the GPU). */
+static const size_t kCubSizes[] = {1, 2, 7, 257, 1000, 4099, (size_t)1 << 18};
+#define N_CUB_SIZES (int)(sizeof kCubSizes / sizeof kCubSizes[0])
 
 /* Distinct keys: i -> i * odd + c is a bijection of 32-bit words. With `dups`, keys repeat: 50 values,
    0..49 through the same bijection, so that they are full 32-bit words too (trial 7, a94: keys 0..49
@@ -528,7 +534,7 @@ static int probe_sorted_bits(int *begin, int *end) {
 }
 
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
-    size_t n = kSortSizes[_i];
+    size_t n = kCubSizes[_i];
     uint64_t seed = grade_seed() * 11 + n;
     unsigned *keys = grade_alloc(n * 4), *want_keys = grade_alloc(n * 4), *got_keys = grade_alloc(n * 4);
     float *vals = grade_alloc(n * 4), *want = grade_alloc(n * 4), *got = grade_alloc(n * 4);
@@ -601,6 +607,13 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
                   "0x5A bytes the grader put there)\n  likely mistake: not written yet? TODO(13.4): generate 2n uniforms, zero "
                   "*d_hits, launch count_inside_kernel",
                   what, n, SEED);
+    /* every lane adding the warp's __popc(ballot) (trial 9): 32 times a count that estimates pi */
+    ck_assert_msg(!(h > n && h % 32 == 0 && h / 32 <= n && fabs(4.0 * (double)(h / 32) / (double)n - M_PI) <= pi_tolerance((double)n)),
+                  "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): counted %llu points inside, more than the %zu drawn, and exactly "
+                  "32 times %llu, a count that estimates pi well (%.5f)\n"
+                  "  likely mistake: every lane of a warp added the warp's __popc(ballot), so each warp's count was added 32 times: "
+                  "only one lane may add it, if ((threadIdx.x & 31) == 0) atomicAdd(hits, __popc(ballot))",
+                  what, n, SEED, h, n, h / 32, 4.0 * (double)(h / 32) / (double)n);
     ck_assert_msg(h <= n,
                   "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): counted %llu points inside, more than the %zu drawn\n"
                   "  likely mistake: *d_hits arrives holding garbage: zero it (cudaMemset) before counting, on every call",
@@ -688,6 +701,52 @@ static void pi_probe_reads_past_the_end(int type) {
 #endif
 }
 
+/* The points inside among n drawn from 2n uniforms u, point i being (u[stride i], u[stride i + step]):
+   lo counts those inside however x * x + y * y is rounded (float or double, with or without a fused
+   multiply-add, as nvcc contracts it; < 1 or <= 1), hi those that may be; an exact count is in between. */
+static void pi_count_cpu(const float *u, size_t n, size_t stride, size_t step, unsigned long long *lo, unsigned long long *hi) {
+    *lo = *hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = u[stride * i], y = u[stride * i + step], r = x * x + y * y;
+        int near = fabs(r - 1.0) <= 4e-7; /* a few float ulps of 1: the rounding decides */
+        *lo += !near && r <= 1.0;
+        *hi += near || r <= 1.0;
+    }
+}
+
+/* The first call's count, checked exactly: a generator seeded as the caller's draws the same 2n
+   uniforms again, and the CPU counts their points (trial 9: point i as u[i] and u[i + 1], overlapping
+   pairs, estimates pi just as well but its points are not independent). */
+static void pi_check_exact_count(int type, unsigned long long seed, size_t n, unsigned long long got, const char *what) {
+    int st = 0;
+    uint64_t gen = l13_curand_create(type, seed, &st);
+    ck_assert_msg(st == 0, "grader: creating a cuRAND generator failed with status %d", st);
+    float *d_u = NULL, *u = grade_alloc(2 * n * sizeof(float));
+    ck_assert(cudaMalloc((void **)&d_u, 2 * n * sizeof(float)) == cudaSuccess);
+    ck_assert_msg((st = l13_curand_uniforms(gen, d_u, 2 * n)) == 0, "grader: curandGenerateUniform failed with status %d", st);
+    ck_assert(cudaMemcpy(u, d_u, 2 * n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaFree(d_u);
+    l13_curand_destroy(gen);
+    unsigned long long lo, hi, olo, ohi, hlo, hhi;
+    pi_count_cpu(u, n, 2, 1, &lo, &hi);
+    pi_count_cpu(u, n, 1, 1, &olo, &ohi); /* (u[i], u[i + 1]) */
+    pi_count_cpu(u, n, 1, n, &hlo, &hhi); /* (u[i], u[n + i]) */
+    free(u);
+    if (got >= lo && got <= hi) return;
+    ck_abort_msg("pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): counted %llu points inside; the grader drew the same 2n uniforms "
+                 "again (a generator with the caller's seed) and, with point i = (u[2i], u[2i + 1]), %llu are inside\n"
+                 "  likely mistake: %s",
+                 what, n, SEED, got, lo,
+                 got >= olo && got <= ohi
+                     ? "point i took u[i] and u[i + 1], the count matches those overlapping pairs: neighbouring points then share a "
+                       "number and are not independent (the estimate still looks right). Point i is (u[2i], u[2i + 1])"
+                 : got >= hlo && got <= hhi
+                     ? "point i took u[i] and u[n + i], the count matches that: the exercise's points are (u[2i], u[2i + 1]), "
+                       "two numbers next to each other"
+                     : "the count is not the one of the 2n uniforms the generator gave: each point is (u[2i], u[2i + 1]) of one "
+                       "curandGenerateUniform(gen, d_u, 2 * n), inside when x * x + y * y <= 1, and every point counts once");
+}
+
 START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
     static const int types[] = {CURAND_RNG_PSEUDO_DEFAULT, CURAND_RNG_PSEUDO_PHILOX4_32_10};
     const char *names[] = {"CURAND_RNG_PSEUDO_DEFAULT", "CURAND_RNG_PSEUDO_PHILOX4_32_10"};
@@ -729,6 +788,7 @@ START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
                   names[t], SEED, again, first);
     l13_curand_destroy(gen);
     cudaFree(d_hits);
+    pi_check_exact_count(types[t], seed, n, first, names[t]);
 }
 END_TEST
 
@@ -772,6 +832,19 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
                   "  likely mistake: the threads of a block share one subsequence (blockIdx.x, say): each thread needs its own, "
                   "curand_init(seed, blockIdx.x * blockDim.x + threadIdx.x, 0, &state)",
                   SEED);
+    /* curand_init(seed, 0, t) (trial 9): the thread index as the offset, one subsequence for all, so
+       thread t + k draws thread t's numbers shifted by k, and their counts differ by a point at most */
+    for (unsigned k = 1; k <= 2; k++) {
+        int near = 1;
+        for (size_t t = 0; t + k < T && near; t++) near = a[t] <= a[t + k] + 1 && a[t + k] <= a[t] + 1;
+        ck_assert_msg(!near,
+                      "pi_curand_device_gpu (" SEED_TEXT "): every thread t + %u counted within one point of thread t, for all %zu "
+                      "threads: their numbers are one stream, each thread's shifted a little from its neighbour's\n"
+                      "  likely mistake: the thread index was passed as curand_init's offset (the third argument), "
+                      "curand_init(seed, 0, t, &state): every thread then draws the one subsequence 0, started t numbers later. "
+                      "The index is the subsequence, the second argument: curand_init(seed, t, 0, &state)",
+                      SEED, k, T);
+    }
     double n = (double)T * samples, est = 4.0 * (double)total / n;
     ck_assert_msg(fabs(est - M_PI) <= pi_tolerance(n),
                   "pi_curand_device_gpu (" SEED_TEXT "): estimated pi = %.6f from %zu threads x %u points, more than six standard "
@@ -810,7 +883,7 @@ static Suite *build_suite(void) {
         {"13.1", test_inverse_reports_a_singular_matrix, 6},
         {"13.2", test_batched_products_match_cpu_in_fp32_and_tf32, N_BSHAPES},
         {"13.3", test_thrust_cdf_matches_cpu_at_every_size, N_SORT_SIZES},
-        {"13.3", test_cub_sort_pairs_is_exact_and_stable, N_SORT_SIZES},
+        {"13.3", test_cub_sort_pairs_is_exact_and_stable, N_CUB_SIZES},
         {"13.4", test_host_api_estimate_is_close_continues_and_reproduces, 2},
         {"13.4", test_device_api_estimate_is_close_independent_and_reproducible, 1},
     };

@@ -363,6 +363,26 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
                        "when blocks_per_sm x block is strictly larger than the best so far";
     OccChoice bare; /* the choice with no per-thread shared memory (trial 8, a037) */
     best_block_size_cpu(k, 0, limit, d, &bare);
+    /* a search that started below the largest block allowed (trial 9: 256 as the cap when no
+       block_limit is given): the caps lo .. hi whose search picks exactly what was got */
+    int allowed = limit > 0 && limit < d->max_threads_per_block ? limit : d->max_threads_per_block, cap_lo = 0, cap_hi = 0;
+    if (got.block > 0 && got.block < want.block)
+        for (int cap = got.block; cap < allowed; cap++) {
+            OccChoice c2;
+            best_block_size_cpu(k, per_thread, cap, d, &c2);
+            if (c2.block != got.block) break; /* a larger cap picks another block */
+            if (c2.blocks_per_sm == got.blocks_per_sm && c2.min_grid == got.min_grid) {
+                if (!cap_lo) cap_lo = cap;
+                cap_hi = cap;
+            }
+        }
+    char capped[500];
+    if (cap_lo)
+        snprintf(capped, sizeof capped,
+                 "block %%d is the best block of at most N threads for any N from %d to %d, block %%d the best up to the limit, %d: "
+                 "was the search capped at a size of your own? The largest block to try is block_limit when "
+                 "0 < block_limit < d->max_threads_per_block, else the device's d->max_threads_per_block",
+                 cap_lo, cap_hi, allowed);
     if (per_thread && got.block == bare.block && got.blocks_per_sm == bare.blocks_per_sm && got.block != want.block) {
         hint = "block and blocks_per_sm are the choice for a kernel without per-thread shared memory: each candidate block b needs "
                "k->dynamic_smem + smem_per_thread x b bytes of dynamic shared memory";
@@ -383,7 +403,12 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
             }
         }
         int tie = got.block == smallest_tie, pow2 = got.block == largest_pow2;
-        if (tie && pow2)
+        if (cap_lo && !tie && pow2)
+            hint = "block %d is the best power of two, block %d the best multiple of warp_size: were only powers of two tried? Every "
+                   "multiple of warp_size up to the limit is a candidate. (A search that began below the largest block allowed, "
+                   "block_limit else d->max_threads_per_block, picks it too.)";
+        else if (cap_lo && !tie) hint = capped;
+        else if (tie && pow2)
             hint = "block %d ties with block %d for the most resident threads, and is a power of two: either a tie went to the smaller "
                    "block (CUDA keeps the larger one: search from the largest down, replace only on strictly more), or only powers of "
                    "two were tried (every multiple of warp_size counts)";
@@ -507,6 +532,18 @@ static void check_heavy(size_t n, int block) {
                       "  likely mistake: the runtime's two outputs are swapped: the first is the minimum grid size, the second the block "
                       "size: cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)",
                       what, used, api, min_grid, api_blocks, dev.multiprocessors);
+        /* a block size limit of the student's (trial 9: 256, heavy_bounded_kernel's bound, as
+           blockSizeLimit): the runtime asked with that limit picks what was launched */
+        int capped_blocks = 0;
+        ck_assert_msg(!(used > 0 && used < api && probe_api_best_block(KERNEL_HEAVY, 0, used, &capped_blocks) == used),
+                      "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, "
+                      "and %d when its blockSizeLimit is %d\n"
+                      "  likely mistake: the block is the runtime's best of at most %d threads, not of all: either "
+                      "cudaOccupancyMaxPotentialBlockSize was given blockSizeLimit = %d (its last argument: 0 means no limit beyond the "
+                      "kernel's own, and heavy_kernel has no __launch_bounds__, so its largest block is the device's), or %d was picked "
+                      "without asking the runtime: with block = 0, ask the runtime, cudaOccupancyMaxPotentialBlockSize(&min_grid, "
+                      "&block, heavy_kernel, 0, 0)",
+                      what, used, api, used, used, used, used, used);
         ck_assert_msg(used == api,
                       "%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d\n"
                       "  likely mistake: with block = 0, ask the runtime (and report the block you launched in *used_block)",
@@ -928,6 +965,23 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   "  likely mistake: a stream argument left out or 0 -- give every copy and launch of batch k its stream s[k %% 2]: "
                   "cudaMemcpyAsync(..., s[b]) (a plain cudaMemcpy runs in stream 0 too) and kernel<<<grid, block, 0, s[b]>>>",
                   what, (unsigned long long)bs.legacy, (unsigned long long)(bs.legacy + bs.per_thread + bs.created));
+    /* Double buffering, graded as lesson 11 grades its pipeline (trial 9: one buffer and one stream
+       passed): with two batches or more, the work goes to two streams and overlaps in the modelled
+       timeline (the simulator; a GPU's observer does not tell the streams apart). */
+    if (bs.observed == 1 && batches >= 2 && bs.streams_used >= 0) {
+        ck_assert_msg(bs.streams_used >= 2,
+                      "%s: the values are right, but the copies and kernels of all %zu batches went to %d stream: each batch's copy in "
+                      "waits for the batch before it to be copied out, so no copy overlaps a kernel\n"
+                      "  likely mistake: one stream (and one buffer) for every batch: two buffers and two streams, batch k in buffer "
+                      "and stream k %% 2, so that batch k + 1's copy in runs while batch k computes",
+                      what, batches, bs.streams_used);
+        ck_assert_msg(bs.overlapped == 1,
+                      "%s: the copies and kernels of the %zu batches went to %d streams, but in the modelled timeline no work of one "
+                      "stream ran while another's did\n"
+                      "  likely mistake: a wait between batches (cudaStreamSynchronize or cudaDeviceSynchronize in the loop), or a "
+                      "synchronous call that waits for everything: queue all batches' copies and kernels, then wait once",
+                      what, batches, bs.streams_used);
+    }
 done:
     cudaFreeHost(h_in);
     cudaFreeHost(h_out);

@@ -331,6 +331,15 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                       "%s: chain_replay made %lld cudaGraphLaunch call(s) for times = %d\n  likely mistake: one graph launch per run of "
                       "the chain: the graph holds all %d steps",
                       what, r.replay_graph_launches, k->times, k->steps);
+    /* the graph launched into stream 0 (trial 9): the legacy default stream does not wait for work in
+       c->stream (non-blocking here), and cudaStreamSynchronize(c->stream) does not wait for it */
+    ck_assert_msg(r.replay_on_legacy != 1,
+                  "%s: chain_replay's graph ran in the legacy default stream (stream 0), not in c->stream\n"
+                  "  likely mistake: cudaGraphLaunch(c->exec, 0): the second argument is the stream to launch into, c->stream; in "
+                  "stream 0 the chain is ordered with nothing else of c->stream's, and cudaStreamSynchronize(c->stream) does not "
+                  "wait for it",
+                  what);
+    /* -1 (a GPU): CUPTI's observer does not tell a graph launch's stream; the other checks stand */
     ck_assert_msg(!r.pending_after_replay,
                   "%s: when chain_replay returned, c->stream still had work queued\n"
                   "  likely mistake: cudaGraphLaunch returns at once, like a kernel launch: cudaStreamSynchronize(c->stream) before "

@@ -18,6 +18,7 @@
  * Simplifications: the default streams cannot capture; kernel nodes made by capture report no
  * kernelParams (cudaGraphKernelNodeGetParams); one host thread. */
 #include "graphs_internal.h"
+#include "simcuda/timeline.h"
 
 #include <algorithm>
 #include <map>
@@ -738,6 +739,12 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t stream) {
     if (capturing(s)) {
         g_graph_launches--;
         return capture_work(s, "child graph", [work, deps, device, launch_no] { run_nodes(*work, *deps, device, launch_no); });
+    }
+    if (g_timeline_on) { /* one operation of the stream on the modelled timeline, as a kernel launch is */
+        tl_set_device(s->device);
+        bool per_thread = stream == cudaStreamPerThread;
+        int id = per_thread ? -1 : s->is_default ? 0 : s->id;
+        tl_device(SIM_TL_KERNEL, id, per_thread || s->is_default || !(s->flags & cudaStreamNonBlocking), 0, 0, false, nullptr, "cudaGraphLaunch");
     }
     OpInfo info;
     info.what = "cudaGraphLaunch (" + std::to_string(work->size()) + " nodes)";

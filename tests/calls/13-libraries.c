@@ -38,10 +38,18 @@ static int64_t b_curand_create(const RunnerCall *c) {
     return rc_reply_handle(c, g, st);
 }
 static int64_t b_curand_destroy(const RunnerCall *c) { return curandDestroyGenerator((curandGenerator_t)rc_ptr(c, 0)); }
+/* count uniforms from the generator into device memory: the numbers a student's call draws, for the
+   grader's exact count */
+static int64_t b_curand_uniforms(const RunnerCall *c) {
+    int64_t st = curandGenerateUniform((curandGenerator_t)rc_ptr(c, 0), (float *)rc_ptr(c, 1), (size_t)rc_u64(c, 2));
+    if (st == 0) st = cudaDeviceSynchronize();
+    return st;
+}
 
 #define RUNNER_EXTRA                                                                                                   \
     {"cusolver.Create", b_cusolver_create}, {"cusolver.Destroy", b_cusolver_destroy}, CUBLAS_BUILTINS,                         \
-        {"cublas.GetMathMode", b_cublas_get_math_mode}, {"curand.Create", b_curand_create}, {"curand.Destroy", b_curand_destroy},
+        {"cublas.GetMathMode", b_cublas_get_math_mode}, {"curand.Create", b_curand_create}, {"curand.Destroy", b_curand_destroy}, \
+        {"curand.Uniforms", b_curand_uniforms},
 
 #else
 #include "13-libraries.h"
@@ -72,5 +80,13 @@ int l13_cublas_set_math_mode(uint64_t handle, int mode) { return builtin_call("c
 int l13_cublas_get_math_mode(uint64_t handle) { return builtin_call("cublas.GetMathMode", handle, 1, 0); }
 uint64_t l13_curand_create(int type, unsigned long long seed, int *status) { return builtin_create("curand.Create", 2, (uint64_t)type, seed, status); }
 void l13_curand_destroy(uint64_t generator) { builtin_call("curand.Destroy", generator, 1, 0); }
+int l13_curand_uniforms(uint64_t generator, void *d_u, size_t count) {
+    JudgeCall c;
+    judge_begin(&c, "curand.Uniforms", 0);
+    judge_u64(&c, generator);
+    judge_ptr(&c, d_u);
+    judge_u64(&c, (uint64_t)count);
+    return (int)judge_finish(&c);
+}
 #endif
 #include "calls_table.h"

@@ -4,6 +4,7 @@
 #ifndef TESTS_CALLS_13_LIBRARIES_H
 #define TESTS_CALLS_13_LIBRARIES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /** A new cuSOLVER handle (status: cusolverDnCreate's). */
@@ -18,5 +19,7 @@ int l13_cublas_get_math_mode(uint64_t handle);
 /** A new cuRAND generator of `type`, seeded with `seed` (status: the first failing call's). */
 uint64_t l13_curand_create(int type, unsigned long long seed, int *status);
 void l13_curand_destroy(uint64_t generator);
+/** count uniforms from the generator into the device buffer d_u (curandGenerateUniform, then a synchronize). */
+int l13_curand_uniforms(uint64_t generator, void *d_u, size_t count);
 
 #endif

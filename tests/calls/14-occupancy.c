@@ -29,8 +29,10 @@
 #define HAND_CALLS(X)                                                                                                             \
     X(cudaError_t, process_batched, FIRST(memset(&g_batched_streams, 0, sizeof g_batched_streams)), DEV(const float *, h_in),    \
       DEV(float *, h_out), NUM(size_t, n), NUM(size_t, max_batch), INOUT(BatchStats *, st, sizeof *st, "st", NULL),              \
-      THEN(g_batched_streams.observed = c.out[0] == 1 ? 1 : c.out[0] == (uint64_t)-1 ? -1 : 0,                                   \
-           g_batched_streams.legacy = c.out[1], g_batched_streams.per_thread = c.out[2], g_batched_streams.created = c.out[3]))   \
+      THEN(g_batched_streams.observed = c.out[0] == (uint64_t)-1 ? -1 : (c.out[0] & 0xFF) == 1 ? 1 : 0,                                   \
+           g_batched_streams.legacy = c.out[1], g_batched_streams.per_thread = c.out[2], g_batched_streams.created = c.out[3],    \
+           g_batched_streams.streams_used = c.out[0] != (uint64_t)-1 && c.out[0] >> 32 ? (int)((c.out[0] >> 8) & 0xFF) : -1,                                \
+           g_batched_streams.overlapped = c.out[0] != (uint64_t)-1 && c.out[0] >> 32 ? (int)((c.out[0] >> 16) & 1) : -1))                                     \
     X(int, probe_attributes, GRADER, NUM(int, which), INOUT(ProbeAttributes *, out, sizeof *out, "out", NULL))                   \
     X(int, probe_api_blocks, GRADER, NUM(int, which), NUM(int, block), NUM(size_t, dynamic_smem))                                \
     X(int, probe_api_best_block, GRADER, NUM(int, which), NUM(size_t, smem_per_thread), NUM(int, block_limit),                   \
@@ -58,11 +60,23 @@ static void streams_from_timeline(uint64_t *out) {
     }
     simcuda_timeline_take(ops, n); /* (stopped: no more than n) */
     out[0] = 1;
+    /* out[0] also carries, above its low byte, what lesson 11 grades of a pipeline: how many created
+       streams had copies or kernels (bits 8-15, at most 255) and whether two of them overlapped in
+       the modelled timeline, work of one stream running while another's did (bit 16); bit 32 says
+       both were taken */
+    int used[256] = {0}, streams = 0, overlapped = 0;
     for (size_t i = 0; i < n; i++) {
         int k = ops[i].kind;
         if (k != SIM_TL_KERNEL && k != SIM_TL_H2D && k != SIM_TL_D2H && k != SIM_TL_D2D) continue;
         out[ops[i].stream == 0 ? 1 : ops[i].stream < 0 ? 2 : 3]++;
+        if (ops[i].stream > 0 && !used[ops[i].stream & 255]++ && streams < 255) streams++;
+        for (size_t j = 0; j < i && j < 4096 && !overlapped; j++) {
+            int kj = ops[j].kind;
+            if (kj != SIM_TL_KERNEL && kj != SIM_TL_H2D && kj != SIM_TL_D2H && kj != SIM_TL_D2D) continue;
+            overlapped = ops[j].stream != ops[i].stream && ops[i].start_us < ops[j].end_us && ops[j].start_us < ops[i].end_us;
+        }
     }
+    out[0] |= (uint64_t)streams << 8 | (uint64_t)overlapped << 16 | (uint64_t)1 << 32;
     free(ops);
 }
 #endif

@@ -43,6 +43,9 @@ typedef struct {
                            cudaMemcpy runs there too) */
     uint64_t per_thread; /* ... in the per-thread default stream */
     uint64_t created;   /* ... in streams the program created */
+    int streams_used;   /* how many created streams had copies or kernels (simulator; -1 on a GPU) */
+    int overlapped;     /* 1 when work of two streams ran at the same time in the modelled timeline
+                           (simulator; -1 on a GPU) */
 } BatchStreams;
 void probe_batched_streams(BatchStreams *out);
 

@@ -24,6 +24,9 @@
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
+#if ON_SIM
+#include <simcuda/timeline.h>
+#endif
 
 #include "runner.h"
 
@@ -142,7 +145,22 @@ static int64_t call_chain_probe(const RunnerCall *c) {
     if (rep->capture_err == cudaSuccess) {
         if (cfg->hold_ms > 0 && !ON_SIM) cudaLaunchHostFunc(ch.stream, runner_sleep_ms, (void *)(uintptr_t)cfg->hold_ms);
         long long k0 = launches_so_far(c), gl0 = graph_launches();
+#if ON_SIM
+        /* the timeline records each operation's stream: a graph launched into stream 0 shows there */
+        simcuda_timeline_start(NULL);
         rep->replay_err = chain_replay(&ch, cfg->times);
+        simcuda_timeline_stop();
+        size_t nops = simcuda_timeline_take(NULL, 0);
+        SimTimelineOp *ops = calloc(nops ? nops : 1, sizeof *ops);
+        rep->replay_on_legacy = ops ? 0 : -1;
+        if (ops) simcuda_timeline_take(ops, nops);
+        for (size_t i = 0; ops && i < nops; i++)
+            if (ops[i].stream == 0 && ops[i].kind == SIM_TL_KERNEL) rep->replay_on_legacy = 1;
+        free(ops);
+#else
+        rep->replay_on_legacy = -1; /* CUPTI's observer does not tell a graph launch's stream */
+        rep->replay_err = chain_replay(&ch, cfg->times);
+#endif
         rep->replay_launches = launches_so_far(c) - k0;
         long long gl1 = graph_launches();
         rep->replay_graph_launches = gl0 >= 0 && gl1 >= 0 ? gl1 - gl0 : -1;
