@@ -378,8 +378,9 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
                 return "every byte was counted once (the counts add up to n), but bins blockDim.x .. 255 are empty and their counts "
                        "sit in lower bins: the merge adds s_hist[b] to the wrong bin of d_hist -- atomicAdd(&hist[b], s_hist[b]), the "
                        "same b on both sides, not hist[threadIdx.x]";
-            return "every byte was counted once (the counts add up to n), but in the wrong bins: check the bin index where a byte is "
-                   "counted (s_hist[byte]) and in the merge (s_hist[b] added to hist[b], the same b)";
+            return "as many counts as bytes (the counts add up to n), but in the wrong bins: check which byte each thread reads (the "
+                   "chunks in16[c], the leftovers in[(n / 16) * 16 + t]), the bin it is counted in (s_hist[byte]) and the merge "
+                   "(s_hist[b] added to hist[b], the same b)";
         }
         return "every byte was counted once (the counts add up to n), but in the wrong bins: bin v counts the bytes equal to v, "
                "hist[in[i]]";
