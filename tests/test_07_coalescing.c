@@ -186,6 +186,28 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
            "the block (and the input index as a size_t: i * stride can pass 2^32)";
 }
 
+/* The simulator stopped copy_strided_kernel reading past the input. Only a thread with i >= n reads past
+   it with the right index (offset + i * stride < the input's length for every i < n): that is the missing
+   guard. A thread with i < n that does means the index is wrong, and the simulator's "guard the access"
+   (it sees a thread of the grid's last block) would point at the wrong line. */
+static size_t g_copy_n;
+static unsigned g_copy_block;
+static char g_copy_why[400];
+static const char *copy_crash_hint(const char *said) {
+    unsigned b[3], t[3];
+    const char *at = strstr(said, "out-of-bounds access in kernel 'copy_strided_kernel'"), *c = at ? strstr(at, "block (") : NULL;
+    if (!c || !strstr(at, "-byte read at") || sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6)
+        return NULL;
+    size_t i = (size_t)b[0] * g_copy_block + t[0];
+    if (i >= g_copy_n || i == 0) return NULL; /* (the grid's first thread: the simulator's own words say the index is wrong) */
+    snprintf(g_copy_why, sizeof g_copy_why,
+             "thread i = %zu, below n = %zu, read past the end of the input: the guard let the right thread through, the read index "
+             "is wrong. out[i] = in[offset + i * stride], with i = blockIdx.x * blockDim.x + threadIdx.x and the stride the "
+             "function's argument (not blockDim.x, nor n)",
+             i, g_copy_n);
+    return g_copy_why;
+}
+
 static void check_copy(size_t n, StrideCase sc, int schedules) {
     size_t in_n = sc.offset + (n - 1) * sc.stride + 1;
     float *h_in = grade_alloc(in_n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -202,8 +224,11 @@ static void check_copy(size_t n, StrideCase sc, int schedules) {
                  (unsigned long long)seed);
         grade_use_schedule(s);
         fill_device(d_out, (n + CANARY) * sizeof(float));
+        g_copy_n = n, g_copy_block = sc.block;
+        judge_set_crash_hint(copy_crash_hint);
         GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, n, sc.stride, sc.offset, sc.block), what);
         from_device(got, d_out, (n + CANARY) * sizeof(float));
+        judge_set_crash_hint(NULL);
         expect_canary(got, n, what, "a missing guard: threads with i >= n must not write (the last block is only partly inside)");
         normalise(got, norm, n);
         GradeCompare cmp = {.what = what, .n = n, .block = sc.block, .schedule = s};
