@@ -186,6 +186,28 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
            "the block (and the input index as a size_t: i * stride can pass 2^32)";
 }
 
+/* The simulator stopped copy_strided_kernel reading past the input. Only a thread with i >= n reads past
+   it with the right index (offset + i * stride < the input's length for every i < n): that is the missing
+   guard. A thread with i < n that does means the index is wrong, and the simulator's "guard the access"
+   (it sees a thread of the grid's last block) would point at the wrong line. */
+static size_t g_copy_n;
+static unsigned g_copy_block;
+static char g_copy_why[400];
+static const char *copy_crash_hint(const char *said) {
+    unsigned b[3], t[3];
+    const char *at = strstr(said, "out-of-bounds access in kernel 'copy_strided_kernel'"), *c = at ? strstr(at, "block (") : NULL;
+    if (!c || !strstr(at, "-byte read at") || sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6)
+        return NULL;
+    size_t i = (size_t)b[0] * g_copy_block + t[0];
+    if (i >= g_copy_n || i == 0) return NULL; /* (the grid's first thread: the simulator's own words say the index is wrong) */
+    snprintf(g_copy_why, sizeof g_copy_why,
+             "thread i = %zu, below n = %zu, read past the end of the input: the guard let the right thread through, the read index "
+             "is wrong. out[i] = in[offset + i * stride], with i = blockIdx.x * blockDim.x + threadIdx.x and the stride the "
+             "function's argument (not blockDim.x, nor n)",
+             i, g_copy_n);
+    return g_copy_why;
+}
+
 static void check_copy(size_t n, StrideCase sc, int schedules) {
     size_t in_n = sc.offset + (n - 1) * sc.stride + 1;
     float *h_in = grade_alloc(in_n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -202,8 +224,11 @@ static void check_copy(size_t n, StrideCase sc, int schedules) {
                  (unsigned long long)seed);
         grade_use_schedule(s);
         fill_device(d_out, (n + CANARY) * sizeof(float));
+        g_copy_n = n, g_copy_block = sc.block;
+        judge_set_crash_hint(copy_crash_hint);
         GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, n, sc.stride, sc.offset, sc.block), what);
         from_device(got, d_out, (n + CANARY) * sizeof(float));
+        judge_set_crash_hint(NULL);
         expect_canary(got, n, what, "a missing guard: threads with i >= n must not write (the last block is only partly inside)");
         normalise(got, norm, n);
         GradeCompare cmp = {.what = what, .n = n, .block = sc.block, .schedule = s};
@@ -362,6 +387,50 @@ static int grid_swapped(const float *out, int rows, int cols, unsigned base, int
     return unwritten > 0;
 }
 
+/* The simulator stopped a transpose that went past the end of the input or the output. A missing
+   guard is only one cause: its access is still in[R * cols + C] (or out[R * rows + C]) for a row R and
+   column C that the faulting thread moves -- just one outside the matrix. When no such R, C of the
+   thread gives the element it touched, the index formula itself is wrong (a row length, or x and y
+   swapped), and the simulator's "guard the access" would send the student to the wrong line
+   (trial 9: x and y swapped in the load). Tiles of 32 or 64 (the padded reference), rows j step 8. */
+static int g_tr_rows, g_tr_cols;
+static char g_tr_hint[700];
+static int thread_reaches(unsigned bx, unsigned by, unsigned tx, unsigned ty, int load, size_t k) {
+    size_t len = load ? (size_t)g_tr_cols : (size_t)g_tr_rows;
+    for (unsigned tt = 32; tt <= 64; tt += 32)
+        for (unsigned j = 0; j < tt; j += BLOCK_ROWS)
+            for (unsigned h = 0; h < tt; h += TILE_DIM) {
+                /* load: input row by * tt + ty + j, column bx * tt + tx + h; store: output row bx * tt + ty + j, column by * tt + tx + h */
+                size_t row = (size_t)(load ? by : bx) * tt + ty + j, col = (size_t)(load ? bx : by) * tt + tx + h;
+                if (row * len + col == k) return 1;
+            }
+    return 0;
+}
+static const char *transpose_crash_hint(const char *said) {
+    const char *at = strstr(said, "out-of-bounds access in kernel 'transpose_");
+    unsigned b[3], t[3];
+    size_t past = 0, bytes = 0;
+    const char *c = at ? strstr(at, "block (") : NULL, *p = at ? strstr(at, " bytes past the end of a ") : NULL;
+    if (!c || !p || sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6) return NULL;
+    while (p > said && p[-1] >= '0' && p[-1] <= '9') p--;
+    if (sscanf(p, "%zu bytes past the end of a %zu-byte buffer", &past, &bytes) != 2) return NULL;
+    size_t n = (size_t)g_tr_rows * g_tr_cols, k = (bytes + past) / sizeof(float);
+    int load = strstr(at, "-byte read at") != NULL;
+    if (!strstr(at, "-byte read at") && !strstr(at, "-byte write at")) return NULL;
+    if (bytes != n * sizeof(float) && bytes != (n + CANARY) * sizeof(float)) return NULL; /* not the matrix: the simulator's words */
+    if (thread_reaches(b[0], b[1], t[0], t[1], load, k)) return NULL; /* a right formula past the edge: the guard */
+    snprintf(g_tr_hint, sizeof g_tr_hint,
+             "the index formula is wrong, not (only) the guard: block (%u, %u), thread (%u, %u) %s element %zu of the %s, which is "
+             "%s[row %zu, col %zu] with rows of %d -- not an element that thread moves. %s",
+             b[0], b[1], t[0], t[1], load ? "read" : "wrote", k, load ? "input" : "output", load ? "in" : "out",
+             k / (size_t)(load ? g_tr_cols : g_tr_rows), k % (size_t)(load ? g_tr_cols : g_tr_rows), load ? g_tr_cols : g_tr_rows,
+             load ? "The load reads in[(row0 + threadIdx.y + j) * cols + col0 + threadIdx.x]: the row from y, the column from x, rows "
+                    "of cols floats"
+                  : "The store writes out[(blockIdx.x * tile + threadIdx.y + j) * rows + blockIdx.y * tile + threadIdx.x]: the "
+                    "output is cols x rows, rows of rows floats");
+    return g_tr_hint;
+}
+
 /* The transpose being graded (check_transpose sets it), for the probe below. */
 static TransposeFn g_transpose_fn;
 
@@ -379,7 +448,10 @@ static int transpose_probe_kind(void) {
     grade_to_device(d_in, h, n * sizeof(float));
     fill_device(d_out, n * sizeof(float));
     grade_use_schedule(0);
+    g_tr_rows = rows, g_tr_cols = cols;
+    judge_set_crash_hint(transpose_crash_hint);
     int ran = g_transpose_fn(d_in, d_out, rows, cols) == cudaSuccess && cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    judge_set_crash_hint(NULL);
     cudaFree(d_in);
     cudaFree(d_out);
     size_t bad = 0, copied = 0, inner = 0;
@@ -524,10 +596,12 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  unwritten ? " (and the tiles that would land outside the output are lost)" : "");
     } else if (rows != cols && (grid_swapped(out, rows, cols, base, TILE_DIM) || grid_swapped(out, rows, cols, base, 2 * TILE_DIM))) {
         snprintf(msg, 2048,
-                 "the grid is sized for the output's shape: every element the launched blocks move is right, but the others were "
-                 "never written (the first at out row %zu, col %zu): the blocks that would move them were not launched. Block (x, y) "
-                 "moves the tile at input column x, input row y, so the grid needs ceil(cols / tile) blocks in x and "
-                 "ceil(rows / tile) in y -- tile_grid(rows, cols), not tile_grid(cols, rows)",
+                 "the blocks cover the output's shape, not the input's: every element they move is right, but the others were "
+                 "never written (the first at out row %zu, col %zu). Block (x, y) must move the tile at input column x, input row y: "
+                 "either the grid is sized for the output (it needs ceil(cols / tile) blocks in x and ceil(rows / tile) in y -- "
+                 "tile_grid(rows, cols), not tile_grid(cols, rows)), or the kernel takes the tile's first input column from "
+                 "blockIdx.y and its first row from blockIdx.x (col0 = blockIdx.x * tile, row0 = blockIdx.y * tile); the output "
+                 "cannot tell these two apart",
                  first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
     } else if (unwritten && misplaced) {
         /* the same write-phase slip where the order of the threads does not show it (one schedule) */
@@ -575,8 +649,11 @@ static void check_transpose(const Transpose *t, Shape sh, int schedules) {
         float *out = outs + (size_t)r * stride;
         grade_use_schedule(s);
         fill_device(d_out, stride * sizeof(float));
+        g_tr_rows = sh.rows, g_tr_cols = sh.cols;
+        judge_set_crash_hint(transpose_crash_hint);
         GRADE_EXPECT_CUDA_OK(t->fn(d_in, d_out, sh.rows, sh.cols), what);
         from_device(out, d_out, stride * sizeof(float));
+        judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
         expect_canary(out, n, what,
                       "a missing guard on the store: an element of the output exists only where row < cols and col < rows (the output "
                       "is cols x rows); the last tiles are only partly inside");

@@ -570,6 +570,18 @@ static void expect_image(const Image *im, const Spec *s, const char *what, unsig
 static void fetch_result(Image *im, const char *what) {
     cudaError_t e = cudaMemcpy(im->h_got, im->d_out, (im->n + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
     GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
+    /* A missing guard stores past the end from threads outside the image, and every pixel inside is still
+       written; pixels inside left unwritten as well mean the store's index is wrong (trial 9: out[y * height + x]
+       was told "a missing bounds guard") */
+    size_t unwritten = 0;
+    for (size_t i = 0; i < im->n; i++) unwritten += bits_of(im->h_got[i]) == GRADE_DEVICE_GARBAGE_BITS;
+    for (size_t i = im->n; i < im->n + CANARY && unwritten; i++)
+        ck_assert_msg(bits_of(im->h_got[i]) == GRADE_DEVICE_GARBAGE_BITS,
+                      "%s (GRADE_SEED=%llu): wrote float %zu, past the end of the %zu-float output, and left %zu pixels inside the "
+                      "image unwritten\n  likely mistake: the output index is wrong, not (only) the guard: pixel (x, y) goes to "
+                      "out[y * width + x] -- rows are width floats apart; with a wrong row length some stores land past the end and "
+                      "some pixels are never written",
+                      what, (unsigned long long)grade_seed(), i, im->n, unwritten);
     for (size_t i = im->n; i < im->n + CANARY; i++)
         ck_assert_msg(bits_of(im->h_got[i]) == GRADE_DEVICE_GARBAGE_BITS,
                       "%s (GRADE_SEED=%llu): wrote float %zu, past the end of the %zu-float output\n"
@@ -612,8 +624,56 @@ static double tolerance(const float *f, int count, const float *g, int gcount) {
    d_tmp): a thread outside the image reads nothing (it returns, or its coordinates are clamped
    too), so the read's coordinate was not clamped into the image. */
 static char g_past_image[64]; /* "past the end of a <image bytes>-byte buffer", set by check_tile */
+/* The call being graded, for the crash hint (set by check_tile): kind, image, filter radius, block. */
+static struct {
+    Kind kind;
+    int w, h, r;
+    unsigned bx, by;
+} g_call;
+static char g_crash_why[600];
+
+/* A thread of a one-pixel-per-thread kernel (not 08.3's tiles, whose threads load several slots) that
+   went past the end of the image or the output: which pixel was it, and could a window (or store)
+   of that pixel have touched element k with rows of width floats? Trial 9: a read with the wrong row
+   length was told "a coordinate was not clamped", a store with the wrong row length "guard the access". */
+static int crash_pixel(const char *said, int *x, int *y, size_t *k) {
+    unsigned b[3], t[3];
+    size_t past = 0, bytes = 0;
+    const char *c = strstr(said, "block ("), *p = strstr(said, " bytes past the end of a ");
+    if (g_call.kind == K_TILED || g_call.kind == K_SEPARABLE || !c || !p) return 0;
+    if (sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6) return 0;
+    while (p > said && p[-1] >= '0' && p[-1] <= '9') p--;
+    if (sscanf(p, "%zu bytes past the end of a %zu-byte buffer", &past, &bytes) != 2) return 0;
+    *x = (int)(b[0] * g_call.bx + t[0]), *y = (int)(b[1] * g_call.by + t[1]), *k = (bytes + past) / sizeof(float);
+    return 1;
+}
+static int window_reaches(int x, int y, size_t k) {
+    int r = g_call.r + 1, w = g_call.w; /* one more each way: a clamp that lets n (or -1) through */
+    for (int yy = y - r; yy <= y + r; yy++)
+        for (int xx = x - r; xx <= x + r; xx++)
+            if ((long long)yy * w + xx == (long long)k) return 1;
+    return 0;
+}
 static const char *clamp_crash_hint(const char *said) {
+    int x, y;
+    size_t k;
+    if (strstr(said, "out-of-bounds access in kernel 'conv") && strstr(said, "-byte write at") && crash_pixel(said, &x, &y, &k) &&
+        x < g_call.w && y < g_call.h) {
+        snprintf(g_crash_why, sizeof g_crash_why,
+                 "the output index is wrong, not the guard: the thread of pixel (%d, %d), inside the %d x %d image, stored to float "
+                 "%zu, past the output's end. Pixel (x, y) goes to out[y * width + x]: rows are width floats apart",
+                 x, y, g_call.w, g_call.h, k);
+        return g_crash_why;
+    }
     if (!strstr(said, "out-of-bounds access in kernel 'conv") || !strstr(said, "-byte read at") || !strstr(said, g_past_image)) return NULL;
+    if (crash_pixel(said, &x, &y, &k) && x < g_call.w && y < g_call.h && !window_reaches(x, y, k)) {
+        snprintf(g_crash_why, sizeof g_crash_why,
+                 "a read index is wrong, not (only) a clamp: the thread of pixel (%d, %d) read float %zu (row %zu, col %zu with rows "
+                 "of width = %d), which no window of that pixel reaches, clamped or not. Pixel (X, Y) is in[Y * width + X]: rows are "
+                 "width floats apart (not height), X from x and Y from y",
+                 x, y, k, k / (size_t)g_call.w, k % (size_t)g_call.w, g_call.w);
+        return g_crash_why;
+    }
     return "a read went past the end of the image: a coordinate of the window was not clamped into the image. clamp_to(v, n) "
            "must give n - 1 for every v >= n (the test is v >= n, not v > n), and every coordinate the window reads (x + r - fx, "
            "y + r - fy, and the halo's in the tiled loads) must go through it -- the kernel's bounds check is not the problem: a "
@@ -661,6 +721,7 @@ static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nsc
                          kind == K_DIRECT || kind == K_CONST ? "filter" : "taps", fw);
             cudaError_t e;
             snprintf(g_past_image, sizeof g_past_image, "past the end of a %zu-byte buffer", im.n * sizeof(float));
+            g_call.kind = kind, g_call.w = w, g_call.h = h, g_call.r = fw / 2, g_call.bx = bx, g_call.by = by;
             judge_set_crash_hint(clamp_crash_hint);
             switch (kind) {
             case K_DIRECT: e = conv2d_gpu(im.d_in, im.d_out, w, h, im.d_filter, fw, bx, by); break;

@@ -105,6 +105,8 @@ static int missing_barrier_probe(void) {
     return 0;
 }
 
+static int merge_probe(unsigned *got, unsigned *want);
+
 /* 09.2's lost counts, with the missing barrier named when the probe tells which. */
 static const char *shared_lost_hint(void) {
     int which = missing_barrier_probe();
@@ -116,31 +118,70 @@ static const char *shared_lost_hint(void) {
         return "counts were lost: the barrier between counting and merging is missing -- a thread added its bins to d_hist before "
                "the other threads had finished counting into them (the grader saw it with one block whose threads each count into "
                "the previous thread's bin): __syncthreads() after the counting, before the merge loop";
+    unsigned pgot[HIST_BINS], pwant[HIST_BINS];
+    if (merge_probe(pgot, pwant) == 1) {
+        int under = 1;
+        for (int b = 0; b < HIST_BINS; b++) under &= pgot[b] <= pwant[b];
+        if (under)
+            return "counts were lost, but only with several blocks: run again on 3072 bytes, one block of 64 threads gave the right "
+                   "histogram and three blocks lost counts. So each block counts right but does not add all of its 256 bins to "
+                   "d_hist: the merge loop belongs to the block, for (b = threadIdx.x; b < HIST_BINS; b += blockDim.x) -- not "
+                   "starting at the grid's index blockIdx.x * blockDim.x + threadIdx.x, nor stepping by the grid's size";
+    }
     return "counts were lost: a barrier is missing, or an update is not atomic -- __syncthreads() after zeroing s_hist (else a "
            "late zero wipes out counts already made) and again before the merge (else a thread adds a bin to d_hist before the "
            "others have finished counting into it); and atomicAdd, not +=, both into s_hist and into d_hist";
 }
 
-/* 09.2 with one merge per thread, bin threadIdx.x, instead of a loop over the bins (trial 7, a56):
-   with fewer than 256 threads per block, bins blockDim.x .. 255 stay 0. The first run that shows it
-   is often one where the missing bytes are also the leftovers (n = 1, the byte 0xA7), so a second
-   run tells: one block of 64 threads on 1024 bytes (no leftovers) holding every value 4 times. 1
-   when only bins 0 .. 63 came out (right), 0 otherwise. */
-static int unmerged_bins_probe(void) {
-    enum { T = 64, N = T * 16 };
+/* 09.2's merge, run again without leftover bytes: one block of 64 threads, then three (3072 bytes,
+   every value 12 times, spread over the chunks). Merges that skip bins (one per thread, bin
+   threadIdx.x: trial 7, a56; a loop stepping by the grid's size or starting at the grid's index:
+   trial 9) often first show on one byte (0xA7), where they look like an uncounted leftover; a second
+   run without leftovers tells. got[] gets the three blocks' histogram. Returns 1 when one block gives
+   the right histogram and three do not, 2 when both are wrong, 0 when both are right (or the calls
+   failed). */
+static int merge_probe(unsigned *got, unsigned *want) {
+    enum { T = 64, G = 3, N = T * 16 * G };
     unsigned char in[N];
-    for (int i = 0; i < N; i++) in[i] = (unsigned char)(i * 37 + 11); /* every value 4 times, spread over the chunks */
+    for (int i = 0; i < N; i++) in[i] = (unsigned char)(i * 37 + 11);
     unsigned char *d_in = grade_device_alloc(N);
     unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned));
-    unsigned got[HIST_BINS], want[HIST_BINS];
+    unsigned one[HIST_BINS], want1[HIST_BINS];
     histogram_cpu(in, N, want);
+    histogram_cpu(in, T * 16, want1);
     grade_to_device(d_in, in, N);
-    int match = histogram_shared_gpu(d_in, N, d_hist, T, 1) == cudaSuccess &&
-                cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
-    for (int b = 0; b < HIST_BINS && match; b++) match = got[b] == (b < T ? want[b] : 0u);
+    grade_use_schedule(0);
+    int ran = histogram_shared_gpu(d_in, T * 16, d_hist, T, 1) == cudaSuccess &&
+              cudaMemcpy(one, d_hist, sizeof one, cudaMemcpyDeviceToHost) == cudaSuccess &&
+              histogram_shared_gpu(d_in, N, d_hist, T, G) == cudaSuccess &&
+              cudaMemcpy(got, d_hist, HIST_BINS * sizeof(unsigned), cudaMemcpyDeviceToHost) == cudaSuccess;
     cudaFree(d_in);
     cudaFree(d_hist);
-    return match;
+    if (!ran || same_hist(got, want)) return 0;
+    return same_hist(one, want1) ? 1 : 2;
+}
+
+/* 1 when every bin is either exact or 0, and some bin with counts is 0: bins nobody merged (with
+   allow_empty 0, some bin must have counts too: a kernel that counts nothing merges no bins). The
+   bins left out, as ranges ("64 .. 191"), into buf. */
+static int bins_left_out(const unsigned *got, const unsigned *want, int allow_empty, char *buf, size_t cap) {
+    int missing = 0, counted = 0;
+    for (int b = 0; b < HIST_BINS; b++) {
+        if (got[b] != want[b] && got[b] != 0) return 0;
+        missing += got[b] != want[b];
+        counted |= got[b] != 0;
+    }
+    if (!counted && !allow_empty) return 0; /* nothing at all: not a merge that skipped some bins (the probe must show some) */
+    buf[0] = 0;
+    size_t len = 0;
+    for (int b = 0; b < HIST_BINS; b++) {
+        if (got[b] == want[b]) continue;
+        int e = b;
+        while (e + 1 < HIST_BINS && got[e + 1] != want[e + 1]) e++;
+        if (len < cap) len += (size_t)snprintf(buf + len, cap - len, e > b ? "%s%d .. %d" : "%s%d", len ? ", " : "", b, e);
+        b = e;
+    }
+    return missing > 0;
 }
 
 /* 09.2 with one 32-bit word of each 16-byte chunk counted twice and another never (count_word(v.y)
@@ -188,23 +229,20 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
                  first_wrong * 4 == HIST_BINS ? " (HIST_BINS bytes: the count of bins, not of bytes)" : "");
         return buf;
     }
-    if (r->ex == 2 && r->block < HIST_BINS) {
-        /* bins blockDim.x .. 255 all 0, the others right: bins nobody merged (one merge per thread) */
-        int pattern = 0;
-        for (int b = 0; b < HIST_BINS; b++) {
-            if (b < (int)r->block ? got[b] != want[b] : got[b] != 0) {
-                pattern = -1;
-                break;
-            }
-            if (b >= (int)r->block && want[b]) pattern = 1;
-        }
-        if (pattern == 1 && unmerged_bins_probe()) {
+    if (r->ex == 2) {
+        /* every bin exact or 0: bins nobody merged -- or, on a few bytes, the leftovers not counted; the probe tells */
+        char skipped[128], probe_skipped[128];
+        unsigned pgot[HIST_BINS], pwant[HIST_BINS];
+        if (bins_left_out(got, want, 1, skipped, sizeof skipped) && merge_probe(pgot, pwant) &&
+            bins_left_out(pgot, pwant, 0, probe_skipped, sizeof probe_skipped)) {
+            int low_only = 1;
+            for (int b = 0; b < HIST_BINS; b++) low_only &= b < 64 ? pgot[b] == pwant[b] : pgot[b] == 0;
             snprintf(buf, cap,
-                     "bins %u to 255 are 0 and bins 0 to %u are right: with %u threads per block, only bins 0 .. blockDim.x - 1 were "
-                     "merged into d_hist (the grader ran it again with one block of 64 threads on 1024 bytes, no leftovers: only bins "
-                     "0 .. 63 came out). A block may have fewer threads than the 256 bins: merge in a loop, for (b = threadIdx.x; "
-                     "b < HIST_BINS; b += blockDim.x)",
-                     r->block, r->block - 1, r->block);
+                     "bins %s came out 0 and every other bin is exact: those bins were never merged into d_hist (run again without "
+                     "leftover bytes, blocks of 64 threads, grid 3: bins %s were 0%s). Every block must add each of its 256 bins to "
+                     "d_hist, whatever its size: for (b = threadIdx.x; b < HIST_BINS; b += blockDim.x) -- starting at threadIdx.x "
+                     "and stepping by blockDim.x, not by the grid's size",
+                     skipped, probe_skipped, low_only ? ": only bins 0 .. blockDim.x - 1 were merged into d_hist" : "");
             return buf;
         }
     }
@@ -231,6 +269,20 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
                "on every call";
     /* more counts than bytes in all: something added to bins that should have started at zero (a
        right total with some bins over is bytes counted into the wrong bins: the last return) */
+    /* more counts than bytes, but no bin more than n over: bytes counted twice (chunks taken by two blocks), not
+       the garbage of a shared histogram left unzeroed (the simulator's poison, or a stale count, is far larger) */
+    unsigned max_excess = 0;
+    for (int b = 0; b < HIST_BINS; b++)
+        if (got[b] > want[b] && got[b] - want[b] > max_excess) max_excess = got[b] - want[b];
+    if (r->ex == 2 && !same_offset && over && sum > r->n && max_excess <= r->n) {
+        snprintf(buf, cap,
+                 "%llu counts for %zu bytes, no bin more than %u over: some bytes were counted more than once, not garbage left in "
+                 "the bins. Each 16-byte chunk belongs to one thread of the whole grid: c = t; c < n / 16; c += gridDim.x * "
+                 "blockDim.x, with t = blockIdx.x * blockDim.x + threadIdx.x (a loop that starts at threadIdx.x or steps by "
+                 "blockDim.x has every block count the same chunks)",
+                 sum, r->n, max_excess);
+        return buf;
+    }
     if (r->ex == 2 && (same_offset || (over && sum > r->n)))
         return "some bins have more counts than there are such bytes: the shared histogram was not all zero when counting began -- "
                "zero every one of the 256 bins (a loop b = threadIdx.x; b < HIST_BINS; b += blockDim.x, since a block may have fewer "
@@ -330,6 +382,21 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
                 }
             }
         }
+    }
+    if (sum == r->n) {
+        if (r->ex == 2) {
+            /* all counts in bins below blockDim.x although there are bytes above it: merged into hist[threadIdx.x] */
+            int low = r->block < HIST_BINS, high_want = 0;
+            for (int b = (int)r->block; b < HIST_BINS && low; b++) low = got[b] == 0, high_want |= want[b] != 0;
+            if (low && high_want)
+                return "every byte was counted once (the counts add up to n), but bins blockDim.x .. 255 are empty and their counts "
+                       "sit in lower bins: the merge adds s_hist[b] to the wrong bin of d_hist -- atomicAdd(&hist[b], s_hist[b]), the "
+                       "same b on both sides, not hist[threadIdx.x]";
+            return "as many counts as bytes (the counts add up to n), but in the wrong bins: check which byte each thread reads (the "
+                   "chunks in16[c], the leftovers in[(n / 16) * 16 + t]), the bin it is counted in (s_hist[byte]) and the merge "
+                   "(s_hist[b] added to hist[b], the same b)";
+        }
+        /* 09.1: the generic text below says it (bin v counts the bytes equal to v, hist[in[i]]) */
     }
     return "the bins hold wrong counts: bin v counts the bytes equal to v (hist[in[i]]), each byte once";
 }
@@ -586,6 +653,47 @@ static int cas_arguments_swapped(void) {
     return names_identifier(args[1], "val") && !names_identifier(args[2], "val");
 }
 
+/* atomic_max_float's source (empty when not at hand). */
+static const char *max_source(void) {
+    static char body[8192];
+    static int done;
+    if (!done) {
+        done = 1;
+        if (grade_source_function("histogram.cu", "atomic_max_float", body, sizeof body) != 1) body[0] = 0;
+    }
+    return body;
+}
+
+/* 1 when the source leaves its CAS loop on a failed CAS: a `break` whose `if` tests with != (old !=
+   assumed), and no ==. */
+static int breaks_on_failure(const char *body) {
+    for (const char *b = strstr(body, "break"); b; b = strstr(b + 1, "break")) {
+        const char *f = NULL;
+        for (const char *q = strstr(body, "if"); q && q < b; q = strstr(q + 1, "if"))
+            if ((q == body || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) && !(isalnum((unsigned char)q[2]) || q[2] == '_')) f = q;
+        if (!f) continue;
+        char cond[256];
+        size_t k = (size_t)(b - f) < sizeof cond - 1 ? (size_t)(b - f) : sizeof cond - 1;
+        memcpy(cond, f, k);
+        cond[k] = 0;
+        if (strstr(cond, "!=") && !strstr(cond, "==") && !strchr(cond, ';')) return 1;
+    }
+    return 0;
+}
+
+/* 1 when got's bits are an input value converted to an integer by value ((unsigned)val: 59.0 -> 59),
+   where its bits (__float_as_uint) were meant. */
+static int converted_by_value(const float *v, size_t n, float got) {
+    uint32_t g;
+    memcpy(&g, &got, 4);
+    for (size_t i = 0; i < n; i++) {
+        if (!(v[i] > -4e9f && v[i] < 4e9f)) continue;
+        long long k = (long long)v[i];
+        if (g == (uint32_t)k || (k < 0 && g == 0)) return 1;
+    }
+    return 0;
+}
+
 static const char *max_hint(const float *v, size_t n, float got, float want, unsigned block) {
     if (n == 0 && isnan(got))
         return "with n = 0 the maximum is -infinity, but *d_max kept its garbage (0xFFFFFFFF, a NaN): set it to -infinity "
@@ -610,9 +718,29 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
                "(its bits), not with val's own bits (float_greater(val, val) is false at once), loop while val is greater "
                "(float_greater(val, old)), and call atomicCAS(word, assumed, __float_as_uint(val)), the bits read as the second "
                "argument and the new bits as the third";
-    if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0)))
+    if (n && converted_by_value(v, n, got) && !converted_by_value(v, n, want))
+        return "*d_max holds an input converted to an integer by value (59.7 became 59, and those bits read as a float are a "
+               "tiny number): (unsigned)val or (int)val converts the number; the CAS needs the float's bits unchanged -- "
+               "__float_as_uint(val), and __uint_as_float(old) to read them back";
+    if (max_source()[0] && names_identifier(max_source(), "atomicExch") && !names_identifier(max_source(), "atomicCAS"))
+        return "atomicExch stores val whatever the address holds: when another thread put a larger value there after you read it, "
+               "your exchange overwrites it with a smaller one. Use atomicCAS(word, assumed, __float_as_uint(val)), which stores "
+               "only while the word still holds the bits you compared val with, and retry with the bits it returns";
+    if (float_greater_cpu(want, got) && max_source()[0] && names_identifier(max_source(), "atomicCAS") && breaks_on_failure(max_source()))
+        return "an update was lost: the CAS loop leaves when the CAS failed (old != assumed: another thread wrote first, and "
+               "nothing of yours went in) and goes round again when it succeeded. Break when old == assumed (ours went in); "
+               "otherwise retry against the bits atomicCAS returned while val is still greater";
+    if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0))) {
+        /* atomicMax on the bits gives that; so does a CAS loop whose comparison is on the bits, or starts from 0 (never
+           below a negative value): the source tells which (trial 9: two CAS loops were told "atomicMax on the bits") */
+        if (max_source()[0] && !names_identifier(max_source(), "atomicMax"))
+            return "negative values never went in (the result is what comparing the bits as integers, or starting from 0, gives): "
+                   "the CAS loop must compare val as a float with the value now at the address -- start from old = *word (the "
+                   "bits of the -infinity stored before the kernel, not 0), loop while float_greater(val, __uint_as_float(old)), "
+                   "not while the bits compare greater as integers";
         return "the floats were compared as integers (atomicMax on their bits): that works for positive floats only; negative "
                "floats have the sign bit set and order backwards -- compare them as floats in a CAS loop";
+    }
     if (n > 1 && same_float(got, v[0]) && float_greater_cpu(want, got))
         return "the result is in[0], thread 0's value alone: either each thread updated a slot of its own (out[i] instead of *out? "
                "every thread must take the maximum into the one *out), or an update was lost: atomicCAS returns the bits it found; "

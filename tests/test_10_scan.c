@@ -289,6 +289,52 @@ static int lane0_or_inclusive_probe(unsigned block) {
    was taken for the start of tile 1). */
 static unsigned g_tickets;
 
+/* 10.2: 1 when every tile of `block` elements is off by one amount throughout (its own scan right, its
+   offset wrong), some tile wrong. */
+static int tiles_off_by(const void *got, const void *want, size_t n, unsigned block) {
+    int off = 0;
+    for (size_t t = 0; t < n; t += block) {
+        size_t end = n - t < block ? n - t : block;
+        unsigned d0 = u32(got, t) - u32(want, t);
+        off |= d0 != 0;
+        for (size_t i = t; i < t + end; i++)
+            if (u32(got, i) - u32(want, i) != d0) return 0;
+    }
+    return off;
+}
+
+/* 10.2: 1 when the offset an element got (got minus its tile's own scan) follows its place in the
+   tile, not the tile: element k of every tile got the same offset, and the offsets differ inside a
+   tile (offsets indexed by the thread). */
+static int offsets_follow_thread(const void *got, const unsigned *in, size_t n, unsigned block, int exclusive) {
+    int varies = 0;
+    if (n < 2 * (size_t)block) return 0;
+    unsigned *local = grade_alloc(n * sizeof(unsigned));
+    for (size_t t = 0; t < n; t += block) scan_uint_cpu(in + t, local + t, n - t < block ? n - t : block, exclusive);
+    for (size_t i = 0; i + block < n && varies >= 0; i++) {
+        unsigned x = u32(got, i) - local[i], t0 = (unsigned)(i / block * block);
+        if (x != u32(got, i + block) - local[i + block]) varies = -1;
+        else varies |= x != u32(got, t0) - local[t0];
+    }
+    free(local);
+    return varies > 0;
+}
+
+/* 10.1's warp kernel: 1 when the first warp of every tile is right and every warp is off by one amount
+   throughout (the warp scans right, the totals of the warps before them wrong), some warp wrong. */
+static int warp_offsets_only(const void *got, const void *want, size_t n, unsigned block) {
+    int off = 0;
+    for (size_t w = 0; w < n; w += 32) {
+        size_t end = n - w < 32 ? n - w : 32;
+        unsigned d0 = u32(got, w) - u32(want, w);
+        if (w % block == 0 && d0) return 0;
+        off |= d0 != 0;
+        for (size_t i = w; i < w + end; i++)
+            if (u32(got, i) - u32(want, i) != d0) return 0;
+    }
+    return off;
+}
+
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
     if (r->order_dependent) {
@@ -372,6 +418,14 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                   "work) writes the next level's block sums at work[0], over this level's, which it is still scanning (wrong from "
                   "three levels on, more than block x block elements). Each level keeps its sums: the recursion gets the workspace "
                   "after them, work + blocks";
+        } else if (first >= r->block && n <= (size_t)r->block * r->block && tiles_off_by(got, r->want, n, r->block)) {
+            why = "tile 0 is right and every later tile is off by one amount for the whole tile: each tile's own scan is right, its "
+                  "offset is wrong. sums[blockIdx.x] must be the tile's total (the block scan's total: not one thread's own value), "
+                  "written once per tile; the sums scanned exclusive; and offsets[blockIdx.x] added to every element of tile b";
+        } else if (offsets_follow_thread(got, in, n, r->block, r->exclusive)) {
+            why = "the offset each element got follows its place in the tile, not the tile: element k of every tile is off by the "
+                  "same amount, and the elements of one tile got different offsets. Every element of tile b adds the same value, "
+                  "offsets[blockIdx.x] (the tile's index, not the thread's)";
         } else if (n > (size_t)r->block * r->block && first >= (size_t)r->block * r->block) {
             snprintf(buf, cap,
                      "right up to element %zu = block * block, wrong from there: there are %zu block sums, more than one block of %u "
@@ -396,6 +450,11 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
             else if (r->kind == K_WARP && n > 32 && (warp_offset_own_model(in, ref, n, r->block), same_range(got, ref, 0, n)))
                 why = "warp w adds warp_sums[w], the scanned total up to and including its own warp, so every warp after the first "
                       "counts its own elements twice: it must add warp_sums[w - 1], the total of the warps before it";
+            else if (r->kind == K_WARP && warp_offsets_only(got, r->want, n, r->block))
+                why = "each warp's own scan is right (the first warp of every block is right, and all the elements of a later warp "
+                      "are off by the same amount): the totals added for the warps before it are wrong. Warp w's total is its lane "
+                      "31's inclusive value (lane 0 holds only its own element): lane 31 writes warp_sums[warp], warp 0 scans them, "
+                      "and warp w > 0 adds warp_sums[w - 1]";
             else if (r->kind == K_WARP)
                 why = "a step of the scan adds the wrong value: in step d (1, 2, 4, 8, 16), lane l adds the value __shfl_up_sync "
                       "brings from lane l - d only when l >= d; then warp w > 0 adds the scanned total of warps 0..w-1";
