@@ -1166,10 +1166,34 @@ static const char *att_crash_hint(const char *said) {
     int keys = p->causal ? ((int)bx * ATT_BR + ATT_BR < n ? (int)bx * ATT_BR + ATT_BR : n) : n;
     size_t i = (size_t)bx * ATT_BR + t;
     int query = i >= (size_t)n && index >= base + i * d && index < base + i * d + (size_t)d;
-    for (int k0 = 0; k0 < keys; k0 += ATT_BC)
+    /* the simulator stops at the thread's first read past the buffer: replay the tile loads in the
+       thread's order, with each candidate mistake, up to its first read outside the n_el floats. Rows
+       ATT_MAX_D apart (the shared tile's width for K's and V's row length d, trial 9) reach other
+       elements first than a load without the key guard, though both may reach the same one later. */
+    for (int k0 = 0; k0 < keys && !query; k0 += ATT_BC)
         for (int e = (int)t; e < ATT_BC * ATT_MAX_D; e += ATT_BR) {
             int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
-            if (c < d && k0 + j >= n && base + (size_t)(k0 + j) * d + c == index) {
+            size_t at = base + (size_t)(k0 + j) * ATT_MAX_D + c;
+            if (!(c < d && k0 + j < n) || at < p->n_el) continue;
+            if (at != index) k0 = keys; /* its first fault is elsewhere: not this mistake */
+            else {
+                snprintf(hint, sizeof hint,
+                         "thread %u of block (%u, %u) read element %zu of a %zu-float K or V, where the tile load of key %d of head %u "
+                         "(column %d) lands with rows ATT_MAX_D = %d floats apart: K and V are n x d per head in global memory, so "
+                         "row k0 + j of the tile is at base + (k0 + j) * d + c, with d = %d; ATT_MAX_D is only the width of the "
+                         "shared tiles Ks and Vs",
+                         t, bx, by, index, p->n_el, k0 + j, by, c, ATT_MAX_D, d);
+                return hint;
+            }
+            break;
+        }
+    int first_fault = 1;
+    for (int k0 = 0; k0 < keys && first_fault; k0 += ATT_BC)
+        for (int e = (int)t; e < ATT_BC * ATT_MAX_D && first_fault; e += ATT_BR) {
+            int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
+            size_t at = base + (size_t)(k0 + j) * d + c;
+            if (c < d && k0 + j >= n && at >= p->n_el && at != index) first_fault = 0;
+            if (c < d && k0 + j >= n && at == index) {
                 /* both loads reach that element: the simulator's own hint ("guard the access") fits either */
                 if (query) return NULL;
                 snprintf(hint, sizeof hint,

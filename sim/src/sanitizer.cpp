@@ -57,9 +57,9 @@ static std::string g_report_path;
    off-by-one: the right guard with <= for <, an index one too high, or no guard at all). */
 std::string overrun_hint(bool just_past) {
     static const char *const kJustPast =
-        "the access is exactly one element past the end (index n of an n-element buffer): an "
-        "off-by-one. Either a bound lets index n through (`i <= n` where `i < n` belongs, or a loop run to n inclusive), or the index "
-        "is one too high (a[i + 1] for the last i), or the access has no bounds check at all";
+        "the access is exactly one element past the end (index n of an n-element buffer): most often an off-by-one (a bound that "
+        "lets index n through, `i <= n` where `i < n` belongs or a loop run to n inclusive; an index one too high, a[i + 1] for the "
+        "last i; or no bounds check at all), though a wrong row length or stride in the index can land there too";
     const LaunchRecord *L = current_launch();
     unsigned b[3] = {0, 0, 0}, t[3] = {0, 0, 0};
     if (sscanf(current_coordinates().c_str(), "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6 || !L)
@@ -74,6 +74,12 @@ std::string overrun_hint(bool just_past) {
                "not only unguarded (a missing bounds check shows in the last block's threads); if the thread loops over several elements (a "
                "grid-stride or tile loop), the loop's bound or the guard inside it let it past. Check the index formula, the size the kernel "
                "was given, and the bound of any loop";
+    if (edge && !t[0] && !t[1] && !t[2])
+        return fmt("thread (0,0,0) of block (%u,%u,%u) went past the end: with a grid rounded up to whole blocks, the first thread of every "
+                   "block still lies inside the data (a missing bounds check sends only later threads of the last blocks past the end). "
+                   "Either the index is wrong (a row length, a stride, an offset), or the grid has a whole block too many, or the thread "
+                   "loops over several elements and the loop's bound or its guard let it past",
+                   b[0], b[1], b[2]);
     if (edge && just_past) return kJustPast;
     if (edge)
         return "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more "
