@@ -783,9 +783,9 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     }
     if (first_diff) {
         char *why = explain_wrong_product(s, &p, outs, runs, bad);
-        size_t len = strlen(first_diff) + strlen(why) + 64;
-        char *all = malloc(len);
-        snprintf(all, len, "%s\n  lesson 17: %s", first_diff, why);
+        size_t cap;
+        /* the lesson's diagnosis is the likely mistake (it replaces grade.c's generic one) */
+        char *all = grade_with_hint(first_diff, why, 64, &cap);
         free(first_diff);
         free(why);
         GradeCompare cmp = compare_for(&p, p.atol, bad < schedules ? bad : 0);
@@ -795,6 +795,15 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     free(norm);
     problem_free(&p);
 }
+
+/* C with K = 0 never written (trial 9: the launcher returned early for K = 0 too), or written wrong. */
+#define K_ZERO_UNWRITTEN                                                                                                            \
+    "no element of C was written with K = 0: C is not empty then, it is M x N zeros (an empty sum), and only the kernel writes "     \
+    "them. The launcher returns without a launch only for an empty C (M == 0 or N == 0); with K = 0 it launches, the loop over K " \
+    "runs no step, and each warp stores its zeroed accumulators"
+#define K_ZERO_WRONG                                                                                                              \
+    "with K = 0 C must be all zeros (an empty sum): the accumulators start at zero (wmma::fill_fragment(acc, 0.0f)), the loop "    \
+    "over K runs no step (and reads nothing of A or B), and every fragment inside C is stored"
 
 /* K = 0 is legal (C is all zeros: an empty sum), and an empty C must not launch an empty grid. */
 static void check_degenerate(const Subject *s) {
@@ -814,7 +823,14 @@ static void check_degenerate(const Subject *s) {
     char what[96];
     snprintf(what, sizeof what, "%s with K = 0 (C = 0)", s->name);
     GradeCompare cmp = {.what = what, .n = mn, .width = N};
-    GRADE_EXPECT_FLOATS(norm, want, &cmp);
+    char *diff = grade_diff_floats(norm, want, &cmp);
+    if (diff) {
+        size_t unwritten = 0, cap;
+        for (size_t i = 0; i < mn; i++) unwritten += bits_of(got[i]) == FILL_BITS;
+        char *all = grade_with_hint(diff, unwritten == mn ? K_ZERO_UNWRITTEN : K_ZERO_WRONG, 64, &cap);
+        free(diff);
+        grade_fail_if(all, &cmp, __FILE__, __LINE__);
+    }
     cudaFree(d_c);
     FREE_ALL(got, norm, want);
 }

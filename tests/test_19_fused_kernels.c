@@ -936,6 +936,50 @@ static double att_max_score(const AttProblem *p) {
     return top;
 }
 
+/* Which per-head offset the written outputs fit (trial 9: base = blockIdx.y * n, without d): the rows
+   of head b written at b * stride + i * d + c, for a stride other than n d; the name of that stride,
+   NULL when the unwritten outputs are not exactly those it leaves out (or nothing but head 0's). */
+static const char *att_head_stride(const AttProblem *p, const float *out) {
+    int bh = p->ac.bh, n = p->ac.n, d = p->ac.d;
+    if (bh < 2) return NULL;
+    static const char *names[] = {"n (without d)", "d (without n)", "0 (every head on head 0's rows)", "ATT_MAX_D"};
+    size_t strides[] = {(size_t)n, (size_t)d, 0, ATT_MAX_D};
+    unsigned char *hit = grade_alloc(p->n_el);
+    const char *found = NULL;
+    for (int k = 0; k < 4 && !found; k++) {
+        if (strides[k] == (size_t)n * d) continue;
+        memset(hit, 0, p->n_el);
+        for (int b = 0; b < bh; b++)
+            for (size_t e = 0; e < (size_t)n * d; e++)
+                if (b * strides[k] + e < p->n_el) hit[b * strides[k] + e] = 1;
+        int fits = 1;
+        for (size_t e = 0; e < p->n_el && fits; e++) fits = hit[e] == (bits_of(out[e]) != GRADE_DEVICE_GARBAGE_BITS);
+        if (fits) found = names[k];
+    }
+    free(hit);
+    return found;
+}
+
+/* NaN or inf outputs with a problem whose scores exp can or cannot overflow (`lead` says where they came
+   from); msg holds 2048. */
+static void att_nan_message(const AttProblem *p, size_t nonfinite, const char *lead, char *msg) {
+    double top = att_max_score(p);
+    /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction, from p or from l */
+    if (top < 80.0)
+        snprintf(msg, 2048,
+                 "%s%zu outputs are NaN or inf, but the scores here reach only about %g, where exp cannot overflow: on the first "
+                 "tile the old maximum m is -infinity, and an exp taken against it is infinite. Is the correction turned round? "
+                 "It is exp(m - m_new), the old maximum minus the new, at most 1 (exp(m_new - m) makes l * corr = 0 * inf = NaN). "
+                 "Or is p taken against the old maximum? It is exp(s - m_new), against the new one (exp(s - m) is infinite on the "
+                 "first tile). (Or a row's l stayed 0, and o / l divided by it.)",
+                 lead, nonfinite, top);
+    else
+        snprintf(msg, 2048,
+                 "%s%zu outputs are NaN or inf: the scores here reach about %g, and exp of that overflows: each p must be "
+                 "exp(s - m_new), with m_new the running maximum including the tile, never exp(s); and a row's l must not stay 0",
+                 lead, nonfinite, top);
+}
+
 static char *explain_attention(const AttProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n_el + ATT_CANARY, first = 0;
@@ -943,6 +987,15 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     int n = p->ac.n, d = p->ac.d, mask = p->causal;
     double scale = 1 / sqrt((double)d);
     size_t u = unwritten(out, p->n_el, &first);
+    const char *head_stride = u ? att_head_stride(p, out) : NULL;
+    if (head_stride) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu outputs were never written, and exactly those that a per-head offset of blockIdx.y * %s leaves "
+                 "out (head 0 is at the right place; every later head reads and writes rows that start too early, over the "
+                 "heads before it): head b's n rows of d floats start at base = blockIdx.y * n * d in Q, K, V and O alike",
+                 u, p->n_el, head_stride);
+        return msg;
+    }
     if (u) {
         size_t row = first / d;
         snprintf(msg, 2048,
@@ -968,6 +1021,22 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     /* every row of each head's first block of queries (0 .. ATT_BR - 1) NaN, and no other (trial 6, a101):
        that block saw no key at all, which a mask off by one (query 0's row alone) does not give: the keys
        streamed for the block starting at q0 stopped before q0 (attention_keys = min(n, q0)) */
+    /* every output NaN with the mask: the same problem without it tells the mask (19.4) from the online
+       softmax (19.3: a correction or a p taken against the old maximum, -infinity on the first tile) */
+    if (p->causal && nonfinite == p->n_el) {
+        float *plain = grade_alloc(p->n_el * sizeof(float));
+        size_t plain_bad = 0;
+        grade_poison_device(p->d_o, p->n_el * sizeof(float));
+        if (attention_flash_gpu(p->d_q, p->d_k, p->d_v, p->d_o, p->ac.bh, n, d, 0) == cudaSuccess &&
+            cudaMemcpy(plain, p->d_o, p->n_el * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+            for (size_t i = 0; i < p->n_el; i++) plain_bad += !isfinite(plain[i]);
+        free(plain);
+        if (plain_bad == p->n_el) {
+            att_nan_message(p, nonfinite, "every output is NaN with the causal mask and without it (causal = 0), so the mask is not "
+                            "the cause: ", msg);
+            return msg;
+        }
+    }
     if (p->causal && nonfinite && p->ac.n > 1) {
         int n = p->ac.n, d = p->ac.d, first_block = n < ATT_BR ? n : ATT_BR, fits = 1;
         for (int b = 0; b < p->ac.bh && fits; b++)
@@ -1057,20 +1126,8 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
                  "the output is o[c] / l");
         return msg;
     }
-    /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction or from l */
-    if (nonfinite && att_max_score(p) < 80.0) {
-        snprintf(msg, 2048,
-                 "%zu outputs are NaN or inf, but the scores here reach only about %g, where exp cannot overflow: is the correction "
-                 "turned round? It is exp(m - m_new), the old maximum minus the new, at most 1; on the first tile m is -infinity, "
-                 "so exp(m_new - m) is infinite and l * corr = 0 * inf = NaN. (Or a row's l stayed 0, and o / l divided by it.)",
-                 nonfinite, att_max_score(p));
-        return msg;
-    }
     if (nonfinite) {
-        snprintf(msg, 2048,
-                 "%zu outputs are NaN or inf: the scores here reach about %g, and exp of that overflows: each p must be "
-                 "exp(s - m_new), with m_new the running maximum including the tile, never exp(s); and a row's l must not stay 0",
-                 nonfinite, att_max_score(p));
+        att_nan_message(p, nonfinite, "", msg);
         return msg;
     }
     snprintf(msg, 2048,
@@ -1109,10 +1166,34 @@ static const char *att_crash_hint(const char *said) {
     int keys = p->causal ? ((int)bx * ATT_BR + ATT_BR < n ? (int)bx * ATT_BR + ATT_BR : n) : n;
     size_t i = (size_t)bx * ATT_BR + t;
     int query = i >= (size_t)n && index >= base + i * d && index < base + i * d + (size_t)d;
-    for (int k0 = 0; k0 < keys; k0 += ATT_BC)
+    /* the simulator stops at the thread's first read past the buffer: replay the tile loads in the
+       thread's order, with each candidate mistake, up to its first read outside the n_el floats. Rows
+       ATT_MAX_D apart (the shared tile's width for K's and V's row length d, trial 9) reach other
+       elements first than a load without the key guard, though both may reach the same one later. */
+    for (int k0 = 0; k0 < keys && !query; k0 += ATT_BC)
         for (int e = (int)t; e < ATT_BC * ATT_MAX_D; e += ATT_BR) {
             int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
-            if (c < d && k0 + j >= n && base + (size_t)(k0 + j) * d + c == index) {
+            size_t at = base + (size_t)(k0 + j) * ATT_MAX_D + c;
+            if (!(c < d && k0 + j < n) || at < p->n_el) continue;
+            if (at != index) k0 = keys; /* its first fault is elsewhere: not this mistake */
+            else {
+                snprintf(hint, sizeof hint,
+                         "thread %u of block (%u, %u) read element %zu of a %zu-float K or V, where the tile load of key %d of head %u "
+                         "(column %d) lands with rows ATT_MAX_D = %d floats apart: K and V are n x d per head in global memory, so "
+                         "row k0 + j of the tile is at base + (k0 + j) * d + c, with d = %d; ATT_MAX_D is only the width of the "
+                         "shared tiles Ks and Vs",
+                         t, bx, by, index, p->n_el, k0 + j, by, c, ATT_MAX_D, d);
+                return hint;
+            }
+            break;
+        }
+    int first_fault = 1;
+    for (int k0 = 0; k0 < keys && first_fault; k0 += ATT_BC)
+        for (int e = (int)t; e < ATT_BC * ATT_MAX_D && first_fault; e += ATT_BR) {
+            int j = e / ATT_MAX_D, c = e % ATT_MAX_D;
+            size_t at = base + (size_t)(k0 + j) * d + c;
+            if (c < d && k0 + j >= n && at >= p->n_el && at != index) first_fault = 0;
+            if (c < d && k0 + j >= n && at == index) {
                 /* both loads reach that element: the simulator's own hint ("guard the access") fits either */
                 if (query) return NULL;
                 snprintf(hint, sizeof hint,

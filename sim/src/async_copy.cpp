@@ -178,8 +178,10 @@ void check_copy(void *dst, const void *src, size_t size, size_t zfill, size_t al
             size_t past = (size_t)((const char *)src + read - ((const char *)base + alloc));
             fatal("out-of-bounds access",
                   fmt("%s reads %zu bytes, %zu of them past the end of a %zu-byte buffer of %s", where.c_str(), read, past, alloc, mem_kind_name(kb)),
-                  "guard the copy like any other load (`if (row < M && col < K)`), and copy nothing -- or a zero fill -- for elements outside the "
-                  "matrix");
+                  (std::string("an asynchronous copy is guarded like any other load (copy nothing, or a zero fill, for elements outside the "
+                               "matrix); ") +
+                   overrun_hint(past == read && read == size && alloc % size == 0))
+                      .c_str());
         }
         fatal("asynchronous copy from outside global memory",
               fmt("%s: the source %p is in no cudaMalloc buffer", where.c_str(), src),

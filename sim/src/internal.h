@@ -27,6 +27,10 @@ void run_kernel(const LaunchRecord &launch);
 const LaunchRecord *current_launch();
 /* "block (x,y,z), thread (x,y,z)" of the running thread, or "" on the host. */
 std::string current_coordinates();
+/* The hint for an access past the end of a buffer by the current thread (sanitizer.cpp): where the
+   thread lies in the grid tells a missing guard from a wrong index; just_past, the element one past
+   the end, is an off-by-one. */
+std::string overrun_hint(bool just_past);
 /* The running simulated thread's index in its block (and the synchronisation points it has passed:
    barriers, warp operations), or -1 on the host; for the profiler. */
 int profile_current_thread(unsigned *seg);

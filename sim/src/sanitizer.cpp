@@ -53,11 +53,17 @@ static std::string g_report_path;
    thread, or a block inside the grid, points at the index (or the size the kernel was given) --
    unless the thread loops over several elements (a grid-stride or tile loop), which the fault alone
    cannot tell: then both candidates are named. */
-[[maybe_unused]] static std::string overrun_hint() {
+/* just_past: the access starts exactly at the buffer's end, the element one past the last (an
+   off-by-one: the right guard with <= for <, an index one too high, or no guard at all). */
+std::string overrun_hint(bool just_past) {
+    static const char *const kJustPast =
+        "the access is exactly one element past the end (index n of an n-element buffer): most often an off-by-one (a bound that "
+        "lets index n through, `i <= n` where `i < n` belongs or a loop run to n inclusive; an index one too high, a[i + 1] for the "
+        "last i; or no bounds check at all), though a wrong row length or stride in the index can land there too";
     const LaunchRecord *L = current_launch();
     unsigned b[3] = {0, 0, 0}, t[3] = {0, 0, 0};
     if (sscanf(current_coordinates().c_str(), "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6 || !L)
-        return "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more "
+        return just_past ? kJustPast : "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more "
                "threads than elements";
     unsigned g[3] = {L->cfg.grid.x, L->cfg.grid.y, L->cfg.grid.z}, k[3] = {L->cfg.block.x, L->cfg.block.y, L->cfg.block.z};
     bool first = !b[0] && !b[1] && !b[2] && !t[0] && !t[1] && !t[2], edge = false;
@@ -68,6 +74,13 @@ static std::string g_report_path;
                "not only unguarded (a missing bounds check shows in the last block's threads); if the thread loops over several elements (a "
                "grid-stride or tile loop), the loop's bound or the guard inside it let it past. Check the index formula, the size the kernel "
                "was given, and the bound of any loop";
+    if (edge && !t[0] && !t[1] && !t[2])
+        return fmt("thread (0,0,0) of block (%u,%u,%u) went past the end: with a grid rounded up to whole blocks, the first thread of every "
+                   "block still lies inside the data (a missing bounds check sends only later threads of the last blocks past the end). "
+                   "Either the index is wrong (a row length, a stride, an offset), or the grid has a whole block too many, or the thread "
+                   "loops over several elements and the loop's bound or its guard let it past",
+                   b[0], b[1], b[2]);
+    if (edge && just_past) return kJustPast;
     if (edge)
         return "guard the access with the kernel's bounds check (e.g. `if (i < n)`, or `if (x < width && y < height)`): the grid usually has more "
                "threads than elements";
@@ -167,13 +180,13 @@ static void on_asan_report(const char *report) {
             snprintf(buf, sizeof buf, "%zu-byte %s%s at byte %zu of a %zu-byte buffer of %s: it starts %zu bytes before the end and its last %zu "
                      "bytes lie past the end (a wide access, e.g. a 16-byte vector, that runs over the buffer's end)%s",
                      size, rw, loc.c_str(), at, s2, mem_kind_name(k2), (size_t)(end - (const char *)addr), over, full.c_str());
-            fatal("out-of-bounds access", buf, current_launch() ? overrun_hint().c_str() : nullptr);
+            fatal("out-of-bounds access", buf, current_launch() ? overrun_hint(false).c_str() : nullptr);
         }
         if (k2 != MEM_NONE && (const char *)addr >= end && (const char *)addr - end <= 4096) {
             size_t past = (size_t)((const char *)addr - end);
             snprintf(buf, sizeof buf, "%zu-byte %s%s, %zu bytes past the end of a %zu-byte buffer of %s (index %zu if its elements are %zu bytes)%s",
                      size, rw, loc.c_str(), past, s2, mem_kind_name(k2), size ? (s2 + past) / size : 0, size, full.c_str());
-            fatal("out-of-bounds access", buf, current_launch() ? overrun_hint().c_str() : nullptr);
+            fatal("out-of-bounds access", buf, current_launch() ? overrun_hint(past == 0 && size && s2 % size == 0).c_str() : nullptr);
         }
     }
     if (desc && !strncmp(desc, "wild-addr", 9)) {

@@ -139,6 +139,13 @@ Fiber *get_fiber() {
     return f;
 }
 
+/* A thread exited while others wait at (or reached) a __syncthreads() it never reached: an early
+   return, or the barrier inside a branch that thread did not take (lesson 06, trial 8 a040). */
+static const char *const kBarrierSkippedHint =
+    "every thread of the block must reach each __syncthreads(): either some threads returned before it, or the barrier sits inside a "
+    "branch (an `if`, or a loop whose trip count differs between threads) that they skipped. Do not return early and keep the barrier "
+    "outside the branch: guard only the work (`if (i < n) { ... }`), then __syncthreads() in every thread";
+
 void thread_exit(SimThread &t) {
     Block &B = *g_bp;
     t.state = T_DONE;
@@ -150,7 +157,7 @@ void thread_exit(SimThread &t) {
                 fatal("barrier divergence",
                       fmt("%s exited, but %s waits at __syncthreads() at %s:%d: a barrier must be reached by every thread of the block",
                           thread_name(t).c_str(), thread_name(B.th[i]).c_str(), B.th[i].file, B.th[i].line),
-                      "do not `return` early before a __syncthreads(); guard the work with `if (i < n) { ... }` instead");
+                      kBarrierSkippedHint);
     }
     /* A lane leaving while others of its warp wait for it in a warp operation. */
     unsigned lane = t.tid & 31, w = t.tid / 32;
@@ -203,7 +210,7 @@ int block_barrier(int kind, int predicate, const char *file, int line, BarrierSc
                 fatal("barrier divergence",
                       fmt("%s reached %s at %s:%d, but %s had already exited: a barrier must be reached by every thread of the block",
                           thread_name(t).c_str(), scope == SCOPE_GRID ? "grid.sync()" : "__syncthreads()", file, line, thread_name(B.th[i]).c_str()),
-                      "do not `return` early before a __syncthreads(); guard the work with `if (i < n) { ... }` instead");
+                      kBarrierSkippedHint);
     }
     t.state = T_WAIT_BAR;
     t.seg++;

@@ -272,11 +272,15 @@ typedef struct {
 static const PlantedBug kBugs[] = {
     {"oob-write", "out-of-bounds access in kernel 'write_all'", "planted_bugs.cu:12"},
     {"oob-read", "out-of-bounds access in kernel 'read_past_end'", "4-byte read"},
+    /* a[n], one past the end: an off-by-one, with the candidates (the guard is there) */
+    {"oob-read", "out-of-bounds access in kernel 'read_past_end'", "exactly one element past the end (index n of an n-element buffer)"},
     /* an access that starts inside the buffer and runs over its end: no wrapped distance (trial 8a, a020) */
     {"oob-straddle", "out-of-bounds access in kernel 'word_over_the_end'", "at byte 8 of a 10-byte buffer of device memory (cudaMalloc): it starts 2 bytes before the end and its last 2 bytes lie past the end"},
     /* a guarded thread inside the grid: not "guard the access", both candidates */
     {"oob-row-length", "out-of-bounds access in kernel 'rows_of_height'", "block (0,2,0) is not at the edge of the grid (3 x 5 x 1 blocks)"},
     {"early-return", "barrier divergence in kernel 'early_return_before_barrier'", "exited, but thread (0,0,0) waits at __syncthreads()"},
+    /* a barrier inside `if (i < n)`: not only "do not return early" */
+    {"barrier-in-if", "barrier divergence in kernel 'barrier_inside_if'", "or the barrier sits inside a branch"},
     {"two-barriers", "barrier divergence in kernel 'barrier_in_branches'", "waits at a different __syncthreads()"},
     {"deadlock", "deadlock in kernel 'warp_waits_for_barrier'", "waits in __shfl_sync"},
     {"exited-lane", "warp divergence in kernel 'shuffle_after_return'", "names lane 20"},
@@ -284,8 +288,8 @@ static const PlantedBug kBugs[] = {
     {"dyn-shared", "out-of-bounds shared memory access in kernel 'dynamic_shared_overrun'", "byte offset 16 of extern __shared__"},
     {"assert", "device-side assert in kernel 'asserts_positive'", "thread (50,0,0)"},
     {"host-pointer", "host pointer passed to a kernel", "argument 1 of kernel 'write_all'"},
-    {"host-reads-device", "host access to device memory", "planted_bugs.cu:156"},
-    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:107)"},
+    {"host-reads-device", "host access to device memory", "planted_bugs.cu:167"},
+    {"static-shared", "out-of-bounds shared memory access in kernel 'static_shared_overrun'", "0 bytes past the end of __shared__ variable 's' (1024 bytes, declared at tests/sim/programs/planted_bugs.cu:117)"},
 };
 #define N_BUGS (int)(sizeof kBugs / sizeof kBugs[0])
 
@@ -305,7 +309,7 @@ END_TEST
 START_TEST(test_static_shared_overrun_names_the_line) {
     RunResult r;
     run_program("programs/planted_bugs", "static-shared", NULL, &r);
-    expect_output(&r, "static-shared", "planted_bugs.cu:110");
+    expect_output(&r, "static-shared", "planted_bugs.cu:120");
 }
 END_TEST
 

@@ -42,6 +42,16 @@ __global__ void early_return_before_barrier(float *c, int n) {
     c[i] = s[n - 1 - i];
 }
 
+__global__ void barrier_inside_if(float *c, int n) {
+    __shared__ float s[64];
+    int i = threadIdx.x;
+    if (i < n) {
+        s[i] = (float)i;
+        __syncthreads(); // BUG: the threads with i >= n skip the barrier
+        c[i] = s[n - 1 - i];
+    }
+}
+
 __global__ void barrier_in_branches(float *c) {
     if (threadIdx.x < 16) {
         c[threadIdx.x] = 1;
@@ -141,6 +151,7 @@ int main(int argc, char **argv) {
     }
     else if (!strcmp(m, "oob-row-length")) rows_of_height<<<dim3(3, 5), dim3(16, 16)>>>(device_floats(45 * 70, 1.0f), device_floats(45 * 70, 0.0f), 45, 70);
     else if (!strcmp(m, "early-return")) early_return_before_barrier<<<1, 64>>>(c, 50);
+    else if (!strcmp(m, "barrier-in-if")) barrier_inside_if<<<1, 64>>>(c, 50);
     else if (!strcmp(m, "two-barriers")) barrier_in_branches<<<1, 32>>>(c);
     else if (!strcmp(m, "deadlock")) warp_waits_for_barrier<<<1, 32>>>(c);
     else if (!strcmp(m, "exited-lane")) shuffle_after_return<<<1, 32>>>(c, 20);
