@@ -743,6 +743,9 @@ static void pi_check_exact_count(int type, unsigned long long seed, size_t n, un
                  : got >= hlo && got <= hhi
                      ? "point i took u[i] and u[n + i], the count matches that: the exercise's points are (u[2i], u[2i + 1]), "
                        "two numbers next to each other"
+                 : got > hi
+                     ? "more points inside than the n points have: threads past point n - 1 counted too, reading past the 2n uniforms "
+                       "(count_inside_kernel's guard must be i < n, and n the number of points, not of uniforms)"
                      : "the count is not the one of the 2n uniforms the generator gave: each point is (u[2i], u[2i + 1]) of one "
                        "curandGenerateUniform(gen, d_u, 2 * n), inside when x * x + y * y <= 1, and every point counts once");
 }
