@@ -146,7 +146,7 @@ static void coords(Buf *b, const GradeCompare *c, size_t i) {
 
 /* The likely mistake, from the pattern of wrong elements; NULL when nothing is recognised. */
 static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, int transposed_match,
-                                  int shifted_match) {
+                                  int shifted_match, size_t step) {
     if (d->short_copy)
         return "only the first n bytes of the result arrived (the rest is still the poison the grader wrote): a cudaMemcpy given a "
                "count of n where it takes bytes: n * sizeof(float)";
@@ -162,6 +162,24 @@ static const char *likely_mistake(const GradeCompare *c, const DiffStats *d, int
         if (d->first_bad >= tail && tail < c->n) return "the last, partial block is missing: round the grid up, (n + block - 1) / block blocks";
         if (d->first_bad == c->block && d->bad == c->n - c->block)
             return "only the first block's elements are right: the global index needs blockIdx.x * blockDim.x + threadIdx.x";
+    }
+    if (step) {
+        static char why[600];
+        size_t G = (c->n + c->block - 1) / c->block;
+        const char *count = step == G ? " (the number of blocks)" : "";
+        const char *fix = step == G ? "blockIdx.x * gridDim.x where blockDim.x belongs: i = blockIdx.x * blockDim.x + threadIdx.x"
+                                    : "the index must step by blockDim.x per block: i = blockIdx.x * blockDim.x + threadIdx.x";
+        if (step > c->block)
+            snprintf(why, sizeof why,
+                     "the elements written come in runs of one block (%u), one run every %zu elements, the rest never written: block b "
+                     "started at element b * %zu%s, not b * %u (the block's size): %s",
+                     c->block, step, step, count, c->block, fix);
+        else
+            snprintf(why, sizeof why,
+                     "elements from %zu on were never written, and %zu = (%zu - 1) * %zu + %u is where the last of the %zu blocks ends if "
+                     "block b starts at element b * %zu%s, not b * %u (the block's size), so that the blocks overlap: %s",
+                     d->first_bad, d->first_bad, G, step, c->block, G, step, count, c->block, fix);
+        return why;
     }
     if (d->garbage_count && d->garbage_count == d->bad)
         return "the kernel never wrote these elements: too few threads were launched, or some threads skipped their work";
@@ -259,6 +277,27 @@ static int matches_shifted(const Series *s, const GradeCompare *c) {
     return up || down;
 }
 
+/* One element per thread in blocks of c->block, every wrong element one nobody wrote: was block b's
+   first element b * S for some S other than the block's size (trial 10, a003: blockIdx.x * gridDim.x
+   where blockDim.x belongs)? With S > block the elements written are exactly those with i % S <
+   block, runs of one block S apart; with S < block the blocks overlap and the elements written are a
+   prefix, which ends where the last of the ceil(n / block) blocks ends only by chance, so there it is
+   taken only for S = the number of blocks (gridDim.x). Returns S, or 0. */
+static size_t block_step(const Series *s, const GradeCompare *c, const DiffStats *d) {
+    size_t B = c->block, n = c->n;
+    if (s->kind == SERIES_BYTE || !B || c->width || n <= B || !d->bad || d->garbage_count != d->bad || d->first_bad < B) return 0;
+    size_t G = (n + B - 1) / B, P = d->first_bad;
+    if (d->last_bad == n - 1 && d->bad == n - P) /* a prefix [0, P) written */
+        return G > 1 && P == (G - 1) * G + B && G < B ? G : 0;
+    if (P != B) return 0;
+    size_t S = P + 1;
+    while (S < n && series_bits(s, S) == GRADE_DEVICE_GARBAGE_BITS) S++;
+    if (S >= n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((series_bits(s, i) != GRADE_DEVICE_GARBAGE_BITS) != (i % S < B)) return 0;
+    return S;
+}
+
 static char *diff_series(const Series *s, const GradeCompare *c) {
     DiffStats d;
     memset(&d, 0, sizeof d);
@@ -314,7 +353,7 @@ static char *diff_series(const Series *s, const GradeCompare *c) {
             shown++;
         }
     if (d.bad > (size_t)shown) bprintf(&b, "\n  ... and %zu more", d.bad - (size_t)shown);
-    const char *why = likely_mistake(c, &d, transposed, shifted);
+    const char *why = likely_mistake(c, &d, transposed, shifted, block_step(s, c, &d));
     if (why) bprintf(&b, "\n  likely mistake: %s", why);
     schedule_note(&b, c);
     free(bad);

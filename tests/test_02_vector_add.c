@@ -159,6 +159,33 @@ static int inputs_copied_in_elements(void) {
     }
     return 1;
 }
+/* 02.2 stopped by an access past a device buffer (trial 10, a005: bytes = n, a count of elements, for
+   cudaMalloc and every cudaMemcpy): the simulator names the buffer's size, and a buffer of the
+   student's smaller than the n floats it must hold is an allocation sized wrong, whatever the
+   faulting thread. g_host_n: the call's n. */
+static size_t g_host_n;
+static const char *host_crash_hint(const char *said) {
+    static char hint[500];
+    const char *at = strstr(said, "-byte buffer of device memory");
+    if (!at) return NULL;
+    const char *digits = at;
+    while (digits > said && digits[-1] >= '0' && digits[-1] <= '9') digits--;
+    if (digits == at) return NULL;
+    size_t size = (size_t)strtoull(digits, NULL, 10), want = g_host_n * sizeof(float);
+    if (size >= want) return NULL;
+    if (size == g_host_n)
+        snprintf(hint, sizeof hint,
+                 "the device buffer is n = %zu bytes, where the n floats need n * sizeof(float) = %zu: cudaMalloc's size (and "
+                 "cudaMemcpy's count) is in bytes, not elements: bytes = n * sizeof(float)",
+                 size, want);
+    else
+        snprintf(hint, sizeof hint,
+                 "the device buffer is %zu bytes, smaller than the n * sizeof(float) = %zu bytes of the n = %zu floats it must hold: "
+                 "cudaMalloc's size is in bytes, n * sizeof(float)",
+                 size, want, g_host_n);
+    return hint;
+}
+
 START_TEST(test_vector_add_host_round_trip_matches_cpu) {
     size_t n = kSizes[_i];
     uint64_t seed = grade_seed() + 2 * 7919 + n;
@@ -170,7 +197,10 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
     for (int s = 0; s < grade_schedule_count(); s++) {
         grade_use_schedule(s);
         grade_poison_floats(got, n);
+        g_host_n = n;
+        judge_set_crash_hint(host_crash_hint);
         GRADE_EXPECT_CUDA_OK(vector_add_host(a, b, got, n), "vector_add_host");
+        judge_set_crash_hint(NULL);
         unsigned long long back = judge_copied_to_host(), order = l02_copy_order();
         GradeCompare cmp = {.what = "vector_add_host", .n = n, .block = 256, .schedule = s};
         int differs = 0;
@@ -256,6 +286,69 @@ static void expect_launched_as_asked(const char *name, const char *kernel, size_
                       : "launch the kernel with exactly the grid and block the function was given: kernel<<<grid, block>>>(...)");
 }
 
+/* 02.4's result p->h_got (of a grid x block call; in place when in_place) against two patterns the
+   float4 loop and its tail leave:
+   - the leftovers never written (device garbage), every element before them right (trial 10, a012:
+     the tail loop forgotten; with n < 4 that is every element);
+   - in every whole float4 the same components wrong, the others and the leftovers right (trial 10,
+     a015: a typo in make_float4); each wrong component is named by the sum it holds, a.? + b.? of
+     the same float4, where that sum fits every float4 (in place, only so: an element done twice,
+     c = a + 2 b, is wrong in such a pattern too). */
+static void expect_float4_pattern(const Problem *p, const char *name, unsigned grid, unsigned block, int in_place) {
+    size_t n = p->n, quads = n / 4, whole = 4 * quads;
+    const float *got = p->h_got;
+    char where[160];
+    snprintf(where, sizeof where, "%s%s (n = %zu, grid %u x block %u, GRADE_SEED=%llu)", name,
+             in_place ? " in place (d_c == d_a, so c[i] = c[i] + b[i])" : "", n, grid, block, (unsigned long long)grade_seed());
+    int tail_unwritten = n % 4 && !in_place;
+    for (size_t i = 0; i < n && tail_unwritten; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        tail_unwritten = i < whole ? got[i] == p->h_want[i] : bits == GRADE_DEVICE_GARBAGE_BITS;
+    }
+    char what[120];
+    if (n < 4) snprintf(what, sizeof what, "no element was written: with n < 4 there is no whole float4, and every element is a leftover");
+    else snprintf(what, sizeof what, "the last n %% 4 = %zu elements (from %zu on) were never written, every other element is right", n % 4, whole);
+    ck_assert_msg(!tail_unwritten,
+                  "%s: %s\n  likely mistake: the n %% 4 leftovers are missing: after the float4 loop, a one-by-one loop must do "
+                  "elements 4 * (n / 4) .. n - 1, from 4 * (n / 4) + the thread's global index, stepping by the whole grid",
+                  where, what);
+    if (!quads) return;
+    int wrong[4] = {0, 0, 0, 0}, partly = 0, any = 0;
+    for (int k = 0; k < 4; k++) {
+        size_t bad = 0;
+        for (size_t q = 0; q < quads; q++) bad += got[4 * q + k] != p->h_want[4 * q + k];
+        wrong[k] = bad == quads;
+        partly |= bad && bad < quads;
+        any += wrong[k];
+    }
+    for (size_t i = whole; i < n && !partly; i++) partly = got[i] != p->h_want[i];
+    if (partly || !any || any == 4) return;
+    static const char xyzw[] = "xyzw";
+    char sums[300] = "", *at = sums;
+    for (int k = 0; k < 4; k++) {
+        if (!wrong[k]) continue;
+        int ja = -1, jb = -1;
+        for (int x = 0; x < 4 && ja < 0; x++)
+            for (int y = 0; y < 4 && ja < 0; y++) {
+                int fits = 1;
+                for (size_t q = 0; q < quads && fits; q++) fits = got[4 * q + k] == p->h_a[4 * q + x] + p->h_b[4 * q + y];
+                if (fits) ja = x, jb = y;
+            }
+        /* in place, an element done twice (c = a + 2 b) is wrong in a pattern too: only sums that fit count */
+        if (ja < 0 && in_place) return;
+        if (ja >= 0)
+            at += snprintf(at, sizeof sums - (size_t)(at - sums), "%s.%c is a.%c + b.%c (a[4q + %d] + b[4q + %d])", at == sums ? "" : ", ",
+                           xyzw[k], xyzw[ja], xyzw[jb], ja, jb);
+        else
+            at += snprintf(at, sizeof sums - (size_t)(at - sums), "%s.%c is wrong", at == sums ? "" : ", ", xyzw[k]);
+    }
+    ck_abort_msg("%s: in every whole float4 q (elements 4q .. 4q + 3) the same component%s wrong, every other element right: %s\n"
+                 "  likely mistake: a typo in the float4 sum: make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w), "
+                 "each component the sum of the same component of both",
+                 where, any > 1 ? "s are" : " is", sums);
+}
+
 static void check_stride_launcher(StrideLauncher launch, const char *name, size_t n) {
     g_float4_n = n;
     if (launch == vector_add_float4_gpu && n < 4) judge_set_crash_hint(float4_crash_hint);
@@ -270,6 +363,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
     ck_assert(cudaMemcpy(p.d_c, p.d_a, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
     GRADE_EXPECT_CUDA_OK(launch(p.d_c, p.d_b, p.d_c, n, 256, 3), name);
     ck_assert(cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, 3, 256, 1);
     for (size_t i = 0; i < n; i++)
         if (p.h_got[i] != p.h_want[i]) {
             float extra = (p.h_got[i] - p.h_want[i]) / p.h_b[i];
@@ -347,6 +441,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                                   "with stride = gridDim.x * blockDim.x",
                                   name, n, grids[g], blocks[b], threads, (unsigned long long)grade_seed(), threads);
                 }
+                if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, grids[g], blocks[b], 0);
                 expect_device_result(&p, name, blocks[b], s);
             }
     /* More than 1024 blocks: <<<block, grid>>> asks for a block of 2048 threads, which every GPU refuses. */

@@ -564,13 +564,51 @@ static cublasStatus_t cublas_status_for(cublasHandle_t handle, int M, int K, int
     return st;
 }
 
+/* cuBLAS's column-major sgemm on the CPU: C[i + j * ldc] = sum_p op(A)(i, p) op(B)(p, j). */
+static void sgemm_column_major(int ta, int tb, int m, int n, int k, const float *A, int lda, const float *B, int ldb, float *C, int ldc) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            float s = 0;
+            for (int p = 0; p < k; p++) s += (ta ? A[p + i * lda] : A[i + p * lda]) * (tb ? B[j + p * ldb] : B[p + j * ldb]);
+            C[i + j * ldc] = s;
+        }
+}
+
+/* The two calls refused on exactly the shapes where K < M or N < K (trial 10, a032): CUBLAS_OP_T on
+   both operands with the right call's leading dimensions, and the naive C = A B, A first, m = M,
+   n = N, leading dimensions K, N, N (each array's row length). Both run on M = 2, K = 3, N = 5, where
+   their C differ: the student's call is run there on small integers (exact sums in any order) and
+   its C compared with each. Returns 1 for the naive call, 2 for both transposed, 0 for neither. */
+static int cublas_refused_call_is(cublasHandle_t handle) {
+    enum { PM = 2, PK = 3, PN = 5, SLOT = 256 };
+    float h[3 * SLOT], naive[SLOT], both_t[SLOT], got[SLOT];
+    int v[2 * SLOT]; /* whole slots of A and B: a wrong leading dimension reads past the matrix */
+    grade_fill_ints(v, 2 * SLOT, grade_seed() + 404, 1, 9);
+    for (int i = 0; i < 2 * SLOT; i++) h[i] = (float)v[i];
+    grade_poison_floats(h + 2 * SLOT, SLOT);
+    memcpy(naive, h + 2 * SLOT, sizeof naive);
+    memcpy(both_t, h + 2 * SLOT, sizeof both_t);
+    sgemm_column_major(0, 0, PM, PN, PK, h, PK, h + SLOT, PN, naive, PN);
+    sgemm_column_major(1, 1, PN, PM, PK, h + SLOT, PN, h, PK, both_t, PN);
+    float *d = NULL;
+    if (cudaMalloc((void **)&d, sizeof h) != cudaSuccess) return 0;
+    int which = 0;
+    if (cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess &&
+        matmul_cublas_gpu(handle, d, d + SLOT, d + 2 * SLOT, PM, PK, PN) == CUBLAS_STATUS_SUCCESS &&
+        cudaMemcpy(got, d + 2 * SLOT, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess)
+        which = !memcmp(got, naive, sizeof got) ? 1 : !memcmp(got, both_t, sizeof got) ? 2 : 0;
+    cudaFree(d);
+    return which;
+}
+
 /* CUBLAS_STATUS_INVALID_VALUE: a leading dimension below what the call's transpose flag asks for.
    Which one, three more calls tell (trial 7, a21), from the shapes each mistake refuses: wide
    (M = 1, K = 2, N = 4), tall (M = 4, K = 2, N = 1), deep (M = 2, K = 1, N = 4).
    - leading dimensions that are the arrays' row counts (K, M, M) with CUBLAS_OP_N: refused when
      K < N, M < K or M < N: wide and deep refused, tall not;
    - CUBLAS_OP_T on both operands with CUBLAS_OP_N's leading dimensions (N, K, N): refused when
-     N < K or K < M: tall and deep refused, wide not.
+     N < K or K < M: tall and deep refused, wide not; and so is the naive C = A B (A first, m = M,
+     n = N, leading dimensions K, N, N): their C on a shape both run tells them apart;
    Any other pattern (m and n swapped, one operand transposed, ...): both candidates, unnamed. */
 static const char *cublas_invalid_why(cublasHandle_t handle) {
     int wide = cublas_status_for(handle, 1, 2, 4) == CUBLAS_STATUS_INVALID_VALUE;
@@ -580,9 +618,21 @@ static const char *cublas_invalid_why(cublasHandle_t handle) {
         return "a leading dimension smaller than cuBLAS allows: with CUBLAS_OP_N it needs lda >= m, ldb >= k and ldc >= m, counted in "
                "the column-major view; for C^T = B^T A^T that view has m = N and n = M, and each array's leading dimension is its row "
                "length";
+    int call = !wide && tall && deep ? cublas_refused_call_is(handle) : 0;
+    if (call == 1)
+        return "cuBLAS was given the row-major arrays as if they were column-major: the call was refused with M = 4, K = 2, N = 1 and "
+               "with M = 2, K = 1, N = 4, and with M = 2, K = 3, N = 5, which it accepts, its C is cuBLAS's column-major C = A B of "
+               "CUBLAS_OP_N, CUBLAS_OP_N, A first, m = M, n = N, lda = K, ldb = N, ldc = N. cuBLAS reads a row-major array as its "
+               "transpose: ask for C^T = B^T A^T instead, B first, m = N, n = M, lda = N, ldb = K, ldc = N";
+    if (!wide && tall && deep && call != 2)
+        return "the call was refused with M = 4, K = 2, N = 1 and with M = 2, K = 1, N = 4 but not with M = 1, K = 2, N = 4, as two calls "
+               "are: CUBLAS_OP_T on both operands with the leading dimensions N, K, N, and the naive C = A B (A first, m = M, n = N, "
+               "lda = K, ldb = N, ldc = N), but with M = 2, K = 3, N = 5 its C is neither's. The row-major product is C^T = B^T A^T: "
+               "CUBLAS_OP_N, CUBLAS_OP_N, B first, m = N, n = M, lda = N, ldb = K, ldc = N";
     if (!wide && tall && deep)
         return "the transpose flags do not fit the leading dimensions: run again, the call was refused with M = 4, K = 2, N = 1 and "
-               "with M = 2, K = 1, N = 4 but not with M = 1, K = 2, N = 4, as CUBLAS_OP_T on both operands is (an operand with "
+               "with M = 2, K = 1, N = 4 but not with M = 1, K = 2, N = 4, and with M = 2, K = 3, N = 5 its C is that of CUBLAS_OP_T on both "
+               "operands (an operand with "
                "CUBLAS_OP_T needs its leading dimension >= k, or >= n). The row-major product is C^T = B^T A^T with CUBLAS_OP_N, "
                "CUBLAS_OP_N: cuBLAS's column-major view of a row-major array is already its transpose, so no flag is needed";
     return "a leading dimension smaller than the transpose flag allows: with CUBLAS_OP_N cuBLAS needs lda >= m, ldb >= k and ldc >= m; "
