@@ -18,7 +18,7 @@
 #include "occupancy.h"
 #include "free_all.h"
 
-static const char *kNames[KERNEL_COUNT] = {"heavy_kernel", "heavy_bounded_kernel", "segments_kernel", "scale_kernel", "transform_kernel"};
+static const char *kNames[KERNEL_COUNT] = {"heavy_kernel", "heavy_bounded_kernel", "segments_kernel", "scale_kernel", "transform_kernel", "tile_kernel"};
 
 static void limits_text(int limits, char *buf, size_t cap) {
     snprintf(buf, cap, "%s%s%s%s", limits & OCC_LIMIT_WARPS ? "warps " : "", limits & OCC_LIMIT_BLOCKS ? "blocks " : "",

@@ -118,6 +118,7 @@ typedef enum {
     KERNEL_SEGMENTS,      /**< segments_kernel: SEGMENT floats of shared memory per thread, limited by shared memory */
     KERNEL_SCALE,         /**< scale_kernel (14.3) */
     KERNEL_TRANSFORM,     /**< transform_kernel (14.4) */
+    KERNEL_TILE,          /**< tile_kernel: TILE_FLOATS floats of static __shared__ memory per block (its sharedSizeBytes) */
     KERNEL_COUNT
 } LessonKernel;
 
@@ -141,6 +142,9 @@ cudaError_t heavy_gpu(const float *d_in, float *d_out, size_t n, int block, int 
 
 /** Given: the same with heavy_bounded_kernel (block <= HEAVY_BOUNDED_THREADS). */
 cudaError_t heavy_bounded_gpu(const float *d_in, float *d_out, size_t n, int block);
+
+/** Floats of tile_kernel's static __shared__ array (32 KiB): a block reverses a tile of them. */
+#define TILE_FLOATS 8192
 
 /** Floats of shared memory per thread of segments_kernel: each thread centres one segment. */
 #define SEGMENT 32

@@ -459,6 +459,12 @@ unsigned long long simcuda_pinned_allocations_made(void);
     allocations stay, and later ones that do not fit in what is left fail with
     cudaErrorMemoryAllocation. Returns the size before. (Lesson 14's grader sets a small device.) */
 size_t simcuda_set_device_memory(size_t total_bytes);
+/** A kernel's __launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor) as written (0 for
+    each one not given; both 0 without __launch_bounds__, or for a kernel template, whose bounds are
+    not recorded). A GPU shows the second only through the registers the compiler gave the kernel;
+    the simulator, which has no register allocation, tells it here. Returns 1 when the kernel has
+    bounds. (Lesson 14's grader checks the minimum of resident blocks.) */
+int simcuda_func_launch_bounds(const void *func, int *max_threads, int *min_blocks);
 /** Where the simulated GPU is: "kernel 'k' (launched at f.cu:12), block (..), thread (..)" while a
     kernel runs, "" on the host. Writes at most size bytes; returns the full length. */
 size_t simcuda_where(char *buf, size_t size);

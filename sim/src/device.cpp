@@ -64,6 +64,11 @@ static std::map<const void *, KernelEntry> &kernels() {
     static std::map<const void *, KernelEntry> m;
     return m;
 }
+std::vector<const void *> registered_kernels() {
+    std::vector<const void *> v;
+    for (auto &k : kernels()) v.push_back(k.first);
+    return v;
+}
 int register_kernel_launcher(const void *func, const char *name, int nparams, ArgsLauncher launcher) {
     kernels()[func] = KernelEntry{name, nparams, launcher};
     return nparams;
@@ -95,13 +100,14 @@ cudaError_t launch_by_address(const char *api, const void *func, dim3 grid, dim3
 }
 
 int occupancy_blocks_per_sm(const void *func, int block_size, size_t dynamic_smem) {
-    (void)func; /* an H200 answers for any block size here, even one above __launch_bounds__ */
+    /* (an H200 answers for any block size here, even one above __launch_bounds__) */
     if (block_size <= 0 || block_size > 1024) return 0;
-    if (dynamic_smem > kMaxSharedPerBlockOptin) return 0;
+    size_t smem = func_static_shared_bytes(func) + dynamic_smem; /* the kernel's own __shared__ arrays count too */
+    if (smem > kMaxSharedPerBlockOptin) return 0;
     int warps = (block_size + 31) / 32;
     int by_threads = 64 / warps; /* 2048 threads = 64 warps per multiprocessor */
-    /* dynamic bytes plus the 1 KiB reserve, in units of 128 bytes (cuda_occupancy.h, cc 8.x/9.x) */
-    int by_smem = (int)((228 * 1024) / ((dynamic_smem + 1024 + 127) / 128 * 128));
+    /* static and dynamic bytes plus the 1 KiB reserve, in units of 128 bytes (cuda_occupancy.h, cc 8.x/9.x) */
+    int by_smem = (int)((228 * 1024) / ((smem + 1024 + 127) / 128 * 128));
     int n = by_threads < 32 ? by_threads : 32;
     return n < by_smem ? n : by_smem;
 }
@@ -129,6 +135,14 @@ void occupancy_best_block(const void *func, int *min_grid, int *block, size_t (*
 using namespace simcuda;
 
 extern "C" {
+
+int simcuda_func_launch_bounds(const void *func, int *max_threads, int *min_blocks) {
+    auto &m = launch_bounds();
+    auto it = func ? m.find(func) : m.end();
+    if (max_threads) *max_threads = it == m.end() ? 0 : it->second.first;
+    if (min_blocks) *min_blocks = it == m.end() ? 0 : it->second.second;
+    return it != m.end();
+}
 
 int simcuda_set_schedule(const char *s) {
     Schedule sc;

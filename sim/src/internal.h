@@ -86,6 +86,10 @@ void enter_device_mode(int device = -1);
 void leave_device_mode();
 
 size_t static_shared_bytes();
+/* One kernel's static __shared__ bytes: its own variables and those of no kernel (static_shared.cpp). */
+size_t func_static_shared_bytes(const void *func);
+/* The kernels simcc registered (their addresses), device.cpp. */
+std::vector<const void *> registered_kernels();
 bool in_static_shared(const void *p);
 void poison_static_shared();
 void prepare_dynamic_shared(size_t bytes);

@@ -195,9 +195,9 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func
     a->numRegs = 32;
     a->ptxVersion = 90;
     a->binaryVersion = 90;
-    /* All of a program's static __shared__ variables share one section in the simulator; it is
-       the best bound it knows for any one kernel. */
-    a->sharedSizeBytes = static_shared_bytes();
+    /* The kernel's own static __shared__ variables (and those of no kernel: helpers' and
+       namespace-scope ones), from the program's symbol table. */
+    a->sharedSizeBytes = func_static_shared_bytes(func);
     int opt = func_max_dynamic_smem(func);
     a->maxDynamicSharedSizeBytes = opt ? opt : (int)(kDefaultSharedPerBlock - (a->sharedSizeBytes < kDefaultSharedPerBlock ? a->sharedSizeBytes : 0));
     a->preferredShmemCarveout = -1;

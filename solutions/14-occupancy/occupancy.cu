@@ -66,6 +66,19 @@ __global__ void transform_kernel(float *d, size_t n) {
     if (i < n) d[i] = d[i] * 2.0f + 1.0f;
 }
 
+// Each block reverses one tile of TILE_FLOATS floats (the last tile may be shorter), staged in a
+// __shared__ array of fixed size: TILE_FLOATS x 4 bytes of static shared memory per block, whatever
+// its threads -- what cudaFuncGetAttributes reports as sharedSizeBytes; it limits the blocks per SM.
+__global__ void tile_kernel(const float *in, float *out, size_t n) {
+    __shared__ float s_tile[TILE_FLOATS];
+    size_t start = (size_t)blockIdx.x * TILE_FLOATS;
+    if (start >= n) return;
+    unsigned len = n - start < TILE_FLOATS ? (unsigned)(n - start) : TILE_FLOATS;
+    for (unsigned j = threadIdx.x; j < len; j += blockDim.x) s_tile[j] = in[start + j];
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < len; j += blockDim.x) out[start + j] = s_tile[len - 1 - j];
+}
+
 // TODO(14.2) begin
 // The same work as heavy_kernel, with a promise to the compiler: blocks of at most
 // HEAVY_BOUNDED_THREADS threads, and at least HEAVY_BOUNDED_MIN_BLOCKS of them resident per SM --
@@ -84,6 +97,7 @@ extern "C" const void *lesson_kernel(int which) {
     case KERNEL_SEGMENTS: return (const void *)segments_kernel;
     case KERNEL_SCALE: return (const void *)scale_kernel;
     case KERNEL_TRANSFORM: return (const void *)transform_kernel;
+    case KERNEL_TILE: return (const void *)tile_kernel;
     default: return NULL;
     }
 }

@@ -125,6 +125,11 @@ static int64_t call_probe_attributes(const RunnerCall *c) {
     out->max_threads_per_block = a.maxThreadsPerBlock;
     out->max_dynamic_smem = a.maxDynamicSharedSizeBytes;
     out->static_smem = a.sharedSizeBytes;
+#if ON_SIM
+    simcuda_func_launch_bounds(f, NULL, &out->min_blocks);
+#else
+    out->min_blocks = -1;
+#endif
     return 0;
 }
 static int64_t call_probe_api_blocks(const RunnerCall *c) {

@@ -13,6 +13,8 @@ typedef struct {
     uint64_t func; /* the kernel's address in the runner */
     int num_regs, max_threads_per_block, max_dynamic_smem;
     size_t static_smem;
+    int min_blocks; /* the second argument of its __launch_bounds__ (0: none), on the simulator
+                       (simcuda_func_launch_bounds); -1 on a GPU, which shows it only through numRegs */
 } ProbeAttributes;
 
 /** The lesson kernel `which`: its address and attributes; returns the CUDA error. */

@@ -245,6 +245,13 @@ static int mode_printf_fifo() {
 /* ---- API the simulator lacked ---- */
 __global__ void __launch_bounds__(128) bounded(float *p) { p[threadIdx.x] = 1.0f; }
 __global__ void unbounded(float *p) { p[threadIdx.x] = 2.0f; }
+/* 40 KiB of static shared memory of its own: its sharedSizeBytes, not the other kernels' */
+__global__ void __launch_bounds__(256, 3) staged(float *p) {
+    __shared__ float tile[10240];
+    for (int i = threadIdx.x; i < 10240; i += blockDim.x) tile[i] = p[i];
+    __syncthreads();
+    for (int i = threadIdx.x; i < 10240; i += blockDim.x) p[i] = tile[10239 - i];
+}
 
 /* __reduce_*_sync (compute capability 8.0) */
 __global__ void warp_reductions(int *o) {
@@ -272,6 +279,22 @@ static int mode_api() {
     int active = -1;
     EXPECT_ERR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, bounded, 256, 0), cudaSuccess);
     EXPECT(active == 8, "%d blocks of 256 threads per multiprocessor (an H200 answers 8, bounds or not)", active);
+    /* a kernel's static shared memory is its own __shared__ arrays, and counts in the calculator:
+       (40 KiB + the 1 KiB reserve) per block, 5 blocks in an H200's 228 KiB */
+    cudaFuncAttributes fs;
+    EXPECT_ERR(cudaFuncGetAttributes(&fs, staged), cudaSuccess);
+    EXPECT_ERR(cudaFuncGetAttributes(&fa, unbounded), cudaSuccess);
+    EXPECT(fs.sharedSizeBytes == fa.sharedSizeBytes + 10240 * sizeof(float) && fa.sharedSizeBytes < 10240 * sizeof(float),
+           "sharedSizeBytes %zu for a kernel with 40 KiB of __shared__ arrays, %zu for one without", fs.sharedSizeBytes, fa.sharedSizeBytes);
+    EXPECT_ERR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, staged, 256, 0), cudaSuccess);
+    EXPECT(active == 5, "%d blocks of 256 threads with 40 KiB of static shared memory per multiprocessor (an H200 answers 5)", active);
+#ifdef SIMCUDA
+    int lb_threads = -1, lb_blocks = -1;
+    EXPECT(simcuda_func_launch_bounds((const void *)staged, &lb_threads, &lb_blocks) == 1 && lb_threads == 256 && lb_blocks == 3,
+           "simcuda_func_launch_bounds says %d threads, %d blocks for __launch_bounds__(256, 3)", lb_threads, lb_blocks);
+    EXPECT(simcuda_func_launch_bounds((const void *)unbounded, &lb_threads, &lb_blocks) == 0 && lb_threads == 0 && lb_blocks == 0,
+           "simcuda_func_launch_bounds says %d threads, %d blocks for a kernel without bounds", lb_threads, lb_blocks);
+#endif
     EXPECT_ERR(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&grid, &block, unbounded, SmemPerBlock()), cudaSuccess);
     EXPECT(block > 0 && block <= 1024 && block % 32 == 0 && grid > 0, "variable-smem block %d grid %d", block, grid);
     float *d;
