@@ -587,6 +587,19 @@ static const char *single_pass_crash_hint(const char *said) {
         return "a status word far past the workspace: the tile index (the block's ticket) is out of range. Was the ticket counter (d_work's "
                "first word) zeroed before the launch? The workspace holds garbage: clear the ticket as well as the tiles' status words "
                "(one cudaMemsetAsync from d_work)";
+    /* the ticket's low bytes zeroed and its high ones still the garbage: a memset whose count was too
+       small, elements where bytes are meant (trial 10: a125, (tiles + 1) bytes) */
+    for (int b = 1; b < 4; b++)
+        if (tile_near(k, TICKET_POISON_WORD >> 8 * b << 8 * b)) {
+            static char why[600];
+            snprintf(why, sizeof why,
+                     "a status word far past the workspace, at the tile index 0x%08X: the ticket counter (d_work's first word) had only "
+                     "its low %d byte%s zeroed, the rest is the workspace's garbage -- the memset clears too few bytes: cudaMemsetAsync's "
+                     "count is in bytes, (tiles + 1) * sizeof(unsigned long long) for the ticket's word and every tile's status word, "
+                     "not tiles + 1",
+                     TICKET_POISON_WORD >> 8 * b << 8 * b, b, b > 1 ? "s" : "");
+            return why;
+        }
     if (tile_near(k, SHARED_POISON_WORD))
         return "a status word far past the workspace, at the tile index 0xFFC5A5A5, the simulator's fill for shared memory nobody wrote: "
                "threads read the block's ticket from shared memory before thread 0 stored it. A __syncthreads() must come between "
@@ -841,6 +854,26 @@ static void expect_scan_for_compaction(size_t n, unsigned block) {
     FREE_ALL(in, want, got);
 }
 
+/* 10.3's kernels stopped at a misaligned address inside the workspace: compact_gpu carves d_work into
+   parts of unsigned words, and a part that starts at a byte offset not a multiple of 4 was split in
+   elements where bytes were meant (trial 10: a123, part = n). g_work_base/g_work_bytes: the
+   runner's d_work of the current call. */
+static uintptr_t g_work_base;
+static size_t g_work_bytes;
+#define COMPACT_SPLIT_ADVICE                                                                                                     \
+    "the workspace is split in elements where bytes are meant: d_work is a void * whose parts are counted in bytes, so "    \
+    "the flags take n * sizeof(unsigned) bytes (rounded up, e.g. to 256, to keep the next part aligned), pos starts there and " \
+    "scan_uint_gpu's workspace after both -- an offset of n bytes puts pos inside the flags, on an address that is no multiple of 4"
+static const char *compact_crash_hint(const char *said) {
+    const char *at = strstr(said, "misaligned address"), *a = at ? strstr(at, "from address 0x") : NULL;
+    if (!a) return NULL;
+    unsigned long long addr = strtoull(a + strlen("from address "), NULL, 16);
+    if (!g_work_base || addr < g_work_base || addr >= g_work_base + g_work_bytes) return NULL;
+    static char why[600];
+    snprintf(why, sizeof why, "a kernel accessed byte %llu of d_work, which is no multiple of 4: %s", addr - g_work_base, COMPACT_SPLIT_ADVICE);
+    return why;
+}
+
 static void check_compact(size_t n, int nsched) {
     uint64_t seed = grade_seed() + 104729u + n;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -869,11 +902,18 @@ static void check_compact(size_t n, int nsched) {
                 grade_poison_device(d_out, n * sizeof(float) + CANARY);
                 grade_poison_device(d_count, sizeof(unsigned));
                 grade_poison_device(d_work, work);
+                g_work_base = (uintptr_t)d_work, g_work_bytes = work;
+                judge_set_crash_hint(compact_crash_hint);
                 cudaError_t e = compact_gpu(d_in, d_out, n, th, d_count, kBlocks3[b], d_work);
                 expect_written(e, what, "10.3");
                 GRADE_EXPECT_CUDA_OK(e, what);
                 unsigned count = 0;
-                GRADE_EXPECT_CUDA_OK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost), "copying the count back");
+                e = cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost);
+                judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernels when they are waited for) */
+                /* on a GPU: no address, the error alone (the simulator stops the kernel, above) */
+                ck_assert_msg(e != cudaErrorMisalignedAddress, "%s: a kernel faulted with cudaErrorMisalignedAddress\n  likely mistake: %s", what,
+                              COMPACT_SPLIT_ADVICE);
+                GRADE_EXPECT_CUDA_OK(e, "copying the count back");
                 GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_out, n * sizeof(float) + CANARY, cudaMemcpyDeviceToHost), "copying the result back");
                 ck_assert_msg(count != 0xFFFFFFFFu, "%s: *d_count was never written\n  likely mistake: the thread of the last element writes "
                                                     "the count, pos[n-1] + flag[n-1] (and n = 0 sets it to 0)", what);
