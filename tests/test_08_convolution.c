@@ -678,6 +678,19 @@ static int window_reaches(int x, int y, size_t k) {
 static const char *clamp_crash_hint(const char *said) {
     int x, y;
     size_t k;
+    /* past the dynamic shared memory given at launch (08.4's row pass, the one the lesson sizes at
+       launch: trial 10, a091, the halo left out of the size): the size is the first suspect, the
+       kernel's tile being the student's own design */
+    const char *dyn = strstr(said, "out-of-bounds shared memory access in kernel 'conv"), *o = dyn ? strstr(dyn, "at byte offset ") : NULL;
+    if (o && strstr(dyn, "past the dynamic shared size given at launch")) {
+        snprintf(g_crash_why, sizeof g_crash_why,
+                 "a shared access at byte %llu, past the dynamic shared memory size the launch gave (the third <<<>>> parameter): "
+                 "does that size cover the whole tile the kernel fills -- block.y rows of the block's outputs plus the halo on both "
+                 "sides (2 * the halo you load, at least fw / 2 each), times sizeof(float)? If it does, the shared index runs past "
+                 "the tile",
+                 strtoull(o + strlen("at byte offset "), NULL, 10));
+        return g_crash_why;
+    }
     if (strstr(said, "out-of-bounds access in kernel 'conv") && strstr(said, "-byte write at") && crash_pixel(said, &x, &y, &k) &&
         x < g_call.w && y < g_call.h) {
         snprintf(g_crash_why, sizeof g_crash_why,

@@ -610,6 +610,31 @@ static const char *single_pass_crash_hint(const char *said) {
            "(status[tile], status[tile - 1 - lane])";
 }
 
+/* 10.1's Hillis-Steele kernel stopped past the dynamic shared memory given at launch. Its double
+   buffer is 2 * blockDim.x elements: an access inside that is a launch that gave too few bytes (trial
+   10: a111, block * sizeof(unsigned)); one past it is an index past the buffer. g_hs_block: the
+   block of the current call. */
+static unsigned g_hs_block;
+static const char *hs_crash_hint(const char *said) {
+    const char *at = strstr(said, "kernel 'block_scan_hs_kernel'"), *o = at ? strstr(at, "at byte offset ") : NULL;
+    if (!o || !strstr(at, "past the dynamic shared size given at launch")) return NULL;
+    unsigned long long off = strtoull(o + strlen("at byte offset "), NULL, 10), need = 2ull * g_hs_block * sizeof(unsigned);
+    static char why[600];
+    if (off < need)
+        snprintf(why, sizeof why,
+                 "the launch gave too little dynamic shared memory: byte %llu lies inside the double buffer, 2 * blockDim.x = %u "
+                 "unsigned (%llu bytes), yet past the size the launch gave -- the third <<<>>> parameter must be 2 * block * "
+                 "sizeof(unsigned), src and dst both",
+                 off, 2 * g_hs_block, need);
+    else
+        snprintf(why, sizeof why,
+                 "byte %llu is past the double buffer the kernel is given, 2 * blockDim.x = %u unsigned (%llu bytes): a shared index "
+                 "runs past it -- src = buf, dst = buf + blockDim.x, and only t and t - d (t < blockDim.x) index them; and the launch "
+                 "gives 2 * block * sizeof(unsigned) bytes",
+                 off, 2 * g_hs_block, need);
+    return why;
+}
+
 /* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
    write past the output, or a changed input. */
 static void run_once(const Run *r, Dev *d, int s, void *got) {
@@ -618,7 +643,11 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     grade_poison_device(d->d_work, d->work_bytes);
     cudaError_t e;
     switch (r->kind) {
-    case K_HS: e = block_scan_hs_gpu(d->d_in, d->d_out, r->n, r->block); break;
+    case K_HS:
+        g_hs_block = r->block;
+        judge_set_crash_hint(hs_crash_hint);
+        e = block_scan_hs_gpu(d->d_in, d->d_out, r->n, r->block);
+        break;
     case K_WARP: e = block_scan_warp_gpu(d->d_in, d->d_out, r->n, r->block); break;
     case K_MULTI:
         e = r->is_float ? scan_float_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work)
