@@ -339,9 +339,10 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
     size_t n = r->n;
     if (r->order_dependent) {
         if (r->kind == K_HS)
-            return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- read from one half of "
-                   "the double buffer and write to the other, swap them after each step, and __syncthreads() after every step "
-                   "(a single buffer read and written in the same step lets a thread read a value already updated in that step)";
+            return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- a __syncthreads() after "
+                   "every step, before the halves swap roles (else a thread reads the next step's src before the others have written "
+                   "it), and a double buffer: read one half, write the other (a single buffer read and written in the same step lets "
+                   "a thread read a value already updated in that step)";
         if (r->kind == K_WARP || r->kind == K_MULTI)
             return "the result changes with the order threads run in: a missing __syncthreads() around the per-warp sums -- after "
                    "the warps write their totals, and again after warp 0 has scanned them, before anyone reads them";
@@ -723,6 +724,9 @@ static void check_run(Run *r, Dev *d, int nsched) {
             if (s2 == s) continue;
             run_once(r, d, s2, again);
             if (!count_bad(r, again, tol, &first)) r->order_dependent = 1;
+            /* wrong under both orders, but not the same wrong: a race too (the unsigned kinds only:
+               float sums taken in another order may differ in their last bits) */
+            else if (!r->is_float && memcmp(got, again, r->n * 4)) r->order_dependent = 1;
         }
         fail_scan(r, got, tol, s);
     }
