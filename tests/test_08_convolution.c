@@ -276,6 +276,25 @@ static int const_filter_row_stride(const Image *im, const Spec *s, float *alt, f
     return same;
 }
 
+/* 08.4's passes run again under every schedule: 1 when some run's output differs from got (the
+   result depends on the order threads run in: a race), 0 when all agree or a call failed. */
+static int pass_order_dependent(const Image *im, const Spec *s, const float *got) {
+    float *alt = grade_alloc(im->n * sizeof(float));
+    int differs = 0;
+    for (int sc = 0; sc < grade_schedule_count() && !differs; sc++) {
+        grade_use_schedule(sc);
+        grade_poison_device(im->d_out, im->n * sizeof(float));
+        cudaError_t e = s->kind == K_ROWS ? conv_rows_gpu(im->d_in, im->d_out, im->w, im->h, s->filter, s->fw, s->bx, s->by)
+                        : s->kind == K_COLS ? conv_cols_gpu(im->d_in, im->d_out, im->w, im->h, s->col, s->fw, s->bx, s->by)
+                                            : conv_separable_gpu(im->d_in, im->d_tmp, im->d_out, im->w, im->h, s->filter, s->col, s->fw,
+                                                                 s->bx, s->by);
+        if (e != cudaSuccess || cudaMemcpy(alt, im->d_out, im->n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) break;
+        differs = memcmp(alt, got, im->n * sizeof(float)) != 0;
+    }
+    free(alt);
+    return differs;
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -337,6 +356,23 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                  "the shared tile must hold the tile plus a halo of r = %d pixels on every side, (tile + 2r) x (tile + 2r) slots, all of "
                  "them loaded; is the halo the wrong width (tile + r, or r - 1 on a side)?",
                  shared_nan, r);
+        return buf;
+    }
+    /* 08.4's passes, where shared memory is the student's own choice: pixels carrying the simulator's
+       shared-memory NaN read a slot nobody wrote. The order of threads tells a missing barrier (trial
+       10: a092, conv_rows_kernel's __syncthreads() left out) from slots the loads never fill. */
+    size_t shared_poison = 0;
+    for (size_t i = 0; i < im->n; i++) shared_poison += (bits_of(got[i]) & 0x7FFFFFFFu) == (SHARED_POISON_BITS & 0x7FFFFFFFu);
+    if (shared_poison && (s->kind == K_ROWS || s->kind == K_COLS || s->kind == K_SEPARABLE)) {
+        if (pass_order_dependent(im, s, got))
+            return "pixels read shared memory nobody had written yet (the simulator's NaN), and which ones changes with the order "
+                   "threads run in: a thread read the shared tile before the others had loaded it -- a __syncthreads() between the "
+                   "tile's loads and the reads, reached by every thread of the block (no return before it)";
+        snprintf(buf, cap,
+                 "%zu pixels read shared slots that were never loaded (the simulator's NaN), the same under every order of threads: "
+                 "the loads leave slots empty that the window reads -- each row's tile needs the block's outputs plus r = %d halo "
+                 "pixels on both sides, every slot loaded (clamped at the image's edges)",
+                 shared_poison, r);
         return buf;
     }
     if (unwritten == im->n) return NULL; /* grade.c: never launched, or a grid of 0 blocks */
