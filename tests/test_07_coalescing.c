@@ -186,6 +186,31 @@ static const char *copy_hint(const float *got, size_t n, StrideCase sc, unsigned
            "the block (and the input index as a size_t: i * stride can pass 2^32)";
 }
 
+/* Something was written past the output's end. A missing guard leaves every element inside it
+   right (threads i < n did their work) and writes past it too; a wrong store index leaves elements
+   inside it never written, the guard being beside the point. */
+static const char *copy_canary_hint(const float *got, size_t n, StrideCase sc, unsigned base, size_t in_n, char *buf, size_t cap) {
+    size_t unwritten = 0, first_unwritten = 0, written = 0, at_stride = 0;
+    for (size_t k = 0; k < n + CANARY; k++) {
+        if (bits_of(got[k]) == FILL_BITS) {
+            if (k < n && !unwritten++) first_unwritten = k;
+            continue;
+        }
+        written++;
+        /* out[i * stride] = in[offset + i * stride]: the stride applied to the store as well */
+        at_stride += k % sc.stride == 0 && source_of(got[k], base, in_n) == (long)(sc.offset + k);
+    }
+    if (!unwritten) return "a missing guard: threads with i >= n must not write (the last block is only partly inside)";
+    if (sc.stride > 1 && at_stride == written) {
+        snprintf(buf, cap, "the store index is wrong: thread i wrote out[i * stride] (stride %u), leaving out[%zu] unwritten inside the output "
+                 "and writing past its end; the output is dense: out[i] = in[offset + i * stride]", sc.stride, first_unwritten);
+        return buf;
+    }
+    snprintf(buf, cap, "the store index is wrong: out[%zu], inside the output, was never written while an element past its end was (the guard "
+             "is not the problem); thread i writes out[i], with i = blockIdx.x * blockDim.x + threadIdx.x", first_unwritten);
+    return buf;
+}
+
 /* The simulator stopped copy_strided_kernel reading past the input. Only a thread with i >= n reads past
    it with the right index (offset + i * stride < the input's length for every i < n): that is the missing
    guard. A thread with i < n that does means the index is wrong, and the simulator's "guard the access"
@@ -229,7 +254,7 @@ static void check_copy(size_t n, StrideCase sc, int schedules) {
         GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, n, sc.stride, sc.offset, sc.block), what);
         from_device(got, d_out, (n + CANARY) * sizeof(float));
         judge_set_crash_hint(NULL);
-        expect_canary(got, n, what, "a missing guard: threads with i >= n must not write (the last block is only partly inside)");
+        expect_canary(got, n, what, copy_canary_hint(got, n, sc, base, in_n, buf, sizeof buf));
         normalise(got, norm, n);
         GradeCompare cmp = {.what = what, .n = n, .block = sc.block, .schedule = s};
         char *diff = grade_diff_floats(norm, want, &cmp);

@@ -276,6 +276,25 @@ static int const_filter_row_stride(const Image *im, const Spec *s, float *alt, f
     return same;
 }
 
+/* 08.4's passes run again under every schedule: 1 when some run's output differs from got (the
+   result depends on the order threads run in: a race), 0 when all agree or a call failed. */
+static int pass_order_dependent(const Image *im, const Spec *s, const float *got) {
+    float *alt = grade_alloc(im->n * sizeof(float));
+    int differs = 0;
+    for (int sc = 0; sc < grade_schedule_count() && !differs; sc++) {
+        grade_use_schedule(sc);
+        grade_poison_device(im->d_out, im->n * sizeof(float));
+        cudaError_t e = s->kind == K_ROWS ? conv_rows_gpu(im->d_in, im->d_out, im->w, im->h, s->filter, s->fw, s->bx, s->by)
+                        : s->kind == K_COLS ? conv_cols_gpu(im->d_in, im->d_out, im->w, im->h, s->col, s->fw, s->bx, s->by)
+                                            : conv_separable_gpu(im->d_in, im->d_tmp, im->d_out, im->w, im->h, s->filter, s->col, s->fw,
+                                                                 s->bx, s->by);
+        if (e != cudaSuccess || cudaMemcpy(alt, im->d_out, im->n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) break;
+        differs = memcmp(alt, got, im->n * sizeof(float)) != 0;
+    }
+    free(alt);
+    return differs;
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -337,6 +356,23 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                  "the shared tile must hold the tile plus a halo of r = %d pixels on every side, (tile + 2r) x (tile + 2r) slots, all of "
                  "them loaded; is the halo the wrong width (tile + r, or r - 1 on a side)?",
                  shared_nan, r);
+        return buf;
+    }
+    /* 08.4's passes, where shared memory is the student's own choice: pixels carrying the simulator's
+       shared-memory NaN read a slot nobody wrote. The order of threads tells a missing barrier (trial
+       10: a092, conv_rows_kernel's __syncthreads() left out) from slots the loads never fill. */
+    size_t shared_poison = 0;
+    for (size_t i = 0; i < im->n; i++) shared_poison += (bits_of(got[i]) & 0x7FFFFFFFu) == (SHARED_POISON_BITS & 0x7FFFFFFFu);
+    if (shared_poison && (s->kind == K_ROWS || s->kind == K_COLS || s->kind == K_SEPARABLE)) {
+        if (pass_order_dependent(im, s, got))
+            return "pixels read shared memory nobody had written yet (the simulator's NaN), and which ones changes with the order "
+                   "threads run in: a thread read the shared tile before the others had loaded it -- a __syncthreads() between the "
+                   "tile's loads and the reads, reached by every thread of the block (no return before it)";
+        snprintf(buf, cap,
+                 "%zu pixels read shared slots that were never loaded (the simulator's NaN), the same under every order of threads: "
+                 "the loads leave slots empty that the window reads -- each row's tile needs the block's outputs plus r = %d halo "
+                 "pixels on both sides, every slot loaded (clamped at the image's edges)",
+                 shared_poison, r);
         return buf;
     }
     if (unwritten == im->n) return NULL; /* grade.c: never launched, or a grid of 0 blocks */
@@ -604,6 +640,27 @@ static void expect_launched(cudaError_t e, const char *name, Kind kind, int w, i
                   name, w, h, bx, by, said, ex[kind]);
 }
 
+/* 08.2 and 08.3 failed with cudaErrorInvalidValue, their arguments being valid: on the simulator, a
+   cudaMemcpy whose destination is host memory -- the filter copied with cudaMemcpy(c_filter, ...),
+   whose symbol is no device pointer the host may pass (trial 10: a081). Elsewhere the code alone
+   cannot tell which call refused: the upload is the one such a function makes. */
+static void expect_filter_uploaded(cudaError_t e, const char *name, Kind kind) {
+    if (e != cudaErrorInvalidValue || (kind != K_CONST && kind != K_TILED)) return;
+    char said[2048];
+    judge_last_call_output(said, sizeof said);
+    if (strstr(said, "gridDim (0,0,1)")) return; /* expect_launched's */
+    if (strstr(said, "cudaMemcpy(") && strstr(said, "the destination") && strstr(said, "host memory, which contradicts"))
+        ck_assert_msg(0, "%s returned cudaErrorInvalidValue%s\n  likely mistake: the filter was copied with cudaMemcpy into the "
+                         "__constant__ array: c_filter is a symbol, not a device pointer the host may pass to cudaMemcpy -- "
+                         "cudaMemcpyToSymbol(c_filter, h_filter, fw * fw * sizeof(float))",
+                      name, said);
+    if (!said[0])
+        ck_assert_msg(0, "%s returned cudaErrorInvalidValue (its arguments were valid)\n  likely mistake: the filter upload was refused: "
+                         "a __constant__ array takes cudaMemcpyToSymbol(c_filter, h_filter, fw * fw * sizeof(float)) (not cudaMemcpy, "
+                         "and a count in bytes no larger than the array); or the launch's configuration",
+                      name);
+}
+
 /* Tolerance: the GPU fuses multiply-adds (one rounding instead of two), so sums of up to 225
    products differ from the CPU's in the last bits; far below what any indexing mistake gives. */
 static double tolerance(const float *f, int count, const float *g, int gcount) {
@@ -657,6 +714,19 @@ static int window_reaches(int x, int y, size_t k) {
 static const char *clamp_crash_hint(const char *said) {
     int x, y;
     size_t k;
+    /* past the dynamic shared memory given at launch (08.4's row pass, the one the lesson sizes at
+       launch: trial 10, a091, the halo left out of the size): the size is the first suspect, the
+       kernel's tile being the student's own design */
+    const char *dyn = strstr(said, "out-of-bounds shared memory access in kernel 'conv"), *o = dyn ? strstr(dyn, "at byte offset ") : NULL;
+    if (o && strstr(dyn, "past the dynamic shared size given at launch")) {
+        snprintf(g_crash_why, sizeof g_crash_why,
+                 "a shared access at byte %llu, past the dynamic shared memory size the launch gave (the third <<<>>> parameter): "
+                 "does that size cover the whole tile the kernel fills -- block.y rows of the block's outputs plus the halo on both "
+                 "sides (2 * the halo you load, at least fw / 2 each), times sizeof(float)? If it does, the shared index runs past "
+                 "the tile",
+                 strtoull(o + strlen("at byte offset "), NULL, 10));
+        return g_crash_why;
+    }
     if (strstr(said, "out-of-bounds access in kernel 'conv") && strstr(said, "-byte write at") && crash_pixel(said, &x, &y, &k) &&
         x < g_call.w && y < g_call.h) {
         snprintf(g_crash_why, sizeof g_crash_why,
@@ -732,6 +802,7 @@ static void check_tile(Kind kind, int w, int h, int fw, int all_configs, int nsc
             default: e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, bx, by); break;
             }
             expect_launched(e, name, kind, w, h, kind == K_TILED ? tile : bx, kind == K_TILED ? tile : by);
+            expect_filter_uploaded(e, name, kind);
             GRADE_EXPECT_CUDA_OK(e, name);
             s.tile = tile, s.bx = bx, s.by = by;
             fetch_result(&im, what);

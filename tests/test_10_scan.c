@@ -339,9 +339,10 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
     size_t n = r->n;
     if (r->order_dependent) {
         if (r->kind == K_HS)
-            return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- read from one half of "
-                   "the double buffer and write to the other, swap them after each step, and __syncthreads() after every step "
-                   "(a single buffer read and written in the same step lets a thread read a value already updated in that step)";
+            return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- a __syncthreads() after "
+                   "every step, before the halves swap roles (else a thread reads the next step's src before the others have written "
+                   "it), and a double buffer: read one half, write the other (a single buffer read and written in the same step lets "
+                   "a thread read a value already updated in that step)";
         if (r->kind == K_WARP || r->kind == K_MULTI)
             return "the result changes with the order threads run in: a missing __syncthreads() around the per-warp sums -- after "
                    "the warps write their totals, and again after warp 0 has scanned them, before anyone reads them";
@@ -587,6 +588,19 @@ static const char *single_pass_crash_hint(const char *said) {
         return "a status word far past the workspace: the tile index (the block's ticket) is out of range. Was the ticket counter (d_work's "
                "first word) zeroed before the launch? The workspace holds garbage: clear the ticket as well as the tiles' status words "
                "(one cudaMemsetAsync from d_work)";
+    /* the ticket's low bytes zeroed and its high ones still the garbage: a memset whose count was too
+       small, elements where bytes are meant (trial 10: a125, (tiles + 1) bytes) */
+    for (int b = 1; b < 4; b++)
+        if (tile_near(k, TICKET_POISON_WORD >> 8 * b << 8 * b)) {
+            static char why[600];
+            snprintf(why, sizeof why,
+                     "a status word far past the workspace, at the tile index 0x%08X: the ticket counter (d_work's first word) had only "
+                     "its low %d byte%s zeroed, the rest is the workspace's garbage -- the memset clears too few bytes: cudaMemsetAsync's "
+                     "count is in bytes, (tiles + 1) * sizeof(unsigned long long) for the ticket's word and every tile's status word, "
+                     "not tiles + 1",
+                     TICKET_POISON_WORD >> 8 * b << 8 * b, b, b > 1 ? "s" : "");
+            return why;
+        }
     if (tile_near(k, SHARED_POISON_WORD))
         return "a status word far past the workspace, at the tile index 0xFFC5A5A5, the simulator's fill for shared memory nobody wrote: "
                "threads read the block's ticket from shared memory before thread 0 stored it. A __syncthreads() must come between "
@@ -597,6 +611,31 @@ static const char *single_pass_crash_hint(const char *said) {
            "(status[tile], status[tile - 1 - lane])";
 }
 
+/* 10.1's Hillis-Steele kernel stopped past the dynamic shared memory given at launch. Its double
+   buffer is 2 * blockDim.x elements: an access inside that is a launch that gave too few bytes (trial
+   10: a111, block * sizeof(unsigned)); one past it is an index past the buffer. g_hs_block: the
+   block of the current call. */
+static unsigned g_hs_block;
+static const char *hs_crash_hint(const char *said) {
+    const char *at = strstr(said, "kernel 'block_scan_hs_kernel'"), *o = at ? strstr(at, "at byte offset ") : NULL;
+    if (!o || !strstr(at, "past the dynamic shared size given at launch")) return NULL;
+    unsigned long long off = strtoull(o + strlen("at byte offset "), NULL, 10), need = 2ull * g_hs_block * sizeof(unsigned);
+    static char why[600];
+    if (off < need)
+        snprintf(why, sizeof why,
+                 "the launch gave too little dynamic shared memory: byte %llu lies inside the double buffer, 2 * blockDim.x = %u "
+                 "unsigned (%llu bytes), yet past the size the launch gave -- the third <<<>>> parameter must be 2 * block * "
+                 "sizeof(unsigned), src and dst both",
+                 off, 2 * g_hs_block, need);
+    else
+        snprintf(why, sizeof why,
+                 "byte %llu is past the double buffer the kernel is given, 2 * blockDim.x = %u unsigned (%llu bytes): a shared index "
+                 "runs past it -- src = buf, dst = buf + blockDim.x, indexed by t = threadIdx.x, the index inside the block (not the "
+                 "grid's blockIdx.x * blockDim.x + threadIdx.x), and t - d; and the launch gives 2 * block * sizeof(unsigned) bytes",
+                 off, 2 * g_hs_block, need);
+    return why;
+}
+
 /* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
    write past the output, or a changed input. */
 static void run_once(const Run *r, Dev *d, int s, void *got) {
@@ -605,7 +644,11 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     grade_poison_device(d->d_work, d->work_bytes);
     cudaError_t e;
     switch (r->kind) {
-    case K_HS: e = block_scan_hs_gpu(d->d_in, d->d_out, r->n, r->block); break;
+    case K_HS:
+        g_hs_block = r->block;
+        judge_set_crash_hint(hs_crash_hint);
+        e = block_scan_hs_gpu(d->d_in, d->d_out, r->n, r->block);
+        break;
     case K_WARP: e = block_scan_warp_gpu(d->d_in, d->d_out, r->n, r->block); break;
     case K_MULTI:
         e = r->is_float ? scan_float_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work)
@@ -681,6 +724,10 @@ static void check_run(Run *r, Dev *d, int nsched) {
             if (s2 == s) continue;
             run_once(r, d, s2, again);
             if (!count_bad(r, again, tol, &first)) r->order_dependent = 1;
+            /* 10.1's Hillis-Steele wrong under both orders, but not the same wrong: a race in its steps
+               too (its steps are fixed; elsewhere a wrong look-back or a clobbered workspace also
+               depends on the order of blocks without being a missing barrier) */
+            else if (r->kind == K_HS && memcmp(got, again, r->n * 4)) r->order_dependent = 1;
         }
         fail_scan(r, got, tol, s);
     }
@@ -841,6 +888,26 @@ static void expect_scan_for_compaction(size_t n, unsigned block) {
     FREE_ALL(in, want, got);
 }
 
+/* 10.3's kernels stopped at a misaligned address inside the workspace: compact_gpu carves d_work into
+   parts of unsigned words, and a part that starts at a byte offset not a multiple of 4 was split in
+   elements where bytes were meant (trial 10: a123, part = n). g_work_base/g_work_bytes: the
+   runner's d_work of the current call. */
+static uintptr_t g_work_base;
+static size_t g_work_bytes;
+#define COMPACT_SPLIT_ADVICE                                                                                                     \
+    "the workspace is split in elements where bytes are meant: d_work is a void * whose parts are counted in bytes, so "    \
+    "the flags take n * sizeof(unsigned) bytes (rounded up, e.g. to 256, to keep the next part aligned), pos starts there and " \
+    "scan_uint_gpu's workspace after both -- an offset of n bytes puts pos inside the flags, on an address that is no multiple of 4"
+static const char *compact_crash_hint(const char *said) {
+    const char *at = strstr(said, "misaligned address"), *a = at ? strstr(at, "from address 0x") : NULL;
+    if (!a) return NULL;
+    unsigned long long addr = strtoull(a + strlen("from address "), NULL, 16);
+    if (!g_work_base || addr < g_work_base || addr >= g_work_base + g_work_bytes) return NULL;
+    static char why[600];
+    snprintf(why, sizeof why, "a kernel accessed byte %llu of d_work, which is no multiple of 4: %s", addr - g_work_base, COMPACT_SPLIT_ADVICE);
+    return why;
+}
+
 static void check_compact(size_t n, int nsched) {
     uint64_t seed = grade_seed() + 104729u + n;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -869,11 +936,18 @@ static void check_compact(size_t n, int nsched) {
                 grade_poison_device(d_out, n * sizeof(float) + CANARY);
                 grade_poison_device(d_count, sizeof(unsigned));
                 grade_poison_device(d_work, work);
+                g_work_base = (uintptr_t)d_work, g_work_bytes = work;
+                judge_set_crash_hint(compact_crash_hint);
                 cudaError_t e = compact_gpu(d_in, d_out, n, th, d_count, kBlocks3[b], d_work);
                 expect_written(e, what, "10.3");
                 GRADE_EXPECT_CUDA_OK(e, what);
                 unsigned count = 0;
-                GRADE_EXPECT_CUDA_OK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost), "copying the count back");
+                e = cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost);
+                judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernels when they are waited for) */
+                /* on a GPU: no address, the error alone (the simulator stops the kernel, above) */
+                ck_assert_msg(e != cudaErrorMisalignedAddress, "%s: a kernel faulted with cudaErrorMisalignedAddress\n  likely mistake: %s", what,
+                              COMPACT_SPLIT_ADVICE);
+                GRADE_EXPECT_CUDA_OK(e, "copying the count back");
                 GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_out, n * sizeof(float) + CANARY, cudaMemcpyDeviceToHost), "copying the result back");
                 ck_assert_msg(count != 0xFFFFFFFFu, "%s: *d_count was never written\n  likely mistake: the thread of the last element writes "
                                                     "the count, pos[n-1] + flag[n-1] (and n = 0 sets it to 0)", what);
