@@ -962,14 +962,15 @@ static const char *att_head_stride(const AttProblem *p, const float *out) {
     return found;
 }
 
-/* NaN outputs with n not a multiple of ATT_BC (trial 10, a118: V's slots past n not zeroed): the same d
-   and mask with n rounded up to whole tiles, on new inputs, once. 1 (and msg) when that comes out right:
+/* NaN outputs with n not a multiple of ATT_BC (trial 10, a118: V's slots past n not zeroed): the same d,
+   mask and input range (large scores: an exp that overflows is not the slots' doing) with n rounded up to
+   whole tiles, on new inputs, once. 1 (and msg) when that comes out right:
    the NaN come from the last tile's slots past the sequence, whose p is 0 but 0 x NaN (the simulator's
    poison for shared memory nobody wrote) is NaN. */
 static int att_partial_tile_nan(const AttProblem *p, size_t nonfinite, char *msg) {
     int n = p->ac.n, whole = (n + ATT_BC - 1) / ATT_BC * ATT_BC;
     if (n % ATT_BC == 0 || !nonfinite) return 0;
-    AttCase ac = {1, whole, p->ac.d, 0};
+    AttCase ac = {1, whole, p->ac.d, p->ac.big};
     AttProblem w;
     att_problem_make(&w, ac, p->causal, 11);
     float *got = grade_alloc(w.n_el * sizeof(float));
