@@ -836,10 +836,10 @@ static const char *gemm_crash_hint(const char *said) {
             if (!which) continue;
             int inside = m0 + G_BM <= p->M && n0 + G_BN <= p->N;
             snprintf(hint, sizeof hint,
-                     "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: %s %d is past K = %d. K is not a "
-                     "multiple of BK = %d, so the last slice along K runs past it%s, and its loads must be tested (zeros past K) in "
-                     "every block when K %% BK != 0, not only in the blocks at the edges of C",
-                     t, bx, by, which, row, col, which, which[0] == 'A' ? "column" : "row", which[0] == 'A' ? col : row, p->K, G_BK,
+                     "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: its %s %d is past the last, K - 1 = "
+                     "%d. K is not a multiple of BK = %d, so the last slice along K runs past it%s, and its loads must be tested (zeros "
+                     "past K) in every block when K %% BK != 0, not only in the blocks at the edges of C",
+                     t, bx, by, which, row, col, which, which[0] == 'A' ? "column" : "row", which[0] == 'A' ? col : row, p->K - 1, G_BK,
                      inside ? " (this block lies wholly inside C, at no edge along M or N)" : "");
             return hint;
         }
