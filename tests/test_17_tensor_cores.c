@@ -41,8 +41,10 @@ typedef struct {
 /* 17.1: one tile, a whole block of 4, a block and one more, several blocks with a partial last one. */
 static const int kTileCounts[] = {1, 4, 5, 13};
 /* 17.2 (multiples of 16): one tile; several fragments, K a single step of 16; two blocks along N
-   and one along M with K not a multiple of 32; two blocks along M. */
-static const Dims kGemmSizes[] = {{16, 16, 16}, {32, 48, 16}, {32, 144, 80}, {144, 32, 48}};
+   and one along M with K not a multiple of 32; two blocks along M; one whole block, at no edge of C,
+   with K below one slice (trial 10, a083: a block inside C must still test its loads past K when K is
+   not a multiple of BK). */
+static const Dims kGemmSizes[] = {{16, 16, 16}, {32, 48, 16}, {32, 144, 80}, {144, 32, 48}, {128, 128, 16}};
 /* 17.3 (any size): 1 x 1 x 1; partial tiles everywhere; two blocks along M, K not a multiple of 16;
    several blocks along N, K below one tile. */
 static const Dims kPaddedSizes[] = {{1, 1, 1}, {17, 15, 33}, {130, 20, 45}, {40, 263, 7}};
@@ -418,7 +420,23 @@ static int matches_scratch_transposed(const Subject *s, const Problem *p, const 
    while a tile overwritten too early (no __syncwarp() after the reads) is right there and wrong
    only under the schedules that write each lane's part as it arrives. */
 static int g_forward_right;
+static char g_race_hint[640];
 static const char *scratch_race_hint(const char *said) {
+    /* Two warps of one block in the scratch tile (trial 10, a091: every warp stored through Cs[0]): each
+       warp's tile is its own, so no barrier is missing there, the tile is shared. */
+    const char *cs = strstr(said, "shared memory `Cs[");
+    if (cs && strstr(said, "data race in kernel") && strstr(said, "mma.h:") && strstr(said, "no __syncthreads() between them")) {
+        const char *t1 = strstr(cs, " thread ("), *t2 = t1 ? strstr(t1 + 1, " thread (") : NULL;
+        unsigned a = 0, b = 0;
+        if (t1 && t2 && sscanf(t1, " thread (%u", &a) == 1 && sscanf(t2, " thread (%u", &b) == 1 && a / 32 != b / 32) {
+            snprintf(g_race_hint, sizeof g_race_hint,
+                     "threads %u and %u, of warps %u and %u, used the same scratch tile: the warps share it, so one warp's "
+                     "wmma::store_matrix_sync overwrites a fragment another warp has not copied out yet. Each warp needs a scratch tile "
+                     "of its own: store to and copy from Cs[warp], with warp = threadIdx.x / 32",
+                     a, b, a / 32, b / 32);
+            return g_race_hint;
+        }
+    }
     if (!strstr(said, "data race in kernel") || !strstr(said, "two lanes of one warp") || !strstr(said, "mma.h:")) return NULL;
     /* The report names the shared variable: two lanes of one warp meet in As or Bs too, when a K tile's
        barrier is missing (trial 6, a85): a lane's load_matrix_sync and another lane's copy of the next
@@ -616,6 +634,29 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
             }
         }
     }
+    if (unwritten && s->kind == SUBJECT_TILES) {
+        /* 17.1 with C written exactly from element 0 up to one element, nothing after it (trial 10, a080:
+           tile t stored at C + t * 16, a tile's row, instead of t * 256): every warp stored its 256
+           elements, but the tiles lie `step` elements apart and overlap, so the last one ends at
+           (tiles - 1) * step + 256. */
+        size_t end = 0;
+        while (end < p->mn && bits_of(out[end]) != FILL_BITS) end++;
+        int tiles = p->M / 16, prefix = 1;
+        for (size_t i = end; i < p->mn && prefix; i++) prefix = bits_of(out[i]) == FILL_BITS;
+        /* (whole tiles written and none after them can also be a grid too small: there it is the step only
+           where the simulator counted one product per tile) */
+        if (prefix && tiles > 1 && end > 256 && (end - 256) % (size_t)(tiles - 1) == 0 && (end - 256) / (size_t)(tiles - 1) < 256 &&
+            (end % 256 || tile_products(s, p) == tiles)) {
+            size_t step = (end - 256) / (size_t)(tiles - 1);
+            snprintf(msg, 2048,
+                     "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and those written are exactly "
+                     "elements 0 to %zu, where %d tiles of 256 elements end when tile t is stored at C + t * %zu: the tiles were "
+                     "stored %zu elements apart, overlapping, instead of 256 (a whole 16 x 16 tile). The grid covers C; store tile t "
+                     "at C + 256 * t, where its A and B tiles start too",
+                     unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, end - 1, tiles, step, step);
+            return msg;
+        }
+    }
     if (unwritten && s->kind == SUBJECT_HALF && matches_padded_store_return(p, out)) {
         snprintf(msg, 2048,
                  "%zu of the %zu elements of C were never written (the first at row %zu, col %zu), and they are exactly the fragments "
@@ -758,6 +799,53 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
     return msg;
 }
 
+/* 17.2: a read past the end of A or B (trial 10, a083: the `edge` flag without K % BK != 0, so a block
+   inside C loads its last slice without tests, past K, where K is not a multiple of BK). The simulator
+   names the block, the thread and the byte past the buffer; the judge replays the lesson's fetch of that
+   thread (2 vectors of 8 elements of A and of B per slice, 4 vectors to a row of A's slice, 16 to B's)
+   without its test along K, and names the mistake when one of those reads past K lands on exactly that
+   byte of a buffer of A's or B's size. NULL (the simulator's hint) otherwise. */
+static const Problem *g_gemm_crash;
+static const char *gemm_crash_hint(const char *said) {
+    static char hint[900];
+    const Problem *p = g_gemm_crash;
+    const char *at = strstr(said, "out-of-bounds access in kernel 'wmma_gemm_kernel'");
+    if (!p || !at || p->K % G_BK == 0) return NULL;
+    unsigned bx, by, bz, t, ty, tz;
+    size_t bytes, index, elem;
+    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
+        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
+        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2)
+        return NULL;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    if (sscanf(num, "%zu", &bytes) != 1) return NULL;
+    size_t byte = index * elem, a_bytes = (size_t)p->M * p->K * 2, b_bytes = (size_t)p->K * p->N * 2;
+    int m0 = (int)by * G_BM, n0 = (int)bx * G_BN;
+    for (int k0 = 0; k0 < p->K; k0 += G_BK)
+        for (int i = 0; i < 2; i++) {
+            int v = (int)t + i * 256;
+            int ra = v / (G_BK / 8), ca = v % (G_BK / 8) * 8, rb = v / (G_BN / 8), cb = v % (G_BN / 8) * 8;
+            const char *which = NULL;
+            int row = 0, col = 0;
+            if (bytes == a_bytes && k0 + ca >= p->K && m0 + ra < p->M && ((size_t)(m0 + ra) * p->K + k0 + ca) * 2 == byte)
+                which = "A", row = m0 + ra, col = k0 + ca;
+            else if (bytes == b_bytes && k0 + rb >= p->K && n0 + cb < p->N && ((size_t)(k0 + rb) * p->N + n0 + cb) * 2 == byte)
+                which = "B", row = k0 + rb, col = n0 + cb;
+            if (!which) continue;
+            int inside = m0 + G_BM <= p->M && n0 + G_BN <= p->N;
+            snprintf(hint, sizeof hint,
+                     "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: its %s %d is past the last, K - 1 = "
+                     "%d. K is not a multiple of BK = %d, so the last slice along K runs past it%s, and its loads must be tested (zeros "
+                     "past K) in every block when K %% BK != 0, not only in the blocks at the edges of C",
+                     t, bx, by, which, row, col, which, which[0] == 'A' ? "column" : "row", which[0] == 'A' ? col : row, p->K - 1, G_BK,
+                     inside ? " (this block lies wholly inside C, at no edge along M or N)" : "");
+            return hint;
+        }
+    return NULL;
+}
+
 /* Runs one product under every schedule (twice on a GPU), compares with the CPU, and on a mismatch
    fails with grade.c's diagnosis plus the lesson's. */
 static void check_product(const Subject *s, Dims d, uint64_t salt) {
@@ -770,6 +858,7 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     float *norm = grade_alloc((p.mn ? p.mn : 1) * sizeof(float));
     char *first_diff = NULL;
     int bad = -1;
+    if (s->kind == SUBJECT_BF16) g_gemm_crash = &p, judge_set_crash_hint(gemm_crash_hint);
     for (int r = 0; r < runs; r++) {
         int sched = r < schedules ? r : 0;
         float *out = outs + (size_t)r * stride;
@@ -781,6 +870,7 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
         if (diff && !first_diff) first_diff = diff, bad = r;
         else free(diff);
     }
+    if (s->kind == SUBJECT_BF16) g_gemm_crash = NULL, judge_set_crash_hint(NULL);
     if (first_diff) {
         char *why = explain_wrong_product(s, &p, outs, runs, bad);
         size_t cap;

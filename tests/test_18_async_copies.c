@@ -15,6 +15,7 @@
  * product is wrong anyway, the grader says which suspect fits: nothing written, shared memory that
  * no copy wrote (the simulator's NaN poison), a result that changes with the thread order.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,24 @@ static int stage_read_matches(const float *out, const float *a, const float *b, 
     return 1;
 }
 
+/* 1 when out is A B plus (Kp - K) pad_a pad_b everywhere, Kp = K rounded up to whole tiles: the last
+   tile's slots past K held pad_a (A's) and pad_b (B's) instead of zeros (trial 10, a094: zfill 0, so
+   each such copy brought A[0] or B[0], the fallback source). */
+static int product_with_pads(const float *out, const float *a, const float *b, Dims d, double atol, float pad_a, float pad_b) {
+    int kp = (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE;
+    for (int i = 0; i < d.M; i++)
+        for (int j = 0; j < d.N; j++) {
+            double acc = (double)(kp - d.K) * pad_a * pad_b, mag = fabs(acc);
+            for (int k = 0; k < d.K; k++) {
+                double t = (double)a[(size_t)i * d.K + k] * b[(size_t)k * d.N + j];
+                acc += t, mag += fabs(t);
+            }
+            /* the pads' kp - K terms add float rounding the problem's tolerance (K terms) does not cover */
+            if (!(fabs(out[(size_t)i * d.N + j] - acc) <= atol + 2.0 * kp * FLT_EPSILON * mag)) return 0;
+        }
+    return 1;
+}
+
 static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol,
                      int pipelined) {
     char *msg = malloc(1024);
@@ -118,6 +137,13 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
         snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
                  "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
                  "element of a stage is copied (or zero-filled outside the matrix), and that the stage read is the one just filled", nans);
+    else if (d.K % ASYNC_TILE && d.M > 0 && d.N > 0 && product_with_pads(out, a, b, d, atol, a[0], b[0]))
+        snprintf(msg, 1024, "C is A B plus %d x A[0] x B[0] everywhere: the last tile's %d slots past K = %d held A[0] and B[0] (the "
+                 "source given for an element outside the matrix), not zeros. An element outside the matrix must come in as zeros: %s",
+                 (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE - d.K, (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE - d.K, d.K,
+                 pipelined ? "store 0.0f in its slot instead of copying it"
+                           : "zero-fill all its bytes, __pipeline_memcpy_async(dst, src, sizeof(float), sizeof(float)) (the fourth "
+                             "argument is how many of the bytes are zero-filled, not copied)");
     else if (d.K % ASYNC_TILE && product_of_first(out, a, b, d, d.K / ASYNC_TILE * ASYNC_TILE, atol))
         snprintf(msg, 1024, "C is the product over only the first %d of the K = %d columns of A (rows of B), the whole tiles: the number "
                  "of tiles is rounded down; it must be rounded up, (K + ASYNC_TILE - 1) / ASYNC_TILE, with the last tile's missing "

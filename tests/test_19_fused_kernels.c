@@ -818,7 +818,8 @@ static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150,
 #define N_FLASH_CASES (int)(sizeof kFlashCases / sizeof kFlashCases[0])
 #define N_CAUSAL_CASES (int)(sizeof kCausalCases / sizeof kCausalCases[0])
 
-/* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query),
+/* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query,
+   3 key >= query turned round, up to the block's last query, where the tiles above the diagonal end),
    `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
    online rescaling (no_rescale: 1 = l, 2 = o, 3 = both are not corrected when a later tile raises
    the maximum; each tile's terms are still taken against the maximum of the tiles so far; 4 = the
@@ -834,7 +835,8 @@ static void attention_model(const float *q, const float *k, const float *v, floa
                 double t = 0;
                 if (j < n)
                     for (int c = 0; c < d; c++) t += (double)qi[c] * k[((size_t)b * n + j) * d + c];
-                s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) ? -INFINITY : t * scale;
+                s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) || (mask == 3 && (j < i || j >= (i / ATT_BR + 1) * ATT_BR)) ? -INFINITY
+                                                                                                                         : t * scale;
             }
             double m = -INFINITY, l = 0;
             for (int c = 0; c < d; c++) acc[c] = 0;
@@ -960,9 +962,39 @@ static const char *att_head_stride(const AttProblem *p, const float *out) {
     return found;
 }
 
+/* NaN outputs with n not a multiple of ATT_BC (trial 10, a118: V's slots past n not zeroed): the same d,
+   mask and input range (large scores: an exp that overflows is not the slots' doing) with n rounded up to
+   whole tiles, on new inputs, once. 1 (and msg) when that comes out right:
+   the NaN come from the last tile's slots past the sequence, whose p is 0 but 0 x NaN (the simulator's
+   poison for shared memory nobody wrote) is NaN. */
+static int att_partial_tile_nan(const AttProblem *p, size_t nonfinite, char *msg) {
+    int n = p->ac.n, whole = (n + ATT_BC - 1) / ATT_BC * ATT_BC;
+    if (n % ATT_BC == 0 || !nonfinite) return 0;
+    AttCase ac = {1, whole, p->ac.d, p->ac.big};
+    AttProblem w;
+    att_problem_make(&w, ac, p->causal, 11);
+    float *got = grade_alloc(w.n_el * sizeof(float));
+    grade_use_schedule(0);
+    grade_poison_device(w.d_o, w.n_el * sizeof(float));
+    int right = attention_flash_gpu(w.d_q, w.d_k, w.d_v, w.d_o, 1, whole, p->ac.d, p->causal) == cudaSuccess &&
+                cudaMemcpy(got, w.d_o, w.n_el * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                close_all(got, w.want, w.n_el, w.atol, 0);
+    free(got);
+    att_problem_free(&w);
+    if (right)
+        snprintf(msg, 2048,
+                 "%zu outputs are NaN or inf with n = %d, whose last tile is partial, but the same d with n = %d (whole tiles of "
+                 "ATT_BC = %d keys) came out right: the NaN come from the last tile's slots past the sequence. Their keys are masked, "
+                 "p = 0, but p * Vs[j][c] is 0 x NaN = NaN when the slot holds what no thread wrote (NaN on the simulator): every slot "
+                 "of Ks and Vs is written in every tile, the element or 0 (in = k0 + j < n && c < d)",
+                 nonfinite, n, whole, ATT_BC);
+    return right;
+}
+
 /* NaN or inf outputs with a problem whose scores exp can or cannot overflow (`lead` says where they came
    from); msg holds 2048. */
 static void att_nan_message(const AttProblem *p, size_t nonfinite, const char *lead, char *msg) {
+    if (att_partial_tile_nan(p, nonfinite, msg)) return;
     double top = att_max_score(p);
     /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction, from p or from l */
     if (top < 80.0)
@@ -978,6 +1010,20 @@ static void att_nan_message(const AttProblem *p, size_t nonfinite, const char *l
                  "%s%zu outputs are NaN or inf: the scores here reach about %g, and exp of that overflows: each p must be "
                  "exp(s - m_new), with m_new the running maximum including the tile, never exp(s); and a row's l must not stay 0",
                  lead, nonfinite, top);
+}
+
+/* The same problem without the causal mask (causal = 0), once: 1 when it comes out right (the mask's
+   path is then what is wrong). */
+static int att_plain_right(const AttProblem *p) {
+    float *plain = grade_alloc(p->n_el * sizeof(float)), *want = grade_alloc(p->n_el * sizeof(float));
+    attention_cpu(p->q, p->k, p->v, want, p->ac.bh, p->ac.n, p->ac.d, 0);
+    grade_use_schedule(0);
+    grade_poison_device(p->d_o, p->n_el * sizeof(float));
+    int right = attention_flash_gpu(p->d_q, p->d_k, p->d_v, p->d_o, p->ac.bh, p->ac.n, p->ac.d, 0) == cudaSuccess &&
+                cudaMemcpy(plain, p->d_o, p->n_el * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                close_all(plain, want, p->n_el, p->atol, 0);
+    FREE_ALL(plain, want);
+    return right;
 }
 
 static char *explain_attention(const AttProblem *p, const float *outs, int runs, int bad) {
@@ -1055,6 +1101,7 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
             return msg;
         }
     }
+    if (p->causal && nonfinite && att_partial_tile_nan(p, nonfinite, msg)) return msg;
     if (p->causal && nonfinite) {
         snprintf(msg, 2048,
                  "%zu outputs came out as NaN or inf: with the causal mask, a row that sees no key at all has l = 0 and "
@@ -1067,6 +1114,12 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
         snprintf(msg, 2048,
                  "O is attention without the mask: with causal = 1, attention_visible(i, j, n, causal) must be false for keys after "
                  "the query (j > i), so that their scores become -infinity");
+        return msg;
+    }
+    if (p->causal && att_matches(p, out, 3, scale, n, 0)) {
+        snprintf(msg, 2048,
+                 "the causal mask is turned round: query i saw the keys from i on (key >= query), up to its block's last query, "
+                 "instead of the keys up to i. With causal = 1, attention_visible(query, key, n, causal) is key < n && key <= query");
         return msg;
     }
     if (!p->causal && att_matches(p, out, 1, scale, n, 0)) {
@@ -1128,6 +1181,13 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     }
     if (nonfinite) {
         att_nan_message(p, nonfinite, "", msg);
+        return msg;
+    }
+    if (p->causal && att_plain_right(p)) {
+        snprintf(msg, 2048,
+                 "every schedule gave the same wrong O with the causal mask, while the same inputs without it (causal = 0) came out "
+                 "right: the causal path is wrong. Check attention_visible (with causal = 1, query i sees key j < n only when "
+                 "j <= i) and attention_keys (the block starting at q0 streams min(n, q0 + ATT_BR) keys)");
         return msg;
     }
     snprintf(msg, 2048,
