@@ -149,6 +149,26 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
                       reps, from_pageable, from_pinned,
                       from_pageable == reps && from_pinned == reps ? "each buffer" : from_pageable == reps ? "the pageable buffer"
                                                                                                           : "the pinned buffer");
+        /* the copies between each start and stop event (trial 10, a005: start recorded before the
+           warm-up copy, reps + 1 copies timed and divided by reps): events in pairs, in issue order */
+        int events = count_ops(n, OP_EVENT, -1), seen = 0, inside = 0, most = 0;
+        for (int i = 0; i < n && i < MAX_OPS && events % 2 == 0; i++) {
+            if (g_ops[i].kind == OP_EVENT) {
+                if (seen % 2 == 1 && inside > most) most = inside;
+                seen++;
+                inside = 0;
+            } else if (g_ops[i].kind == OP_H2D && g_ops[i].bytes == bytes && seen % 2 == 1) {
+                inside++;
+            }
+        }
+        ck_assert_msg(most <= reps,
+                      "h2d_bandwidth(reps = %d) timed %d host-to-device copies of %zu bytes between a start and a stop event\n"
+                      "  likely mistake: %s",
+                      reps, most, bytes,
+                      most == reps + 1 ? "the warm-up copy was timed: cudaEventRecord(start, 0) goes after the untimed copy, just "
+                                         "before the reps timed ones (the figure divides by reps)"
+                                       : "time only the reps copies of one buffer between cudaEventRecord(start, 0) and "
+                                         "cudaEventRecord(stop, 0)");
     }
     ck_assert_msg(r.pageable_gbs > 0 && r.pinned_gbs > 0 && isfinite(r.pageable_gbs) && isfinite(r.pinned_gbs),
                   "h2d_bandwidth gave %g GB/s (pageable) and %g GB/s (pinned)\n"
@@ -267,6 +287,16 @@ static void check_timing(int reps) {
         for (int i = 0; i < reps; i++) copy[i] = runs[i];
         copy[slow] = copy[reps - 1 == slow ? 0 : reps - 1];
         float typical = median_cpu(copy, reps - 1);
+        /* the slow run moved to the end and the others in ascending order: runs_ms was sorted in
+           place for the median (trial 10, a127) */
+        int ascending = 1;
+        for (int i = 1; i < reps; i++)
+            if (runs[i] < runs[i - 1]) ascending = 0;
+        ck_assert_msg(runs[slow] >= 3 * typical || !(ascending && runs[reps - 1] >= 3 * runs[0]),
+                      "runs_ms came back in ascending order, the 20x slower run (run %d, busy_run's call %d) moved to runs_ms[%d] = "
+                      "%.2f ms\n  likely mistake: runs_ms was sorted in place to find the median: the caller's runs_ms[r] must stay "
+                      "run r's time -- sort a copy of the times (malloc reps floats, memcpy, sort that)",
+                      slow, SLOW_CALL, reps - 1, runs[reps - 1]);
         ck_assert_msg(runs[slow] >= 3 * typical,
                       "the 20x slower run (busy_run's call %d, so runs_ms[%d] after one warm-up) does not show: runs_ms[%d] = %.2f ms, "
                       "a typical run %.2f ms\n"

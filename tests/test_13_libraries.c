@@ -549,11 +549,13 @@ START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     grade_poison_device(d_vals_out, n * 4);
     cudaError_t sorted = sort_pairs_cub_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out);
     /* CUB refuses a temp_storage_bytes below what the size query reported (trial 8, a024: the size set
-       to 0 between the two calls); the simulator's CUB too */
+       to 0 between the two calls), or below what SortPairs needs (trial 10, a024: the query made with
+       SortKeys); the simulator's CUB too */
     ck_assert_msg(sorted != cudaErrorInvalidValue,
                   "sort_pairs_cub_gpu (n = %zu, " SEED_TEXT "): returned cudaErrorInvalidValue\n"
-                  "  likely mistake: the second SortPairs call was given less temporary storage than the first reported: pass it the "
-                  "same temp_storage_bytes the size query (d_temp_storage = NULL) wrote, and a buffer of that many bytes; or an "
+                  "  likely mistake: the second SortPairs call was given less temporary storage than the first reported (the size query "
+                  "must be the same SortPairs call, with d_temp_storage = NULL: a SortKeys query asks for less): pass it the "
+                  "same temp_storage_bytes that query wrote, and a buffer of that many bytes; or an "
                   "argument CUB refuses (a NULL buffer, a negative num_items, begin_bit >= end_bit)",
                   n, SEED);
     GRADE_EXPECT_CUDA_OK(sorted, "sort_pairs_cub_gpu");

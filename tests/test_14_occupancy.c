@@ -838,6 +838,15 @@ START_TEST(test_a_refused_launch_is_reported_at_its_check_and_not_left_pending) 
         cudaGetLastError(); /* start with nothing pending */
         cudaError_t e = scale_checked_gpu(d, n, 3.0f, bad_blocks[i], report, sizeof report);
         int reported = report[0] != REPORT_POISON && report[0];
+        /* nothing returned, nothing reported, and yet the launch's error is no longer pending: it was
+           read and lost (trial 10, a041: `if ((call) != cudaSuccess) return check_cuda((call), ...)`) */
+        ck_assert_msg(e != cudaSuccess || reported || cudaGetLastError() != cudaSuccess,
+                      "%s returned cudaSuccess and wrote no report, though a block of %u threads is refused at the launch; the "
+                      "launch's error was read and cleared from the last-error slot (it is no longer pending), then lost\n  likely "
+                      "mistake: CHECK evaluates `call` twice (e.g. if ((call) != cudaSuccess) return check_cuda((call), ...)): the "
+                      "second cudaGetLastError() finds the slot cleared and returns cudaSuccess; evaluate it once into a variable "
+                      "(or a cudaGetLastError() result was discarded)",
+                      what, bad_blocks[i]);
         ck_assert_msg(e != cudaSuccess || reported,
                       "%s returned cudaSuccess, but a block of %u threads is refused at the launch (nothing ran)\n  likely mistake: check "
                       "cudaGetLastError() right after the launch: cudaDeviceSynchronize does not report a launch that never started",

@@ -320,6 +320,13 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                   "overhead the graph is there to save: one cudaGraphLaunch(c->exec, c->stream) per run of the chain, and no "
                   "step_launch",
                   what, r.replay_launches, r.replay_graph_launches);
+    /* the graph instantiated again for every replay (trial 10, a136): the work the exec graph is there
+       to do once, paid per run */
+    ck_assert_msg(r.replay_instantiations <= 0,
+                  "%s: chain_replay called cudaGraphInstantiate %lld time(s) for times = %d\n  likely mistake: instantiate once, in "
+                  "chain_capture (cudaGraphInstantiate(&c->exec, c->graph, 0)), and replay that: chain_replay only calls "
+                  "cudaGraphLaunch(c->exec, c->stream) times times -- instantiating is the costly step a graph pays once",
+                  what, r.replay_instantiations, k->times);
     if (r.replay_graph_launches < 0)
         grade_note_unchecked("the graph launches (CUPTI, which counts cudaGraphLaunch calls, is not available to the runner here)");
     else if (r.replay_graph_launches == k->times - 1)

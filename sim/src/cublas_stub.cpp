@@ -117,10 +117,22 @@ cublasStatus_t gemm(bool batched, cublasHandle_t handle, cublasOperation_t trans
             snprintf(what, sizeof what, "%s (%lld x %lld, ld %lld, %d matrices %lld elements apart)", arg, rows, cols, ld, batch, stride);
         else
             snprintf(what, sizeof what, "%s (%lld x %lld, ld %lld)", arg, rows, cols, ld);
-        check_library_buffer(fn, what, p + lo, (size_t)(hi - lo) * sizeof(T),
-                             batched ? "matrix i of a strided batch starts at X + i * strideX: the strides are the elements from one "
-                                       "matrix to the next (rows x columns of that matrix, for packed matrices)"
-                                     : kLdHint);
+        /* one matrix longer than the stride between matrices (trial 10, a020: row-major arrays passed
+           as column-major, A first, m = M, n = N, lda = K): the strides may be right, the shape is not */
+        char hint[640];
+        if (batch > 1 && stride > 0 && (long long)span > stride)
+            snprintf(hint, sizeof hint,
+                     "one matrix of %s, %lld x %lld column-major with ld %lld, spans %zu elements, more than the stride of %lld between "
+                     "matrices: the shape and leading dimension do not describe the packed matrices. Row-major arrays handed over as "
+                     "column-major (A first, m = M, n = N)? The row-major product is C^T = B^T A^T: B first, m = N, n = M, ldb = N, "
+                     "lda = K, ldc = N. Or the stride is wrong: one matrix's rows x columns",
+                     arg, rows, cols, ld, span, stride);
+        else
+            snprintf(hint, sizeof hint, "%s",
+                     batched ? "matrix i of a strided batch starts at X + i * strideX: the strides are the elements from one "
+                               "matrix to the next (rows x columns of that matrix, for packed matrices)"
+                             : kLdHint);
+        check_library_buffer(fn, what, p + lo, (size_t)(hi - lo) * sizeof(T), hint);
     };
     if (reads_ab) {
         check("A", A, rowsA, colsA, lda, strideA);

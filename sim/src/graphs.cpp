@@ -67,6 +67,8 @@ namespace {
 std::set<CUgraph_st *> g_graphs;
 std::set<CUgraphExec_st *> g_execs;
 unsigned long long g_kernel_launches = 0, g_graph_launches = 0;
+/* cudaGraphInstantiate calls that made an executable graph (lesson 16: one per graph, not per launch) */
+static unsigned long long g_instantiations = 0;
 
 struct Capture {
     unsigned long long id;
@@ -677,6 +679,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pExec, cudaGraph_t graph, unsi
     }
     g_execs.insert(x);
     *pExec = x;
+    g_instantiations++;
     return cudaSuccess;
 }
 
@@ -771,6 +774,8 @@ void simcuda_launch_counts(unsigned long long *kernels, unsigned long long *grap
     if (kernels) *kernels = g_kernel_launches;
     if (graphs) *graphs = g_graph_launches;
 }
+
+unsigned long long simcuda_graph_instantiations(void) { return g_instantiations; }
 
 void simcuda_live_graphs(int *graphs, int *execs) {
     if (graphs) *graphs = (int)g_graphs.size();

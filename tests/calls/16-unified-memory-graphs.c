@@ -147,8 +147,10 @@ static int64_t call_chain_probe(const RunnerCall *c) {
         long long k0 = launches_so_far(c), gl0 = graph_launches();
 #if ON_SIM
         /* the timeline records each operation's stream: a graph launched into stream 0 shows there */
+        unsigned long long inst0 = simcuda_graph_instantiations();
         simcuda_timeline_start(NULL);
         rep->replay_err = chain_replay(&ch, cfg->times);
+        rep->replay_instantiations = (long long)(simcuda_graph_instantiations() - inst0);
         simcuda_timeline_stop();
         size_t nops = simcuda_timeline_take(NULL, 0);
         SimTimelineOp *ops = calloc(nops ? nops : 1, sizeof *ops);
@@ -159,6 +161,7 @@ static int64_t call_chain_probe(const RunnerCall *c) {
         free(ops);
 #else
         rep->replay_on_legacy = -1; /* CUPTI's observer does not tell a graph launch's stream */
+        rep->replay_instantiations = -1; /* nor counts cudaGraphInstantiate */
         rep->replay_err = chain_replay(&ch, cfg->times);
 #endif
         rep->replay_launches = launches_so_far(c) - k0;

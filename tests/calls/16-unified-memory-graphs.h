@@ -41,6 +41,7 @@ typedef struct {
     long long capture_launches;    /* kernel launches the runner saw during chain_capture */
     long long replay_launches;     /* ... and during chain_replay */
     long long replay_graph_launches; /* cudaGraphLaunch calls during chain_replay (-1: not observed) */
+    long long replay_instantiations; /* cudaGraphInstantiate calls during chain_replay (-1: not observed: a GPU) */
     int pending_after_replay;      /* c->stream still had work when chain_replay returned */
     int replay_on_legacy;          /* work chain_replay queued went to the legacy default stream (-1: not observed) */
     int graphs_left, execs_left;   /* simulator: created during the call and alive after chain_destroy; -1 on a GPU */

@@ -105,16 +105,27 @@ inline bool size_query(void *d_temp_storage, size_t &temp_storage_bytes, size_t 
 }
 /* The second call: CUB refuses storage smaller than it asked for with cudaErrorInvalidValue (its
    AliasTemporaries; lesson 13, trial 8's a024: the size set to 0 between the two calls sorted here,
-   and failed on a GPU). */
+   and failed on a GPU). What it asks for depends on the algorithm and its arguments (a radix sort of
+   n pairs needs room for n more keys and values), so a query made with another call reports too
+   little (trial 10, a024: SortKeys asked, SortPairs sorted). */
 inline bool too_little(size_t temp_storage_bytes, size_t bytes = 256) { return temp_storage_bytes < bytes; }
 } // namespace detail
+} // namespace cub
 
+/* The simulator (sim/src/cub_support.cpp): stops the program when [p, p + bytes) is not inside one
+   device-reachable allocation: temporary storage smaller than the temp_storage_bytes it is passed
+   with (trial 10, a023: cudaMalloc'd n * sizeof(key) bytes, sorted anyway). */
+extern "C" void simcuda_cub_check_temp_storage(const char *algorithm, const void *p, size_t bytes, const char *file, int line);
+
+namespace cub {
 /* The start of every algorithm: answers the size query, or refuses too little storage. */
-#define SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes)                                                         \
+#define SIMCUB_TEMP_STORAGE_OF(d_temp_storage, temp_storage_bytes, needed, algorithm)                                   \
     do {                                                                                                               \
-        if (detail::size_query(d_temp_storage, temp_storage_bytes)) return cudaSuccess;                                \
-        if (detail::too_little(temp_storage_bytes)) return cudaErrorInvalidValue;                                      \
+        if (detail::size_query(d_temp_storage, temp_storage_bytes, (needed))) return cudaSuccess;                     \
+        if (detail::too_little(temp_storage_bytes, (needed))) return cudaErrorInvalidValue;                            \
+        simcuda_cub_check_temp_storage(algorithm, d_temp_storage, temp_storage_bytes, file, line);                     \
     } while (0)
+#define SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes) SIMCUB_TEMP_STORAGE_OF(d_temp_storage, temp_storage_bytes, 256, "cub")
 
 namespace detail {
 
@@ -345,7 +356,7 @@ struct DeviceRadixSort {
                                 int end_bit = sizeof(K) * 8, cudaStream_t stream = 0, SIMCUB_SITE) {
         SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         cudaError_t e = sort<K, int>(d_temp_storage, temp_storage_bytes, keys.Current(), keys.Alternate(), nullptr, nullptr, num_items, begin_bit,
-                                     end_bit, stream, false, file, line);
+                                     end_bit, stream, false, file, line, true);
         keys.selector ^= 1;
         return e;
     }
@@ -354,7 +365,7 @@ struct DeviceRadixSort {
                                  int begin_bit = 0, int end_bit = sizeof(K) * 8, cudaStream_t stream = 0, SIMCUB_SITE) {
         SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
         cudaError_t e = sort<K, V>(d_temp_storage, temp_storage_bytes, keys.Current(), keys.Alternate(), values.Current(), values.Alternate(),
-                                   num_items, begin_bit, end_bit, stream, false, file, line);
+                                   num_items, begin_bit, end_bit, stream, false, file, line, true);
         keys.selector ^= 1;
         values.selector ^= 1;
         return e;
@@ -363,8 +374,12 @@ struct DeviceRadixSort {
   private:
     template <class K, class V>
     static cudaError_t sort(void *d_temp_storage, size_t &temp_storage_bytes, const K *ki, K *ko, const V *vi, V *vo, int n, int begin_bit,
-                            int end_bit, cudaStream_t stream, bool descending, const char *file, int line) {
-        SIMCUB_TEMP_STORAGE(d_temp_storage, temp_storage_bytes);
+                            int end_bit, cudaStream_t stream, bool descending, const char *file, int line, bool double_buffer = false) {
+        /* one more buffer of keys (and of values) for the passes, as CUB's onesweep sort; the
+           DoubleBuffer overloads sort between the caller's two buffers and need the histograms only */
+        size_t needed = 256;
+        if (!double_buffer) needed += ((size_t)(n > 0 ? n : 0) * (sizeof(K) + (vi ? sizeof(V) : 0)) + 255) / 256 * 256;
+        SIMCUB_TEMP_STORAGE_OF(d_temp_storage, temp_storage_bytes, needed, vi ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys");
         return detail::run("cub::DeviceRadixSort", stream, [=]() { detail::radix_sort(ki, ko, vi, vo, n, begin_bit, end_bit, descending); }, file,
                            line);
     }

@@ -172,6 +172,8 @@ void simcuda_managed_counts(struct simcuda_managed_stats *out);
 void simcuda_launch_counts(unsigned long long *kernel_launches, unsigned long long *graph_launches);
 /* Launches that ran on several cores (parallel launches: sim/README.md), since the program started. */
 unsigned long long simcuda_parallel_launches(void);
+/** Executable graphs made by cudaGraphInstantiate (successful calls) since the program started. */
+unsigned long long simcuda_graph_instantiations(void);
 /** Graphs and executable graphs alive now (created and not destroyed). */
 void simcuda_live_graphs(int *graphs, int *execs);
 
