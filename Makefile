@@ -588,10 +588,13 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 .PHONY: test-programs
 test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_device_headers $(BUILD)/simtest/test_simulator $(B)/tests/test_grade $(LESSON_TEST_PROGRAMS)
 # (the tests spend much of their time waiting, for runners, sandboxes, Slurm and Chromium: two jobs
-# more than the cores keep them busy; -O keeps each test's report in one piece)
+# more than the cores keep them busy; -O keeps each test's report in one piece). make starts the
+# goals' work in the order they are named: the long single-threaded or waiting ones (the
+# simulator's Check suite, the docs and Chromium, the grading platforms) go first, so that they run
+# beside the lessons' hundreds of compiles instead of after them.
 TEST_JOBS := $(shell echo $$(($(NPROC) + 2)))
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading, grading platforms)
-	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-lessons-each test-programs test-sim test-common docs test-docs test-grade test-platforms
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-sim docs test-docs test-platforms test-grade test-common test-lessons-each test-programs
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean
