@@ -523,10 +523,12 @@ test-lessons: need-check $(LESSON_TEST_PROGRAMS) ## check solutions, skeletons a
 # the next lessons still compile, and test-lessons-each adds up their reports (one per lesson, in
 # $(B)/lesson-tests/). A lesson's report is printed whole when it ends; its failures fail the sum.
 .PHONY: test-lessons-each $(foreach l,$(SELECTED),test-lesson-$(l))
+# variants graded at once within one lesson (its runners mostly wait: sandboxes, timeouts)
+LESSON_TEST_JOBS ?= 1
 define lesson_test_rule
 test-lesson-$(1): $(B)/judge/$(1)/judge $(B)/solution/$(1)/runner $(B)/student/$(1)/runner $(call lesson_variants,$(1)) | need-check
 	@mkdir -p $(B)/lesson-tests
-	$(Q)$(TEST_LESSONS_ENV) TEST_LESSONS_JOBS=1 bash tools/test_lessons.sh $(B) $(1) >$(B)/lesson-tests/$(1).out 2>&1; cat $(B)/lesson-tests/$(1).out
+	$(Q)$(TEST_LESSONS_ENV) TEST_LESSONS_JOBS=$(LESSON_TEST_JOBS) bash tools/test_lessons.sh $(B) $(1) >$(B)/lesson-tests/$(1).out 2>&1; cat $(B)/lesson-tests/$(1).out
 endef
 $(foreach l,$(SELECTED),$(eval $(call lesson_test_rule,$(l))))
 test-lessons-each: $(foreach l,$(SELECTED),test-lesson-$(l))
