@@ -12,6 +12,7 @@
 
 #include "free_all.h"
 #include "grade.h"
+#include "grade_guard_band.h"
 #include "judge.h" /* judge_last_call_grid */
 #include "matmul_naive.h"
 
@@ -173,14 +174,10 @@ static int grid_covered(int M, int N, int bx, int by) {
 
 /* Only the top-left R x C corner of an M x N C written by a grid that covers it: the guard's bound. */
 static void guard_band(int M, int N, int R, int C, char *buf, size_t cap) {
-    char cols[160] = "", rows[160] = "";
-    if (C < N) snprintf(cols, sizeof cols, "columns col >= %d%s", C, C == N - 1 ? " (N - 1)" : C == M ? " (M)" : "");
-    if (R < M) snprintf(rows, sizeof rows, "%srows row >= %d%s", C < N ? " and " : "", R, R == M - 1 ? " (M - 1)" : R == N ? " (N)" : "");
-    const char *how = (C < N && C == M) || (R < M && R == N) ? "the guard compares col with M or row with N (M counts rows, N columns)"
-                      : C == N - 1 || R == M - 1           ? "the guard stops one column or row early (col < N - 1, or <= and < mixed up)"
-                                                           : "the guard lets too few threads through";
-    snprintf(buf, cap, "%s%s never written although the launched grid covers them: %s; a thread stores its element when row < M && col < N",
-             cols, rows, how);
+    char where[240];
+    const char *how = grade_guard_band(M, N, R, C, where, sizeof where);
+    snprintf(buf, cap, "%s never written although the launched grid covers them: the %s; a thread stores its element when row < M && col < N",
+             where, how);
 }
 
 /* Launch mistakes that leave only a top-left corner of C written, and what each one says. */

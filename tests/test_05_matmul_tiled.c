@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_guard_band.h"
 #include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"          /* judge_last_call_grid */
 #include "matmul_tiled.h"
@@ -273,18 +274,14 @@ static int guard_band_why(const Subject *s, const Problem *p, int R, int C, char
                  R, C);
         return 1;
     }
-    char cols[120] = "", rows[120] = "";
-    if (C < N) snprintf(cols, sizeof cols, "columns col >= %d%s", C, C == N - 1 ? " (N - 1)" : C == M ? " (M)" : "");
-    if (R < M) snprintf(rows, sizeof rows, "%srows row >= %d%s", C < N ? " and " : "", R, R == M - 1 ? " (M - 1)" : R == N ? " (N)" : "");
-    const char *how = (C < N && C == M) || (R < M && R == N) ? "the store's guard compares col with M or row with N (M counts rows, N columns)"
-                      : C == N - 1 || R == M - 1           ? "the store's guard stops one column or row early (col < N - 1, or <= and < mixed up)"
-                                                           : "the store's guard lets too few threads through";
+    char where[240];
+    const char *how = grade_guard_band(M, N, R, C, where, sizeof where);
     if (covered == 1)
-        snprintf(msg, cap, "%s%s of C never written although the launched grid covers them: %s; a thread stores its element when row < M && col < N",
-                 cols, rows, how);
+        snprintf(msg, cap, "%s of C never written although the launched grid covers them: the store's %s; a thread stores its element when row < M && col < N",
+                 where, how);
     else
-        snprintf(msg, cap, "%s%s of C never written: most likely %s (a thread stores when row < M && col < N); otherwise the grid does not "
-                 "cover C (ceil(N / tile width) blocks along x, ceil(M / tile height) along y)", cols, rows, how);
+        snprintf(msg, cap, "%s of C never written: most likely the store's %s (a thread stores when row < M && col < N); otherwise the grid does not "
+                 "cover C (ceil(N / tile width) blocks along x, ceil(M / tile height) along y)", where, how);
     return 1;
 }
 
