@@ -371,6 +371,12 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 $(B)/wrong-pack-%/$(1)/$$($(1)_NAME).cu: $(wildcard tests/wrong/$(1)/*.patch) solutions/$(1)/$$($(1)_NAME).cu tools/variant_packs.py
 	@mkdir -p $$(@D)
 	$(Q)$(PYTHON_QUICK) tools/variant_packs.py --apply $(BACKEND) $(1) pack-$$* $$@ || { rm -f $$@; exit 1; }
+# a slot pack (the simulator): the solution, then each variant's TODO region in a namespace of its own;
+# each slot's runner links the pack's object with that slot's functions under the lesson's names
+# (tools/variant_packs.py writes the slots' rules into variant-packs.mk)
+$(B)/wrong-slotpack-%/$(1)/$$($(1)_NAME).cu: $(wildcard tests/wrong/$(1)/*.patch) solutions/$(1)/$$($(1)_NAME).cu tools/variant_packs.py
+	@mkdir -p $$(@D)
+	$(Q)$(PYTHON_QUICK) tools/variant_packs.py --apply-slots $(1) $$* $$@ || { rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) tools/check_includes.py $(SANDBOX) $(CC_DEPS)
 	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch 2>/dev/null))
 # (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner;

@@ -77,6 +77,9 @@ def cut_after_line(own, main_name, last_line):
         m = LINE_MARKER.match(text)
         if m:
             flags = m.group(3).split()
+            if "1" in flags and depth == 0 and line > last_line:
+                # an #include right after the last leading one: its text is the file's own
+                return '# %d "%s"\n' % (line, main_name) + own[pos:]
             if "1" in flags:
                 depth += 1
             elif "2" in flags:

@@ -8,9 +8,11 @@ builds, but its line numbers no longer name the lines it changes: tools/patch_ex
 reads the wrong TODO region, and the variant is graded on another exercise than its own (or on the
 whole lesson). When the solution changes, regenerate the patch (apply it, then diff again).
 
-The packs of tools/variant_packs.py (variants of different exercises in one program, for make test)
-must hold one variant per exercise and give what `patch` gives applying their variants one after
-another.
+The packs of tools/variant_packs.py (variants of different exercises in one program, for make test
+on a GPU) must hold one variant per exercise and give what `patch` gives applying their variants
+one after another. Its slot packs (the simulator's) must hold each variant's file as `patch` gives
+it, whole, numbered from line 1 as its own file, with the functions the lesson's header declares
+renamed in its slot only.
 """
 import glob
 import os
@@ -50,7 +52,7 @@ class WrongPatches(unittest.TestCase):
         packs, wrong = 0, []
         with tempfile.TemporaryDirectory() as tmp:
             for lesson in sorted(os.listdir(os.path.join(ROOT, "tests", "wrong"))):
-                for backend in ("sim",):
+                for backend in ("gpu",):
                     for pack, members in variant_packs.packs(lesson, backend):
                         packs += 1
                         exercises = [ex for _, ex in members]
@@ -68,6 +70,36 @@ class WrongPatches(unittest.TestCase):
                             if a.read() != b.read():
                                 wrong.append("%s %s %s: not what patch gives" % (lesson, backend, pack))
         self.assertGreater(packs, 100, "fewer packs than the workbook's variants make")
+        self.assertEqual(wrong, [], "\n".join(wrong))
+
+    def test_every_slot_holds_its_variant_whole(self):
+        slots, wrong = 0, []
+        with tempfile.TemporaryDirectory() as tmp:
+            for lesson in sorted(os.listdir(os.path.join(ROOT, "tests", "wrong"))):
+                solution = variant_packs.solution_file(lesson)
+                for k, members in variant_packs.slot_packs(lesson):
+                    packed = os.path.join(tmp, "wrong-slotpack-%d" % k, lesson, os.path.basename(solution))
+                    os.makedirs(os.path.dirname(packed), exist_ok=True)
+                    variant_packs.apply_slots(lesson, k, packed)
+                    with open(packed, encoding="utf-8", errors="surrogateescape") as f:
+                        text = f.read()
+                    for j, (name, _) in enumerate(members, 1):
+                        slots += 1
+                        by_patch = os.path.join(tmp, "by-patch.cu")
+                        shutil.copy(solution, by_patch)
+                        with open(os.path.join(ROOT, "tests", "wrong", lesson, name + ".patch"), "rb") as f:
+                            subprocess.run(["patch", "-s", "-F0", "--no-backup-if-mismatch", by_patch], stdin=f, check=True)
+                        with open(by_patch, encoding="utf-8", errors="surrogateescape") as f:
+                            own = f.read()
+                        start = '#line 1 "%s"\n' % variant_packs.slot_source(packed, k, j)
+                        at = text.find(start)
+                        if at < 0 or not text[at + len(start):].startswith(own.rstrip("\n") + "\n}\n"):
+                            wrong.append("%s slot %d-%d (%s): not the variant's file as patch gives it" % (lesson, k, j, name))
+                        opened = text.rfind("namespace wb_slot_%d {" % j, 0, at)
+                        renames = re.findall(r"^#define (\w+) (\w+)$", text[opened:at], re.M)
+                        if not renames or any(new != old + "__wbslot%d" % j for old, new in renames):
+                            wrong.append("%s slot %d-%d (%s): the header's functions are not renamed in its slot" % (lesson, k, j, name))
+        self.assertGreater(slots, 500, "fewer slots than the workbook's variants make")
         self.assertEqual(wrong, [], "\n".join(wrong))
 
 

@@ -4,6 +4,10 @@
     variant_packs.py --make BACKEND              Make assignments: each lesson's packs and the variants they hold
     variant_packs.py --list BACKEND LESSON       one line per packed variant: NAME PACK EXERCISE
     variant_packs.py --apply BACKEND LESSON PACK OUT  the solution with the pack's patches applied, written to OUT
+    variant_packs.py --apply-slots LESSON K OUT       the simulator's slot pack K of a lesson, written to OUT
+    variant_packs.py --slot-object LESSON K J PACK_OBJ OUT_OBJ  slot J's object: PACK_OBJ with slot J's
+                                                      functions under the lesson's names; its variant's own
+                                                      source beside OUT_OBJ
 
 Why: `make test` compiles every wrong variant (tests/wrong/NN-topic/*.patch) into a runner of its
 own, and those ~400 compiles were most of its time. But tools/test_lessons.sh grades a variant on
@@ -25,6 +29,13 @@ A variant is packed only when all of these hold (otherwise it is built alone):
 The patches of a pack are applied to the solution together, each exactly at its own line numbers
 (tools/test_wrong_patches.py checks that each applies there without offset or fuzz, and that every
 pack applies).
+
+On the simulator, packs go further: a slot pack holds up to SLOT_SIZE variants, of any exercises, in
+one compile (most of a compile is the simulator's templates, whatever the file: 2.45 s for one
+variant of lesson 13). Each variant's whole file is in a namespace of its own, its functions renamed
+(apply_slots), and slot J's runner links the pack's object with slot J's functions under the
+header's names (objcopy, slot_object): the program the variant built alone would be, under other
+names. Each slot costs a link where it cost a compile and a link.
 """
 import glob
 import os
@@ -36,6 +47,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import patch_exercise  # noqa: E402  (the exercise a variant changes)
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+# variants per slot pack: a pack's compile grows with its slots, and the lesson's grading waits for
+# the last of them
+SLOT_SIZE = 8
 
 
 def header(text, field):
@@ -140,21 +154,194 @@ def apply_pack(backend, lesson, pack, out_path):
         f.write("\n".join(base))
 
 
+# --- slot packs (the simulator) ---------------------------------------------------------------
+
+def declared_functions(lesson):
+    """{name: declaration} of the functions the lesson's headers declare (the runner calls these)."""
+    found = {}
+    for h in sorted(glob.glob(os.path.join(ROOT, "lessons", lesson, "*.h"))):
+        with open(h, encoding="utf-8", errors="replace") as f:
+            text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", f.read(), flags=re.S)
+        text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
+        for m in re.finditer(r"[^;{}]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*;", text):
+            if m.group(1) not in ("if", "while", "for", "switch", "return", "sizeof"):
+                found.setdefault(m.group(1), " ".join(m.group(0).split()))
+    return found
+
+
+def variant_lines(lesson, name):
+    """The solution's lines with variant NAME's patch applied (what the variant built alone compiles)."""
+    with open(solution_file(lesson), encoding="utf-8", errors="surrogateescape") as f:
+        lines = f.read().split("\n")
+    for first, removed, inserted in sorted(edits(os.path.join(ROOT, "tests", "wrong", lesson, name + ".patch")),
+                                           key=lambda e: e[0], reverse=True):
+        lines[first - 1:first - 1 + len(removed)] = inserted
+    return lines
+
+
+def defined_entries(lines, declared):
+    """The declared functions a file defines (`name(...) {`)."""
+    text = "\n".join(lines)
+    return sorted(n for n in declared if re.search(r"\b%s\s*\([^;{}]*\)\s*\{" % re.escape(n), text))
+
+
+def directives(lines):
+    """A file's preprocessor lines, each with its continuation lines."""
+    out, cont = [], False
+    for line in lines:
+        if cont:
+            out[-1] += "\n" + line
+        elif line.lstrip().startswith("#"):
+            out.append(line)
+        else:
+            continue
+        cont = line.endswith("\\")
+    return out
+
+
+def slot_packs(lesson):
+    """[(K, [(variant name, exercise), ...])]: the lesson's variants that may take a slot, SLOT_SIZE
+    to a pack, in name order. A variant may when it could be packed at all (packable), changes no
+    preprocessor line (a changed #define would reach into the slots after its own, and the headers
+    are included once, before the first slot) and defines the header's functions. A pack of one
+    saves nothing: that variant is built alone."""
+    solution = solution_file(lesson)
+    if solution is None:
+        return []
+    declared = declared_functions(lesson)
+    with open(solution, encoding="utf-8", errors="surrogateescape") as f:
+        own = directives(f.read().split("\n"))
+    found = []
+    for p in sorted(glob.glob(os.path.join(ROOT, "tests", "wrong", lesson, "*.patch"))):
+        ex = packable(lesson, p, "sim", solution)
+        name = os.path.basename(p)[:-len(".patch")]
+        if ex:
+            lines = variant_lines(lesson, name)
+            if directives(lines) == own and defined_entries(lines, declared):
+                found.append((name, ex))
+    n = -(-len(found) // SLOT_SIZE)                  # as few packs as SLOT_SIZE allows, evenly filled
+    return [(k + 1, found[k::n]) for k in range(n) if len(found[k::n]) > 1]
+
+
+def slot_members(lesson, k):
+    members = dict(slot_packs(lesson)).get(int(k))
+    if members is None:
+        sys.exit("variant_packs.py: lesson %s has no slot pack %s" % (lesson, k))
+    return members
+
+
+def slot_suffix(j):
+    return "__wbslot%d" % j
+
+
+def slot_source(pack_source, k, j):
+    """Slot J's own source (slot_object writes it), beside pack K's: B/wrong-slot-K-J/LESSON/NAME.cu."""
+    lesson_dir = os.path.dirname(pack_source)
+    return os.path.join(os.path.dirname(os.path.dirname(lesson_dir)), "wrong-slot-%s-%d" % (k, j),
+                        os.path.basename(lesson_dir), os.path.basename(pack_source))
+
+
+def apply_slots(lesson, k, out_path):
+    """The solution's #include lines, then each member's whole file in a namespace of its own
+    (wb_slot_J): the functions the header declares renamed there (NAME__wbslotJ) and declared first
+    (a file may call its own function before defining it), its lines numbered as in the variant's
+    own file (slot_source: its grading reads that file, and __FILE__ and __LINE__ name lines of it).
+    Its own #include lines, inside the namespace, then include nothing: each header was included
+    once already, at the top, and keeps out a second time (its include guard)."""
+    declared = declared_functions(lesson)
+    with open(solution_file(lesson), encoding="utf-8", errors="surrogateescape") as f:
+        out = [line for line in f.read().split("\n") if re.match(r"\s*#\s*include\b", line)]
+    for j, (name, _) in enumerate(slot_members(lesson, k), 1):
+        lines = variant_lines(lesson, name)
+        text = "\n".join(lines)
+        out.append("namespace wb_slot_%d {  // tests/wrong/%s/%s.patch" % (j, lesson, name))
+        entries = defined_entries(lines, declared)
+        out += ["#define %s %s%s" % (e, e, slot_suffix(j)) for e in entries]
+        for e in entries:
+            c_linkage = re.search(r'extern\s+"C"\s[^;{}]*\b%s\s*\(' % re.escape(e), text)
+            out.append(('extern "C" ' if c_linkage else "") + declared[e])
+        out.append('#line 1 "%s"' % slot_source(out_path, k, j))
+        out += lines[:-1] if lines[-1:] == [""] else lines
+        out.append("}")
+        out += ["#undef %s" % e for e in entries]
+    with open(out_path, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def slot_object(lesson, k, j, pack_obj, out_obj):
+    """Slot J's object (the pack's, with slot J's functions under the header's names) and its
+    variant's own source beside it. When the pack did not compile, its compile log takes the object's
+    place (the runner's rule reports it, and tools/test_lessons.sh builds the variant alone)."""
+    name, _ = slot_members(lesson, k)[int(j) - 1]
+    out_dir = os.path.dirname(out_obj)
+    os.makedirs(out_dir, exist_ok=True)
+    lines = variant_lines(lesson, name)
+    with open(os.path.join(out_dir, os.path.basename(solution_file(lesson))), "w",
+              encoding="utf-8", errors="surrogateescape") as f:
+        f.write("\n".join(lines))
+    for stale in (out_obj, os.path.join(out_dir, "compile-error.log")):
+        if os.path.exists(stale):
+            os.remove(stale)
+    if not os.path.isfile(pack_obj):
+        with open(os.path.join(out_dir, "compile-error.log"), "w") as f:
+            f.write("slot pack %s of %s did not compile (see %s)\n" % (k, lesson, os.path.dirname(pack_obj)))
+        return 0
+    import subprocess
+    defined = set(subprocess.run(["nm", "--defined-only", "--format=just-symbols", pack_obj], check=True,
+                                 capture_output=True, text=True).stdout.split())
+    args = []
+    for e in defined_entries(lines, declared_functions(lesson)):
+        plain, ns = e + slot_suffix(int(j)), "wb_slot_%d" % int(j)
+        mangled = "_ZN%d%s%d%sE" % (len(ns), ns, len(plain), plain)   # (defined without extern "C")
+        mine = [s for s in defined if s == plain or s.startswith(mangled)]
+        if len(mine) != 1:
+            sys.exit("variant_packs.py: slot %s of pack %s of %s: %s not found once in %s" % (j, k, lesson, e, pack_obj))
+        args += ["--redefine-sym", "%s=%s" % (mine[0], e)]
+    subprocess.run(["objcopy"] + args + [pack_obj, out_obj], check=True)
+    return 0
+
+
+def make_lines(lesson, backend):
+    """The lesson's lines of Make assignments (and, for slot packs, the rules of the slots' objects)."""
+    if backend != "sim":
+        found = packs(lesson, backend)
+        return ["%s_PACKS := %s" % (lesson, " ".join(p for p, _ in found)),
+                "%s_PACKED := %s" % (lesson, " ".join(n for _, m in found for n, _ in m))]
+    found = slot_packs(lesson)
+    slots = [("slot-%d-%d" % (k, j), name) for k, members in found for j, (name, _) in enumerate(members, 1)]
+    out = ["%s_PACKS := %s" % (lesson, " ".join(s for s, _ in slots)),
+           "%s_PACKED := %s" % (lesson, " ".join(n for _, n in slots))]
+    for k, members in found:
+        for j in range(1, len(members) + 1):
+            out += ["$(B)/wrong-slot-%d-%d/%s/kernel.o: $(B)/wrong-slotpack-%d/%s/kernel.o tools/variant_packs.py" % (k, j, lesson, k, lesson),
+                    "\t$(Q)$(PYTHON_QUICK) tools/variant_packs.py --slot-object %s %d %d $< $@" % (lesson, k, j)]
+    return out
+
+
+def list_lines(lesson, backend):
+    if backend != "sim":
+        return ["%s %s %s" % (name, pack, ex) for pack, members in packs(lesson, backend) for name, ex in members]
+    return ["%s slot-%d-%d %s" % (name, k, j, ex) for k, members in slot_packs(lesson)
+            for j, (name, ex) in enumerate(members, 1)]
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == "--make":
         for lesson in sorted(os.listdir(os.path.join(ROOT, "tests", "wrong"))):
-            found = packs(lesson, argv[1])
-            print("%s_PACKS := %s" % (lesson, " ".join(p for p, _ in found)))
-            print("%s_PACKED := %s" % (lesson, " ".join(n for _, m in found for n, _ in m)))
+            print("\n".join(make_lines(lesson, argv[1])))
         return 0
     if len(argv) == 3 and argv[0] == "--list":
-        for pack, members in packs(argv[2], argv[1]):
-            for name, ex in members:
-                print(name, pack, ex)
+        for line in list_lines(argv[2], argv[1]):
+            print(line)
         return 0
     if len(argv) == 5 and argv[0] == "--apply":
         apply_pack(*argv[1:])
         return 0
+    if len(argv) == 4 and argv[0] == "--apply-slots":
+        apply_slots(*argv[1:])
+        return 0
+    if len(argv) == 6 and argv[0] == "--slot-object":
+        return slot_object(*argv[1:])
     sys.exit(__doc__.split("\n\n")[1])
 
 
