@@ -4,10 +4,9 @@
     variant_packs.py --make BACKEND              Make assignments: each lesson's packs and the variants they hold
     variant_packs.py --list BACKEND LESSON       one line per packed variant: NAME PACK EXERCISE
     variant_packs.py --apply BACKEND LESSON PACK OUT  the solution with the pack's patches applied, written to OUT
-    variant_packs.py --apply-slots LESSON K OUT       the simulator's slot pack K of a lesson, written to OUT
-    variant_packs.py --slot-object LESSON K J PACK_OBJ OUT_OBJ  slot J's object: PACK_OBJ with slot J's
-                                                      functions under the lesson's names; its variant's own
-                                                      source beside OUT_OBJ
+    variant_packs.py --apply-slots LESSON K OUT       the simulator's slot pack K of a lesson, written to
+                                                      OUT (B/wrong-slotpack-K/LESSON/NAME.cu), and each
+                                                      slot's own source (B/wrong-slot-K-J/LESSON/NAME.cu)
 
 Why: `make test` compiles every wrong variant (tests/wrong/NN-topic/*.patch) into a runner of its
 own, and those ~400 compiles were most of its time. But tools/test_lessons.sh grades a variant on
@@ -34,9 +33,10 @@ On the simulator, packs go further: a slot pack holds up to SLOT_SIZE variants, 
 one compile (most of a compile is the simulator's templates, whatever the file: 2.45 s for one
 variant of lesson 13). Each variant's whole file is in a namespace of its own, its functions renamed
 (apply_slots), and slot J's runner links the pack's object with slot J's functions under the
-header's names (objcopy, slot_object): the program the variant built alone would be, under other
+header's names (objcopy, slot_object_command): the program the variant built alone would be, under other
 names. Each slot costs a link where it cost a compile and a link.
 """
+import functools
 import glob
 import os
 import re
@@ -49,7 +49,7 @@ import patch_exercise  # noqa: E402  (the exercise a variant changes)
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 # variants per slot pack: a pack's compile grows with its slots, and the lesson's grading waits for
 # the last of them
-SLOT_SIZE = 8
+SLOT_SIZE = 24
 
 
 def header(text, field):
@@ -57,6 +57,7 @@ def header(text, field):
     return m.group(1).strip() if m else None
 
 
+@functools.lru_cache(maxsize=None)
 def solution_file(lesson):
     """The lesson's graded file in solutions/ (the one .cu), or None."""
     found = sorted(glob.glob(os.path.join(ROOT, "solutions", lesson, "*.cu")))
@@ -156,6 +157,7 @@ def apply_pack(backend, lesson, pack, out_path):
 
 # --- slot packs (the simulator) ---------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
 def declared_functions(lesson):
     """{name: declaration} of the functions the lesson's headers declare (the runner calls these)."""
     found = {}
@@ -169,8 +171,10 @@ def declared_functions(lesson):
     return found
 
 
+@functools.lru_cache(maxsize=None)
 def variant_lines(lesson, name):
-    """The solution's lines with variant NAME's patch applied (what the variant built alone compiles)."""
+    """The solution's lines with variant NAME's patch applied (what the variant built alone compiles;
+    shared by the callers: not to be changed)."""
     with open(solution_file(lesson), encoding="utf-8", errors="surrogateescape") as f:
         lines = f.read().split("\n")
     for first, removed, inserted in sorted(edits(os.path.join(ROOT, "tests", "wrong", lesson, name + ".patch")),
@@ -181,8 +185,8 @@ def variant_lines(lesson, name):
 
 def defined_entries(lines, declared):
     """The declared functions a file defines (`name(...) {`)."""
-    text = "\n".join(lines)
-    return sorted(n for n in declared if re.search(r"\b%s\s*\([^;{}]*\)\s*\{" % re.escape(n), text))
+    defined = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*\{", "\n".join(lines)))
+    return sorted(defined.intersection(declared))
 
 
 def directives(lines):
@@ -199,6 +203,7 @@ def directives(lines):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def slot_packs(lesson):
     """[(K, [(variant name, exercise), ...])]: the lesson's variants that may take a slot, SLOT_SIZE
     to a pack, in name order. A variant may when it could be packed at all (packable), changes no
@@ -235,7 +240,7 @@ def slot_suffix(j):
 
 
 def slot_source(pack_source, k, j):
-    """Slot J's own source (slot_object writes it), beside pack K's: B/wrong-slot-K-J/LESSON/NAME.cu."""
+    """Slot J's own source (apply_slots writes it), beside pack K's: B/wrong-slot-K-J/LESSON/NAME.cu."""
     lesson_dir = os.path.dirname(pack_source)
     return os.path.join(os.path.dirname(os.path.dirname(lesson_dir)), "wrong-slot-%s-%d" % (k, j),
                         os.path.basename(lesson_dir), os.path.basename(pack_source))
@@ -253,13 +258,16 @@ def apply_slots(lesson, k, out_path):
         out = [line for line in f.read().split("\n") if re.match(r"\s*#\s*include\b", line)]
     for j, (name, _) in enumerate(slot_members(lesson, k), 1):
         lines = variant_lines(lesson, name)
-        text = "\n".join(lines)
+        own = slot_source(out_path, k, j)
+        os.makedirs(os.path.dirname(own), exist_ok=True)
+        with open(own, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(lines))
         out.append("namespace wb_slot_%d {  // tests/wrong/%s/%s.patch" % (j, lesson, name))
         entries = defined_entries(lines, declared)
         out += ["#define %s %s%s" % (e, e, slot_suffix(j)) for e in entries]
-        for e in entries:
-            c_linkage = re.search(r'extern\s+"C"\s[^;{}]*\b%s\s*\(' % re.escape(e), text)
-            out.append(('extern "C" ' if c_linkage else "") + declared[e])
+        # (declared with C linkage first, a definition without `extern "C"` has it too: each slot's
+        # functions have plain names, NAME__wbslotJ, which slot_object_command knows without the object)
+        out += ['extern "C" ' + declared[e] for e in entries]
         out.append('#line 1 "%s"' % slot_source(out_path, k, j))
         out += lines[:-1] if lines[-1:] == [""] else lines
         out.append("}")
@@ -268,37 +276,16 @@ def apply_slots(lesson, k, out_path):
         f.write("\n".join(out) + "\n")
 
 
-def slot_object(lesson, k, j, pack_obj, out_obj):
-    """Slot J's object (the pack's, with slot J's functions under the header's names) and its
-    variant's own source beside it. When the pack did not compile, its compile log takes the object's
-    place (the runner's rule reports it, and tools/test_lessons.sh builds the variant alone)."""
+def slot_object_command(lesson, k, j):
+    """The shell command that makes slot J's object from pack K's ($< to $@): the pack's object with
+    slot J's functions under the header's names. When the pack did not compile, its compile log takes
+    the object's place (the runner's rule reports it, and tools/test_lessons.sh builds the variant
+    alone). (apply_slots wrote the slot's own source beside it.)"""
     name, _ = slot_members(lesson, k)[int(j) - 1]
-    out_dir = os.path.dirname(out_obj)
-    os.makedirs(out_dir, exist_ok=True)
-    lines = variant_lines(lesson, name)
-    with open(os.path.join(out_dir, os.path.basename(solution_file(lesson))), "w",
-              encoding="utf-8", errors="surrogateescape") as f:
-        f.write("\n".join(lines))
-    for stale in (out_obj, os.path.join(out_dir, "compile-error.log")):
-        if os.path.exists(stale):
-            os.remove(stale)
-    if not os.path.isfile(pack_obj):
-        with open(os.path.join(out_dir, "compile-error.log"), "w") as f:
-            f.write("slot pack %s of %s did not compile (see %s)\n" % (k, lesson, os.path.dirname(pack_obj)))
-        return 0
-    import subprocess
-    defined = set(subprocess.run(["nm", "--defined-only", "--format=just-symbols", pack_obj], check=True,
-                                 capture_output=True, text=True).stdout.split())
-    args = []
-    for e in defined_entries(lines, declared_functions(lesson)):
-        plain, ns = e + slot_suffix(int(j)), "wb_slot_%d" % int(j)
-        mangled = "_ZN%d%s%d%sE" % (len(ns), ns, len(plain), plain)   # (defined without extern "C")
-        mine = [s for s in defined if s == plain or s.startswith(mangled)]
-        if len(mine) != 1:
-            sys.exit("variant_packs.py: slot %s of pack %s of %s: %s not found once in %s" % (j, k, lesson, e, pack_obj))
-        args += ["--redefine-sym", "%s=%s" % (mine[0], e)]
-    subprocess.run(["objcopy"] + args + [pack_obj, out_obj], check=True)
-    return 0
+    renames = " ".join("--redefine-sym %s%s=%s" % (e, slot_suffix(int(j)), e)
+                       for e in defined_entries(variant_lines(lesson, name), declared_functions(lesson)))
+    return ("mkdir -p $(@D); rm -f $@ $(@D)/compile-error.log; if [ -f $< ]; then objcopy %s $< $@; "
+            "else echo 'slot pack %s of %s did not compile (see $(<D))' >$(@D)/compile-error.log; fi" % (renames, k, lesson))
 
 
 def make_lines(lesson, backend):
@@ -313,8 +300,8 @@ def make_lines(lesson, backend):
            "%s_PACKED := %s" % (lesson, " ".join(n for _, n in slots))]
     for k, members in found:
         for j in range(1, len(members) + 1):
-            out += ["$(B)/wrong-slot-%d-%d/%s/kernel.o: $(B)/wrong-slotpack-%d/%s/kernel.o tools/variant_packs.py" % (k, j, lesson, k, lesson),
-                    "\t$(Q)$(PYTHON_QUICK) tools/variant_packs.py --slot-object %s %d %d $< $@" % (lesson, k, j)]
+            out += ["$(B)/wrong-slot-%d-%d/%s/kernel.o: $(B)/wrong-slotpack-%d/%s/kernel.o" % (k, j, lesson, k, lesson),
+                    "\t$(Q)" + slot_object_command(lesson, k, j)]
     return out
 
 
@@ -340,8 +327,6 @@ def main(argv):
     if len(argv) == 4 and argv[0] == "--apply-slots":
         apply_slots(*argv[1:])
         return 0
-    if len(argv) == 6 and argv[0] == "--slot-object":
-        return slot_object(*argv[1:])
     sys.exit(__doc__.split("\n\n")[1])
 
 
