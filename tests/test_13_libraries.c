@@ -345,8 +345,13 @@ static void check_batched(BShape s, uint64_t handle, int tf32, int salt) {
     for (size_t i = p.nc; i < p.nc + CANARY; i++)
         ck_assert_msg(is_device_garbage_f(p.got[i]),
                       "%s: wrote element %zu of C, past the end of the %zu-element batch\n  likely mistake: strideC, ldc or the batch count "
-                      "describe more than batch x M x N elements (strideC = M * N, ldc = N)",
-                      shape, i, p.nc);
+                      "describe more than batch x M x N elements (strideC = M * N, ldc = N)%s",
+                      shape, i, p.nc,
+                      /* (on a GPU, where the reads past A are not seen: a column-major call, A first with m = M, n = N,
+                         and the row-major ldc = N puts C's N columns N apart, past M * N when M < N; trial 10, a020) */
+                      s.M < s.N ? "; or the row-major arrays were handed over as column-major (A first, m = M, n = N: C's columns "
+                                  "ldc = N apart run past its M x N elements): compute C^T = B^T A^T instead (B first, m = N, n = M)"
+                                : "");
     /* fp32: a K-long dot product errs by about sqrt(K) eps; TF32 rounds each input to 2^-11. */
     double tol = tf32 ? 4.0 / 1024 * sqrt((double)s.K) : 4.0 * s.K * FLT_EPSILON;
     if (!matches(&p, tol, 0))
