@@ -123,6 +123,15 @@ static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
     else
         snprintf(g_broken, sizeof g_broken, "%s %s%s%s", call, how, under, tail);
     const char *hint = g_crash_hint && !timed_out && !over_memory ? g_crash_hint(g_broken) : NULL;
+    /* Host code that read past a heap array (the simulator's AddressSanitizer; each host input of a
+       student's function lies in a block of exactly its size: common/runner.c). No lesson knows
+       better: the array is the caller's or the student's own. */
+    if (!hint && sim_fatal && strstr(g_broken, "-byte read of address") && strstr(g_broken, "(heap-buffer-overflow)") &&
+        !strstr(g_broken, "in kernel"))
+        hint = "host code read past the end of a heap array: a copy or a loop given more than the array holds -- "
+               "sizeof of a larger array (a __constant__ or static array's whole size, where the caller's array is smaller), "
+               "or a count in bytes where elements are meant; the grader's host arrays are exactly the size the "
+               "function's contract gives";
     if (hint) {
         /* The lesson's hint is decided from what the grader knows of the call (its sizes, its
            buffers); the simulator's own "(hint: ...)" is a general guess from the fault alone, and

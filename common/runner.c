@@ -406,6 +406,15 @@ int main(void) {
             /* Pinned buffers: the judge's bytes go in before the call and come back right after it. */
             for (uint32_t i = 0; i < q.nargs; i++)
                 if (q.args[i].kind == RPC_ARG_PINNED && q.args[i].bytes) memcpy(c.ptr[i], g_base + q.args[i].offset, q.args[i].bytes);
+            /* Host inputs of a student's function, each in a heap block of exactly its size: a read past
+               one (08.2's sizeof(c_filter) from a smaller filter, trial 11) then reaches no other
+               argument's bytes, and on the simulator AddressSanitizer reports it. */
+            void *in_copy[RPC_MAX_ARGS] = {0};
+            for (uint32_t i = 0; q.student && i < q.nargs; i++)
+                if (q.args[i].kind == RPC_ARG_IN && c.ptr[i] && q.args[i].bytes && (in_copy[i] = malloc(q.args[i].bytes))) {
+                    memcpy(in_copy[i], c.ptr[i], q.args[i].bytes);
+                    c.ptr[i] = in_copy[i];
+                }
             if (q.student) live_allocations(&r->allocs_before, &r->bytes_before);
             g_in_student_call = q.student;
             g_copied_to_host = 0;
@@ -415,6 +424,7 @@ int main(void) {
             if (q.student) live_allocations(&r->allocs_after, &r->bytes_after);
             for (uint32_t i = 0; i < q.nargs; i++)
                 if (q.args[i].kind == RPC_ARG_PINNED && q.args[i].bytes) memcpy(g_base + q.args[i].offset, c.ptr[i], q.args[i].bytes);
+            for (uint32_t i = 0; i < q.nargs; i++) free(in_copy[i]);
         }
         fflush(stdout);
         fflush(stderr);

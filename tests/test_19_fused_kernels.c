@@ -113,7 +113,7 @@ typedef struct {
 
 /* 19.1: one element; a row shorter than a warp (threads with nothing to hold); exactly a warp; rows not
    a multiple of 32; the longest row one warp holds and one past it (two warps); several warps
-   (256 threads); and rows of edge values (magnitudes up to 90, equal values, ascending, one spike). */
+   (256 threads); and rows of edge values (magnitudes up to 90, equal values, ascending, one spike, all far below 0). */
 static const RowCase kSoftmaxCases[] = {{1, 1, 0}, {3, 17, 0}, {2, 32, 0}, {4, 100, 0}, {2, 1024, 0}, {3, 1025, 0}, {2, 4099, 0}, {6, 300, 1}};
 /* 19.2: the same sizes, and rows of edge values (equal values: variance 0; a mean far from 0). */
 static const RowCase kLayerCases[] = {{1, 1, 0}, {3, 17, 0}, {4, 100, 0}, {2, 1025, 0}, {2, 4099, 0}, {4, 300, 2}};
@@ -141,6 +141,9 @@ static void make_rows(const RowCase *rc, float *x, uint64_t seed, float lo, floa
         case 14:
             for (int j = 0; j < c; j++) row[j] = 60.0f - 0.5f * j; /* descending from a large value */
             break;
+        /* all far below 0 (trial 11, a118): a maximum that takes a padding slot's 0 in makes every exp()
+           underflow to 0, and the row 0 / 0 */
+        case 15: grade_fill_floats(row, c, seed + 15, -120.0f, -100.0f); break;
         case 20:
             for (int j = 0; j < c; j++) row[j] = -1.75f; /* variance 0 */
             break;
@@ -461,12 +464,24 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
     for (int r = 0; r < p->rc.rows; r++) {
         const float *g = out + (size_t)r * cols, *x = p->x + (size_t)r * cols;
         int nonfinite = 0;
-        float big = 0;
+        float big = 0, top = -INFINITY;
         for (int j = 0; j < cols; j++) {
             nonfinite |= !isfinite(g[j]);
             big = fabsf(x[j]) > big ? fabsf(x[j]) : big;
+            top = x[j] > top ? x[j] : top;
         }
         if (!nonfinite) continue;
+        if (top < -88.0f) {
+            /* every value far below 0 (trial 11, a118): exp(x - max) underflows only if max is larger than
+               the row's own maximum, which a slot past the row's end (0) gives */
+            snprintf(msg, 2048,
+                     "row %d, whose values are all below %g, came out as NaN or inf: every exp(x - max) underflowed to 0, and the row "
+                     "is 0 / 0. That happens when the maximum subtracted is larger than the row's own (%g): a slot past the row's end "
+                     "(0 in the registers) taken into the maximum. Guard the max loop as the sum loop is: "
+                     "if (row_index(k, vec) < cols) mine.m = fmaxf(mine.m, v[k])",
+                     r, top, top);
+            return msg;
+        }
         if (big > 88.0f) {
             snprintf(msg, 2048,
                      "row %d holds values up to %g and came out as inf or NaN: exp(%g) is past a float's range (exp(88.7) already is). "
