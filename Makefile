@@ -601,12 +601,7 @@ test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_d
 # simulator's Check suite, the docs and Chromium, the grading platforms) go first, so that they run
 # beside the lessons' hundreds of compiles instead of after them.
 TEST_JOBS := $(shell echo $$(($(NPROC) + 2)))
-# (the simulator's libraries first, on every job: make scans the goals in order and starts what it
-# can, and with the libraries missing its first scan passes test-sim and the platform tests by and
-# starts every lesson's compiles; it comes back to them only after that scan, minutes later, and the
-# simulator's 47-second Check suite ended make test: 2026-12-04, a timeline of every recipe)
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading, grading platforms)
-	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) $(if $(filter sim,$(BACKEND)),simlib) $(SANDBOX)
 	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-sim docs test-docs test-platforms test-grade test-common test-lessons-each test-programs
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
