@@ -291,9 +291,10 @@ define build_student
 endef
 
 # The wrong variants of different exercises are built into one program, a pack (tools/variant_packs.py
-# says which, and why that is safe): about 110 compiles where there were 330. A variant its pack
-# does not show rejected as promised is built alone, then, by tools/test_lessons.sh. VARIANTS="a b"
-# (a few variants tried) builds each alone.
+# says which, and why that is safe): about 110 compiles where there were 330. On the simulator, slot
+# packs hold up to 24 variants of any exercises each (95 compiles for 740 variants). A variant its
+# pack does not show rejected as promised is built alone, then, by tools/test_lessons.sh.
+# VARIANTS="a b" (a few variants tried) builds each alone.
 ifneq ($(filter test test-programs test-lessons test-lessons-each test-lesson-%,$(MAKECMDGOALS)),)
 ifeq ($(VARIANTS),)
 $(shell mkdir -p $(B) && $(PYTHON_QUICK) tools/variant_packs.py --make $(BACKEND) >$(B)/variant-packs.mk)
@@ -371,9 +372,9 @@ $(B)/wrong-%/$(1)/$$($(1)_NAME).cu: tests/wrong/$(1)/%.patch solutions/$(1)/$$($
 $(B)/wrong-pack-%/$(1)/$$($(1)_NAME).cu: $(wildcard tests/wrong/$(1)/*.patch) solutions/$(1)/$$($(1)_NAME).cu tools/variant_packs.py
 	@mkdir -p $$(@D)
 	$(Q)$(PYTHON_QUICK) tools/variant_packs.py --apply $(BACKEND) $(1) pack-$$* $$@ || { rm -f $$@; exit 1; }
-# a slot pack (the simulator): the solution, then each variant's TODO region in a namespace of its own;
-# each slot's runner links the pack's object with that slot's functions under the lesson's names
-# (tools/variant_packs.py writes the slots' rules into variant-packs.mk)
+# a slot pack (the simulator): each variant's whole file in a namespace of its own; each slot's runner
+# links the pack's object with that slot's functions under the lesson's names (tools/variant_packs.py
+# writes the slots' rules into variant-packs.mk)
 $(B)/wrong-slotpack-%/$(1)/$$($(1)_NAME).cu: $(wildcard tests/wrong/$(1)/*.patch) solutions/$(1)/$$($(1)_NAME).cu tools/variant_packs.py
 	@mkdir -p $$(@D)
 	$(Q)$(PYTHON_QUICK) tools/variant_packs.py --apply-slots $(1) $$* $$@ || { rm -f $$@; exit 1; }

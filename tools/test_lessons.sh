@@ -150,8 +150,11 @@ unwanted() {
 # promised PATCH RC EXPECT: the grading in $log (exit status RC) is what the variant promises:
 # rejected, with its `expect:` text, none of its `not-expect:` texts, not taken for the skeleton
 promised() {
-  [ "$2" -ne 0 ] && { [ -z "$3" ] || grep -q -F -- "$3" "$log"; } && [ -z "$(unwanted "$1")" ] \
-    && ! grep -q -F "are as the skeleton has them" "$log"
+  shown "$2" "$3" && [ -z "$(unwanted "$1")" ] && ! grep -q -F "are as the skeleton has them" "$log"
+}
+# shown RC EXPECT: the grading in $log (exit status RC) rejected, with the EXPECT text (where there is one)
+shown() {
+  [ "$1" -ne 0 ] && { [ -z "$2" ] || grep -q -F -- "$2" "$log"; }
 }
 
 # variants LESSON plain|attacks: grades the lesson's wrong variants, or only its attacks
@@ -193,7 +196,7 @@ variants() {
         rc=$?
         # (a slot's runner is the variant's own program under other names: like it, graded on the
         # whole lesson when its exercise alone does not show the expected diagnosis)
-        if [[ $pack == slot-* ]] && ! promised "$p" $rc "$expect" && ! { [ $rc -ne 0 ] && { [ -z "$expect" ] || grep -q -F -- "$expect" "$log"; }; }; then
+        if [[ $pack == slot-* ]] && ! shown $rc "$expect"; then
           grade_variant "$p" "wrong-$pack"
           rc=$?
         fi
@@ -223,7 +226,7 @@ variants() {
     for ex in $only ""; do
       grade_variant "$p" "wrong-$name" "$ex"
       rc=$?
-      [ -n "$ex" ] && [ $rc -ne 0 ] && { [ -z "$expect" ] || grep -q -F -- "$expect" "$log"; } && break
+      [ -n "$ex" ] && shown $rc "$expect" && break
     done
     # (an attack may end with status 0: every exercise UNCHECKED, 0 points, which the JSON shows below)
     if [ $rc -eq 0 ] && [[ $name != attack_* ]]; then

@@ -268,7 +268,7 @@ def apply_slots(lesson, k, out_path):
         # (declared with C linkage first, a definition without `extern "C"` has it too: each slot's
         # functions have plain names, NAME__wbslotJ, which slot_object_command knows without the object)
         out += ['extern "C" ' + declared[e] for e in entries]
-        out.append('#line 1 "%s"' % slot_source(out_path, k, j))
+        out.append('#line 1 "%s"' % own)
         out += lines[:-1] if lines[-1:] == [""] else lines
         out.append("}")
         out += ["#undef %s" % e for e in entries]
