@@ -249,6 +249,15 @@ static void check_timing(int reps) {
     if (!judge_sanitizing()) grade_hold_default_stream((unsigned)hold);
     GRADE_EXPECT_CUDA_OK(time_kernel_ms(&w, reps, runs, &median), "time_kernel_ms");
     cudaDeviceSynchronize();
+    /* a negative time is a written one: end minus start reversed (trial 11, b134:
+       cudaEventElapsedTime(&ms, stop, start)); "not written" would send the student elsewhere */
+    for (int i = 0; i < reps; i++)
+        ck_assert_msg(!(isfinite(runs[i]) && runs[i] < 0),
+                      "runs_ms[%d] = %g ms: a negative time\n"
+                      "  likely mistake: the start and the end were swapped: cudaEventElapsedTime(&runs_ms[r], start, stop) takes the "
+                      "earlier event first (it gives stop - start; with the events swapped it is start - stop, below 0); with a clock, "
+                      "the end time minus the start time",
+                      i, runs[i]);
     for (int i = 0; i < reps; i++)
         ck_assert_msg(isfinite(runs[i]) && runs[i] >= 0, "runs_ms[%d] was not written (or is not a time: %g)\n  likely mistake: one time per run, runs_ms[0 .. reps - 1]", i,
                       runs[i]);
