@@ -321,11 +321,27 @@ static void check_timing(int reps) {
     double mean = 0;
     for (int i = 0; i < reps; i++) mean += runs[i];
     mean /= reps;
+    /* Any median of runs_ms is one of the times (odd reps) or the mean of two of them (even reps): a
+       value that is neither came from a copy that does not hold the times (trial 11, b010: memcpy of
+       reps bytes, the rest of the malloc'd copy uninitialised), not from a wrong pick of the middle */
+    int a_time = 0;
+    for (int i = 0; i < reps && !a_time; i++)
+        for (int j = i; j < reps && !a_time; j++) {
+            float v = reps % 2 ? runs[i] : (i == j ? runs[i] : 0.5f * (runs[i] + runs[j]));
+            a_time = fabsf(median - v) <= 1e-4f * fabsf(v) + 1e-6f;
+        }
     ck_assert_msg(fabsf(median - want) <= 1e-4f * fabsf(want) + 1e-6f,
-                  "*median_ms = %.4f, but the median of runs_ms is %.4f (reps = %d)\n  likely mistake: %s", median, want, reps,
+                  "*median_ms = %.4f, but the median of runs_ms is %.4f (reps = %d)%s\n  likely mistake: %s", median, want, reps,
+                  a_time || fabs(median - mean) <= 1e-4 * fabs(mean) + 1e-6
+                      ? ""
+                      : reps % 2 ? "; it is none of the times in runs_ms" : "; it is not the mean of any two times in runs_ms",
                   fabs(median - mean) <= 1e-4 * fabs(mean) + 1e-6
                       ? "that is the mean: one slow run (here 20x) drags the mean along, the median ignores it -- sort a copy of the "
                         "times and take the middle one (for an even count, the mean of the two middle ones)"
+                  : !a_time
+                      ? "the copy that was sorted does not hold the reps times: memcpy counts bytes, so copy reps * sizeof(float) "
+                        "(a copy of reps bytes leaves most of the malloc'd copy uninitialised), and sort and read only its "
+                        "elements 0 .. reps - 1"
                       : "sort a copy of the times and take the middle one (for an even count, the mean of the two middle ones)");
 }
 
