@@ -372,6 +372,18 @@ static int is_poison(float v) {
     return b == GRADE_POISON_BITS;
 }
 
+/* How many of the n floats' bytes at v came before the trailing run of bytes that are still the
+   poison's (byte by byte, so that a copy that ends inside an element shows). */
+static size_t bytes_before_poison(const float *v, size_t n) {
+    uint32_t bits = GRADE_POISON_BITS;
+    unsigned char p[4];
+    memcpy(p, &bits, 4);
+    const unsigned char *b = (const unsigned char *)v;
+    size_t nb = n * sizeof(float);
+    while (nb > 0 && b[nb - 1] == p[(nb - 1) % 4]) nb--;
+    return nb;
+}
+
 /* Runs one pipeline; checks results (on every element, or on `stride`-spaced ones and the last
    4096), errors, and that everything was freed. */
 /* Chunks whose every element is still the poison when pipeline_run returned, by stream: a run that
@@ -569,6 +581,26 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
         for (size_t i = 0; i < n; i += (i + 4096 >= n ? 1 : stride)) want[i] = process_one_cpu(in[i], cfg->work);
         for (size_t i = 0; i < n; i++)
             if (is_poison(out[i])) want[i] = process_one_cpu(in[i], cfg->work);
+    }
+    /* every chunk's copy back stopped short, the rest of it still the poison, byte for byte (trial 11,
+       b015: the copy out given len, elements, as its size in bytes): a copy out of len bytes ends
+       inside an element, which then reads as NaN, and the NaN check below would blame the copy in */
+    {
+        size_t chunks = cfg->chunk ? (n + cfg->chunk - 1) / cfg->chunk : 0, short_chunks = 0, some = 0, first_got = 0;
+        for (size_t c = 0; c < chunks; c++) {
+            size_t lo = c * cfg->chunk, hi = lo + cfg->chunk < n ? lo + cfg->chunk : n;
+            size_t got = bytes_before_poison(out + lo, hi - lo);
+            short_chunks += got < (hi - lo) * sizeof(float);
+            some += got > 0;
+            if (c == 0) first_got = got;
+        }
+        size_t len0 = cfg->chunk < n ? cfg->chunk : n;
+        ck_assert_msg(!(chunks > 0 && short_chunks == chunks && some),
+                      "%s: every chunk's copy back stopped short: chunk 0 (h_out[0 .. %zu], %zu bytes) got only its first %zu byte(s)%s, "
+                      "the rest of it (and of every chunk) still holds the grader's poison\n"
+                      "  likely mistake: the copy out moved less than its chunk: a copy's size is in bytes -- "
+                      "cudaMemcpyAsync(h_out + off, d_out + off, len * sizeof(float), cudaMemcpyDeviceToHost, s), not len",
+                      what, len0 - 1, len0 * sizeof(float), first_got, first_got == len0 ? " = len, the element count" : "");
     }
     /* NaN where a value was expected (trial 8, a013: the copy in given len, elements, as its size in
        bytes): the kernel read d_in where no input had arrived. The simulator's fresh device memory
