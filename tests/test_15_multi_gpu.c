@@ -225,6 +225,20 @@ static const char *plan_hint(const PlanReport *r, const float *late, const float
     for (int d = 0; d < r->ndev; d++) {
         size_t f = (size_t)r->first[d] * row, c = (size_t)r->count[d] * row;
         if (!c || same_floats(late + f, want + f, c, 1e-3, 1e-3)) continue;
+        /* d_b[d] read back after the run: not all of B, so the kernel read B's rows nobody copied in.
+           Before "never written": fresh device memory is all 0xFF bytes, the same as the grader's
+           poison of h_c, so a product of unwritten B looks like a part never copied back (trial 11, b056) */
+        size_t bn = (size_t)r->inner * row;
+        if (row > 1 && r->b_held[d] >= 0 && (size_t)r->b_held[d] < bn) {
+            snprintf(buf, cap,
+                     "after the run, device %d's d_b[%d] holds only %lld of B's %d x %zu = %zu floats in their places%s, so its kernel multiplied by "
+                     "device memory that nobody wrote. Every device multiplies its rows of A by all of B: copy all k * n floats, "
+                     "cudaMemcpyAsync(p->d_b[d], h_b, k * n * sizeof(float), cudaMemcpyHostToDevice, p->stream[d]) -- only A (and C) "
+                     "are split in rows",
+                     d, d, r->b_held[d], r->inner, row, bn,
+                     r->b_rows_split[d] ? " (it starts with B's rows first[d] .. first[d] + count[d] - 1: B was split in rows like A)" : "");
+            return buf;
+        }
         if (all_poison(late + f, c)) {
             snprintf(buf, cap,
                      "device %d's part of the result (elements %zu .. %zu of h_c) was never written: its copy back into h_c + first[d]%s "

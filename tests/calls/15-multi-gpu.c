@@ -177,7 +177,7 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
     memcpy(ha, a, a_n * sizeof(float));
     memcpy(hb, b, b_n * sizeof(float));
     memset(hc, POISON_BYTE, c_n * sizeof(float));
-    for (int d = 0; d < MG_MAX_DEVICES; d++) rep->buf_device[d] = -1, rep->part_ok[d] = -1;
+    for (int d = 0; d < MG_MAX_DEVICES; d++) rep->buf_device[d] = -1, rep->part_ok[d] = -1, rep->b_held[d] = -1, rep->b_rows_split[d] = 0;
 
     int s0 = 0, e0 = 0;
     live_streams_events(&s0, &e0);
@@ -236,6 +236,24 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
             cudaSetDevice(rep->buf_device[d]);
             if (cudaMemcpy(tmp, p.d_c[d], elems * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
                 rep->part_ok[d] = !memcmp(tmp, hc + p.first[d] * row, elems * sizeof(float));
+            cudaGetLastError();
+            free(tmp);
+        }
+        /* Did device d's d_b hold all of B? (the kernel does not write it: what is there is what was copied in) */
+        for (int d = 0; mat && d < p.ndev && d < rep->visible; d++) {
+            size_t bn = (size_t)rep->inner * row;
+            if (!p.count[d] || bn != b_n || device_of(p.d_b[d]) < 0) continue;
+            float *tmp = malloc(bn * sizeof(float));
+            if (!tmp) continue;
+            cudaSetDevice(device_of(p.d_b[d]));
+            if (cudaMemcpy(tmp, p.d_b[d], bn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess) {
+                long long held = 0;
+                for (size_t i = 0; i < bn; i++) held += !memcmp(&tmp[i], &hb[i], sizeof(float));
+                rep->b_held[d] = held;
+                size_t share = p.count[d] * row;
+                rep->b_rows_split[d] = share < bn && (p.first[d] + p.count[d]) * row <= bn &&
+                                       !memcmp(tmp, hb + p.first[d] * row, share * sizeof(float));
+            }
             cudaGetLastError();
             free(tmp);
         }

@@ -41,6 +41,11 @@ typedef struct {
        a050: a launch without p->stream[d] gives right values, in the legacy default stream) */
     int streams_observed;      /* 1: counted; 0: not observable; -1: the recording was not whole */
     unsigned long long legacy_ops, stream_ops; /* in the legacy default stream (stream 0), and in other streams */
+    /* The matrix product's d_b[d] after the run, read back as all of B (trial 11, b056: B split in
+       rows like A; the kernel then read device memory nobody wrote, whose NaN looked like a part never
+       copied back). -1: not read (not a product, no work, the read failed) */
+    long long b_held[MG_MAX_DEVICES];  /* how many of B's inner * cols floats d_b[d] holds, as h_b has them */
+    int b_rows_split[MG_MAX_DEVICES];  /* 1: d_b[d] starts with B's rows first[d] .. first[d] + count[d] - 1 (B split like A) */
 } PlanReport;
 
 /** 15.2: peer_copy_gpu, then peer_add_gpu, with x on dev_a and y, out, copy on dev_b. */
