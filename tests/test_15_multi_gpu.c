@@ -374,6 +374,36 @@ static const char *matmul_race_hint(const char *said) {
     return NULL;
 }
 
+/* A plan's kernel that ran on one device and read another's buffers (the simulator stops it). The
+   kernel runs on its stream's device; the simulator's note of the launch (printed before the stop)
+   says when the stream belongs to another device than the current one: then the launch had the right
+   device current and the stream was made on the wrong one (trial 11, b058: cudaStreamCreate before
+   cudaSetDevice(d) in plan_create; the simulator's own hint, cudaSetDevice before the launch or peer
+   access, sent the student to code that was right). */
+static const char *plan_crash_hint(const char *said) {
+    static char hint[800];
+    if (g_race_cols > 0) {
+        const char *race = matmul_race_hint(said);
+        if (race) return race;
+    }
+    if (!strstr(said, "access to another device's memory without peer access") || !strstr(said, "in kernel 'mg_")) return NULL;
+    char out[2048] = "";
+    judge_last_call_output(out, sizeof out);
+    const char *into = strstr(out, "into a stream of device");
+    int stream_dev = -1, current_dev = -1;
+    if (!into || sscanf(into, "into a stream of device %d while device %d is current", &stream_dev, &current_dev) != 2 ||
+        stream_dev == current_dev)
+        return NULL; /* no note: the simulator's own hint (the launch's device) stays */
+    snprintf(hint, sizeof hint,
+             "device %d was current when its kernel was launched, but the stream it was launched into belongs to device %d, and a "
+             "kernel runs on its stream's device (no peer access is needed: each device works on its own buffers). Most likely "
+             "p->stream[%d] was created while device %d was current -- a stream belongs to the device current when it is created: "
+             "in plan_create, cudaSetDevice(d) before cudaStreamCreate(&p->stream[d]) (and before device d's cudaMalloc); else the "
+             "launch was given another device's stream than p->stream[%d]",
+             current_dev, stream_dev, current_dev, stream_dev, current_dev);
+    return hint;
+}
+
 /* mg_split's shares of n items for every device count a plan can use, checked for overlaps before a plan runs
    (trial 7, a112: first = d * base + (d < extra ? 0 : extra), shares that overlap; the plan's copies
    back then wrote the same bytes of h_c from two devices, and the simulator's stream race, which stops
@@ -433,7 +463,8 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
     expect_split_right(m);
     g_race_rows = m, g_race_cols = pc->cols;
-    if (mat) judge_set_crash_hint(matmul_race_hint);
+    if (!mat) g_race_cols = 0; /* plan_crash_hint: no copies-back race to read for a vector add */
+    judge_set_crash_hint(plan_crash_hint);
     plan_roundtrip(&r, a, b, early, late, a_n, b_n, c_n);
     judge_set_crash_hint(NULL);
     char said[2048] = "";
