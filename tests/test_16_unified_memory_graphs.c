@@ -456,6 +456,16 @@ static void check_diamond(size_t n) {
     GRADE_EXPECT_FLOATS(o1, w1, &c1);
     GRADE_EXPECT_CUDA_OK(r.set_err, "diamond_set_scale");
     GRADE_EXPECT_CUDA_OK(r.run2_err, "diamond_run (after diamond_set_scale)");
+    /* g->s = s forgotten, the executable updated from &g->s (trial 11, b082): the runner set g->s
+       itself and called diamond_set_scale again, and then the new scale arrived. The message below
+       would send the student to cudaGraphExecKernelNodeSetParams, which is there */
+    ck_assert_msg(!same_floats(o2, w1, n) || same_floats(w1, w2, n) || !(r.s_not_stored && r.new_once_s_stored == 1),
+                  "%s: after diamond_set_scale(%g) the graph still computed with the old scale %g, and g->s still held %g; with g->s "
+                  "set to %g first, diamond_set_scale did give the new scale to the graph\n"
+                  "  likely mistake: g->s = s is missing in diamond_set_scale: the parameters point at g->s (&g->s), and "
+                  "cudaGraphExecKernelNodeSetParams copies the value found there when it is called -- store the new scale in g->s "
+                  "before that call",
+                  what, cfg.s2, cfg.s1, cfg.s1, cfg.s2);
     ck_assert_msg(!same_floats(o2, w1, n) || same_floats(w1, w2, n),
                   "%s: after diamond_set_scale(%g) the graph still computed with the old scale %g\n"
                   "  likely mistake: an instantiated graph holds its own copy of every node's arguments, taken at cudaGraphInstantiate: "

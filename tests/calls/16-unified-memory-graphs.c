@@ -261,6 +261,17 @@ static int64_t call_diamond_probe(const RunnerCall *c) {
         poison_diamond(&g, bytes);
         if (rep->set_err == cudaSuccess) rep->run2_err = diamond_run(&g, s);
         cudaMemcpy(out2, g.d_out, bytes, cudaMemcpyDeviceToHost);
+        rep->s_not_stored = g.s == cfg->s1 && cfg->s1 != cfg->s2;
+        rep->new_once_s_stored = -1;
+        float *out3 = rep->s_not_stored && rep->run2_err == cudaSuccess && !memcmp(out1, out2, bytes) ? malloc(bytes) : NULL;
+        if (out3) {
+            g.s = cfg->s2;
+            poison_diamond(&g, bytes);
+            if (diamond_set_scale(&g, cfg->s2) == cudaSuccess && diamond_run(&g, s) == cudaSuccess &&
+                cudaMemcpy(out3, g.d_out, bytes, cudaMemcpyDeviceToHost) == cudaSuccess)
+                rep->new_once_s_stored = memcmp(out1, out3, bytes) != 0;
+            free(out3);
+        }
     }
     cudaGetLastError();
     rep->destroy_err = diamond_destroy(&g);

@@ -65,6 +65,11 @@ typedef struct {
     int have_exec;
     int pending_after_run;         /* the stream still had work when diamond_run returned */
     int graphs_left, execs_left;   /* simulator: alive after diamond_destroy; -1 on a GPU */
+    /* The second run still computed with the old scale, and diamond_set_scale left g->s at it: then
+       g->s is set to the new scale by the runner, diamond_set_scale called again and the graph run
+       once more (trial 11, b082: g->s = s forgotten, the executable updated from &g->s) */
+    int s_not_stored;              /* 1: g->s still held the old scale after diamond_set_scale */
+    int new_once_s_stored;         /* 1: the run after that computed something else than the old scale; -1 not tried */
 } DiamondReport;
 
 /* The judge's entry points into the runner (tests/calls/16-unified-memory-graphs.c). */
