@@ -261,8 +261,8 @@ static int grid_covered(const Subject *s, const Problem *p) {
            blocks >= (unsigned long long)((p->N + s->block_x - 1) / s->block_x) * ((p->M + s->block_y - 1) / s->block_y);
 }
 
-static int guard_band_why(const Subject *s, const Problem *p, int R, int C, char *msg, size_t cap) {
-    int M = p->M, N = p->N, covered = grid_covered(s, p);
+static int guard_band_why(const Subject *s, const Problem *p, int covered, int R, int C, char *msg, size_t cap) {
+    int M = p->M, N = p->N;
     int shaped = C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N);
     if (covered == 0 || (covered == -1 && !shaped)) return 0;
     if (covered == 1 && ((R < M && R == (int)s->block_y) || (C < N && C == (int)s->block_x))) {
@@ -282,6 +282,44 @@ static int guard_band_why(const Subject *s, const Problem *p, int R, int C, char
     else
         snprintf(msg, cap, "%s of C never written: most likely the store's %s (a thread stores when row < M && col < N); otherwise the grid does not "
                  "cover C (ceil(N / tile width) blocks along x, ceil(M / tile height) along y)", where, how);
+    return 1;
+}
+
+/* How far the written part of a probe's C reaches: *cols along row 0, *rows down column 0. */
+static void probe_reach(const Subject *s, int M, int N, int *rows, int *cols) {
+    Problem q;
+    problem_make(&q, s->name, (Dims){M, 8, N}, 4);
+    float *out = grade_alloc((q.mn + CANARY) * sizeof(float));
+    run_into(s, &q, 0, out);
+    int r = 0, c = 0;
+    while (c < N && bits_of(out[c]) != FILL_BITS) c++;
+    while (r < M && bits_of(out[(size_t)r * N]) != FILL_BITS) r++;
+    *rows = r, *cols = c;
+    free(out);
+    problem_free(&q);
+}
+
+/* A grid with x and y swapped, grid(ceil(M / BM), ceil(N / BN)) (trial 11, a047), leaves a band of C
+   unwritten that can look like a store guard one short (M = 100, N = 129: only column 128). The tell:
+   the columns reached follow M, not N. With one row and W columns only one block's width of columns
+   is written, and more once M grows to W (and the same for rows with one column); a guard one short,
+   or a grid too small along x, reaches as far with M = 1 as with M = W. Returns 1 with the message
+   when the probes show it (the block-index swap in the kernel shows the same, and is named too). */
+#define PROBE_W (2 * PAD_MN + 3)
+static int grid_axes_swapped(const Subject *s, char *msg, size_t cap) {
+    int rw, cw, rt, ct, rs, cs;
+    probe_reach(s, 1, PROBE_W, &rw, &cw);
+    probe_reach(s, PROBE_W, 1, &rt, &ct);
+    probe_reach(s, PROBE_W, PROBE_W, &rs, &cs);
+    /* >= 2: a guard that compares col with M (or row with N) reaches exactly 1 here */
+    if (!(cw >= 2 && cw < PROBE_W && cs > cw && rt >= 2 && rt < PROBE_W && rs > rt)) return 0;
+    snprintf(msg, cap,
+             "the grid's x and y are swapped: the grader's probes show the columns of C reached follow M and the rows follow N. With "
+             "M = 1, N = %d only the first %d columns were written (%d with M = N = %d), and with M = %d, N = 1 only the first %d rows "
+             "(%d with M = N). x runs along the columns: in the launcher grid.x = ceil(N / columns per block) and grid.y = ceil(M / rows "
+             "per block), i.e. dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM); and in the kernel the column comes from blockIdx.x, the row "
+             "from blockIdx.y",
+             PROBE_W, cw, cs, PROBE_W, PROBE_W, rt, rs);
     return 1;
 }
 
@@ -320,7 +358,11 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
         return msg;
     }
     int R, C;
-    if (unwritten && written_top_left(out, p, &R, &C) && guard_band_why(s, p, R, C, msg, 2048)) return msg;
+    /* the grid as launched for this product, before the probes below launch others */
+    int covered = unwritten ? grid_covered(s, p) : -1;
+    /* 05.2's grid is the student's design (not known to cover C): probe for swapped axes first */
+    if (unwritten && covered == -1 && !s->block_x && grid_axes_swapped(s, msg, 2048)) return msg;
+    if (unwritten && written_top_left(out, p, &R, &C) && guard_band_why(s, p, covered, R, C, msg, 2048)) return msg;
     if (unwritten) {
         snprintf(msg, 2048,
                  "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): the grid does not cover C. Along x it "
