@@ -270,6 +270,35 @@ static double fast_with_stride(const SumRun *r, size_t stride) {
     return sum;
 }
 
+/* 06.3 replayed with every lane of the first warp calling atomicAdd after the second warp_sum (trial
+   11, a062: the `if (lane == 0)` left out). Only lane 0 then holds the block's sum; lane l holds a
+   partial sum of the shuffle tree over the lanes from l up (a lane whose partner is past lane 31 gets
+   its own value back). The sum looks like a lost tail on some inputs; replaying it tells. NAN when
+   the block is not a whole number of warps (2 to 32 of them). */
+static double fast_every_lane_adds(const SumRun *r) {
+    size_t grid = fast_grid(r), B = r->block, W = B / 32, n4 = r->n / 4, threads = grid * B;
+    if (!grid || B % 32 || W < 2 || W > 32) return NAN;
+    double *w = calloc(grid * W, sizeof(double)); /* warp sums, warp t / 32 of the grid */
+    if (!w) return NAN;
+    for (size_t q = 0; q < n4; q++) {
+        const float *f = r->h_in + 4 * q;
+        w[q % threads / 32] += (double)f[0] + f[1] + f[2] + f[3];
+    }
+    for (size_t t = 0; t < r->n % 4 && t < threads; t++) w[t / 32] += r->h_in[4 * n4 + t];
+    double sum = 0.0;
+    for (size_t b = 0; b < grid; b++) {
+        double v[32], nv[32];
+        for (size_t l = 0; l < 32; l++) v[l] = l < W ? w[b * W + l] : 0.0;
+        for (size_t off = 16; off > 0; off >>= 1) {
+            for (size_t l = 0; l < 32; l++) nv[l] = v[l] + (l + off < 32 ? v[l + off] : v[l]);
+            memcpy(v, nv, sizeof v);
+        }
+        for (size_t l = 0; l < 32; l++) sum += v[l];
+    }
+    free(w);
+    return sum;
+}
+
 /* The diagnosis of a wrong sum, trying the specific mistakes before the general ones (with
    exact inputs a general test, such as "some prefix of the input", can match by chance); may
    format into buf. */
@@ -304,6 +333,12 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
             snprintf(buf, cap, "the grid-stride loop steps by blockDim.x = %u, one block: each float4 is then summed by the threads of "
                                "several blocks (got %.9g, what that loop gives here). It must step by the whole grid, stride = "
                                "gridDim.x * blockDim.x, from the thread's global index", r->block, got);
+            return buf;
+        }
+        if (near(got, fast_every_lane_adds(r), tol) && !near(got, r->want, tol)) {
+            snprintf(buf, cap, "every lane of the first warp called atomicAdd: got %.9g, what the kernel gives when all 32 lanes add "
+                               "their v to *d_out after the second warp_sum. Only lane 0 holds the block's sum then (the other lanes "
+                               "hold partial sums of the shuffle tree): put the atomicAdd inside if (lane == 0), once per block", got);
             return buf;
         }
     }
