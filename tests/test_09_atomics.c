@@ -106,6 +106,7 @@ static int missing_barrier_probe(void) {
 }
 
 static int merge_probe(unsigned *got, unsigned *want);
+static int merge_store_probe(void);
 
 /* 09.2's lost counts, with the missing barrier named when the probe tells which. */
 static const char *shared_lost_hint(void) {
@@ -122,6 +123,12 @@ static const char *shared_lost_hint(void) {
     if (merge_probe(pgot, pwant) == 1) {
         int under = 1;
         for (int b = 0; b < HIST_BINS; b++) under &= pgot[b] <= pwant[b];
+        if (under && merge_store_probe())
+            return "counts were lost, but only with several blocks, and each bin of d_hist holds the count of one block alone, not "
+                   "the sum of the blocks' counts (the grader gave three blocks different counts: run again on 3072 bytes): the "
+                   "merge stores, hist[b] = s_hist[b], and each block's store overwrites what the blocks before it merged. Add "
+                   "instead, atomically, since blocks merge at the same time: atomicAdd(&hist[b], s_hist[b]). (Or only one block "
+                   "merges: every block must add its bins)";
         if (under)
             return "counts were lost, but only with several blocks: run again on 3072 bytes, one block of 64 threads gave the right "
                    "histogram and three blocks lost counts. So each block counts right but does not add all of its 256 bins to "
@@ -159,6 +166,40 @@ static int merge_probe(unsigned *got, unsigned *want) {
     cudaFree(d_hist);
     if (!ran || same_hist(got, want)) return 0;
     return same_hist(one, want1) ? 1 : 2;
+}
+
+/* 09.2's merge, run on three blocks that count differently (trial 11, a113: a merge that stores,
+   hist[b] = s_hist[b], looked like a merge that skips bins). 3072 bytes with blocks of 64 threads:
+   thread t of the grid takes chunk t, so block k counts bytes 1024 k .. 1024 k + 1023. Block 0 holds
+   every value 4 times, block 1 the values 0 .. 127 8 times each, block 2 the values 128 .. 255 8
+   times each. 1 when the histogram is wrong and every bin holds the count of one block alone (which
+   block may vary: blocks run in any order on a GPU), the mark of a merge that overwrites. */
+static int merge_store_probe(void) {
+    enum { T = 64, G = 3, PART = T * 16, N = PART * G };
+    static unsigned char in[N];
+    for (int i = 0; i < PART; i++) {
+        in[i] = (unsigned char)(i % 256);
+        in[PART + i] = (unsigned char)(i % 128);
+        in[2 * PART + i] = (unsigned char)(128 + i % 128);
+    }
+    unsigned part[G][HIST_BINS], want[HIST_BINS], got[HIST_BINS];
+    for (int k = 0; k < G; k++) histogram_cpu(in + k * PART, PART, part[k]);
+    histogram_cpu(in, N, want);
+    unsigned char *d_in = grade_device_alloc(N);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    grade_to_device(d_in, in, N);
+    grade_use_schedule(0);
+    int ran = histogram_shared_gpu(d_in, N, d_hist, T, G) == cudaSuccess &&
+              cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    if (!ran || same_hist(got, want)) return 0;
+    for (int b = 0; b < HIST_BINS; b++) {
+        int one = 0;
+        for (int k = 0; k < G; k++) one |= got[b] == part[k][b];
+        if (!one) return 0;
+    }
+    return 1;
 }
 
 /* 1 when every bin is either exact or 0, and some bin with counts is 0: bins nobody merged (with
