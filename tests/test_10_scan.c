@@ -346,9 +346,23 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
         if (r->kind == K_WARP || r->kind == K_MULTI)
             return "the result changes with the order threads run in: a missing __syncthreads() around the per-warp sums -- after "
                    "the warps write their totals, and again after warp 0 has scanned them, before anyone reads them";
+        /* One tile (one ticket taken): tile 0 has no status to look back at, so the order that matters is
+           that of the block's own threads -- a barrier missing around the block's shared values (trial
+           11, a139: none between warp 0 writing sh.prefix and the block reading it). */
+        if (g_tickets == 1) {
+            snprintf(buf, cap,
+                     "the result changes with the order the block's threads run in, with n = %zu in a single tile (one block, one "
+                     "ticket): the look-back has no tile before it to wait for, so a __syncthreads() is missing inside the block -- "
+                     "threads read a shared value before the thread that writes it has: after warp 0 writes the tile's prefix "
+                     "(sh.prefix) and the row offsets (sh.rows), a __syncthreads() before the other threads read them (T prefix = "
+                     "sh.prefix); and one after the warps write their row totals, before warp 0 scans them",
+                     n);
+            return buf;
+        }
         return "the result changes with the order the blocks run in: the look-back used a tile's status before it was ready -- "
                "wait (read again) while a status you need says nothing is published (STATUS_X), and keep walking back past a tile "
-               "that has published only its own sum (STATUS_AGG) until one has published its inclusive prefix (STATUS_INC)";
+               "that has published only its own sum (STATUS_AGG) until one has published its inclusive prefix (STATUS_INC). Or a "
+               "__syncthreads() is missing inside the block: before the threads read what warp 0 wrote (sh.prefix, sh.rows)";
     }
     unsigned garbage = 0;
     for (size_t i = first; i < n; i++) garbage += !r->is_float && u32(got, i) == 0xFFFFFFFFu && u32(r->want, i) != 0xFFFFFFFFu;
