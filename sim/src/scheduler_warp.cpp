@@ -173,6 +173,17 @@ uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width, cons
 void warp_collective(const char *name, void *lane_data, CollectiveFn complete, const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("warp operation outside a kernel", fmt("%s called from host code at %s:%d", name, file, line));
     unsigned base = g_cur->tid & ~31u, n = g_bp->n - base;
+    /* A wmma call is one operation of a whole warp: with fewer than 32 threads in the warp (a block
+       whose size is not a multiple of 32) the tile has no owner for some of its elements. Said here,
+       by name, rather than as the null lane data mma_complete would read (trial 11, a088: a launch
+       with TILES_PER_BLOCK threads per block, not TILES_PER_BLOCK * 32). */
+    if (n < 32)
+        fatal("wmma in a partial warp",
+              fmt("%s at %s:%d is called by warp %u of a block of %u threads, which has only %u lane%s: a wmma operation needs all 32 lanes "
+                  "of a warp, so every warp must be whole",
+                  name, file, line, base / 32, g_bp->n, n, n == 1 ? "" : "s"),
+              "launch a multiple of 32 threads per block (blockDim.x * blockDim.y * blockDim.z): one warp (32 threads) per tile, so a "
+              "block of T tiles needs T * 32 threads, not T");
     warp_op_impl(W_COLLECTIVE, n >= 32 ? 0xffffffffu : (1u << n) - 1, (uint64_t)(uintptr_t)lane_data, 0, 32, file, line, name, complete);
 }
 

@@ -378,6 +378,7 @@ static const PlantedBug kWmmaBugs[] = {
     {"lane-pointer", "wmma arguments differ between lanes in kernel 'misuse'", "but lane 8 passed mptr"},
     {"misaligned", "misaligned wmma tile in kernel 'misuse'", "is not 256-bit (32-byte) aligned (it is 16 bytes past a multiple of 32)"},
     {"bad-ldm", "bad wmma leading dimension in kernel 'misuse'", "ldm 12 (24 bytes between the starts of consecutive rows)"},
+    {"partial-warp", "wmma in a partial warp in kernel 'misuse'", "is called by warp 0 of a block of 4 threads, which has only 4 lanes"},
 };
 
 START_TEST(test_wmma_misuse_is_diagnosed_in_one_message) {

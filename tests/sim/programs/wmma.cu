@@ -5,7 +5,7 @@
  * "rounding" allows the last bit, where the hardware's adder and the simulator's differ.
  * Build: tools/simcc -o wmma wmma.cu   (or nvcc -arch=sm_90 -o wmma wmma.cu -lcublas; on a GPU run only
  *        values, rounding, count and gemmex: the other modes are mistakes, which a GPU may hang on)
- * Run:   ./wmma values|rounding|unfilled|diverge|exited|lane-pointer|misaligned|bad-ldm|count|gemmex
+ * Run:   ./wmma values|rounding|unfilled|diverge|exited|lane-pointer|misaligned|bad-ldm|partial-warp|count|gemmex
  * (gemmex: cuBLAS's cublasGemmEx with 16-bit inputs, which lesson 17's benchmark compares with.) */
 #include <mma.h>
 #include <cublas_v2.h>
@@ -197,8 +197,9 @@ __global__ void accumulate_unfilled(const __half *A, float *D) {
     wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
 }
 
-/* The four mistakes: an mma_sync only half the warp calls, lanes that return before it, a tile
-   pointer computed from the lane, a misaligned tile and a leading dimension of 12 halves. */
+/* The mistakes: an mma_sync only half the warp calls, lanes that return before it, a tile
+   pointer computed from the lane, a misaligned tile, a leading dimension of 12 halves, and (how 5,
+   launched with 4 threads) a warp that is not whole. */
 __global__ void misuse(const __half *A, float *D, int how) {
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
@@ -222,7 +223,7 @@ static void run_misuse(int how) {
     std::vector<float> D(256);
     __half *dA = dev(A);
     float *dD = dev(D);
-    misuse<<<1, 32>>>(dA, dD, how);
+    misuse<<<1, how == 5 ? 4 : 32>>>(dA, dD, how); // 4 threads: one tile per thread, not per warp (trial 11, a088)
     cudaDeviceSynchronize();
     printf("the kernel finished\n");
 }
@@ -231,6 +232,7 @@ static int mode_exited() { run_misuse(1); return 0; }
 static int mode_lane_pointer() { run_misuse(2); return 0; }
 static int mode_misaligned() { run_misuse(3); return 0; }
 static int mode_bad_ldm() { run_misuse(4); return 0; }
+static int mode_partial_warp() { run_misuse(5); return 0; }
 
 static int mode_unfilled() {
     std::vector<__half> A(256, __float2half(1.0f));
@@ -316,6 +318,7 @@ int main(int argc, char **argv) {
     static const TestMode modes[] = {
         {"values", mode_values},   {"rounding", mode_rounding},         {"unfilled", mode_unfilled},       {"diverge", mode_diverge},
         {"exited", mode_exited},   {"lane-pointer", mode_lane_pointer}, {"misaligned", mode_misaligned}, {"bad-ldm", mode_bad_ldm},
+        {"partial-warp", mode_partial_warp},
         {"count", mode_count},     {"gemmex", mode_gemmex},
     };
     return run_mode(argc, argv, modes);
