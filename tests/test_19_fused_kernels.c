@@ -717,6 +717,27 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
         return msg;
     }
     const char *probe = layernorm_probe(p);
+    /* NaN or inf that the probe's mistakes (n - 1 on a row of one, eps outside the root) do not explain:
+       the block's combining met a pair that is no piece of the row (trial 11, a123: partial[lane] read
+       for every lane of warp 0, slots no warp wrote, NaN on the simulator). 19.1 names the same two. */
+    int cols = p->rc.cols;
+    for (int r = 0; !probe && r < p->rc.rows; r++) {
+        const float *g = out + (size_t)r * cols;
+        int nonfinite = 0;
+        for (int j = 0; j < cols; j++) nonfinite |= !isfinite(g[j]);
+        if (!nonfinite) continue;
+        unsigned threads = 32;
+        while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
+        snprintf(msg, 2048,
+                 "row %d (of %d columns: a block of %u threads, %u warp%s) came out with NaN or inf from finite values, and the "
+                 "formula's NaN mistakes (n - 1, eps outside the root) do not match a small probe: a NaN made by the combining, which two mistakes make alike (the outputs cannot tell "
+                 "them apart): warp 0 read partial[lane] for lanes past the block's warps, slots no warp wrote (NaN on the "
+                 "simulator): give those lanes the empty piece, lane < blockDim.x / 32 ? partial[lane] : empty; or welford_combine "
+                 "met two empty pieces (n = 0: threads or warps with no element), where b.n / n is 0 / 0 = NaN: return the other "
+                 "side when one has n == 0",
+                 r, cols, threads, threads / 32, threads > 32 ? "s" : "");
+        return msg;
+    }
     snprintf(msg, 2048, "%s",
              probe ? probe
                    : "every schedule gave the same wrong outputs, and no known mistake explains them: check Welford's update (delta "
