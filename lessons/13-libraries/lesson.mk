@@ -7,3 +7,8 @@
 STUDENT_FILES_13-libraries := libraries.cu
 
 LIBS_13-libraries_gpu := -lcublas -lcusolver -lcurand
+
+# On the simulator a plain `*hits += __popc(ballot)` by each warp's lane 0 gives the right count (its
+# threads never meet inside a read-modify-write), so the grader runs one small 13.4 call under the
+# simulator's race check, which needs the runner built with `simcc --profile` (counting stays off).
+PROFILED_RUNNER_13-libraries := 1
