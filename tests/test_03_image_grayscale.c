@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend.h" /* ON_SIM */
 #include "free_all.h"
 #include "grade.h"
 #include "grayscale.h"
@@ -677,6 +678,65 @@ START_TEST(test_wide_grayscale_leftovers_done_by_the_grids_last_thread) {
 }
 END_TEST
 
+#if ON_SIM
+/* Why a wide kernel whose image was right made more global store requests than whole chunks and
+   leftovers can (at most `most`): the leftover loop of trial 11, a028 (from i = chunks) stores pixels
+   chunks .. chunks * 16 - 1 once more, one request each, 15 * chunks in all. */
+static const char *wide_stores_why(unsigned long long requests, size_t chunks, size_t tail, unsigned long long warps,
+                                   unsigned long long most, char *buf, size_t cap) {
+    unsigned long long again = 15 * (unsigned long long)chunks;
+    if (requests > again && requests - again >= warps && requests - again <= most)
+        snprintf(buf, cap,
+                 "the requests past what whole chunks and leftovers make are 15 * chunks = %llu, one for each pixel from number "
+                 "chunks = n / 16 = %zu to chunks * 16 - 1 = %zu, pixels the full chunks had already stored, stored again one at a "
+                 "time: the leftover loop starts at chunks, a chunk count, not a pixel number. The leftovers are the pixels past the "
+                 "last full chunk: for (size_t i = chunks * 16; i < n; i++)",
+                 again, chunks, chunks * 16 - 1);
+    else
+        snprintf(buf, cap,
+                 "far more pixels were stored one at a time than the n %% 16 = %zu leftovers, with the right values: pixels converted "
+                 "twice. Check where the leftover loop of the thread t == chunks starts: at chunks * 16 = %zu, the first pixel past "
+                 "the last full chunk (not at 0, nor at chunks); or one thread converts much of the image alone",
+                 tail, chunks * 16);
+    return buf;
+}
+
+/* Each pixel stored once (trial 11, a028: the leftover loop from i = chunks, not chunks * 16): the
+   leftovers' thread then converts pixels chunks .. n - 1 one at a time, most of them a second time,
+   with the right values, so no image shows it. The simulator's profiler counts the global store
+   requests: a warp's 16-byte store is one to four (as the compiler splits it), each of the
+   leftovers' one-byte stores one more; even a kernel storing its 16 grays byte by byte makes at most
+   16 per warp. Pixels stored one by one far past the n % 16 leftovers are pixels done twice (or by
+   one thread alone). Simulator only: on a GPU it would cost a start of Nsight Compute for a lesson
+   that needs none. */
+START_TEST(test_wide_grayscale_stores_each_pixel_once) {
+    enum { W = 73, H = 56, BLOCK = 32 }; /* 4088 pixels: 255 chunks and 8 leftovers, 8 warps */
+    grade_profile_begin();
+    Image im;
+    image_make(&im, W, H, 3, 4, 0);
+    grade_use_schedule(0);
+    grade_poison_device(im.d_out, im.n + CANARY);
+    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(im.d_in, im.d_out, W, H, 3, BLOCK), "grayscale_wide_gpu");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    /* a wrong image is the image tests' to explain */
+    int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
+    image_free(&im);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_get("grayscale_wide_kernel", &g) || !g.global_store_requests || !right) return;
+    size_t n = (size_t)W * H, chunks = n / 16, tail = n % 16, threads = (n + 15) / 16;
+    unsigned long long warps = (threads + 31) / 32, most = 16 * warps + tail;
+    if (g.global_store_requests <= most) return;
+    char why[700];
+    wide_stores_why(g.global_store_requests, chunks, tail, warps, most, why, sizeof why);
+    ck_abort_msg("grayscale_wide_gpu, RGB image %d wide and %d tall (n = %zu pixels, block %d, GRADE_SEED=%llu): the image was right, "
+                 "but grayscale_wide_kernel made %llu global store requests (the simulator's profiler counts them), where the %zu full "
+                 "chunks take at most 16 per warp (%llu warps) and the %zu leftovers one each: at most %llu\n  likely mistake: %s",
+                 W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, chunks, warps, tail, most, why);
+}
+END_TEST
+#endif
+
 START_TEST(test_wide_grayscale_accepts_an_empty_image) {
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 0, 5, 3, 256), "grayscale_wide_gpu with width 0");
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 5, 0, 4, 256), "grayscale_wide_gpu with height 0");
@@ -694,6 +754,9 @@ static Suite *build_suite(void) {
         {"03.3", test_wide_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size, N_SIZES},
         {"03.3", test_wide_grayscale_matches_cpu_on_an_hd_frame, 1},
         {"03.3", test_wide_grayscale_leftovers_done_by_the_grids_last_thread, 1},
+#if ON_SIM
+        {"03.3", test_wide_grayscale_stores_each_pixel_once, 1, .profiled = 1},
+#endif
         {"03.3", test_wide_grayscale_accepts_an_empty_image, 1},
     };
     return grade_suite("03-image-grayscale", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
