@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "graphs_internal.h"
 
+#include <cstring>
 #include <map>
 #include <vector>
 #include <mutex>
@@ -285,8 +286,16 @@ size_t static_shared_bytes() {
    from it can be told from untouched device memory, 0xFFFFFFFF) and a large negative int. */
 static const unsigned char kSharedPoison[4] = {0xA5, 0xA5, 0xC5, 0xFF}; /* 0xFFC5A5A5, little-endian */
 
+/* Byte i of a run gets kSharedPoison[i & 3]. Every block's start fills the whole section, and a
+   slot pack's runner holds the __shared__ variables of up to 24 variants (lesson 17's: 1.1 MB): a
+   byte loop there cost milliseconds per block, so whole 4 KB chunks are copied from a pattern. */
 static void fill_shared_poison(volatile unsigned char *p, size_t n) {
-    for (size_t i = 0; i < n; i++) p[i] = kSharedPoison[i & 3];
+    static unsigned char pattern[4096];
+    if (pattern[0] != kSharedPoison[0])
+        for (size_t i = 0; i < sizeof pattern; i++) pattern[i] = kSharedPoison[i & 3];
+    size_t i = 0;
+    for (; i + sizeof pattern <= n; i += sizeof pattern) memcpy((unsigned char *)p + i, pattern, sizeof pattern);
+    memcpy((unsigned char *)p + i, pattern, n - i); /* (sizeof pattern is a multiple of 4: the pattern goes on) */
 }
 
 /* The byte ranges of the section that hold __shared__ variables. With AddressSanitizer, simcc gives
