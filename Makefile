@@ -575,6 +575,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_build_progress.py
 	@echo "== tools: make check grades lessons side by side, shown in order; lessons that time the GPU alone"
 	$(Q)python3 tools/test_grade_lessons.py
+	@echo "== tools: simcc's precompiled headers cut only the leading headers' text"
+	$(Q)python3 tools/test_simcc_pch.py
 	@echo "== tests/wrong: every variant applies to its solution where it says (no offset, no fuzz)"
 	$(Q)python3 tools/test_wrong_patches.py
 	@echo "== tests/skeleton: the fingerprints of the skeletons' TODO regions are current (not written yet is said of them only)"
