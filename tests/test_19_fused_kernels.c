@@ -855,7 +855,8 @@ static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150,
 #define N_CAUSAL_CASES (int)(sizeof kCausalCases / sizeof kCausalCases[0])
 
 /* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query,
-   3 key >= query turned round, up to the block's last query, where the tiles above the diagonal end),
+   3 key >= query turned round, up to the block's last query, where the tiles above the diagonal end;
+   4 every key up to the block's last query: the causal tile skip, min(n, q0 + ATT_BR) keys, without the mask),
    `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
    online rescaling (no_rescale: 1 = l, 2 = o, 3 = both are not corrected when a later tile raises
    the maximum; each tile's terms are still taken against the maximum of the tiles so far; 4 = the
@@ -871,8 +872,10 @@ static void attention_model(const float *q, const float *k, const float *v, floa
                 double t = 0;
                 if (j < n)
                     for (int c = 0; c < d; c++) t += (double)qi[c] * k[((size_t)b * n + j) * d + c];
-                s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) || (mask == 3 && (j < i || j >= (i / ATT_BR + 1) * ATT_BR)) ? -INFINITY
-                                                                                                                         : t * scale;
+                s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) || (mask == 3 && (j < i || j >= (i / ATT_BR + 1) * ATT_BR)) ||
+                               (mask == 4 && j >= (i / ATT_BR + 1) * ATT_BR)
+                           ? -INFINITY
+                           : t * scale;
             }
             double m = -INFINITY, l = 0;
             for (int c = 0; c < d; c++) acc[c] = 0;
@@ -1162,6 +1165,18 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
         snprintf(msg, 2048, "O is causal attention, but causal = 0 was asked: attention_visible must mask keys only when causal is set");
         return msg;
     }
+    /* without the mask, each block of queries saw only the keys up to its own last query (trial 12, a069:
+       attention_keys returning min(n, q0 + ATT_BR) whatever the flag): the tile skip of the causal mask,
+       taken when causal = 0. Only n > ATT_BR shows it (the first block misses keys ATT_BR .. n - 1). */
+    if (!p->causal && n > ATT_BR && att_matches(p, out, 4, scale, n, 0)) {
+        snprintf(msg, 2048,
+                 "causal = 0 was asked, but each block of ATT_BR = %d queries saw only the keys up to its own last query (queries "
+                 "0 .. %d saw keys 0 .. %d, not all %d): the tile loop stopped at min(n, q0 + ATT_BR), which is the causal mask's "
+                 "skip. attention_keys(q0, n, causal) must return n when causal = 0 (min(n, q0 + ATT_BR) only with causal = 1), "
+                 "and the tile loop runs k0 up to attention_keys(q0, n, causal)",
+                 ATT_BR, ATT_BR - 1, ATT_BR - 1, n);
+        return msg;
+    }
     if (att_matches(p, out, mask, 1.0, n, 0)) {
         snprintf(msg, 2048,
                  "O is attention without the scale: the scores are Q_i . K_j / sqrt(d), not Q_i . K_j. Pass 1 / sqrt(d) to the "
@@ -1424,12 +1439,14 @@ END_TEST
 /* ---- 19.4 ---- */
 START_TEST(test_causal_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kCausalCases[_i], 1, 4); }
 END_TEST
-/* attention_visible is 19.4's whole answer, the keys past the sequence included: with the causal mask
-   they are never seen anyway (key <= query < n), so one case without it, n not a multiple of ATT_BC,
-   where the last tile's slots past n must be masked by key < n (trial 7, a165: `!causal || key <= query`
-   passed every causal case). */
+/* attention_visible and attention_keys are 19.4's whole answer, their cases without the mask included:
+   with the causal mask the keys past the sequence are never seen anyway (key <= query < n), so one case
+   without it, n not a multiple of ATT_BC, where the last tile's slots past n must be masked by key < n
+   (trial 7, a165: `!causal || key <= query` passed every causal case); and n > ATT_BR, two blocks of
+   queries, where the first must stream the keys past its own tile (trial 12, a069: attention_keys
+   returning min(n, q0 + ATT_BR) whatever the flag passed every causal case and n = 17). */
 START_TEST(test_visible_masks_the_keys_past_n_without_the_causal_mask) {
-    AttCase ac = {2, 17, 32, 0};
+    AttCase ac = {1, 81, 32, 0};
     check_attention(ac, 0, 5);
 }
 END_TEST
