@@ -735,6 +735,52 @@ START_TEST(test_wide_grayscale_stores_each_pixel_once) {
                  W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, chunks, warps, tail, most, why);
 }
 END_TEST
+
+/* The leftovers done by the thread t == chunks alone (trial 12, a012: `} else {` for `} else if (t ==
+   chunks) {`: every thread past the last full chunk converts the n % 16 leftovers, with the same
+   values). The graded grids' spare threads share the leftover thread's warp, whose one-byte stores
+   are one request per pixel however many lanes store, so neither an image nor the test above sees
+   them. Here a 40-pixel image (2 chunks, 8 leftovers, 3 threads) runs in one block of 256: warps
+   1 .. 7 hold spare threads only, and each that enters the leftover loop makes 8 store requests
+   more. */
+START_TEST(test_wide_grayscale_leftovers_stored_by_one_thread) {
+    enum { W = 8, H = 5, BLOCK = 256 };
+    grade_profile_begin();
+    Image im;
+    image_make(&im, W, H, 3, 5, 0);
+    grade_use_schedule(0);
+    grade_poison_device(im.d_out, im.n + CANARY);
+    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(im.d_in, im.d_out, W, H, 3, BLOCK), "grayscale_wide_gpu");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    /* a wrong image is the image tests' to explain */
+    int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
+    image_free(&im);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_get("grayscale_wide_kernel", &g) || !g.global_store_requests || !right) return;
+    size_t n = (size_t)W * H, chunks = n / 16, tail = n % 16, threads = (n + 15) / 16;
+    unsigned long long warps = (threads + 31) / 32, most = 16 * warps + tail;
+    unsigned long long spare_warps = ((threads + BLOCK - 1) / BLOCK * BLOCK + 31) / 32 - warps;
+    if (g.global_store_requests <= most) return;
+    char why[700];
+    /* the leftover warp's stores, plus tail more for each warp of spare threads: the leftovers done by
+       every thread past the last full chunk (the chunks' 16-byte stores take 1 to 4 requests a warp) */
+    unsigned long long redo = tail * (1 + spare_warps);
+    if (g.global_store_requests > redo && g.global_store_requests <= redo + 4 * warps)
+        snprintf(why, sizeof why,
+                 "the %zu leftovers were stored again by each of the %llu warps of spare threads (threads past t == chunks = %zu, "
+                 "%zu stores each): every thread past the last full chunk runs the leftover loop. Only the thread t == chunks "
+                 "does: } else if (t == chunks) {, not } else {",
+                 tail, spare_warps, chunks, tail);
+    else
+        wide_stores_why(g.global_store_requests, chunks, tail, warps, most, why, sizeof why);
+    ck_abort_msg("grayscale_wide_gpu, RGB image %d wide and %d tall (n = %zu pixels: %zu full chunks, %zu leftovers, %zu threads needed; "
+                 "block %d, GRADE_SEED=%llu): the image was right, but grayscale_wide_kernel made %llu global store requests (the "
+                 "simulator's profiler counts them), where the full chunks take at most 16 per warp (%llu warp) and the leftovers "
+                 "one each: at most %llu\n  likely mistake: %s",
+                 W, H, n, chunks, tail, threads, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, warps, most, why);
+}
+END_TEST
 #endif
 
 START_TEST(test_wide_grayscale_accepts_an_empty_image) {
@@ -756,6 +802,7 @@ static Suite *build_suite(void) {
         {"03.3", test_wide_grayscale_leftovers_done_by_the_grids_last_thread, 1},
 #if ON_SIM
         {"03.3", test_wide_grayscale_stores_each_pixel_once, 1, .profiled = 1},
+        {"03.3", test_wide_grayscale_leftovers_stored_by_one_thread, 1, .profiled = 1},
 #endif
         {"03.3", test_wide_grayscale_accepts_an_empty_image, 1},
     };
