@@ -846,6 +846,85 @@ static const char *gemm_crash_hint(const char *said) {
     return NULL;
 }
 
+/* 17.3: a read past the end of A or B (trial 12, a049: A's staging without its guard k0 + c < K). The
+   simulator names the block, the thread and the element; the judge replays that thread's staging
+   loops as the lesson gives them (e = threadIdx.x, + PAD_THREADS, ...; row e / PK and column e % PK of
+   As, row e / PN and column e % PN of Bs), each without one of its guards, up to the thread's first read
+   past the buffer, and names the guard whose absence reaches exactly that element first. NULL (the
+   simulator's hint) when none or several do. */
+static const Problem *g_padded_crash;
+static const char *padded_crash_hint(const char *said) {
+    static char hint[900];
+    const Problem *p = g_padded_crash;
+    const char *at = strstr(said, "out-of-bounds access in kernel 'wmma_gemm_padded_kernel'");
+    if (!p || !at) return NULL;
+    unsigned bx, by, bz, t, ty, tz;
+    size_t bytes, index, elem;
+    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
+        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
+        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 2)
+        return NULL;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    if (sscanf(num, "%zu", &bytes) != 1) return NULL;
+    enum { PM_ = 128, PN_ = 128, PK_ = 32, THREADS = 256 };
+    int M = p->M, N = p->N, K = p->K, m0 = (int)by * PM_, n0 = (int)bx * PN_;
+    /* the guards: As[r][c] reads A when m0 + r < M && k0 + c < K; Bs[r][c] reads B when k0 + r < K && n0 + c < N */
+    static const char *const guard[4] = {"k0 + c < K", "m0 + r < M", "k0 + r < K", "n0 + c < N"};
+    int hits[4] = {0}, matches = 0, on_a = 0;
+    for (int g = 0; g < 4; g++) {
+        int a = g < 2;
+        size_t size = a ? (size_t)M * K : (size_t)K * N;
+        if (bytes != size * 2) continue;
+        int first = 1;
+        for (int k0 = 0; k0 < K && first; k0 += PK_)
+            for (int e = (int)t; e < PM_ * PK_ && first; e += THREADS) {
+                int r = a ? e / PK_ : e / PN_, c = a ? e % PK_ : e % PN_;
+                int row = a ? m0 + r : k0 + r, col = a ? k0 + c : n0 + c, cols = a ? K : N;
+                /* the guard g left out, the other kept */
+                int kept = a ? (g == 0 ? row < M : col < K) : (g == 2 ? col < N : row < K);
+                int dropped_ok = a ? (g == 0 ? col < K : row < M) : (g == 2 ? row < K : col < N);
+                if (!kept || dropped_ok) continue; /* read as the solution reads it, or not at all */
+                size_t at_el = (size_t)row * cols + col;
+                if (at_el < size) continue; /* a wrong element, but inside the buffer: no fault here */
+                first = 0;
+                if (at_el == index) hits[g] = 1, matches++, on_a = a;
+            }
+    }
+    if (!matches) return NULL;
+    /* on a small product (1 x 1 x 1: A and B alike one element) two guards can reach the same element
+       first: both are named, and the line of the read tells which loop it is */
+    char which[300] = "";
+    static const char *const loop[4] = {"As's", "As's", "Bs's", "Bs's"};
+    for (int g = 0, k = 0; g < 4; g++)
+        if (hits[g]) { /* "As's loop without k0 + c < K, or ..." (4 x 40 characters at most) */
+            if (k++) strcat(which, ", or ");
+            strcat(which, loop[g]), strcat(which, " loop without "), strcat(which, guard[g]);
+        }
+    const char *line = strstr(at, "-byte read at ");
+    int len = 0;
+    if (line) {
+        line += strlen("-byte read at ");
+        while (line[len] && line[len] != ' ') len++;
+        for (int k = len; k > 0; k--) /* the file's name and line, without the folders */
+            if (line[k - 1] == '/') {
+                line += k, len -= k;
+                break;
+            }
+    }
+    snprintf(hint, sizeof hint,
+             "thread %u of block (%u, %u) read element %zu past the end of a %zu-element %s, where a staging loop reads first when "
+             "it lacks one of its guards: %s%s%.*s%s. Every slot "
+             "of a slice is written, the element only where it lies inside the matrix, else a zero: "
+             "As[r][c] = m0 + r < M && k0 + c < K ? A[...] : __float2half(0.0f), Bs[r][c] = k0 + r < K && n0 + c < N ? B[...] : "
+             "__float2half(0.0f)",
+             t, bx, by, index, bytes / 2, matches > 1 ? "A or B" : on_a ? "A" : "B", which,
+             matches > 1 ? " (both reach that element first on this product; the read was at " : "", matches > 1 ? len : 0,
+             matches > 1 && line ? line : "", matches > 1 ? ": that line is the loop" ")" : "");
+    return hint;
+}
+
 /* Runs one product under every schedule (twice on a GPU), compares with the CPU, and on a mismatch
    fails with grade.c's diagnosis plus the lesson's. */
 static void check_product(const Subject *s, Dims d, uint64_t salt) {
@@ -859,6 +938,7 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     char *first_diff = NULL;
     int bad = -1;
     if (s->kind == SUBJECT_BF16) g_gemm_crash = &p, judge_set_crash_hint(gemm_crash_hint);
+    if (s->kind == SUBJECT_HALF) g_padded_crash = &p, judge_set_crash_hint(padded_crash_hint);
     for (int r = 0; r < runs; r++) {
         int sched = r < schedules ? r : 0;
         float *out = outs + (size_t)r * stride;
@@ -871,6 +951,7 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
         else free(diff);
     }
     if (s->kind == SUBJECT_BF16) g_gemm_crash = NULL, judge_set_crash_hint(NULL);
+    if (s->kind == SUBJECT_HALF) g_padded_crash = NULL, judge_set_crash_hint(NULL);
     if (first_diff) {
         char *why = explain_wrong_product(s, &p, outs, runs, bad);
         size_t cap;
