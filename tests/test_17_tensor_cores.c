@@ -1044,6 +1044,28 @@ static void check_tensor_cores(const Subject *s, Dims d) {
                                         : "likely mistake: the products ran on the ordinary (CUDA) cores, as a loop of multiply-adds. "
                                           "This lesson's exercises must use the tensor cores: wmma::load_matrix_sync, wmma::mma_sync, "
                                           "wmma::store_matrix_sync");
+#if ON_SIM
+    /* 17.3 stages each slot of As and Bs once per step along K (trial 12, a051: B's staging loop stepping
+       by 32, not PAD_THREADS: each slot written by 8 threads, the same value, only the time wasted). A
+       warp stores 32 slots a request at best: (PM PK + PK PN) / 32 = 256 requests per block and step;
+       twice that is allowed, plus 16 per 16 x 16 fragment inside C for the scratch tiles. Simulator
+       only: its count of shared store requests is exact; on a GPU the instructions are the compiler's. */
+    if (s->kind == SUBJECT_HALF) {
+        unsigned long long blocks = (unsigned long long)((d.M + 127) / 128) * ((d.N + 127) / 128), steps = (d.K + 31) / 32;
+        unsigned long long staging = blocks * steps * (128 * 32 + 32 * 128) / 32;
+        unsigned long long fragments = (unsigned long long)((d.M + 15) / 16) * ((d.N + 15) / 16);
+        unsigned long long most = 2 * staging + 16 * fragments;
+        ck_assert_msg(g.shared_store_requests <= most,
+                      "%s: `%s` made %llu shared-memory store requests, where staging the slices takes %llu (%llu block(s) x %llu "
+                      "step(s) along K x (PM PK + PK PN) / 32 slots per request) and the scratch tiles of the %llu fragments inside C "
+                      "at most %llu: at most %llu allowed (the values were right)\n"
+                      "  likely mistake: a staging loop writes each slot of As or Bs several times, the same value each time: both "
+                      "loops step by the whole block, for (int e = tid; e < PM * PK; e += PAD_THREADS) and "
+                      "for (int e = tid; e < PK * PN; e += PAD_THREADS), not by 32 (a warp: then each slot is written by "
+                      "PAD_THREADS / 32 = 8 threads), so that every thread stores its own slots once",
+                      p.what, s->kernel, g.shared_store_requests, staging, blocks, steps, fragments, 16 * fragments, most);
+    }
+#endif
     if (s->kind == SUBJECT_BF16)
         ck_assert_msg(g.shared_store_requests > 0,
                       "%s: `%s` stored nothing in shared memory: 17.2 stages the slices of A and B through shared memory (each element "
