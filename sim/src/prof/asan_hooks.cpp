@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <sanitizer/asan_interface.h>
 
 namespace simcuda {
 extern bool g_profiling;
@@ -45,10 +46,25 @@ static inline __attribute__((always_inline)) void observe(const void *ret, uintp
     if (__builtin_expect(simcuda::g_async_pending, 0)) simcuda::async_access(ret, addr, size, store);
 }
 
+/* AddressSanitizer's shadow: one byte per 8 bytes of memory, 0 when all 8 may be accessed. Its
+   callback for an access of 1, 2, 4 or 8 bytes looks at the shadow byte of the first address and
+   reports nothing when it is 0 (16 bytes: the two bytes from there), so the hooks skip the call to
+   it then: every access of a profiled program went through two calls, which made a profiled grading
+   about half again as slow with counting off. Any other shadow value goes to AddressSanitizer's own
+   check, which decides and reports. 0 until the mapping is known (then every access goes there). */
+static uintptr_t g_shadow_offset = 0;
+static size_t g_shadow_scale = 3;
+static inline __attribute__((always_inline)) bool shadow_clear(uintptr_t addr, size_t size) {
+    if (__builtin_expect(!g_shadow_offset, 0)) return false;
+    const void *shadow = (const void *)((addr >> g_shadow_scale) + g_shadow_offset);
+    return size == 16 ? *(const uint16_t *)shadow == 0 : *(const uint8_t *)shadow == 0;
+}
+
 #define SIMCUDA_HOOK(N, STORE, NAME)                                                               \
     extern "C" __attribute__((visibility("default"))) void NAME(uintptr_t addr) {                  \
         static check_fn next = nullptr;                                                            \
         observe(__builtin_return_address(0), addr, N, STORE);                                      \
+        if (__builtin_expect(shadow_clear(addr, N), 1)) return;                                    \
         if (__builtin_expect(!next, 0)) next = (check_fn)real(#NAME);                              \
         next(addr);                                                                                \
     }
@@ -80,6 +96,10 @@ extern "C" __attribute__((visibility("default"))) void __sanitizer_cov_trace_pc(
 }
 
 __attribute__((constructor)) static void simcuda_profile_hooks_init() {
+    size_t scale = 0, offset = 0;
+    __asan_get_shadow_mapping(&scale, &offset);
+    g_shadow_scale = scale;
+    g_shadow_offset = offset;
     simcuda_profile_hooks_linked();
     simcuda_racecheck_hooks_linked();
 }
