@@ -416,6 +416,25 @@ cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count,
     case cudaMemcpyDefault: dst_dev = classify(dst) != MEM_NONE; src_dev = classify(src) != MEM_NONE; break;
     default: return record(cudaErrorInvalidMemcpyDirection);
     }
+    /* Plain host and device pointers that contradict the kind: say which kind they fit, and, where
+       they do, that swapped pointers are the other possibility -- "check the argument order" alone
+       sent a student whose pointers were right (cudaMemcpy(h_c, d_c, ..., cudaMemcpyHostToDevice))
+       to swap them. */
+    MemKind dk = classify(dst), sk = classify(src);
+    /* (one host and one device pointer only: two host pointers with a device kind are more likely a
+       __constant__ symbol given to cudaMemcpy, which lesson 08's grader reads from the message below) */
+    bool plain = (dk == MEM_NONE && sk == MEM_DEVICE) || (dk == MEM_DEVICE && sk == MEM_NONE);
+    if (plain && ((dk == MEM_DEVICE) != dst_dev || (sk == MEM_DEVICE) != src_dev)) {
+        cudaMemcpyKind fits = dk == MEM_DEVICE ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+        bool swapped_fit = (sk == MEM_DEVICE) == dst_dev && (dk == MEM_DEVICE) == src_dev;
+        char buf[500];
+        snprintf(buf, sizeof buf, "%s(..., %s) returns cudaErrorInvalidValue: the destination is %s, the source %s: a %s copy. %s%s%s",
+                 fn, kind_name(kind), mem_kind_name(dk), mem_kind_name(sk), kind_name(fits),
+                 swapped_fit ? "Either the kind is wrong (pass " : "The kind is wrong (pass ", kind_name(fits),
+                 swapped_fit ? "), or the pointers are swapped (destination first)" : ")");
+        warn(buf);
+        return record(cudaErrorInvalidValue);
+    }
     cudaError_t e = check_side(fn, "destination", dst, count, dst_dev, kind);
     if (e == cudaSuccess) e = check_side(fn, "source", src, count, src_dev, kind);
     return record(e);
