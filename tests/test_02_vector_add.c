@@ -135,6 +135,49 @@ START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
 }
 END_TEST
 
+/* Neighbouring threads on neighbouring elements (trial 12, a003: i = threadIdx.x * gridDim.x +
+   blockIdx.x): every element is still covered once, with the right sums, but a warp's 32 loads
+   land gridDim.x floats apart, one 32-byte sector each instead of 4 for the warp. The README teaches
+   i = blockIdx.x * blockDim.x + threadIdx.x for that reason (coalescing). The simulator's profiler
+   counts the sectors per request on one small call; simulator only: on a GPU it would cost a start
+   of Nsight Compute for a lesson that needs none. */
+#define MAX_SECTORS 4.5 /* 4.0: a warp's 32 consecutive floats; a little slack for a partial warp */
+#if ON_SIM
+/* Fails the test (with `what` and `advice`) when `kernel`'s loads or stores took more than
+   MAX_SECTORS sectors per request; nothing counted marks the exercise unchecked. */
+static void expect_coalesced(const char *kernel, const char *what, const char *advice) {
+    GradeProfile g;
+    if (!grade_profile_global(kernel, MAX_SECTORS, &g)) return;
+    double ld = grade_per_request(g.global_load_sectors, g.global_load_requests),
+           st = grade_per_request(g.global_store_sectors, g.global_store_requests);
+    if (ld <= MAX_SECTORS && st <= MAX_SECTORS) return;
+    ck_abort_msg("%s (GRADE_SEED=%llu): the sums are right, but %s's global accesses are not coalesced: loads take %.1f sectors of 32 "
+                 "bytes per request, stores %.1f (the simulator's profiler counts them), where a warp reading 32 consecutive floats "
+                 "takes 4.0 (at most %.1f expected)\n  likely mistake: %s",
+                 what, (unsigned long long)grade_seed(), kernel, ld, st, MAX_SECTORS, advice);
+}
+
+START_TEST(test_vector_add_is_coalesced) {
+    enum { N = 4096, BLOCK = 256 }; /* 16 blocks */
+    grade_profile_begin();
+    Problem p;
+    problem_make(&p, N, 7);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(vector_add_gpu(p.d_a, p.d_b, p.d_c, N, BLOCK), "vector_add_gpu");
+    /* wrong sums are the other tests' to explain */
+    int right = cudaMemcpy(p.h_got, p.d_c, N * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                !memcmp(p.h_got, p.h_want, N * sizeof(float));
+    problem_free(&p);
+    grade_profile_end();
+    if (!right) return;
+    expect_coalesced("vector_add_kernel", "vector_add_gpu (n = 4096, block 256)",
+                     "neighbouring threads must add neighbouring elements: i = blockIdx.x * blockDim.x + threadIdx.x (an index like "
+                     "threadIdx.x * gridDim.x + blockIdx.x covers every element too, but puts neighbouring threads gridDim.x floats "
+                     "apart)");
+}
+END_TEST
+#endif
+
 /* ---- 02.2 ---- */
 
 /* A copy to the device given n, a count of elements, where it takes bytes (trial 6, a01): only the
@@ -476,6 +519,9 @@ static Suite *build_suite(void) {
         {"02.1", test_vector_add_matches_cpu_for_every_size_and_block, N_SIZES},
         {"02.1", test_vector_add_gpu_accepts_an_empty_vector, 1},
         {"02.1", test_vector_add_gpu_returns_the_error_of_a_refused_launch, 1},
+#if ON_SIM
+        {"02.1", test_vector_add_is_coalesced, 1, .profiled = 1},
+#endif
         {"02.2", test_vector_add_host_round_trip_matches_cpu, N_SIZES},
         {"02.3", test_grid_stride_covers_any_size_with_small_grids, N_SIZES},
         {"02.4", test_float4_version_handles_sizes_not_multiple_of_four, N_SIZES},
