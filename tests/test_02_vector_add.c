@@ -507,6 +507,32 @@ START_TEST(test_grid_stride_covers_any_size_with_small_grids) {
 }
 END_TEST
 
+/* 02.3 keeps its accesses coalesced (trial 12, a012: each thread one contiguous chunk of
+   ceil(n / stride) elements, i = t * chunk .. (t + 1) * chunk - 1): every element done once, right
+   sums, but on every pass a warp's threads are chunk floats apart. Grid 4 x block 256 on 4096
+   elements: 4 passes of the grid-stride loop. */
+#if ON_SIM
+START_TEST(test_grid_stride_is_coalesced) {
+    enum { N = 4096, BLOCK = 256, GRID = 4 };
+    grade_profile_begin();
+    Problem p;
+    problem_make(&p, N, 8);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(vector_add_grid_stride_gpu(p.d_a, p.d_b, p.d_c, N, BLOCK, GRID), "vector_add_grid_stride_gpu");
+    int right = cudaMemcpy(p.h_got, p.d_c, N * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                !memcmp(p.h_got, p.h_want, N * sizeof(float));
+    problem_free(&p);
+    grade_profile_end();
+    if (!right) return;
+    expect_coalesced("vector_add_grid_stride_kernel", "vector_add_grid_stride_gpu (n = 4096, grid 4 x block 256)",
+                     "on every pass of the loop neighbouring threads must add neighbouring elements: start at the global index "
+                     "blockIdx.x * blockDim.x + threadIdx.x and step by the whole grid, i += gridDim.x * blockDim.x (a loop over a "
+                     "contiguous chunk of its own per thread, i = t * chunk .. (t + 1) * chunk - 1, covers every element too, but puts "
+                     "neighbouring threads chunk floats apart)");
+}
+END_TEST
+#endif
+
 START_TEST(test_float4_version_handles_sizes_not_multiple_of_four) {
     check_stride_launcher(vector_add_float4_gpu, "vector_add_float4_gpu", kSizes[_i]);
 }
@@ -524,6 +550,9 @@ static Suite *build_suite(void) {
 #endif
         {"02.2", test_vector_add_host_round_trip_matches_cpu, N_SIZES},
         {"02.3", test_grid_stride_covers_any_size_with_small_grids, N_SIZES},
+#if ON_SIM
+        {"02.3", test_grid_stride_is_coalesced, 1, .profiled = 1},
+#endif
         {"02.4", test_float4_version_handles_sizes_not_multiple_of_four, N_SIZES},
     };
     return grade_suite("02-vector-add", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
