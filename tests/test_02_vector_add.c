@@ -18,6 +18,9 @@
 unsigned long long l02_copy_order(void);
 #define L02_COPY_IN_AFTER_KERNEL 1u
 #define L02_COPY_BACK_BEFORE_KERNEL 2u
+/* calls/02-vector-add.c (runner side): later cudaMallocs get `budget` more bytes (0: no limit);
+   1 when set (the simulator), 0 on a GPU */
+int probe_limit_device_memory(size_t budget);
 
 static const GradeExercise kExercises[] = {
     {"02.1", 3, "vector_add_kernel + vector_add_gpu: global index, bounds guard, grid rounded up", 0, "vector_add_kernel"},
@@ -294,6 +297,41 @@ START_TEST(test_vector_add_host_round_trip_matches_cpu) {
 }
 END_TEST
 
+/* 02.2 keeps the first error (trial 12, a009: err = vector_add_gpu(...) without the
+   `if (err == cudaSuccess)`): a failed cudaMalloc is then overwritten, and the kernel runs on the
+   NULL pointer of the buffer that was never allocated. Tried on the simulator, whose device gets room
+   for d_a and d_b only: the third cudaMalloc fails, and the call must return its
+   cudaErrorMemoryAllocation without launching anything. */
+#if ON_SIM
+#define OOM_N 1000
+static const char *lost_malloc_error_hint(const char *said) {
+    /* only a kernel on a NULL pointer is this mistake (another crash is explained as it is) */
+    if (*said && !strstr(said, "null-deref") && !strstr(said, "(nil)")) return NULL;
+    return "cudaMalloc(&d_c, ...) failed (the grader left room for d_a and d_b only), and the kernel was still launched, on d_c = "
+           "NULL: a later step overwrote the error. Keep the first error: guard every step after it, the launch too, with "
+           "if (err == cudaSuccess) err = vector_add_gpu(...), and still free everything";
+}
+START_TEST(test_vector_add_host_returns_a_failed_cudamalloc) {
+    static float a[OOM_N], b[OOM_N], got[OOM_N];
+    grade_fill_floats(a, OOM_N, grade_seed() + 103, -100.0f, 100.0f);
+    grade_fill_floats(b, OOM_N, grade_seed() + 104, -100.0f, 100.0f);
+    grade_poison_floats(got, OOM_N);
+    if (!probe_limit_device_memory(2 * OOM_N * sizeof(float) + 512)) return;
+    judge_set_crash_hint(lost_malloc_error_hint);
+    cudaError_t e = vector_add_host(a, b, got, OOM_N);
+    judge_set_crash_hint(NULL);
+    probe_limit_device_memory(0);
+    ck_assert_msg(e == cudaErrorMemoryAllocation,
+                  "vector_add_host (n = %d) with device memory for d_a and d_b only (the grader's limit: the third cudaMalloc fails "
+                  "with cudaErrorMemoryAllocation) returned %d (%s), not that error\n  likely mistake: %s",
+                  OOM_N, (int)e, cudaGetErrorName(e),
+                  e == cudaSuccess ? "an error was lost: every step after a failed one must be skipped and the first error returned, "
+                                     "if (err == cudaSuccess) err = ... before each cudaMalloc, cudaMemcpy and the launch"
+                                   : lost_malloc_error_hint(""));
+}
+END_TEST
+#endif
+
 /* ---- 02.3 and 02.4 ---- */
 
 /* 02.4 stopped by an out-of-bounds access of its first thread while n < 4: with no whole float4
@@ -549,6 +587,9 @@ static Suite *build_suite(void) {
         {"02.1", test_vector_add_is_coalesced, 1, .profiled = 1},
 #endif
         {"02.2", test_vector_add_host_round_trip_matches_cpu, N_SIZES},
+#if ON_SIM
+        {"02.2", test_vector_add_host_returns_a_failed_cudamalloc, 1},
+#endif
         {"02.3", test_grid_stride_covers_any_size_with_small_grids, N_SIZES},
 #if ON_SIM
         {"02.3", test_grid_stride_is_coalesced, 1, .profiled = 1},

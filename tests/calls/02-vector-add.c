@@ -19,6 +19,9 @@
       NUM(unsigned, block), NUM(unsigned, grid))                                                                                            \
     X(cudaError_t, vector_add_float4_gpu, DEV(const float *, d_a), DEV(const float *, d_b), DEV(float *, d_c), NUM(size_t, n),                 \
       NUM(unsigned, block), NUM(unsigned, grid))
+/* the grader's probe (runner side below): on the simulator, later cudaMallocs get only `budget` more
+   bytes of device memory (0: the whole device again), so that 02.2's error path can be tried */
+#define HAND_CALLS(X) X(int, probe_limit_device_memory, GRADER, NUM(size_t, budget))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -47,6 +50,22 @@ static int64_t watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
     return ret;
 #else
     return fn(c);
+#endif
+}
+
+/* 1 when the limit was set (the simulator), 0 on a GPU, where nothing changes */
+static int64_t call_probe_limit_device_memory(const RunnerCall *c) {
+    size_t budget = (size_t)rc_u64(c, 0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+#if ON_SIM
+    size_t free_b = 0, total = 0;
+    simcuda_set_device_memory(0);
+    if (budget && cudaMemGetInfo(&free_b, &total) == cudaSuccess) simcuda_set_device_memory(total - free_b + budget);
+    return 1;
+#else
+    (void)budget;
+    return 0;
 #endif
 }
 
