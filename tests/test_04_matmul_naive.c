@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "free_all.h"
 #include "grade.h"
 #include "grade_guard_band.h"
@@ -547,6 +548,41 @@ START_TEST(test_naive_matmul_launches_nothing_for_an_empty_matrix) {
 }
 END_TEST
 
+/* The column on x (trial 12, a021: row = blockIdx.x * blockDim.x + threadIdx.x and col from y, the
+   grid swapped to match): C is right, but a warp's 32 threads read 32 rows of A, K floats apart, and
+   store C N floats apart, a sector each, where column on x makes one broadcast of A[row][k] and 32
+   consecutive floats of B and C. 04.1 asks for x = column for that reason (README, "Which index goes
+   on x"). The simulator's profiler counts the sectors per request on one small product; simulator
+   only: on a GPU it would cost a start of Nsight Compute for a lesson that needs none. */
+#if ON_SIM
+#define MAX_SECTORS 4.5 /* 4.0: a warp's 32 consecutive floats; a little slack */
+START_TEST(test_naive_matmul_is_coalesced) {
+    static const Shape shape = {64, 32, 64};
+    grade_profile_begin();
+    Problem p;
+    problem_make(&p, shape, 4);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, 32, 8), "matmul_naive_gpu");
+    /* a wrong C is the other tests' to explain */
+    int right = cudaMemcpy(p.h_got, p.d_C, elems_C(&p) * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (size_t i = 0; right && i < elems_C(&p); i++) right = close_to(&p, p.h_got[i], p.h_want[i]);
+    problem_free(&p);
+    grade_profile_end();
+    GradeProfile g;
+    if (!right || !grade_profile_global("matmul_naive_kernel", MAX_SECTORS, &g)) return;
+    double ld = grade_per_request(g.global_load_sectors, g.global_load_requests),
+           st = grade_per_request(g.global_store_sectors, g.global_store_requests);
+    ck_assert_msg(ld <= MAX_SECTORS && st <= MAX_SECTORS,
+                  "matmul_naive_gpu (M = %d, K = %d, N = %d, block 32 x 8, GRADE_SEED=%llu): C is right, but matmul_naive_kernel's global "
+                  "accesses are not coalesced: loads take %.1f sectors of 32 bytes per request, stores %.1f (the simulator's profiler "
+                  "counts them), where a warp reading 32 consecutive floats takes 4.0 (at most %.1f expected)\n  likely mistake: the "
+                  "column must come from x, col = blockIdx.x * blockDim.x + threadIdx.x, and the row from y (the grid's x counting "
+                  "the N columns): with the row on x a warp's 32 threads read 32 rows of A, K floats apart, and store C N floats apart",
+                  shape.M, shape.K, shape.N, (unsigned long long)grade_seed(), ld, st, MAX_SECTORS);
+}
+END_TEST
+#endif
+
 /* ---- 04.2 (GPU only) ---- */
 /* The student's cuBLAS call on an M x K times K x N product into buffers of 256 floats each (larger
    than any matrix of the probe, so a leading dimension too large cannot run past them): only its
@@ -666,6 +702,9 @@ static Suite *build_suite(void) {
         {"04.1", test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule, N_SHAPES},
         {"04.1", test_naive_matmul_launches_nothing_for_an_empty_matrix, 1},
         {"04.1", test_naive_matmul_stores_zeros_when_k_is_zero, 1},
+#if ON_SIM
+        {"04.1", test_naive_matmul_is_coalesced, 1, .profiled = 1},
+#endif
         {"04.2", test_cublas_matmul_matches_cpu_for_every_shape, N_SHAPES},
     };
     return grade_suite("04-matmul-naive", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
