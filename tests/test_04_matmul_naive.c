@@ -634,6 +634,28 @@ static int cublas_refused_call_is(cublasHandle_t handle) {
     return which;
 }
 
+/* A passed first, with its own leading dimension K, and B second with N (trial 12, a023): m = N and
+   n = M as they should be, so cuBLAS needs K >= N and N >= K and refuses every shape where K != N.
+   With K = N (M = 2, K = N = 3) it runs: 1 when its C is then that of cuBLAS's column-major
+   sgemm(m = N, n = M, k = K, A, lda = K, B, ldb = N), on small integers (exact sums). */
+static int cublas_a_passed_first(cublasHandle_t handle) {
+    enum { PM = 2, PK = 3, PN = 3, SLOT = 256 };
+    float h[3 * SLOT], want[SLOT], got[SLOT];
+    int v[2 * SLOT];
+    grade_fill_ints(v, 2 * SLOT, grade_seed() + 405, 1, 9);
+    for (int i = 0; i < 2 * SLOT; i++) h[i] = (float)v[i];
+    grade_poison_floats(h + 2 * SLOT, SLOT);
+    memcpy(want, h + 2 * SLOT, sizeof want);
+    sgemm_column_major(0, 0, PN, PM, PK, h, PK, h + SLOT, PN, want, PN);
+    float *d = NULL;
+    if (cudaMalloc((void **)&d, sizeof h) != cudaSuccess) return 0;
+    int same = cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess &&
+               matmul_cublas_gpu(handle, d, d + SLOT, d + 2 * SLOT, PM, PK, PN) == CUBLAS_STATUS_SUCCESS &&
+               cudaMemcpy(got, d + 2 * SLOT, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess && !memcmp(got, want, sizeof got);
+    cudaFree(d);
+    return same;
+}
+
 /* CUBLAS_STATUS_INVALID_VALUE: a leading dimension below what the call's transpose flag asks for.
    Which one, three more calls tell (trial 7, a21), from the shapes each mistake refuses: wide
    (M = 1, K = 2, N = 4), tall (M = 4, K = 2, N = 1), deep (M = 2, K = 1, N = 4).
@@ -651,6 +673,11 @@ static const char *cublas_invalid_why(cublasHandle_t handle) {
         return "a leading dimension smaller than cuBLAS allows: with CUBLAS_OP_N it needs lda >= m, ldb >= k and ldc >= m, counted in "
                "the column-major view; for C^T = B^T A^T that view has m = N and n = M, and each array's leading dimension is its row "
                "length";
+    if (wide && tall && deep && cublas_a_passed_first(handle))
+        return "A and B are passed in the wrong order: the call was refused with K != N (M = 1, K = 2, N = 4; M = 4, K = 2, N = 1; "
+               "M = 2, K = 1, N = 4), and with K = N (M = 2, K = N = 3), which it accepts, its C is that of d_A first (lda = K) and "
+               "d_B second (ldb = N). cuBLAS computes C^T = B^T A^T here, so B comes first: cublasSgemm(handle, CUBLAS_OP_N, "
+               "CUBLAS_OP_N, N, M, K, &alpha, d_B, N, d_A, K, &beta, d_C, N)";
     int call = !wide && tall && deep ? cublas_refused_call_is(handle) : 0;
     if (call == 1)
         return "cuBLAS was given the row-major arrays as if they were column-major: the call was refused with M = 4, K = 2, N = 1 and "
