@@ -353,6 +353,31 @@ static const size_t kPixelCounts[] = {1, 1000, 4 * HIST_THREADS * 16 + 3, 20000}
    not the simulator's bounds check, names it. */
 #define HIST_PAST (HIST_BINS * (8 / HIST_CLUSTER))
 
+/* The grader fills hist with FILL_BYTE before the call: a bin that holds exactly its count plus
+   0xFEFEFEFE was never zeroed, whatever the kernel did right (trial 12, a083 and a086 were told that
+   pixels were counted twice). Bins 0 .. k-1 right and all the others poisoned is a cudaMemset of
+   HIST_BINS bytes, not HIST_BINS * sizeof(unsigned). Writes the diagnosis into buf; 0 when no bin is
+   poisoned. */
+static int unzeroed_hint(const unsigned *got, const unsigned *want, char *buf, size_t cap) {
+    int poisoned = 0, first = -1;
+    for (int i = 0; i < HIST_BINS; i++)
+        if (got[i] - want[i] == 0xFEFEFEFEu) {
+            poisoned++;
+            if (first < 0) first = i;
+        }
+    if (poisoned > 0 && first > 0 && poisoned == HIST_BINS - first)
+        snprintf(buf, cap,
+                 "bins 0 .. %d are right, bins %d .. %d hold their count plus 0xFEFEFEFE, the bytes the grader left in hist: only the "
+                 "first %d bytes of hist were zeroed: cudaMemset's size is in bytes, HIST_BINS * sizeof(unsigned), not HIST_BINS",
+                 first - 1, first, HIST_BINS - 1, first * (int)sizeof(unsigned));
+    else if (poisoned > 0)
+        snprintf(buf, cap,
+                 "%d of the %d bins (the first: bin %d) hold their count plus 0xFEFEFEFE, the bytes the grader left in hist: hist was not "
+                 "zeroed before the kernel added into it: cudaMemset(d_hist, 0, HIST_BINS * sizeof(unsigned)) before the launch",
+                 poisoned, HIST_BINS, first);
+    return poisoned > 0;
+}
+
 static void check_histogram(size_t n, int skewed) {
     unsigned char *px = grade_alloc(n ? n : 1);
     grade_fill_bytes(px, n, grade_seed() + n * 31 + (uint64_t)skewed);
@@ -389,6 +414,8 @@ static void check_histogram(size_t n, int skewed) {
             ck_assert_msg(got[i] == 0xFEFEFEFEu, "%s: wrote counter %d, past the %d bins\n  likely mistake: an index past HIST_BINS: block "
                           "rank r adds its counters to hist[r * (HIST_BINS / HIST_CLUSTER) + i], with r = cluster.block_rank(), 0 .. "
                           "HIST_CLUSTER - 1 (blockIdx.x numbers the blocks of the whole grid, not of the cluster)", what, i, HIST_BINS);
+        char unzeroed[512];
+        int poisoned = unzeroed_hint(got, want, unzeroed, sizeof unzeroed);
         unsigned long long total = 0;
         for (int i = 0; i < HIST_BINS; i++) total += got[i];
         GradeCompare cmp = {.what = what, .n = HIST_BINS, .schedule = r};
@@ -396,7 +423,8 @@ static void check_histogram(size_t n, int skewed) {
         if (diff) {
             size_t cap;
             char *all = grade_with_hint(diff,
-                     total == n ? "every pixel was counted once, but in the wrong bin: value v goes to block rank v / (HIST_BINS / HIST_CLUSTER), "
+                     poisoned ? unzeroed
+                     : total == n ? "every pixel was counted once, but in the wrong bin: value v goes to block rank v / (HIST_BINS / HIST_CLUSTER), "
                                   "counter v % (HIST_BINS / HIST_CLUSTER), and block rank r adds its counters to hist[r * (HIST_BINS / HIST_CLUSTER) + i]"
                      : total < n ? "pixels are missing: counts were lost (an increment that is not an atomicAdd, a block's counters read before every "
                                    "block finished counting -- cluster.sync() -- or a grid that does not cover all n pixels)"
