@@ -128,6 +128,17 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                       "  likely mistake: no prefetch of y back to the host after the kernel: cudaMemPrefetchAsync(y, bytes, "
                       "{cudaMemLocationTypeHost, 0}, 0, s) before cudaStreamSynchronize(s), and then read it",
                       what, r.host_faults, first_touch, page / 1024, r.host_faults - first_touch, r.migrated_to_host);
+        /* The advice changes no value and no fault count here (x is never written), so only the page
+           model's record shows it is missing (trial 12, a055 got full points without it): at the
+           kernel's launch, which of its managed buffers were read-mostly. Which buffer got it is
+           test_managed_axpy_advises_the_buffer_it_reads's. */
+        ck_assert_msg(r.read_mostly_bytes_at_launch != 0,
+                      "%s: the values and the page faults are right, but when the kernel was launched none of its managed buffers "
+                      "held the read-mostly advice\n"
+                      "  likely mistake: no read-mostly advice for x: the kernel only reads x, so cudaMemAdvise(x, bytes, "
+                      "cudaMemAdviseSetReadMostly, gpu) before the prefetches lets a read-only copy of its pages stay on both sides "
+                      "(the task list asks for it; an advice given after the launch comes too late)",
+                      what);
     } else {
         /* CUPTI sees each prefetch's range, not the page faults: x and y must both have gone whole */
         if (r.prefetched_bytes_to_device_before_launch < 2 * bytes && r.prefetch_host_before_launch > 0)

@@ -56,7 +56,7 @@ struct Managed {
 
 std::map<uintptr_t, Managed> g_managed;
 int g_view = -2; /* -2 the host, -1 open (copies), d: a kernel on device d */
-struct simcuda_managed_stats g_stats = {kManagedPage, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+struct simcuda_managed_stats g_stats = {kManagedPage, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 std::map<long long, std::vector<uintptr_t>> g_tokens;
 long long g_next_token = 1;
 struct sigaction g_old_segv;
@@ -257,12 +257,14 @@ void managed_view(int view) {
 long long managed_kernel_queued(const std::vector<const void *> &pointers, const std::string &what) {
     g_stats.prefetch_calls_device_at_launch = g_stats.prefetch_calls_device;
     g_stats.prefetch_calls_host_at_launch = g_stats.prefetch_calls_host;
+    g_stats.read_mostly_bytes_at_launch = 0;
     if (g_managed.empty()) return 0;
     std::vector<uintptr_t> bases;
     for (const void *p : pointers) {
         Managed *m = find((uintptr_t)p);
         if (!m || std::find(bases.begin(), bases.end(), m->base) != bases.end()) continue;
         bases.push_back(m->base);
+        if (m->read_mostly) g_stats.read_mostly_bytes_at_launch += m->size;
         m->pending++;
         m->pending_what = what;
         protect(*m);

@@ -65,10 +65,13 @@ static unsigned long long since(unsigned long long at_launch, unsigned long long
 static int64_t call_managed_axpy_graded(const RunnerCall *c) {
     ManagedReport *rep = rc_ptr(c, 5);
     memset(rep, 0, sizeof *rep);
+    rep->read_mostly_bytes_at_launch = -1;
     float a = (float)rc_double(c, 0);
     size_t n = rc_u64(c, 4);
 #if ON_SIM
     struct simcuda_managed_stats s0, s1;
+    unsigned long long k0, k1, g0, g1;
+    simcuda_launch_counts(&k0, &g0);
     simcuda_managed_counts(&s0);
 #else
     RunnerStreamOps o0, o1;
@@ -77,7 +80,10 @@ static int64_t call_managed_axpy_graded(const RunnerCall *c) {
     cudaError_t e = managed_axpy(a, rc_ptr(c, 1), rc_ptr(c, 2), rc_ptr(c, 3), n, 0);
 #if ON_SIM
     simcuda_managed_counts(&s1);
+    simcuda_launch_counts(&k1, &g1);
     rep->observed = OBSERVED_SIM;
+    /* the latest launch's snapshot is this call's when the call launched something */
+    if (k1 > k0 || g1 > g0) rep->read_mostly_bytes_at_launch = (long long)s1.read_mostly_bytes_at_launch;
     rep->page_bytes = s1.page_bytes;
     rep->device_faults = s1.device_faults - s0.device_faults;
     rep->host_faults = s1.host_faults - s0.host_faults;

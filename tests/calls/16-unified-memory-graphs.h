@@ -23,6 +23,9 @@ typedef struct {
     unsigned long long prefetch_device, prefetch_host, prefetch_device_before_launch, prefetch_host_before_launch;
     /* GPU (CUPTI): the bytes those prefetches before the launch moved to the device, each byte once */
     unsigned long long prefetched_bytes_to_device_before_launch;
+    /* simulator: the bytes of the kernel's managed buffers that held the read-mostly advice at its
+       launch (x's, n * sizeof(float)); -1 where not seen (a GPU, or no kernel launched in the call) */
+    long long read_mostly_bytes_at_launch;
 } ManagedReport;
 
 /** 16.2: one chain to capture, replay and destroy. */

@@ -165,6 +165,9 @@ struct simcuda_managed_stats {
        were when the latest kernel (or graph) was queued */
     unsigned long long prefetch_calls_device, prefetch_calls_host;
     unsigned long long prefetch_calls_device_at_launch, prefetch_calls_host_at_launch;
+    /* the bytes of the managed allocations given to the latest kernel (or graph) queued that held
+       cudaMemAdviseSetReadMostly then (lesson 16's grader: the advice reached the kernel's input) */
+    unsigned long long read_mostly_bytes_at_launch;
 };
 void simcuda_managed_counts(struct simcuda_managed_stats *out);
 /** Kernels queued by launches from the host (captured launches excluded), and cudaGraphLaunch calls
