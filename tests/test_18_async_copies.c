@@ -114,8 +114,30 @@ static int product_with_pads(const float *out, const float *a, const float *b, D
     return 1;
 }
 
+/* 1 when s gives the right C = A B for d (seeded inputs, schedule 0), 0 when not: a second run that
+   tells a stage's unwritten slots past K from a wrong copy (below). */
+static int product_is_right(const Subject *s, Dims d) {
+    size_t mk = (size_t)d.M * d.K, kn = (size_t)d.K * d.N, mn = (size_t)d.M * d.N;
+    float *a = grade_alloc(mk * sizeof(float)), *b = grade_alloc(kn * sizeof(float));
+    float *want = grade_alloc(mn * sizeof(float)), *got = grade_alloc(mn * sizeof(float));
+    grade_fill_floats(a, mk, grade_seed() + 18181, -1.0f, 1.0f);
+    grade_fill_floats(b, kn, grade_seed() + 18182, -1.0f, 1.0f);
+    sgemm_cpu(a, b, want, d.M, d.K, d.N);
+    float *d_a = grade_device_alloc(mk * sizeof(float)), *d_b = grade_device_alloc(kn * sizeof(float)), *d_c = grade_device_alloc(mn * sizeof(float));
+    grade_to_device(d_a, a, mk * sizeof(float));
+    grade_to_device(d_b, b, kn * sizeof(float));
+    grade_use_schedule(0);
+    int right = s->f(d_a, d_b, d_c, d.M, d.K, d.N) == cudaSuccess && cudaMemcpy(got, d_c, mn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (size_t i = 0; right && i < mn; i++) right = fabsf(got[i] - want[i]) <= 1e-4f * d.K; /* inputs in [-1, 1] */
+    cudaFree(d_a), cudaFree(d_b), cudaFree(d_c);
+    free(a), free(b), free(want), free(got);
+    return right;
+}
+
+/* whole_k_right: for a K that is not a multiple of ASYNC_TILE, whether the same M and N with K
+   rounded up to whole tiles gave the right C (-1: not tried). */
 static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol,
-                     int pipelined) {
+                     int pipelined, int whole_k_right) {
     char *msg = malloc(1024);
     const float *out = outs + (size_t)bad * stride;
     size_t unwritten = 0, nans = 0;
@@ -133,6 +155,15 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
     else if (order_dependent) /* first: a read before another thread's copy landed may also read the NaN poison */
         snprintf(msg, 1024, "the result changes with the order in which threads run: a __syncthreads() is missing between the wait for a "
                  "stage and its reads, or between the last read of a stage and the copy that refills it");
+    else if (nans && whole_k_right == 1)
+        /* The copies are right (whole tiles give the right C): only the slots past K, which no copy
+           writes, can hold the poison (trial 12, a078 was told to check each copy's size first). */
+        snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
+                 "poison for it), and with K = %d, whole tiles, the same M and N give the right C: nothing wrote the last tile's slots past "
+                 "K = %d. An element outside the matrix must still be written in its stage, as zero: %s", nans,
+                 (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE, d.K,
+                 pipelined ? "store 0.0f in its slot (As[s][ty][tx] = 0.0f, Bs[s][ty][tx] = 0.0f) instead of copying it"
+                           : "zero-fill all its bytes, __pipeline_memcpy_async(dst, src, sizeof(float), sizeof(float))");
     else if (nans)
         snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
                  "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
@@ -236,7 +267,12 @@ static void check_product(const Subject *s, Dims d) {
         else free(diff);
     }
     if (first) {
-        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined);
+        /* NaN in C with a partial last tile along K: try the same M and N with whole tiles */
+        int whole_k_right = -1;
+        for (size_t i = 0; i < mn && whole_k_right < 0; i++)
+            if (outs[(size_t)bad * stride + i] != outs[(size_t)bad * stride + i] && d.K % ASYNC_TILE)
+                whole_k_right = product_is_right(s, (Dims){d.M, (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE, d.N});
+        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined, whole_k_right);
         size_t cap;
         /* the lesson's diagnosis is the likely mistake (it replaces grade.c's generic one) */
         char *all = grade_with_hint(first, why, 64, &cap);
