@@ -724,6 +724,23 @@ static const char *peer_hint(int err) {
     return buf;
 }
 
+/* peer_add_gpu's error: when its cudaDeviceEnablePeerAccess failed with cudaErrorPeerAccessUnsupported
+   while a device other than dev_b was current, the argument was right and the current device wrong
+   (trial 12, a045: cudaSetDevice(dev_b) moved after the call); the runner saw which device was current. */
+static const char *add_peer_hint(const PeerReport *r) {
+    static char buf[600];
+    if (r->add_err == cudaErrorPeerAccessUnsupported && r->dev_a != r->dev_b && r->unsupported_peer >= 0 && r->unsupported_current >= 0 &&
+        r->unsupported_current != r->dev_b) {
+        snprintf(buf, sizeof buf,
+                 "cudaDeviceEnablePeerAccess(%d, 0) was called while device %d was current, not dev_b = %d: the wrong device was current "
+                 "(a device cannot be its own peer). Peer access is enabled from the current device, the one whose kernel reads: "
+                 "cudaSetDevice(dev_b) must come before cudaDeviceEnablePeerAccess(dev_a, 0), not after it",
+                 r->unsupported_peer, r->unsupported_current, r->dev_b);
+        return buf;
+    }
+    return peer_hint(r->add_err);
+}
+
 /* 15.2's buffers: x and y seeded, want = x + y on the CPU, out and copy poisoned */
 typedef struct {
     float *x, *y, *want, *out, *copy;
@@ -779,7 +796,7 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
                   : rest_poison       ? short_hint
                                       : NULL);
 
-    ck_assert_msg(r.add_err == 0, "%s: peer_add_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.add_err), peer_hint(r.add_err));
+    ck_assert_msg(r.add_err == 0, "%s: peer_add_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.add_err), add_peer_hint(&r));
     expect_device_kept(r.device_after_add, "peer_add_gpu", what);
     int want_direct = dev_a == dev_b || (allow_peer && r.can_access == 1);
     if (want_direct && r.direct != 1)

@@ -300,6 +300,22 @@ cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int s
     return fault_now() ? FAULT_ERROR : __real_cudaMemcpyPeer(dst, dst_dev, src, src_dev, count);
 }
 
+/* 15.2's diagnosis of a cudaDeviceEnablePeerAccess inside peer_add_gpu that answers
+   cudaErrorPeerAccessUnsupported (its peer is the current device): the peer it was given and the
+   device current then, the first time (trial 12, a045: cudaSetDevice(dev_b) moved after it, and the
+   message read as if the argument were wrong). Linked with --wrap like the copies above. */
+static int g_enable_watch, g_enable_peer = -1, g_enable_current = -1;
+__attribute__((weak)) cudaError_t __real_cudaDeviceEnablePeerAccess(int peer, unsigned int flags);
+cudaError_t __wrap_cudaDeviceEnablePeerAccess(int peer, unsigned int flags);
+cudaError_t __wrap_cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+    cudaError_t e = __real_cudaDeviceEnablePeerAccess(peer, flags);
+    if (g_enable_watch && e == cudaErrorPeerAccessUnsupported && g_enable_peer < 0) {
+        g_enable_peer = peer;
+        if (cudaGetDevice(&g_enable_current) != cudaSuccess) g_enable_current = -1;
+    }
+    return e;
+}
+
 /* Peer access off between every pair of devices, then on from `reader` to `owner` if `on`: each
    case starts from the state it names, not from what an earlier case left. */
 static void set_peer_access(int visible, int owner, int reader, int on) {
@@ -347,7 +363,12 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
         rep->allocs_observed = runner_live_allocations(&allocs0, &bytes0);
         g_faults = 0;
         g_fault_armed = rep->inject_fault;
+        g_enable_peer = g_enable_current = -1;
+        g_enable_watch = 1;
         rep->add_err = peer_add_gpu(rep->dev_a, d_x, rep->dev_b, d_y, d_out, n, rep->allow_peer, &rep->direct);
+        g_enable_watch = 0;
+        rep->unsupported_peer = g_enable_peer;
+        rep->unsupported_current = g_enable_current;
         g_fault_armed = 0;
         rep->device_after_add = current_device();
         rep->faults = g_faults;

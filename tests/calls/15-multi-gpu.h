@@ -66,6 +66,9 @@ typedef struct {
     int faults;                /* out: copies that failed so (0: peer_add_gpu made no peer copy) */
     int allocs_observed;       /* out: the runner observes device allocations (the simulator; CUPTI on a GPU) */
     long long leaked_allocs, leaked_bytes; /* out: device allocations peer_add_gpu left behind, and their bytes */
+    /* out: peer_add_gpu's first cudaDeviceEnablePeerAccess that answered cudaErrorPeerAccessUnsupported:
+       the peer it was given and the device current then (-1: none, or a runner linked without --wrap) */
+    int unsupported_peer, unsupported_current;
 } PeerReport;
 
 /** 15.3: mg_nccl_create, then the three collectives one after another, then mg_nccl_destroy. */
