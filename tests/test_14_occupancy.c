@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "occupancy.h"
 
@@ -576,6 +577,18 @@ static void check_heavy(size_t n, int block) {
                       "  likely mistake: the runtime's two outputs are swapped: the first is the minimum grid size, the second the block "
                       "size: cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)",
                       what, used, api, min_grid, api_blocks, dev.multiprocessors);
+        /* no occupancy call in heavy_gpu's source (comments blanked) and no call of the student's own
+           best_block_size: the block was picked by hand (trial 12, a025: 256 hard-coded, and the
+           message below put a blockSizeLimit first). Skipped where the source cannot be read. */
+        static char body[16384];
+        if (used != api && grade_source_function("occupancy.cu", "heavy_gpu", body, sizeof body) == 1 && !strstr(body, "Occupancy") &&
+            !strstr(body, "best_block_size"))
+            ck_abort_msg("%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, "
+                         "and heavy_gpu calls no occupancy function\n"
+                         "  likely mistake: %d was picked without asking the runtime: the best block depends on the kernel's registers "
+                         "and shared memory and on the device, so with block = 0, ask the runtime: "
+                         "cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)",
+                         what, used, api, used);
         /* a block size limit of the student's (trial 9: 256, heavy_bounded_kernel's bound, as
            blockSizeLimit): the runtime asked with that limit picks what was launched */
         int capped_blocks = 0;
