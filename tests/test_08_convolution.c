@@ -697,7 +697,11 @@ static int crash_pixel(const char *said, int *x, int *y, size_t *k) {
     unsigned b[3], t[3];
     size_t past = 0, bytes = 0;
     const char *c = strstr(said, "block ("), *p = strstr(said, " bytes past the end of a ");
-    if (g_call.kind == K_TILED || g_call.kind == K_SEPARABLE || !c || !p) return 0;
+    /* only where one thread is one pixel: 08.4's passes may compute several outputs per thread and load
+       cooperatively (the lesson's own column pass: 16 rows a thread; trial 12, a094: thread (0, 1)'s
+       unclamped read of row 38 was told "no window of pixel (0, 1) reaches it") */
+    if (g_call.kind != K_DIRECT && g_call.kind != K_CONST) return 0;
+    if (!c || !p) return 0;
     if (sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6) return 0;
     while (p > said && p[-1] >= '0' && p[-1] <= '9') p--;
     if (sscanf(p, "%zu bytes past the end of a %zu-byte buffer", &past, &bytes) != 2) return 0;
@@ -742,6 +746,23 @@ static const char *clamp_crash_hint(const char *said) {
                  "of width = %d), which no window of that pixel reaches, clamped or not. Pixel (X, Y) is in[Y * width + X]: rows are "
                  "width floats apart (not height), X from x and Y from y",
                  x, y, k, k / (size_t)g_call.w, k % (size_t)g_call.w, g_call.w);
+        return g_crash_why;
+    }
+    /* the column pass read a whole row or more past the bottom: what it reads in its own column at row
+       y + r - j is past the end only where that row is not clamped at the bottom (trial 12, a094: only the
+       top clamped); a row stride of height instead of width lands there too, so it comes second */
+    size_t past = 0, bytes = 0;
+    const char *pe = strstr(said, " bytes past the end of a ");
+    while (pe && pe > said && pe[-1] >= '0' && pe[-1] <= '9') pe--;
+    if ((g_call.kind == K_COLS || g_call.kind == K_SEPARABLE) && strstr(said, "kernel 'conv_cols_kernel'") && pe &&
+        sscanf(pe, "%zu bytes past the end of a %zu-byte buffer", &past, &bytes) == 2 && g_call.w > 0) {
+        size_t k = (bytes + past) / sizeof(float), row = k / (size_t)g_call.w;
+        snprintf(g_crash_why, sizeof g_crash_why,
+                 "conv_cols_kernel read float %zu: row %zu (col %zu) of a %d-row image, %zu row(s) below its last row %d. The column "
+                 "pass's row coordinate (y + r - j) is not clamped at the bottom edge: clamp it on both sides, clamp_to(v, height), "
+                 "which gives height - 1 for every v >= height (checking only v < 0 clamps the top alone); or the row stride is "
+                 "wrong: pixel (X, Y) is in[Y * width + X]",
+                 k, row, k % (size_t)g_call.w, g_call.h, row - (size_t)g_call.h + 1, g_call.h - 1);
         return g_crash_why;
     }
     return "a read went past the end of the image: a coordinate of the window was not clamped into the image. clamp_to(v, n) "
