@@ -64,6 +64,7 @@ typedef struct {
     const void *in;           /* host copy of the input */
     const void *want;         /* the right answer */
     int order_dependent;      /* the same input passed under another schedule */
+    int forward_right;        /* ... and that schedule was forward (simulator: each thread runs on to its next barrier) */
     char what[256];
 } Run;
 
@@ -338,6 +339,17 @@ static int warp_offsets_only(const void *got, const void *want, size_t n, unsign
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
     if (r->order_dependent) {
+        /* Right under forward, where each thread runs on to its next barrier before the next thread
+           starts, so thread t - d has stored src[t - d] before thread t reads it even without the barrier
+           after src[t] = v; a missing barrier after a step, or one buffer, is wrong under forward too
+           (its later steps read values of the wrong step). Trial 12, a112: told of the per-step barrier
+           and the double buffer, both in place. */
+        if (r->kind == K_HS && r->forward_right)
+            return "the result changes with the order threads run in, and is right when each thread runs on to its next "
+                   "__syncthreads() before the next thread starts (schedule forward): a thread reads its neighbour's src[t - d] "
+                   "before that thread has stored it -- the __syncthreads() after src[t] = v, before the first step, is missing "
+                   "(every element must be in src before anyone reads a neighbour's). The barrier after each step and the double "
+                   "buffer are needed too";
         if (r->kind == K_HS)
             return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- a __syncthreads() after "
                    "every step, before the halves swap roles (else a thread reads the next step's src before the others have written "
@@ -737,7 +749,7 @@ static void check_run(Run *r, Dev *d, int nsched) {
         for (int s2 = 0; s2 < grade_schedule_count() && !r->order_dependent; s2++) {
             if (s2 == s) continue;
             run_once(r, d, s2, again);
-            if (!count_bad(r, again, tol, &first)) r->order_dependent = 1;
+            if (!count_bad(r, again, tol, &first)) r->order_dependent = 1, r->forward_right = ON_SIM && s2 == 0;
             /* 10.1's Hillis-Steele wrong under both orders, but not the same wrong: a race in its steps
                too (its steps are fixed; elsewhere a wrong look-back or a clobbered workspace also
                depends on the order of blocks without being a missing barrier) */
