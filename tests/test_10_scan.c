@@ -209,6 +209,22 @@ static void warp_offset_own_model(const unsigned *in, unsigned *out, size_t n, u
     }
 }
 
+/* 10.1's block_scan_warp replayed with warp w > 0 adding warp_sums[w - 1] as the warps wrote it, the
+   total of warp w - 1 alone, not yet scanned by warp 0 (trial 12, a114: no barrier after warp 0's scan
+   of the totals: under the simulator's forward schedule, and the others, which come out wrong too, warp
+   0 waits at its shuffles while the other warps read on; warp 1 is right, the scan leaving
+   warp_sums[0] as it was). */
+static void warp_unscanned_model(const unsigned *in, unsigned *out, size_t n, unsigned block) {
+    for (size_t t = 0; t < n; t += block) {
+        size_t len = n - t < block ? n - t : block;
+        for (size_t w = 0; w * 32 < len; w++) {
+            unsigned before = 0, acc = 0;
+            for (size_t i = (w - 1) * 32; w > 0 && i < w * 32; i++) before += in[t + i];
+            for (size_t i = w * 32; i < len && i < (w + 1) * 32; i++) out[t + i] = (acc += in[t + i]) + before;
+        }
+    }
+}
+
 /* Device buffers of a run (the probes below use them too). */
 typedef struct {
     void *d_in, *d_out, *d_work;
@@ -477,6 +493,11 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
             else if (r->kind == K_WARP && n > 32 && (warp_offset_own_model(in, ref, n, r->block), same_range(got, ref, 0, n)))
                 why = "warp w adds warp_sums[w], the scanned total up to and including its own warp, so every warp after the first "
                       "counts its own elements twice: it must add warp_sums[w - 1], the total of the warps before it";
+            else if (r->kind == K_WARP && n > 64 && r->block > 64 && (warp_unscanned_model(in, ref, n, r->block), same_range(got, ref, 0, n)))
+                why = "warps 0 and 1 are right, and each warp w >= 2 added only warp w - 1's own total, not the scanned total of "
+                      "warps 0 .. w - 1: it read warp_sums[w - 1] before warp 0 had written the scanned totals back. A "
+                      "__syncthreads() is missing after warp 0's scan of warp_sums, before the other warps read warp_sums[warp - 1] "
+                      "(or warp 0 does not store its scan back: warp_sums[lane] = warp_scan(s))";
             else if (r->kind == K_WARP && warp_offsets_only(got, r->want, n, r->block))
                 why = "each warp's own scan is right (the first warp of every block is right, and all the elements of a later warp "
                       "are off by the same amount): the totals added for the warps before it are wrong. Warp w's total is its lane "
