@@ -215,6 +215,14 @@ rel=build/student-release/cuda-workbook
 make -s student-release >"$tmp/release.log" 2>&1
 check "make student-release leaves out solutions/ and tests/wrong/" '[ -d $rel/lessons ] && [ ! -e $rel/solutions ] && [ ! -e $rel/tests/wrong ] && [ -f $rel.tar.gz ]'
 if [ "$backend" = sim ]; then mkdir -p $rel/build && ln -sfn "$root/build/simlib" $rel/build/simlib; fi
+# The release's first make check builds the simulator's library, as a student's does. Its sources are
+# this tree's, byte for byte (checked), so this tree's build of them is copied in, newer than the
+# copies, instead of built again: 70 CPU-seconds of make test on two cores. (Sources that differ, or
+# are missing from the release, are built there as before.)
+if [ -f build/simlib/libsimcuda-asan.a ] && diff -rq sim "$rel/sim" >/dev/null; then
+  mkdir -p "$rel/build/simlib" && tar -C build/simlib --exclude=./pch -cf - . | tar -C "$rel/build/simlib" -xf - &&
+    find "$rel/build/simlib" -exec touch {} +
+fi
 (cd $rel && make -s check LESSON=02 BACKEND="$backend" >"$tmp/release-check.log" 2>&1)
 check "make check works in the student release (the skeleton fails, with a valid result)" \
   '[ $? -ne 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d[\"points\"] == 0 and len(d[\"exercises\"]) == 4 else 1)" '"$rel/build/$backend/results/02-vector-add.json"' || { tail -20 "$tmp/release-check.log"; false; }'
