@@ -403,17 +403,16 @@ $(foreach l,$(ALL_LESSONS),$(eval $(call lesson_rules,$(l))))
 # rules a lesson.mk makes from every lesson's names (lesson 12's shared libraries), now all are known
 $(foreach r,$(AFTER_LESSON_RULES),$(call $(r)))
 
-# make test's order of compiles (TEST_ORDER=1, which its recipe sets; the simulator). make starts the
-# jobs of a pass over its goals in the order it meets them, and comes back to an earlier goal only
-# when the pass has started everything it can: with every lesson's compiles ready at once, the
-# simulator's Check suite (50 s on one core) and each lesson's grading (which mostly waits) began
-# only after the last compile, and ran with a core idle. So the simulator's test programs are built
-# first, and each lesson's compiles wait for the previous lesson's: a lesson is graded while the
-# next ones compile (docs/results/grading-speed.md).
+# make test's order of compiles (the simulator; only in the make that runs both test-sim and
+# test-lessons-each, not in a make check or make grade that a test starts inside it, which would then
+# build every test program of the simulator). With every lesson's compiles ready at once, make built
+# the simulator's test programs after all of them, and its Check suite (50 s on one core) ran last,
+# beside nothing. So those programs are built first, and each lesson's compiles wait for the previous
+# lesson's, so that lessons are graded from the first minutes on (docs/results/grading-speed.md).
 lesson_compiles = $(B)/solution/$(1)/kernel.o $(B)/student/$(1)/kernel.o \
   $(foreach k,$(sort $(foreach s,$($(1)_PACKS),$(word 2,$(subst -, ,$(s))))),$(B)/wrong-slotpack-$(k)/$(1)/kernel.o) \
   $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/kernel.o)
-ifeq ($(BACKEND)$(TEST_ORDER),sim1)
+ifeq ($(BACKEND) $(filter test-sim test-lessons-each,$(MAKECMDGOALS)),sim test-sim test-lessons-each)
 $(call lesson_compiles,$(firstword $(SELECTED))): | $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL)
 $(foreach i,$(wordlist 2,$(words $(SELECTED)),$(shell seq $(words $(SELECTED)))),$(eval \
   $(call lesson_compiles,$(word $(i),$(SELECTED))): | $(call lesson_compiles,$(word $(shell echo $$(($(i) - 1))),$(SELECTED)))))
@@ -626,7 +625,7 @@ test-programs: need-check $(SIM_PROGRAMS) $(SIM_SAMPLES) $(BUILD)/simtest/test_d
 # beside the lessons' hundreds of compiles instead of after them.
 TEST_JOBS := $(shell echo $$(($(NPROC) + 2)))
 test: ## verify the workbook itself (simulator, common/, docs, solutions, skeletons, wrong variants, batch grading, grading platforms)
-	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O TEST_ORDER=1 test-sim docs test-docs test-platforms test-grade test-common test-lessons-each test-programs
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) -O test-sim docs test-docs test-platforms test-grade test-common test-lessons-each test-programs
 	$(if $(filter gpu,$(BACKEND)),$(Q)$(MAKE) --no-print-directory test-parity)
 
 .PHONY: clean
