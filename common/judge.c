@@ -81,6 +81,24 @@ static void last_launch(char *buf, size_t size) {
 static const char *(*g_crash_hint)(const char *message);
 void judge_set_crash_hint(const char *(*hint)(const char *message)) { g_crash_hint = hint; }
 
+/* The simulator words it: "out-of-bounds access in kernel 'K' ... block (x,y,z), thread (x,y,z) ...
+   B-byte read ... of a S-byte buffer of device memory ... (index I if its elements are E bytes)". */
+int judge_oob_read(const char *said, const char *kernel, JudgeOobRead *r) {
+    char head[300];
+    snprintf(head, sizeof head, "out-of-bounds access in kernel '%s'", kernel);
+    const char *at = strstr(said, head);
+    if (!at || !strstr(at, "-byte read")) return 0;
+    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
+    if (!blk || !buf || !idx ||
+        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &r->block[0], &r->block[1], &r->block[2], &r->thread[0], &r->thread[1],
+               &r->thread[2]) != 6 ||
+        sscanf(idx, "(index %zu if its elements are %zu bytes)", &r->index, &r->elem_bytes) != 2)
+        return 0;
+    const char *num = buf;
+    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
+    return sscanf(num, "%zu", &r->buffer_bytes) == 1;
+}
+
 static void runner_failed(const JudgeCall *c, int timed_out, int over_memory) {
     char call[600], how[2048], tail[1600] = "", extra[1200] = "";
     describe_call(c, call, sizeof call);

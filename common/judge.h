@@ -101,6 +101,15 @@ void judge_set_failure_probe(int (*probe)(void));
 /** A lesson's reading of a runner failure (a crash, the simulator's fatal error): given what the
     failure message says, returns a `likely mistake` line to add to it, or NULL. NULL uninstalls. */
 void judge_set_crash_hint(const char *(*hint)(const char *message));
+/** What the simulator's report of a kernel's out-of-bounds read says (a crash hint's message): the
+    block and thread, the buffer's size in bytes, and the element's index and size. */
+typedef struct {
+    unsigned block[3], thread[3];
+    size_t buffer_bytes, index, elem_bytes;
+} JudgeOobRead;
+/** 1 and *r filled when `said` reports an out-of-bounds read in `kernel` with all of the above;
+    0 otherwise (another kernel, a write, a report worded otherwise). */
+int judge_oob_read(const char *said, const char *kernel, JudgeOobRead *r);
 /* A pass of a GPU's tools (compute-sanitizer, Nsight Compute) holds that GPU's lock
    (judge_gpu_lock) from its begin to its end: the passes of gradings that run at once take turns,
    and the wait counts against no time limit. A tool that fails on its own (its own error lines,

@@ -701,6 +701,23 @@ static const char *wide_stores_why(unsigned long long requests, size_t chunks, s
     return buf;
 }
 
+/* grayscale_wide_gpu on one RGB image (w x h, image_make's `salt`) in blocks of `block`, under the
+   simulator's profiler: 1 with the kernel's counts in *g when the image came out right and stores
+   were counted, 0 otherwise (a wrong image is the image tests' to explain). */
+static int wide_store_requests(int w, int h, int block, int salt, GradeProfile *g) {
+    grade_profile_begin();
+    Image im;
+    image_make(&im, w, h, 3, salt, 0);
+    grade_use_schedule(0);
+    grade_poison_device(im.d_out, im.n + CANARY);
+    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(im.d_in, im.d_out, w, h, 3, block), "grayscale_wide_gpu");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
+    image_free(&im);
+    grade_profile_end();
+    return grade_profile_get("grayscale_wide_kernel", g) && g->global_store_requests && right;
+}
+
 /* Each pixel stored once (trial 11, a028: the leftover loop from i = chunks, not chunks * 16): the
    leftovers' thread then converts pixels chunks .. n - 1 one at a time, most of them a second time,
    with the right values, so no image shows it. The simulator's profiler counts the global store
@@ -711,19 +728,8 @@ static const char *wide_stores_why(unsigned long long requests, size_t chunks, s
    that needs none. */
 START_TEST(test_wide_grayscale_stores_each_pixel_once) {
     enum { W = 73, H = 56, BLOCK = 32 }; /* 4088 pixels: 255 chunks and 8 leftovers, 8 warps */
-    grade_profile_begin();
-    Image im;
-    image_make(&im, W, H, 3, 4, 0);
-    grade_use_schedule(0);
-    grade_poison_device(im.d_out, im.n + CANARY);
-    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(im.d_in, im.d_out, W, H, 3, BLOCK), "grayscale_wide_gpu");
-    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
-    /* a wrong image is the image tests' to explain */
-    int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
-    image_free(&im);
-    grade_profile_end();
     GradeProfile g;
-    if (!grade_profile_get("grayscale_wide_kernel", &g) || !g.global_store_requests || !right) return;
+    if (!wide_store_requests(W, H, BLOCK, 4, &g)) return;
     size_t n = (size_t)W * H, chunks = n / 16, tail = n % 16, threads = (n + 15) / 16;
     unsigned long long warps = (threads + 31) / 32, most = 16 * warps + tail;
     if (g.global_store_requests <= most) return;
@@ -745,19 +751,8 @@ END_TEST
    more. */
 START_TEST(test_wide_grayscale_leftovers_stored_by_one_thread) {
     enum { W = 8, H = 5, BLOCK = 256 };
-    grade_profile_begin();
-    Image im;
-    image_make(&im, W, H, 3, 5, 0);
-    grade_use_schedule(0);
-    grade_poison_device(im.d_out, im.n + CANARY);
-    GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(im.d_in, im.d_out, W, H, 3, BLOCK), "grayscale_wide_gpu");
-    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
-    /* a wrong image is the image tests' to explain */
-    int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
-    image_free(&im);
-    grade_profile_end();
     GradeProfile g;
-    if (!grade_profile_get("grayscale_wide_kernel", &g) || !g.global_store_requests || !right) return;
+    if (!wide_store_requests(W, H, BLOCK, 5, &g)) return;
     size_t n = (size_t)W * H, chunks = n / 16, tail = n % 16, threads = (n + 15) / 16;
     unsigned long long warps = (threads + 31) / 32, most = 16 * warps + tail;
     unsigned long long spare_warps = ((threads + BLOCK - 1) / BLOCK * BLOCK + 31) / 32 - warps;

@@ -656,15 +656,12 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
 static size_t g_pi_probe_n;
 static const char *pi_probe_crash_hint(const char *said) {
     static char hint[700];
-    size_t n = g_pi_probe_n, index, elem, bytes;
-    const char *at = strstr(said, "out-of-bounds access in kernel 'count_inside_kernel'");
-    if (!n || !at || !strstr(at, "-byte read")) return NULL;
-    const char *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
-    if (!buf || !idx || sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 4) return NULL;
-    const char *num = buf;
-    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
-    if (sscanf(num, "%zu", &bytes) != 1 || bytes != 2 * n * sizeof(float) || index < 2 * n) return NULL;
-    size_t i = index / 2;
+    size_t n = g_pi_probe_n;
+    JudgeOobRead o;
+    if (!n || !judge_oob_read(said, "count_inside_kernel", &o) || o.elem_bytes != 4 || o.buffer_bytes != 2 * n * sizeof(float) ||
+        o.index < 2 * n)
+        return NULL;
+    size_t i = o.index / 2;
     if (i == n)
         snprintf(hint, sizeof hint,
                  "with n = %zu points (threads started from the last), point %zu, the first past the last point, was the only one read: "

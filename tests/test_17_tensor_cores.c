@@ -809,18 +809,10 @@ static const Problem *g_gemm_crash;
 static const char *gemm_crash_hint(const char *said) {
     static char hint[900];
     const Problem *p = g_gemm_crash;
-    const char *at = strstr(said, "out-of-bounds access in kernel 'wmma_gemm_kernel'");
-    if (!p || !at || p->K % G_BK == 0) return NULL;
-    unsigned bx, by, bz, t, ty, tz;
-    size_t bytes, index, elem;
-    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
-    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
-        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
-        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2)
-        return NULL;
-    const char *num = buf;
-    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
-    if (sscanf(num, "%zu", &bytes) != 1) return NULL;
+    JudgeOobRead o;
+    if (!p || p->K % G_BK == 0 || !judge_oob_read(said, "wmma_gemm_kernel", &o)) return NULL;
+    unsigned bx = o.block[0], by = o.block[1], t = o.thread[0];
+    size_t bytes = o.buffer_bytes, index = o.index, elem = o.elem_bytes;
     size_t byte = index * elem, a_bytes = (size_t)p->M * p->K * 2, b_bytes = (size_t)p->K * p->N * 2;
     int m0 = (int)by * G_BM, n0 = (int)bx * G_BN;
     for (int k0 = 0; k0 < p->K; k0 += G_BK)
@@ -856,18 +848,10 @@ static const Problem *g_padded_crash;
 static const char *padded_crash_hint(const char *said) {
     static char hint[900];
     const Problem *p = g_padded_crash;
-    const char *at = strstr(said, "out-of-bounds access in kernel 'wmma_gemm_padded_kernel'");
-    if (!p || !at) return NULL;
-    unsigned bx, by, bz, t, ty, tz;
-    size_t bytes, index, elem;
-    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
-    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
-        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
-        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 2)
-        return NULL;
-    const char *num = buf;
-    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
-    if (sscanf(num, "%zu", &bytes) != 1) return NULL;
+    JudgeOobRead o;
+    if (!p || !judge_oob_read(said, "wmma_gemm_padded_kernel", &o) || o.elem_bytes != 2) return NULL;
+    unsigned bx = o.block[0], by = o.block[1], t = o.thread[0];
+    size_t bytes = o.buffer_bytes, index = o.index;
     enum { PM_ = 128, PN_ = 128, PK_ = 32, THREADS = 256 };
     int M = p->M, N = p->N, K = p->K, m0 = (int)by * PM_, n0 = (int)bx * PN_;
     /* the guards: As[r][c] reads A when m0 + r < M && k0 + c < K; Bs[r][c] reads B when k0 + r < K && n0 + c < N */
@@ -902,7 +886,7 @@ static const char *padded_crash_hint(const char *said) {
             if (k++) strcat(which, ", or ");
             strcat(which, loop[g]), strcat(which, " loop without "), strcat(which, guard[g]);
         }
-    const char *line = strstr(at, "-byte read at ");
+    const char *line = strstr(said, "-byte read at ");
     int len = 0;
     if (line) {
         line += strlen("-byte read at ");

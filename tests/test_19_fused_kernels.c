@@ -1259,18 +1259,11 @@ static const AttProblem *g_att_crash;
 static const char *att_crash_hint(const char *said) {
     static char hint[900];
     const AttProblem *p = g_att_crash;
-    const char *at = strstr(said, "out-of-bounds access in kernel 'attention_flash_kernel'");
-    if (!p || !at) return NULL;
-    unsigned bx, by, bz, t, ty, tz;
-    size_t bytes, index, elem;
-    const char *blk = strstr(at, "block ("), *buf = strstr(at, "-byte buffer of device memory"), *idx = strstr(at, "(index ");
-    if (!blk || !buf || !idx || !strstr(at, "-byte read") ||
-        sscanf(blk, "block (%u,%u,%u), thread (%u,%u,%u)", &bx, &by, &bz, &t, &ty, &tz) != 6 ||
-        sscanf(idx, "(index %zu if its elements are %zu bytes)", &index, &elem) != 2 || elem != 4)
+    JudgeOobRead o;
+    if (!p || !judge_oob_read(said, "attention_flash_kernel", &o) || o.elem_bytes != 4 || o.buffer_bytes != p->n_el * sizeof(float))
         return NULL;
-    const char *num = buf;
-    while (num > at && num[-1] >= '0' && num[-1] <= '9') num--;
-    if (sscanf(num, "%zu", &bytes) != 1 || bytes != p->n_el * sizeof(float)) return NULL;
+    unsigned bx = o.block[0], by = o.block[1], t = o.thread[0];
+    size_t index = o.index;
     int n = p->ac.n, d = p->ac.d;
     size_t base = (size_t)by * n * d;
     if (index < base) return NULL;
