@@ -420,7 +420,7 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
         grade_poison_device(d_cdf, n * 4);
         GRADE_EXPECT_CUDA_OK(cdf_thrust_gpu(d_keys, d_vals, n, d_keys_out, d_cdf), "cdf_thrust_gpu");
         GRADE_EXPECT_FROM_DEVICE("cdf_thrust_gpu", (unsigned long long)n * 4,
-                                 "Thrust sorts the pairs and scans the squares (thrust::sort_by_key, transform, inclusive_scan on "
+                                 "Thrust sorts the pairs and scans the squares (thrust::sort_by_key, transform, exclusive_scan on "
                                  "thrust::device_ptr), and cdf_normalise_kernel divides");
         ck_assert(cudaMemcpy(got_keys, d_keys_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
         ck_assert(cudaMemcpy(got, d_cdf, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
