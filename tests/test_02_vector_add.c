@@ -160,6 +160,16 @@ static void expect_coalesced(const char *kernel, const char *what, const char *a
                  what, (unsigned long long)grade_seed(), kernel, ld, st, MAX_SECTORS, advice);
 }
 
+/* After a profiled launch into p (the coalescing tests): ends the profile and frees p; 1 when d_c
+   holds exactly the n sums (wrong sums are the other tests' to explain). */
+static int profiled_sums_right(Problem *p, size_t n) {
+    int right = cudaMemcpy(p->h_got, p->d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                !memcmp(p->h_got, p->h_want, n * sizeof(float));
+    problem_free(p);
+    grade_profile_end();
+    return right;
+}
+
 START_TEST(test_vector_add_is_coalesced) {
     enum { N = 4096, BLOCK = 256 }; /* 16 blocks */
     grade_profile_begin();
@@ -167,12 +177,7 @@ START_TEST(test_vector_add_is_coalesced) {
     problem_make(&p, N, 7);
     grade_use_schedule(0);
     GRADE_EXPECT_CUDA_OK(vector_add_gpu(p.d_a, p.d_b, p.d_c, N, BLOCK), "vector_add_gpu");
-    /* wrong sums are the other tests' to explain */
-    int right = cudaMemcpy(p.h_got, p.d_c, N * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
-                !memcmp(p.h_got, p.h_want, N * sizeof(float));
-    problem_free(&p);
-    grade_profile_end();
-    if (!right) return;
+    if (!profiled_sums_right(&p, N)) return;
     expect_coalesced("vector_add_kernel", "vector_add_gpu (n = 4096, block 256)",
                      "neighbouring threads must add neighbouring elements: i = blockIdx.x * blockDim.x + threadIdx.x (an index like "
                      "threadIdx.x * gridDim.x + blockIdx.x covers every element too, but puts neighbouring threads gridDim.x floats "
@@ -557,11 +562,7 @@ START_TEST(test_grid_stride_is_coalesced) {
     problem_make(&p, N, 8);
     grade_use_schedule(0);
     GRADE_EXPECT_CUDA_OK(vector_add_grid_stride_gpu(p.d_a, p.d_b, p.d_c, N, BLOCK, GRID), "vector_add_grid_stride_gpu");
-    int right = cudaMemcpy(p.h_got, p.d_c, N * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
-                !memcmp(p.h_got, p.h_want, N * sizeof(float));
-    problem_free(&p);
-    grade_profile_end();
-    if (!right) return;
+    if (!profiled_sums_right(&p, N)) return;
     expect_coalesced("vector_add_grid_stride_kernel", "vector_add_grid_stride_gpu (n = 4096, grid 4 x block 256)",
                      "on every pass of the loop neighbouring threads must add neighbouring elements: start at the global index "
                      "blockIdx.x * blockDim.x + threadIdx.x and step by the whole grid, i += gridDim.x * blockDim.x (a loop over a "
