@@ -414,8 +414,9 @@ lesson_compiles = $(B)/solution/$(1)/kernel.o $(B)/student/$(1)/kernel.o \
   $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/kernel.o)
 ifeq ($(BACKEND) $(filter test-sim test-lessons-each,$(MAKECMDGOALS)),sim test-sim test-lessons-each)
 $(call lesson_compiles,$(firstword $(SELECTED))): | $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL)
-$(foreach i,$(wordlist 2,$(words $(SELECTED)),$(shell seq $(words $(SELECTED)))),$(eval \
-  $(call lesson_compiles,$(word $(i),$(SELECTED))): | $(call lesson_compiles,$(word $(shell echo $$(($(i) - 1))),$(SELECTED)))))
+# (each lesson with the one before it, as "NN-topic<MM-topic"; the last lesson's "<MM-topic" is left out)
+$(foreach pair,$(filter-out <%,$(join $(wordlist 2,$(words $(SELECTED)),$(SELECTED)),$(addprefix <,$(SELECTED)))),$(eval \
+  $(call lesson_compiles,$(firstword $(subst <, ,$(pair)))): | $(call lesson_compiles,$(lastword $(subst <, ,$(pair))))))
 endif
 
 .SECONDARY:
