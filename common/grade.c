@@ -117,7 +117,17 @@ int grade_use_racecheck(int on) {
     judge_u64(&c, (uint64_t)(on != 0));
     return (int)judge_finish(&c);
 }
+int grade_refuse_launches(unsigned count) {
+    JudgeCall c;
+    judge_begin(&c, "sim.RefuseLaunches", 0);
+    judge_u64(&c, count);
+    return (int)judge_finish(&c);
+}
 #else
+int grade_refuse_launches(unsigned count) {
+    (void)count;
+    return 0;
+}
 int grade_use_racecheck(int on) {
     (void)on;
     return 0;

@@ -112,6 +112,11 @@ void grade_use_schedule(int i);
     runner was built with `simcc --profile` (PROFILED_RUNNER_<lesson> := 1) and checks, else 0 (and
     always 0 on a GPU). Meant for small cases: a checked launch is some 50x slower. */
 int grade_use_racecheck(int on);
+/** Simulator: the next `count` kernel launches fail with cudaErrorLaunchOutOfResources (nothing
+    runs), so that a test can see the student's function return a launch error rather than drop it.
+    Returns 1 on the simulator, 0 on a GPU (nothing is refused there: skip the check). Set it back
+    to 0 after the call, in case fewer launches came. */
+int grade_refuse_launches(unsigned count);
 
 /* ---- comparisons ---- */
 

@@ -240,6 +240,16 @@ static int64_t b_schedule(const RunnerCall *c) {
     return 0;
 #endif
 }
+/* The next A(0) launches are refused (simulator only). Returns 1 when they will be, 0 on a GPU. */
+static int64_t b_refuse_launches(const RunnerCall *c) {
+#if ON_SIM
+    simcuda_refuse_launches((unsigned)A(0));
+    return 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
 /* The race check (simulator builds made with `simcc --profile`): on/off for the launches that
    follow. Returns 1 when this runner can check, 0 when it cannot. */
 static int64_t b_racecheck(const RunnerCall *c) {
@@ -313,7 +323,7 @@ static const RunnerFunction kBuiltins[] = {
     {"cuda.MallocHost", b_malloc_host},  {"cuda.FreeHost", b_free_host},
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
     {"sim.Schedule", b_schedule},        {"sim.Racecheck", b_racecheck},
-    {"profile.Control", b_profile_control},
+    {"profile.Control", b_profile_control}, {"sim.RefuseLaunches", b_refuse_launches},
     {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
     {NULL, NULL},
 };

@@ -459,6 +459,10 @@ unsigned long long simcuda_pinned_allocations_made(void);
     allocations stay, and later ones that do not fit in what is left fail with
     cudaErrorMemoryAllocation. Returns the size before. (Lesson 14's grader sets a small device.) */
 size_t simcuda_set_device_memory(size_t total_bytes);
+/** The next `count` kernel launches (0: none) fail with cudaErrorLaunchOutOfResources, as a GPU
+    refuses a launch it has no resources for, and nothing runs: a grader's way to see that the
+    student's code returns a launch error (cudaGetLastError after the launch) instead of dropping it. */
+void simcuda_refuse_launches(unsigned count);
 /** A kernel's __launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor) as written (0 for
     each one not given; both 0 without __launch_bounds__, or for a kernel template, whose bounds are
     not recorded). A GPU shows the second only through the registers the compiler gave the kernel;

@@ -226,6 +226,11 @@ extern "C" void simcuda_on_launch(const char *kernel, unsigned long long blocks,
 
 const char *cluster_for_launch(const LaunchConfig &c, const void *func, dim3 *out, cudaError_t *err); /* cluster.cpp */
 
+/* simcuda_refuse_launches: how many of the next launches fail on purpose (a grader trying the
+   student's error path, as a GPU refuses a launch it has no resources for). */
+static unsigned g_launches_to_refuse;
+extern "C" void simcuda_refuse_launches(unsigned count) { g_launches_to_refuse = count; }
+
 void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
     CUstream_st *s = resolve(c.stream);
     cudaError_t err = cudaSuccess, cluster_err = cudaSuccess;
@@ -273,6 +278,11 @@ void launch(const LaunchConfig &c, const void *func, KernelBody *body) {
             why = "blockDim " + dims(c.block) + " is " + std::to_string(threads) + " threads, more than the kernel's __launch_bounds__(" +
                   std::to_string(lb) + ")";
         }
+    }
+    if (!err && g_launches_to_refuse) {
+        g_launches_to_refuse--;
+        err = cudaErrorLaunchOutOfResources;
+        why = "the grader refused it on purpose, to see that the error reaches the caller";
     }
     if (err) {
         /* The kernel does not run; CUDA reports it through cudaGetLastError(). We say so too, because a
