@@ -39,8 +39,9 @@ static const char *bwrap_path(void) {
 }
 
 /* ---- the pool ---- */
-void sandbox_kill_uid(long uid) {
-    if (uid < POOL_BASE || uid >= POOL_BASE + POOL_SIZE + TEST_UIDS) return; /* never anyone else's processes */
+/* Every process of `uid`, found by reading each process's /proc status: the way that needs nothing
+   but /proc, kept for when the kill(-1) below cannot be made. About 30 us a process. */
+static void kill_uid_by_scan(long uid) {
     for (int round = 0; round < 20; round++) {
         int found = 0;
         DIR *d = opendir("/proc");
@@ -66,6 +67,27 @@ void sandbox_kill_uid(long uid) {
         if (!found) return;
         usleep(5000);
     }
+}
+
+/* kill(-1, SIGKILL) sent as `uid` reaches exactly the processes whose real or saved uid is `uid` (the
+   kernel's rule for who may signal whom), in every PID namespace below ours, the sender excepted; it
+   fails with ESRCH once there is none. A child of ours becomes that uid and sends it until then, so
+   no /proc file is read: the scan read every process's status (4 ms on a machine of 130 processes) at
+   every runner stop, some 20 times per lesson graded. */
+void sandbox_kill_uid(long uid) {
+    if (uid < POOL_BASE || uid >= POOL_BASE + POOL_SIZE + TEST_UIDS) return; /* never anyone else's processes */
+    pid_t p = fork();
+    if (p == 0) {
+        if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) || setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid)) _exit(2);
+        for (int round = 0; round < 20; round++) {
+            if (kill(-1, SIGKILL) && errno == ESRCH) _exit(0);
+            usleep(5000);
+        }
+        _exit(1);
+    }
+    int st = 0;
+    if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0) return;
+    kill_uid_by_scan(uid); /* no fork, no uid change, or some process still there after 20 rounds */
 }
 
 static long claimed = -2; /* this process's uid of the pool (-2: none claimed yet) */
