@@ -65,8 +65,19 @@ $(SIMLIB_DIR)/libsimcuda.a: $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/plain/%.o,$(S
 # Everything that copies, fills or reads the program's buffers (memory, streams, the libraries), and
 # what depends on ASan itself (fibers, the scheduler, the sanitizer), stays instrumented.
 SIM_UNINSTRUMENTED := profile profile_report profile_code stream_queue racecheck timeline stream_race graphs managed
-SIM_ASAN_OBJ := $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/asan/%.o,$(filter-out $(SIM_UNINSTRUMENTED:%=sim/src/%.cpp),$(SIM_SRC))) \
-                $(SIM_UNINSTRUMENTED:%=$(SIMLIB_DIR)/plain/%.o)
+# The scheduler and the fibers need ASan's runtime (a fiber switch tells it which stack is live; a
+# block's shared memory is poisoned around its variables), but their own loads and stores are the
+# simulator's bookkeeping of threads, warps and blocks, never the program's memory (shared memory is
+# copied by memcpy, which ASan's interceptor checks): built with the runtime's calls and without a
+# check per access, lesson 10's grading takes 2.0 CPU-s instead of 3.3.
+SIM_ASAN_UNCHECKED := fiber scheduler scheduler_cluster scheduler_grid scheduler_launch scheduler_warp
+$(SIMLIB_DIR)/asan-unchecked/%.o: sim/src/%.cpp
+	@mkdir -p $(@D)
+	$(call say,CXX,$< [asan runtime only])
+	$(Q)g++ $(SIM_CXXFLAGS) -fsanitize=address -fno-omit-frame-pointer --param asan-instrument-reads=0 --param asan-instrument-writes=0 \
+	  --param asan-stack=0 --param asan-globals=0 -c $< -o $@
+SIM_ASAN_OBJ := $(patsubst sim/src/%.cpp,$(SIMLIB_DIR)/asan/%.o,$(filter-out $(SIM_UNINSTRUMENTED:%=sim/src/%.cpp) $(SIM_ASAN_UNCHECKED:%=sim/src/%.cpp),$(SIM_SRC))) \
+                $(SIM_UNINSTRUMENTED:%=$(SIMLIB_DIR)/plain/%.o) $(SIM_ASAN_UNCHECKED:%=$(SIMLIB_DIR)/asan-unchecked/%.o)
 $(SIMLIB_DIR)/libsimcuda-asan.a: $(SIM_ASAN_OBJ)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -639,7 +650,7 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
 
 # the simulator's runtime (SIM_CXXFLAGS' -MMD -MP), the one other folder whose .d files are read
--include $(wildcard $(SIMLIB_DIR)/plain/*.d $(SIMLIB_DIR)/asan/*.d)
+-include $(wildcard $(SIMLIB_DIR)/plain/*.d $(SIMLIB_DIR)/asan/*.d $(SIMLIB_DIR)/asan-unchecked/*.d)
 
 # =============================================================================================
 # Grading where instructors already grade (issue #28), all of it on make grade's machinery

@@ -47,8 +47,9 @@ static const size_t kSizes[] = {0, 1, 2, 3, 5, 31, 32, 33, 255, 1025, 4099, 1000
 #define N_SIZES (int)(sizeof kSizes / sizeof kSizes[0])
 /* One large input, with one configuration and one schedule: what only many blocks and passes show.
    Multiples of 1/8 stay exact up to 2^21 / (15/8) elements, more than these. The simulator runs
-   every thread of the trees' many blocks, so 06.1 and 06.2 get a smaller one there. */
-#define BIG_N (((size_t)1 << 20) + 3)
+   every thread of the trees' many blocks, so 06.1 and 06.2 get a smaller one there, and 06.3 (a grid
+   of a few blocks per multiprocessor, whatever n) 2^18 + 3 elements. */
+#define BIG_N (((size_t)1 << (ON_SIM ? 18 : 20)) + 3)
 #if ON_SIM
 #define BIG_TREE_N (((size_t)1 << 18) + 3)
 #else
