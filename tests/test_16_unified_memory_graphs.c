@@ -391,10 +391,89 @@ static const size_t kDiamondN[] = {1, 1000, 5003};
 
 static const char *kNodeName[] = {"scale", "left", "right", "combine", "another node"};
 
+static int all_nan(const float *a, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(a[i])) return 0;
+    return 1;
+}
+
+/* want[i] = x[i] * y[i] (y NULL: the constant c), or x[i] + y[i] when add */
+static int holds(const float *got, const float *x, const float *y, float c, int add, size_t n) {
+    float *want = grade_alloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) want[i] = add ? x[i] + y[i] : x[i] * (y ? y[i] : c);
+    int same = same_floats(got, want, n);
+    free(want);
+    return same;
+}
+
+/* d_out is wrong after the first run: which node? Every buffer after the run (mids: d_in, d_mid,
+   d_left, d_right; NaN where no node wrote) is checked against what its node computes from the
+   buffers as they are, in the graph's order, and the first node whose buffer is not its result is
+   named (trial 13: right writing d_left, scale's in and out swapped, left scaled by s, combine
+   reading d_mid -- all told "the kernel never wrote the output" or only the values). */
+static void check_diamond_nodes(const char *what, const float *in, const float *mids, const float *out, size_t n, float s) {
+    const float *d_in = mids, *mid = mids + n, *left = mids + 2 * n, *right = mids + 3 * n;
+    if (!same_floats(d_in, in, n))
+        ck_abort_msg("%s: d_in changed during the run (d_in[0] was %g, is %g)%s\n  likely mistake: %s", what, in[0], d_in[0],
+                     all_nan(mid, n) ? ", and no node wrote d_mid" : "",
+                     all_nan(mid, n) ? "the scale node's input and output are swapped: scale_kernel(in, out, n, s) reads its first "
+                                       "argument and writes its second, so scale_args must be {&g->d_in, &g->d_mid, &g->n, &g->s}"
+                                     : "a node writes d_in, the graph's input: a kernel's output argument (the second of scale_kernel "
+                                       "and square_kernel, the third of add_kernel) must be that node's own buffer");
+    ck_assert_msg(holds(mid, in, NULL, s, 0, n),
+                  "%s: after the run d_mid[0] is %g, want scale * d_in[0] = %g * %g\n  likely mistake: %s", what, mid[0], s, in[0],
+                  all_nan(mid, n) ? "no node wrote d_mid: the scale node's output, scale_args[1], must be &g->d_mid"
+                                  : "the scale node's arguments: scale_kernel(in, out, n, s) with scale_args = {&g->d_in, &g->d_mid, "
+                                    "&g->n, &g->s}");
+    if (!holds(right, mid, mid, 0, 0, n)) {
+        const char *why = !all_nan(right, n) ? "the right node's arguments: square_kernel(in, out, n) with right_args = {&g->d_mid, &g->d_right, &g->n}"
+                          : holds(left, mid, mid, 0, 0, n) || holds(left, mid, NULL, 3.0f, 0, n)
+                              ? "no node wrote d_right: the right node's output, right_args[1], must be &g->d_right -- it names "
+                                "another node's buffer (d_left: left and right both write it, and which one's value stays depends "
+                                "on the order they ran)"
+                              : "no node wrote d_right: the right node's output, right_args[1], must be &g->d_right";
+        ck_abort_msg("%s: after the run d_right[0] is %g, want d_mid[0] squared = %g\n  likely mistake: %s", what, right[0],
+                     mid[0] * mid[0], why);
+    }
+    if (!holds(left, mid, NULL, 3.0f, 0, n)) {
+        const char *why = all_nan(left, n) ? "no node wrote d_left: the left node's output, left_args[1], must be &g->d_left"
+                          : holds(left, mid, NULL, s, 0, n)
+                              ? "the left node was given the scale (&g->s) as its factor: left multiplies d_mid by the constant 3, so "
+                                "left_args[3] must point at the 3.0f (`(void *)&three`), and only the scale node takes &g->s"
+                              : "the left node's arguments: scale_kernel(in, out, n, s) with left_args = {&g->d_mid, &g->d_left, "
+                                "&g->n, (void *)&three}";
+        ck_abort_msg("%s: after the run d_left[0] is %g, want 3 * d_mid[0] = %g\n  likely mistake: %s", what, left[0], 3.0f * mid[0], why);
+    }
+    if (!holds(out, left, right, 0, 1, n)) {
+        const char *why = holds(out, left, mid, 0, 1, n)   ? "combine's second input is d_mid, not d_right: combine_args must be "
+                                                             "{&g->d_left, &g->d_right, &g->d_out, &g->n}"
+                          : holds(out, mid, right, 0, 1, n) ? "combine's first input is d_mid, not d_left: combine_args must be "
+                                                             "{&g->d_left, &g->d_right, &g->d_out, &g->n}"
+                          : all_nan(out, n)                 ? "no node wrote d_out: the combine node's output, combine_args[2], must be "
+                                                             "&g->d_out"
+                                                            : "the combine node's arguments: add_kernel(a, b, out, n) with "
+                                                              "combine_args = {&g->d_left, &g->d_right, &g->d_out, &g->n}";
+        ck_abort_msg("%s: after the run d_out[0] is %g, want d_left[0] + d_right[0] = %g + %g\n  likely mistake: %s", what, out[0], left[0],
+                     right[0], why);
+    }
+}
+
+/* diamond_build read past one of its argument arrays (trial 13, b147: the right node given
+   scale_kernel, which takes 4 arguments, with right_args, which holds square_kernel's 3): a kernel
+   node reads as many argument pointers as its kernel has parameters. */
+static const char *diamond_crash_hint(const char *said) {
+    if (!strstr(said, "stack-buffer-overflow") || !strstr(said, "diamond_build")) return NULL;
+    return "diamond_build read past the end of a kernel node's argument array: cudaGraphAddKernelNode reads one argument "
+           "pointer for each parameter of the node's kernel, so a kernel node's argument array must match the kernel's "
+           "parameters -- scale_kernel(in, out, n, s) takes 4 (scale_args, left_args), square_kernel(in, out, n) 3 (right_args), "
+           "add_kernel(a, b, out, n) 4 (combine_args): check that each kernel_node(kernel, n, args) pairs the right kernel "
+           "with its array";
+}
+
 static void check_diamond(size_t n) {
     uint64_t seed = grade_seed() + 1600 * n + 3;
     float *in = grade_alloc(n * sizeof(float)), *o1 = grade_alloc(n * sizeof(float)), *o2 = grade_alloc(n * sizeof(float));
-    float *w1 = grade_alloc(n * sizeof(float)), *w2 = grade_alloc(n * sizeof(float));
+    float *w1 = grade_alloc(n * sizeof(float)), *w2 = grade_alloc(n * sizeof(float)), *mids = grade_alloc(4 * n * sizeof(float));
     grade_fill_floats(in, n, seed, -3.0f, 3.0f);
     grade_poison_floats(o1, n);
     grade_poison_floats(o2, n);
@@ -404,7 +483,10 @@ static void check_diamond(size_t n) {
     char what[200];
     snprintf(what, sizeof what, "the diamond on n = %zu, scale %g then %g (input seed %llu, %s schedule)", n, cfg.s1, cfg.s2, (unsigned long long)seed,
              grade_schedule_name(g_schedule));
-    diamond_probe(&cfg, in, o1, o2, &r);
+    grade_poison_floats(mids, 4 * n);
+    judge_set_crash_hint(diamond_crash_hint);
+    diamond_probe(&cfg, in, o1, o2, mids, &r);
+    judge_set_crash_hint(NULL);
     /* before the error diamond_build returned: without a graph every cudaGraphAddKernelNode fails */
     ck_assert_msg(r.nodes >= 0, "%s: diamond_build left g->graph NULL%s%s\n  likely mistake: cudaGraphCreate(&g->graph, 0) missing (then the "
                   "four nodes are added to it), or the graph created in a variable of its own and not kept in g->graph", what,
@@ -463,6 +545,7 @@ static void check_diamond(size_t n) {
                       what, o1[0], w1[0], wiring == 0 ? "left reads d_in" : wiring == 1 ? "right reads d_in" : "left and right read d_in",
                       kWiring[wiring < 0 ? 0 : wiring]);
     }
+    if (!same_floats(o1, w1, n)) check_diamond_nodes(what, in, mids, o1, n, cfg.s1);
     GradeCompare c1 = {.what = what, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(o1, w1, &c1);
     GRADE_EXPECT_CUDA_OK(r.set_err, "diamond_set_scale");
@@ -477,6 +560,16 @@ static void check_diamond(size_t n) {
                   "cudaGraphExecKernelNodeSetParams copies the value found there when it is called -- store the new scale in g->s "
                   "before that call",
                   what, cfg.s2, cfg.s1, cfg.s1, cfg.s2);
+    /* g->s = s after the parameters were built and given (trial 13, b122): g->s does hold the new
+       scale afterwards, and a second diamond_set_scale call (which finds it there) brings it to the
+       graph; the message below would send the student to cudaGraphExecKernelNodeSetParams, which is there */
+    ck_assert_msg(!same_floats(o2, w1, n) || same_floats(w1, w2, n) || !(!r.s_not_stored && r.new_once_s_stored == 1),
+                  "%s: after diamond_set_scale(%g) the graph still computed with the old scale %g, although g->s then held %g; a "
+                  "second diamond_set_scale(%g) call did give the new scale to the graph\n"
+                  "  likely mistake: the new parameters were built, and given to cudaGraphExecKernelNodeSetParams, before g->s = s: the "
+                  "call copies the value found at &g->s when it is called, which was still the old scale -- set g->s = s first, then "
+                  "build the parameters and call cudaGraphExecKernelNodeSetParams",
+                  what, cfg.s2, cfg.s1, cfg.s2, cfg.s2);
     ck_assert_msg(!same_floats(o2, w1, n) || same_floats(w1, w2, n),
                   "%s: after diamond_set_scale(%g) the graph still computed with the old scale %g\n"
                   "  likely mistake: an instantiated graph holds its own copy of every node's arguments, taken at cudaGraphInstantiate: "
@@ -490,7 +583,7 @@ static void check_diamond(size_t n) {
     GRADE_EXPECT_FLOATS(o2, w2, &c2);
     check_destroyed(what, "diamond_destroy", r.destroy_err, r.execs_left, r.graphs_left, "cudaGraphExecDestroy(g->exec)",
                     "cudaGraphDestroy(g->graph)");
-    free(in), free(o1), free(o2), free(w1), free(w2);
+    free(in), free(o1), free(o2), free(w1), free(w2), free(mids);
 }
 
 /* Each size under every schedule: on the simulator a schedule also picks the order of the nodes

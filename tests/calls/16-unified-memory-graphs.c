@@ -20,6 +20,7 @@
       INOUT(float *, out, cfg->n * sizeof(float), "d_x", NULL), INOUT(ChainReport *, rep, sizeof *rep, "report", NULL))       \
     X(int, diamond_probe, IN(const DiamondConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)),          \
       INOUT(float *, out1, cfg->n * sizeof(float), "d_out", NULL), INOUT(float *, out2, cfg->n * sizeof(float), "d_out", NULL), \
+      INOUT(float *, mids, 4 * cfg->n * sizeof(float), "d_in/d_mid/d_left/d_right", NULL),                                  \
       INOUT(DiamondReport *, rep, sizeof *rep, "report", NULL))
 
 #ifdef GRADE_RUNNER_SIDE
@@ -204,12 +205,12 @@ static void poison_diamond(const Diamond *g, size_t bytes) {
     cudaDeviceSynchronize();
 }
 
-/* diamond_probe(const DiamondConfig *, const float *in, float *out1, float *out2, DiamondReport *) */
+/* diamond_probe(const DiamondConfig *, const float *in, float *out1, float *out2, float *mids, DiamondReport *) */
 static int64_t call_diamond_probe(const RunnerCall *c) {
     const DiamondConfig *cfg = rc_ptr(c, 0);
     const float *in = rc_ptr(c, 1);
-    float *out1 = rc_ptr(c, 2), *out2 = rc_ptr(c, 3);
-    DiamondReport *rep = rc_ptr(c, 4);
+    float *out1 = rc_ptr(c, 2), *out2 = rc_ptr(c, 3), *mids = rc_ptr(c, 4);
+    DiamondReport *rep = rc_ptr(c, 5);
     memset(rep, 0, sizeof *rep);
     rep->nodes = -1;
     size_t bytes = cfg->n * sizeof(float);
@@ -263,13 +264,17 @@ static int64_t call_diamond_probe(const RunnerCall *c) {
         cudaStreamSynchronize(s);
         cudaGetLastError();
         cudaMemcpy(out1, g.d_out, bytes, cudaMemcpyDeviceToHost);
+        /* every buffer after the first run, so that the judge can tell which node wrote what */
+        for (int b = 0; b < 4; b++) cudaMemcpy(mids + b * cfg->n, *bufs[b], bytes, cudaMemcpyDeviceToHost);
         rep->set_err = diamond_set_scale(&g, cfg->s2);
         poison_diamond(&g, bytes);
         if (rep->set_err == cudaSuccess) rep->run2_err = diamond_run(&g, s);
         cudaMemcpy(out2, g.d_out, bytes, cudaMemcpyDeviceToHost);
         rep->s_not_stored = g.s == cfg->s1 && cfg->s1 != cfg->s2;
         rep->new_once_s_stored = -1;
-        float *out3 = rep->s_not_stored && rep->run2_err == cudaSuccess && !memcmp(out1, out2, bytes) ? malloc(bytes) : NULL;
+        /* also where g->s did get the new scale (trial 13, b122: the parameters built from g->s before
+           g->s = s): a second call then finds the new scale in g->s */
+        float *out3 = cfg->s1 != cfg->s2 && rep->run2_err == cudaSuccess && !memcmp(out1, out2, bytes) ? malloc(bytes) : NULL;
         if (out3) {
             g.s = cfg->s2;
             poison_diamond(&g, bytes);

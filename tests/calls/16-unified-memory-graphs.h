@@ -72,12 +72,15 @@ typedef struct {
        g->s is set to the new scale by the runner, diamond_set_scale called again and the graph run
        once more (trial 11, b082: g->s = s forgotten, the executable updated from &g->s) */
     int s_not_stored;              /* 1: g->s still held the old scale after diamond_set_scale */
-    int new_once_s_stored;         /* 1: the run after that computed something else than the old scale; -1 not tried */
+    int new_once_s_stored;         /* 1: the run after that computed something else than the old scale; -1 not tried.
+                                      Tried too where g->s held the new scale (a second diamond_set_scale call) */
 } DiamondReport;
 
 /* The judge's entry points into the runner (tests/calls/16-unified-memory-graphs.c). */
 int managed_axpy_graded(float a, const float *h_x, const float *h_y, float *out, size_t n, ManagedReport *rep);
 int chain_probe(const ChainConfig *cfg, const float *in, float *out, ChainReport *rep);
-int diamond_probe(const DiamondConfig *cfg, const float *in, float *out1, float *out2, DiamondReport *rep);
+/* mids: d_in, d_mid, d_left and d_right after the first run, n floats each (poisoned with NaN bytes
+   before it: a buffer no node wrote stays NaN) */
+int diamond_probe(const DiamondConfig *cfg, const float *in, float *out1, float *out2, float *mids, DiamondReport *rep);
 
 #endif
