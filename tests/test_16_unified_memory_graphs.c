@@ -89,6 +89,18 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                   "{cudaMemLocationTypeDevice, device}, 0, s) and the same for y, in the kernel's stream, before axpy_launch, move all "
                   "of them at once at full speed",
                   what, faults);
+    /* y's prefetch back to the host moved before the launch (trial 13, b066): all of x and y went to
+       the device, then y back, and nothing brings the result back after the kernel. The simulator's
+       faults said "the host touched the pages after the prefetch, or another stream"; a GPU saw nothing */
+    int moved_all = r.observed == OBSERVED_SIM ? r.prefetched_to_device >= 2 * pages : r.prefetched_bytes_to_device_before_launch >= 2 * bytes;
+    ck_assert_msg(!(moved_all && r.prefetch_host_before_launch > 0 && r.prefetch_host == r.prefetch_host_before_launch),
+                  "%s: the prefetches to the device before the kernel moved all of x and y there, but %llu prefetch(es) to the host "
+                  "came before the kernel too, and none after it%s\n"
+                  "  likely mistake: the prefetch of y back to the host is before axpy_launch: it moves y's pages back before the "
+                  "kernel runs (the kernel faults on them), and after the kernel nothing brings the result back -- "
+                  "cudaMemPrefetchAsync(y, bytes, {cudaMemLocationTypeHost, 0}, 0, s) goes after axpy_launch, before "
+                  "cudaStreamSynchronize(s)",
+                  what, r.prefetch_host_before_launch, faults);
     if (r.observed == OBSERVED_SIM) {
         if (r.prefetched_to_device < 2 * pages && r.prefetch_host_before_launch > 0)
             ck_assert_msg(r.device_faults == 0,
@@ -286,6 +298,16 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                      "nothing runs, so there is nothing to wait for, and CUDA refuses the call and invalidates the capture. Only the "
                      "launches go between the two",
                      what, cudaGetErrorName((cudaError_t)r.capture_err));
+    /* the capture ended fine (c->graph holds every step) but no executable: the error is
+       cudaGraphInstantiate's (trial 13, b116: called before cudaStreamEndCapture, on a c->graph still
+       NULL; the generic reading of cudaErrorInvalidValue blamed a grid of 0 blocks) */
+    ck_assert_msg(r.capture_err == cudaSuccess || r.graph_nodes != k->steps || r.have_exec,
+                  "%s: chain_capture returned %s, yet c->graph holds the whole chain (%lld kernel nodes) and c->exec is NULL: the "
+                  "call that failed is cudaGraphInstantiate\n"
+                  "  likely mistake: cudaGraphInstantiate before cudaStreamEndCapture: the captured graph exists, and c->graph is set, "
+                  "only when the capture ends, so the instantiation got no graph -- cudaStreamEndCapture(c->stream, &c->graph) first, "
+                  "then cudaGraphInstantiate(&c->exec, c->graph, 0)",
+                  what, cudaGetErrorName((cudaError_t)r.capture_err), r.graph_nodes);
     GRADE_EXPECT_CUDA_OK(r.capture_err, "chain_capture");
     ck_assert_msg(!r.ran_at_capture,
                   "%s: d_x changed during chain_capture: the kernels ran instead of being recorded\n"
