@@ -897,6 +897,35 @@ END_TEST
 /* ---------------------------------------------------------------------------------------------- */
 /* 15.3                                                                                            */
 
+/* A collective the simulator stopped at the group's end because a rank's call in it was refused
+   (it says which and why): the refusal is the cause, not a missing call (trial 13, b133: the streams
+   made with device 0 current; b144: every rank given d_buf[0]; both told "call it for every rank,
+   in a group", which the code did). */
+static const char *nccl_crash_hint(const char *said) {
+    static char hint[700];
+    const char *why = strstr(said, "a call of this group was refused");
+    if (!why) return NULL;
+    int sd = -1, rank = -1, dev = -1;
+    const char *at;
+    if ((at = strstr(why, "the stream belongs to device")) &&
+        sscanf(at, "the stream belongs to device %d, but rank %d's communicator is on device %d", &sd, &rank, &dev) == 3)
+        snprintf(hint, sizeof hint,
+                 "rank %d's stream g->stream[%d] belongs to device %d, not to its rank's device %d: a stream belongs to the device "
+                 "current when it is created -- in mg_nccl_create, cudaSetDevice(r) before cudaStreamCreate(&g->stream[r]) for "
+                 "every rank",
+                 rank, rank, sd, dev);
+    else if ((at = strstr(why, "was allocated on device")) &&
+             sscanf(at, "was allocated on device %d, but rank %d's communicator is on device %d", &sd, &rank, &dev) == 3)
+        snprintf(hint, sizeof hint,
+                 "rank %d was given a buffer of device %d (the grader gives each rank its own buffer, on the rank's device): "
+                 "rank r's call takes the buffers of index r -- d_grad[r], d_buf[r], d_send[r], d_recv[r] -- not another rank's "
+                 "(d_buf[0]?)",
+                 rank, sd);
+    else
+        return NULL;
+    return hint;
+}
+
 static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t seed) {
     int visible = visible_devices();
     int nd = expected_devices(visible, max_devices);
@@ -912,7 +941,9 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     r.root = root;
     r.max_devices = max_devices;
     r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
+    judge_set_crash_hint(nccl_crash_hint);
     nccl_roundtrip(&r, in, out, in_n, out_n);
+    judge_set_crash_hint(NULL);
     fresh_runner_after(r.create_err || r.avg_err || r.bcast_err || r.gather_err || r.destroy_err || r.setup_err);
     char what[300];
     snprintf(what, sizeof what, "%d rank(s), n = %zu floats per rank, max_devices %d, seed %llu", nd, n, max_devices, (unsigned long long)seed);
@@ -986,6 +1017,14 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                   what);
 
     /* the all-gather */
+    /* d_send[r] given as the receive buffer (trial 13, b111): the simulator refused it as too small,
+       and the generic reading of ncclInvalidArgument blamed the count, which was right */
+    ck_assert_msg(!(r.gather_err == 4 && r.gather_into_send),
+                  "%s: mg_allgather returned ncclInvalidArgument: NCCL refused the receive buffer, which was a rank's d_send[r] (n floats), "
+                  "too small for the n * ndev floats an all-gather writes\n"
+                  "  likely mistake: the receive buffer is d_send[r]: ncclAllGather(d_send[r], d_recv[r], n, ncclFloat, g->comm[r], "
+                  "g->stream[r]) -- each rank sends its n floats from d_send[r] and receives every rank's into d_recv[r]",
+                  what);
     ck_assert_msg(r.gather_err == 0, "%s: %s", what, nccl_hint("mg_allgather", r.gather_err));
     const float *gin = in + 2 * sec;
     for (int k = 0; k < nd; k++) memcpy(want + (size_t)k * sec, gin, sec * sizeof(float));

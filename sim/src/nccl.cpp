@@ -62,6 +62,7 @@ struct Clique {
     std::vector<std::deque<Call>> collectives;               /* per rank, in call order */
     std::map<std::pair<int, int>, std::deque<Call>> sends, recvs; /* (from, to) */
     int joined = 0;
+    std::string refused; /* why a call of the open group was refused (the loop over the ranks stops there) */
 };
 
 std::vector<std::unique_ptr<Clique>> g_cliques;
@@ -85,6 +86,7 @@ ncclResult_t invalid(ncclComm *c, ncclResult_t r, const std::string &why) {
     warn(line);
     g_last_error = line;
     if (c) c->last_error = line;
+    if (c && g_group_depth > 0 && c->clique->refused.empty()) c->clique->refused = why;
     return r;
 }
 
@@ -265,10 +267,16 @@ void check_nothing_left(Clique &q) {
         if (!q.collectives[r].empty()) {
             int waiting = 0;
             for (auto &d : q.collectives) waiting += !d.empty();
-            char d[400];
+            char d[900];
             snprintf(d, sizeof d, "%s was called for %d of the %d ranks of a communicator; NCCL waits until every rank has made the call, so this "
                                   "program would hang on GPUs", kind_name(q.collectives[r].front().kind), waiting, q.nranks);
-            fatal("NCCL collective missing ranks", d, "call it for every rank (each rank's communicator and stream) between ncclGroupStart() and ncclGroupEnd()");
+            /* a rank's call refused in the group (its buffer or stream of another device) is why
+               the others are missing, not the loop: say it (trial 13, b133, b144) */
+            if (!q.refused.empty())
+                snprintf(d + strlen(d), sizeof d - strlen(d), "; a call of this group was refused (returned ncclInvalidArgument): %s", q.refused.c_str());
+            fatal("NCCL collective missing ranks", d,
+                  q.refused.empty() ? "call it for every rank (each rank's communicator and stream) between ncclGroupStart() and ncclGroupEnd()"
+                                    : "fix the refused call: the loop over the ranks stopped at its error");
         }
     for (auto &s : q.sends)
         if (!s.second.empty()) {
@@ -287,6 +295,7 @@ void check_nothing_left(Clique &q) {
 void flush(Clique &q) {
     match(q);
     check_nothing_left(q);
+    q.refused.clear();
 }
 
 ncclResult_t submit(ncclComm *c, const Call &given) {

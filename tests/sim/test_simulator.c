@@ -479,6 +479,8 @@ static const char *const kMultiDeviceBugs[][3] = {
     {"no-peer", "access to another device's memory without peer access in kernel 'add'", "cudaDeviceEnablePeerAccess(0, 0) while device 1 is current"},
     {"no-group", "NCCL call from one thread for several ranks without a group", "ncclAllReduce for rank 0 of 2"},
     {"missing-rank", "NCCL collective missing ranks", "called for 1 of the 2 ranks"},
+    {"refused-rank", "a call of this group was refused (returned ncclInvalidArgument): ncclAllReduce: sendbuff was allocated on device 0",
+     "fix the refused call"},
 };
 
 START_TEST(test_multi_device_mistakes_are_diagnosed) {

@@ -3,7 +3,7 @@
  * (link -lnccl) so the expected behaviour can be checked on GPUs: what CUDA documents for a launch
  * into another device's stream, an event recorded on another device's stream, and NCCL's results.
  * Usage: multi_device MODE (run with SIM_DEVICES=2 or 3 on the simulator); prints "MODE: PASS" or
- * a FAIL line per failed check. The planted mistakes (modes no-peer, no-group, missing-rank) end
+ * a FAIL line per failed check. The planted mistakes (modes no-peer, no-group, missing-rank, refused-rank) end
  * with the simulator's diagnosis. */
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -259,11 +259,28 @@ static int mode_missing_rank() {
     return 0;
 }
 
+/* Rank 1 given rank 0's buffer: its call is refused, the loop stops, the group ends with rank 1
+   missing; the refusal is named as the cause. */
+static int mode_refused_rank() {
+    int nd = device_count();
+    std::vector<ncclComm_t> comms(nd);
+    ncclCommInitAll(comms.data(), nd, nullptr);
+    float *buf;
+    cudaSetDevice(0);
+    cudaMalloc(&buf, 64 * sizeof(float));
+    ncclGroupStart();
+    for (int r = 0; r < nd; r++)
+        if (ncclAllReduce(buf, buf, 64, ncclFloat, ncclSum, comms[r], 0) != ncclSuccess) break; /* rank 1: device 0's buffer */
+    ncclGroupEnd();
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const TestMode modes[] = {{"devices", mode_devices},
 #ifdef __SIMCUDA__
                                      {"stale", mode_stale},
 #endif
-                                     {"nccl", mode_nccl},       {"no-peer", mode_no_peer}, {"no-group", mode_no_group}, {"missing-rank", mode_missing_rank}};
+                                     {"nccl", mode_nccl},       {"no-peer", mode_no_peer}, {"no-group", mode_no_group}, {"missing-rank", mode_missing_rank},
+                                     {"refused-rank", mode_refused_rank}};
     return run_mode(argc, argv, modes);
 }
