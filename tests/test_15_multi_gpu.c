@@ -767,6 +767,7 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
     r.allow_peer = allow_peer;
     r.peer_before = peer_before;
     r.n = n;
+    r.hold_ms = judge_sanitizing() ? 0 : HOLD_MS;
     int e = peer_copy_gpu_then_peer_add_gpu(&r, x, y, out, copy);
     fresh_runner_after(e || r.copy_err || r.add_err);
     char what[300];
@@ -795,6 +796,13 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
                                         "then wait for that stream before returning"
                   : rest_poison       ? short_hint
                                       : NULL);
+    /* the right bytes, but only later (trial 13, b045: no wait, full points) */
+    ck_assert_msg(!r.copy_not_waited,
+                  "%s: when peer_copy_gpu returned, its copy was still queued (a device's default stream had work left): x arrived in "
+                  "d_dst only later\n"
+                  "  likely mistake: cudaMemcpyPeerAsync only queues the copy: wait for the stream it went into "
+                  "(cudaStreamSynchronize(0), with dst_dev current) before returning, or the caller reads d_dst before x is there",
+                  what);
 
     ck_assert_msg(r.add_err == 0, "%s: peer_add_gpu returned %s\n  likely mistake: %s", what, cuda_name(r.add_err), add_peer_hint(&r));
     expect_device_kept(r.device_after_add, "peer_add_gpu", what);
@@ -808,6 +816,20 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
         ck_abort_msg("%s: peer_add_gpu reported *direct = %d\n  likely mistake: with allow_peer = 0 (or no peer access) x must be copied "
                      "to dev_b first (peer_copy_gpu into a temporary buffer) and *direct = 0",
                      what, r.direct);
+    /* staged although the kernel could read x in place (trial 13, b087: full points, *direct = 1) */
+    ck_assert_msg(!(want_direct && dev_a != dev_b && r.add_peer_copies > 0),
+                  "%s: peer_add_gpu made %d peer cop%s of x to device %d, although device %d can read device %d's memory "
+                  "(peer access, allow_peer = 1) and it reported *direct = %d\n"
+                  "  likely mistake: the staged copy is made on every call: it is the fallback for when the kernel cannot read x "
+                  "where it is -- copy only `if (!can)`, and with peer access let mg_vector_add_kernel read d_x directly",
+                  what, r.add_peer_copies, r.add_peer_copies == 1 ? "y" : "ies", dev_b, dev_b, dev_a, r.direct);
+    /* d_x written (trial 13, b134: the staged copy's source and destination swapped, which copied the
+       staging buffer over x; the NaN out was read as "never written") */
+    ck_assert_msg(!r.x_overwritten,
+                  "%s: peer_add_gpu changed d_x, its input on device %d%s\n"
+                  "  likely mistake: a copy went the wrong way: peer_copy_gpu(d_dst, dst_dev, d_src, src_dev, n) copies from its "
+                  "third argument into its first -- the staged copy is peer_copy_gpu(staged, dev_b, d_x, dev_a, n)",
+                  what, dev_a, all_poison(out, n) ? ", and out holds no sum" : "");
     char aw[400];
     snprintf(aw, sizeof aw, "peer_add_gpu: out = x + y (%s)", what);
     expect_floats(out, want, n, 0, aw, 0, 0,

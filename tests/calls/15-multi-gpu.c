@@ -287,7 +287,9 @@ __attribute__((weak)) cudaError_t __real_cudaMemcpyPeer(void *dst, int dst_dev, 
 cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t count, cudaStream_t s);
 cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count);
 
+static int g_peer_copies; /* peer copies made, counted while peer_add_gpu runs */
 static int fault_now(void) {
+    g_peer_copies++;
     if (!g_fault_armed) return 0;
     g_fault_armed = 0;
     g_faults++;
@@ -354,9 +356,17 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
     rep->copy_err = rep->add_err = -1;
     if (e == cudaSuccess) {
         set_peer_access(rep->visible, rep->dev_a, rep->dev_b, rep->peer_before);
+        if (rep->hold_ms > 0 && !ON_SIM && cudaSetDevice(rep->dev_b) == cudaSuccess)
+            cudaLaunchHostFunc(0, runner_sleep_ms, (void *)(uintptr_t)rep->hold_ms);
         cudaSetDevice(0);
         rep->copy_err = peer_copy_gpu(d_copy, rep->dev_b, d_x, rep->dev_a, n);
         rep->device_after_copy = current_device();
+        /* work still queued in either device's default stream when peer_copy_gpu returned: the copy
+           it did not wait for (on a GPU, queued behind the hold above) */
+        for (int k = 0; k < 2; k++)
+            if (cudaSetDevice(k ? rep->dev_b : rep->dev_a) == cudaSuccess && cudaStreamQuery(0) == cudaErrorNotReady) rep->copy_not_waited = 1;
+        wait_every_device(rep->visible);
+        cudaGetLastError();
         cudaSetDevice(0);
         rep->direct = -1;
         uint64_t allocs0 = 0, bytes0 = 0, allocs1 = 0, bytes1 = 0;
@@ -365,7 +375,9 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
         g_fault_armed = rep->inject_fault;
         g_enable_peer = g_enable_current = -1;
         g_enable_watch = 1;
+        g_peer_copies = 0;
         rep->add_err = peer_add_gpu(rep->dev_a, d_x, rep->dev_b, d_y, d_out, n, rep->allow_peer, &rep->direct);
+        rep->add_peer_copies = g_peer_copies;
         g_enable_watch = 0;
         rep->unsupported_peer = g_enable_peer;
         rep->unsupported_current = g_enable_current;
@@ -380,6 +392,10 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
         cudaSetDevice(rep->dev_b);
         if (cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) memset(out, POISON_BYTE, bytes);
         if (cudaMemcpy(copy, d_copy, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) memset(copy, POISON_BYTE, bytes);
+        unsigned char *xa = bytes ? malloc(bytes) : NULL;
+        if (xa && cudaSetDevice(rep->dev_a) == cudaSuccess && cudaMemcpy(xa, d_x, bytes, cudaMemcpyDeviceToHost) == cudaSuccess)
+            rep->x_overwritten = memcmp(xa, x, bytes) != 0;
+        free(xa);
         cudaGetLastError();
     }
     cudaSetDevice(rep->dev_a);

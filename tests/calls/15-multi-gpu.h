@@ -69,6 +69,14 @@ typedef struct {
     /* out: peer_add_gpu's first cudaDeviceEnablePeerAccess that answered cudaErrorPeerAccessUnsupported:
        the peer it was given and the device current then (-1: none, or a runner linked without --wrap) */
     int unsupported_peer, unsupported_current;
+    /* GPU: dev_b's legacy default stream is held this long before peer_copy_gpu (a copy it does not
+       wait for is then still queued when it returns); 0 under a sanitizer */
+    int hold_ms;
+    /* out (trial 13): d_dst, read without waiting right when peer_copy_gpu returned, differed from
+       what arrived later (b045: no wait); d_x changed by peer_add_gpu (b134: the staged copy's
+       source and destination swapped); peer copies (cudaMemcpyPeer/Async) peer_add_gpu made (b087:
+       staged although the kernel could read x in place) */
+    int copy_not_waited, x_overwritten, add_peer_copies;
 } PeerReport;
 
 /** 15.3: mg_nccl_create, then the three collectives one after another, then mg_nccl_destroy. */
