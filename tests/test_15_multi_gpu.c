@@ -1062,6 +1062,11 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                   "before returning",
                   what);
     ck_assert_msg(r.destroy_err == 0, "%s: %s", what, nccl_hint("mg_nccl_destroy", r.destroy_err));
+    ck_assert_msg(r.comms_left <= 0,
+                  "%s: after mg_nccl_destroy, %d NCCL communicator(s) made by mg_nccl_create still exist\n  likely mistake: "
+                  "ncclCommDestroy(g->comm[r]) for every rank: a communicator holds its rank's device memory, streams and helper "
+                  "threads until it is destroyed",
+                  what, r.comms_left);
     ck_assert_msg(r.streams_left <= 0, "%s: after mg_nccl_destroy, %d stream(s) made by mg_nccl_create still exist\n  likely mistake: "
                                        "cudaStreamDestroy(g->stream[r]) for every rank, with its device current", what, r.streams_left);
     ck_assert_msg(!r.left_after_destroy, "%s: mg_nccl_destroy left g as it was\n  likely mistake: zero it at the end (memset(g, 0, sizeof *g))", what);

@@ -451,6 +451,11 @@ static ncclResult_t end_comm(ncclComm_t comm, const char *fn) {
     return ncclSuccess;
 }
 ncclResult_t ncclCommDestroy(ncclComm_t comm) { return end_comm(comm, "ncclCommDestroy"); }
+int simcuda_nccl_live_comms(void) {
+    int k = 0;
+    for (ncclComm *c : g_comms) k += c->live;
+    return k;
+}
 ncclResult_t ncclCommAbort(ncclComm_t comm) { return end_comm(comm, "ncclCommAbort"); }
 ncclResult_t ncclCommFinalize(ncclComm_t comm) {
     if (!comm || !g_comms.count(comm) || !comm->live) return invalid(nullptr, ncclInvalidArgument, "ncclCommFinalize: not a live communicator");

@@ -95,6 +95,7 @@ typedef struct {
     int setup_err;
     int streams_left, events_left; /* created by create and alive after destroy (the simulator; -1 on a GPU) */
     int gather_into_send;      /* the simulator refused mg_allgather's receive buffer, and it was a rank's d_send[r] */
+    int comms_left;            /* communicators made by create and alive after destroy (the simulator; -1 on a GPU) */
 } NcclReport;
 
 /* The judge's entry points into the runner (tests/calls/15-multi-gpu.c).
