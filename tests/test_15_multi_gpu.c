@@ -544,6 +544,21 @@ static void check_plan(const PlanCase *pc, int max_devices, uint64_t seed) {
                      "every device's stream (cudaStreamSynchronize(stream[d]) for each d, with device d current), not only the last one's",
                      what, run, buf);
     }
+    /* Each device's grid covers its own rows (trial 13, b098: sized from all m rows, the extra
+       blocks find no row and return; right values, full points). The simulator records every
+       launch's grid; a GPU's count is 0 here (not observed). mg_matmul_kernel's tile is 16. */
+    if (mat && r.matmul_blocks > 0) {
+        unsigned long long need = 0, all_rows = 0;
+        for (int d = 0; d < r.ndev; d++)
+            if (r.count[d]) need += ((unsigned long long)pc->cols + 15) / 16 * ((r.count[d] + 15) / 16), all_rows += ((unsigned long long)pc->cols + 15) / 16 * ((m + 15) / 16);
+        ck_assert_msg(r.matmul_blocks <= need,
+                      "%s: the devices launched %llu blocks of mg_matmul_kernel in all; their rows need %llu (device d: ceil(cols / 16) x "
+                      "ceil(count[d] / 16) blocks of 16 x 16 threads)%s\n"
+                      "  likely mistake: a device's grid is sized for more rows than its share: grid.y = (rows + MG_TILE - 1) / MG_TILE with "
+                      "rows = p->count[d], this device's rows, not p->n (all m rows of the product) -- the extra blocks have no row to "
+                      "compute, and only return",
+                      what, r.matmul_blocks, need, r.matmul_blocks == all_rows ? ", exactly what every device's grid sized for all m rows gives" : "");
+    }
     for (int d = 0; d < r.ndev; d++) {
         if (!r.count[d]) continue;
         ck_assert_msg(r.buf_device[d] == d,

@@ -89,6 +89,14 @@ static void leaks_since(int s0, int e0, int *streams_left, int *events_left) {
     *events_left = ON_SIM ? e1 - e0 : -1;
 }
 
+/* The blocks of `kernel`'s launches the runner has seen in the current call (0 on a GPU: not observed). */
+static unsigned long long kernel_blocks(const RunnerCall *c, const char *kernel) {
+    unsigned long long k = 0;
+    for (uint32_t i = 0; i < c->rep->nlaunches && i < RPC_MAX_LAUNCHES; i++)
+        if (strstr(c->rep->launches[i].kernel, kernel)) k += c->rep->launches[i].blocks;
+    return k;
+}
+
 static int all_zero(const void *p, size_t bytes) {
     const unsigned char *b = p;
     for (size_t i = 0; i < bytes; i++)
@@ -211,7 +219,9 @@ static int64_t call_plan_roundtrip(const RunnerCall *c) {
         RunnerStreamOps ops0, ops1;
         int seen = runner_stream_ops(&ops0);
 #endif
+        unsigned long long mm0 = kernel_blocks(c, "mg_matmul_kernel");
         rep->run_err = mat ? mg_matmul_run(&p, ha, hb, hc) : mg_vector_add_run(&p, ha, hb, hc);
+        rep->matmul_blocks = kernel_blocks(c, "mg_matmul_kernel") - mm0;
 #if ON_SIM
         timeline_take(rep, overlap);
 #else

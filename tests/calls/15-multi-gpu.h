@@ -46,6 +46,10 @@ typedef struct {
        copied back). -1: not read (not a product, no work, the read failed) */
     long long b_held[MG_MAX_DEVICES];  /* how many of B's inner * cols floats d_b[d] holds, as h_b has them */
     int b_rows_split[MG_MAX_DEVICES];  /* 1: d_b[d] starts with B's rows first[d] .. first[d] + count[d] - 1 (B split like A) */
+    /* The blocks of mg_matmul_kernel the run launched, summed over the devices (the simulator
+       records each launch's grid; 0 on a GPU, or none launched) (trial 13, b098: each device's grid
+       sized for all m rows, not its own, idle blocks and right values) */
+    unsigned long long matmul_blocks;
 } PlanReport;
 
 /** 15.2: peer_copy_gpu, then peer_add_gpu, with x on dev_a and y, out, copy on dev_b. */
