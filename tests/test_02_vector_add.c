@@ -71,10 +71,38 @@ static void problem_free(Problem *p) {
     FREE_ALL(p->h_a, p->h_b, p->h_want, p->h_got);
 }
 
+/* 02.1's index with blockIdx.x * blockIdx.x where blockDim.x belongs (trial 13, a004): block b
+   writes elements b * b .. b * b + block - 1, so the first blocks overlap and later ones leave gaps
+   that grow; the grader said only "too few threads". Recognised when every wrong element is one
+   nobody wrote and the elements written are exactly the union of those ranges over the
+   ceil(n / block) blocks; 1 then. */
+static int written_where_block_b_starts_at_b_squared(const Problem *p, unsigned block) {
+    size_t n = p->n, blocks = (n + block - 1) / block, any_bad = 0;
+    for (size_t i = 0; i < n && !any_bad; i++) any_bad = p->h_got[i] != p->h_want[i];
+    if (!any_bad || n <= block) return 0;
+    unsigned char *written = calloc(n, 1);
+    for (size_t b = 0; b < blocks && b * b < n; b++)
+        for (size_t i = b * b; i < b * b + block && i < n; i++) written[i] = 1;
+    int fits = 1;
+    for (size_t i = 0; i < n && fits; i++) {
+        uint32_t bits;
+        memcpy(&bits, &p->h_got[i], 4);
+        fits = written[i] ? p->h_got[i] == p->h_want[i] : bits == GRADE_DEVICE_GARBAGE_BITS;
+    }
+    free(written);
+    return fits;
+}
+
 /* Copies the device result back and compares it, then checks that nothing was written past n. */
 static void expect_device_result(Problem *p, const char *what, unsigned block, int schedule) {
     cudaError_t e = cudaMemcpy(p->h_got, p->d_c, (p->n + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
     GRADE_EXPECT_CUDA_OK(e, "copying the result back (an error here comes from the kernel)");
+    ck_assert_msg(!written_where_block_b_starts_at_b_squared(p, block),
+                  "%s (n = %zu, block %u, GRADE_SEED=%llu): the elements written are exactly b * b .. b * b + %u for each block b, "
+                  "every other element never written: block b started at element b * b, not b * %u\n"
+                  "  likely mistake: the index multiplies blockIdx.x by itself, blockIdx.x * blockIdx.x where blockDim.x belongs: "
+                  "i = blockIdx.x * blockDim.x + threadIdx.x",
+                  what, p->n, block, (unsigned long long)grade_seed(), block - 1, block);
     GradeCompare cmp = {.what = what, .n = p->n, .block = block, .atol = 0, .rtol = 0, .schedule = schedule};
     GRADE_EXPECT_FLOATS(p->h_got, p->h_want, &cmp);
     for (size_t i = p->n; i < p->n + CANARY; i++) {
@@ -337,6 +365,39 @@ START_TEST(test_vector_add_host_returns_a_failed_cudamalloc) {
                                    : lost_malloc_error_hint(""));
 }
 END_TEST
+
+/* A launch error dropped (trial 13, a010: vector_add_gpu's result not kept in err): every launch
+   that works passes, but a refused one comes back as success, with an output the kernel never
+   wrote. The simulator refuses the next launch; vector_add_host must return its error. A
+   vector_add_gpu that drops it itself is 02.1's test's to report. */
+START_TEST(test_vector_add_host_returns_a_refused_launch) {
+    static float a[OOM_N], b[OOM_N], got[OOM_N];
+    grade_fill_floats(a, OOM_N, grade_seed() + 105, -100.0f, 100.0f);
+    grade_fill_floats(b, OOM_N, grade_seed() + 106, -100.0f, 100.0f);
+    grade_poison_floats(got, OOM_N);
+    Problem p;
+    problem_make(&p, OOM_N, 9);
+    if (!grade_refuse_launches(1)) {
+        problem_free(&p);
+        return;
+    }
+    cudaError_t own = vector_add_gpu(p.d_a, p.d_b, p.d_c, OOM_N, 256);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    problem_free(&p);
+    if (own != cudaErrorLaunchOutOfResources) return; /* 02.1 drops it: its test says so */
+    grade_refuse_launches(1);
+    cudaError_t e = vector_add_host(a, b, got, OOM_N);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "vector_add_host (n = %d) while the grader had the simulator refuse the kernel's launch "
+                  "(cudaErrorLaunchOutOfResources, as a GPU does for a block too large) returned %d (%s), not that error: the "
+                  "caller is told the sums are in h_c, which the kernel never wrote\n  likely mistake: the launch's error was "
+                  "dropped: keep vector_add_gpu's result, if (err == cudaSuccess) err = vector_add_gpu(...), and return it",
+                  OOM_N, (int)e, cudaGetErrorName(e));
+}
+END_TEST
 #endif
 
 /* ---- 02.3 and 02.4 ---- */
@@ -402,6 +463,22 @@ static void expect_float4_pattern(const Problem *p, const char *name, unsigned g
                   "elements 4 * (n / 4) .. n - 1, from 4 * (n / 4) + the thread's global index, stepping by the whole grid",
                   where, what);
     if (!quads) return;
+    /* The float4 loop started at 4 * first, a float index, where q counts float4s (trial 13, a020):
+       with a grid of a multiple of 4 threads, thread t does float4s 4t, 4t + stride, ..., so exactly
+       the float4s q with q % 4 == 0 are written, the other whole float4s never, the leftovers right.
+       (the grader said only "too few threads"; needs 4 whole float4s to be told apart from a right result) */
+    int every_fourth = !in_place && quads > 1;
+    for (size_t i = 0; i < n && every_fourth; i++) {
+        uint32_t bits;
+        memcpy(&bits, &got[i], 4);
+        every_fourth = i >= whole || (i / 4) % 4 == 0 ? got[i] == p->h_want[i] : bits == GRADE_DEVICE_GARBAGE_BITS;
+    }
+    ck_assert_msg(!every_fourth,
+                  "%s: only every 4th whole float4 was written (float4 q with q %% 4 == 0, elements 16k .. 16k + 3), every other "
+                  "whole float4 never written, the n %% 4 leftovers right\n  likely mistake: the float4 loop starts at 4 * the thread's "
+                  "index, a float index, where q counts float4s: start it at the thread's global index itself, "
+                  "q = blockIdx.x * blockDim.x + threadIdx.x (only the one-by-one tail starts at 4 * (n / 4) + that index)",
+                  where);
     int wrong[4] = {0, 0, 0, 0}, partly = 0, any = 0;
     for (int k = 0; k < 4; k++) {
         size_t bad = 0;
@@ -592,6 +669,7 @@ static Suite *build_suite(void) {
         {"02.2", test_vector_add_host_round_trip_matches_cpu, N_SIZES},
 #if ON_SIM
         {"02.2", test_vector_add_host_returns_a_failed_cudamalloc, 1},
+        {"02.2", test_vector_add_host_returns_a_refused_launch, 1},
 #endif
         {"02.3", test_grid_stride_covers_any_size_with_small_grids, N_SIZES},
 #if ON_SIM
