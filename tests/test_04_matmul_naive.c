@@ -124,6 +124,16 @@ static double alt_a_column_major(const Problem *p, int r, int c, int unused) { /
     for (int k = 0; k < p->K; k++) s += (double)p->h_A[(size_t)k * p->M + r] * p->h_B[(size_t)k * p->N + c];
     return s;
 }
+/* A read with rows of length L (trial 13, a022: A[row * N + k]); NaN (no match) past A's end */
+static double alt_a_row_length(const Problem *p, int r, int c, int L) {
+    double s = 0;
+    for (int k = 0; k < p->K; k++) {
+        size_t at = (size_t)r * L + k;
+        if (at >= (size_t)p->M * p->K) return NAN;
+        s += (double)p->h_A[at] * p->h_B[(size_t)k * p->N + c];
+    }
+    return s;
+}
 static double alt_want(const Problem *p, int r, int c, int unused) {
     (void)unused;
     return p->h_want[(size_t)r * p->N + c];
@@ -198,6 +208,9 @@ static const char *const kLaunchMistakes[] = {
     /* the grid's sizes swapped but each still divided by its own block dimension: grid((M + bx - 1) / bx, (N + by - 1) / by) */
     "the grid's x and y are swapped: grid.x must cover the N columns, (N + block_x - 1) / block_x blocks, and grid.y the M "
     "rows, (M + block_y - 1) / block_y blocks",
+    /* trial 13, a024: dim3 block(block_y, block_x) under the right grid; the grader said "guard" */
+    "the block's x and y are swapped: dim3 block(block_y, block_x) gives blockDim.x = block_y, while the grid was sized for "
+    "blocks of block_x columns by block_y rows: make it dim3 block(block_x, block_y)",
 };
 #define N_LAUNCH_MISTAKES (int)(sizeof kLaunchMistakes / sizeof kLaunchMistakes[0])
 
@@ -212,6 +225,7 @@ static void launch_mistake_corner(int m, int M, int N, int bx, int by, int *rows
     case 4: *rows = M / by * by, *cols = N / bx * bx; break;                                           /* rounded down */
     case 6: *rows = imin(M, blocks_for(N, by) * by), *cols = imin(N, blocks_for(M, bx) * bx); break;  /* grid(M / bx, N / by) */
     case 5: *rows = imin(M, gy), *cols = N; break;                                                     /* dim3 block(bx * by) or (bx) */
+    case 7: *rows = imin(M, gy * bx), *cols = imin(N, gx * by); break;                                /* dim3 block(by, bx) */
     default: *rows = *cols = -1;
     }
 }
@@ -324,10 +338,12 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
         int gx = blocks_for(N, bx), gy = blocks_for(M, by);
         /* A grid that covers C, seen launched, and a band one short or bounded by the other dimension:
            the guard (trial 9: col < N - 1, col < M). */
-        int r0, c0, r1, c1; /* the kernel's index mistakes, under a grid that covers C, leave these corners too */
+        int r0, c0, r1, c1, r7, c7; /* the kernel's index mistakes, and a block of swapped shape (the same number of
+                                       threads), under a grid that covers C, leave these corners too */
         launch_mistake_corner(0, M, N, bx, by, &r0, &c0);
         launch_mistake_corner(1, M, N, bx, by, &r1, &c1);
-        int index_corner = (R == r0 && C == c0) || (R == r1 && C == c1);
+        launch_mistake_corner(7, M, N, bx, by, &r7, &c7);
+        int index_corner = (R == r0 && C == c0) || (R == r1 && C == c1) || (bx != by && R == r7 && C == c7);
         if (covered == 1 && !index_corner && (C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N))) {
             guard_band(M, N, R, C, msg, sizeof msg);
             return msg;
@@ -425,6 +441,19 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
                  "the rows of B)",
                  first, cand_name[i], K);
         return msg;
+    }
+    /* A read with rows of the wrong length: (row, k) of A is A[row * K + k] */
+    if (!cublas && M > 1 && K > 1) {
+        const int lengths[2] = {N, M};
+        const char *names[2] = {"N", "M"};
+        for (int l = 0; l < 2; l++)
+            if (lengths[l] != K && all_match(p, alt_a_row_length, lengths[l], 0)) {
+                snprintf(msg, sizeof msg,
+                         "A is read with rows of the wrong length, A[row * %s + k]: A is M x K, so row-major element (row, k) is "
+                         "A[row * K + k] (K = %d, the columns of A), not row * %s = %d",
+                         names[l], K, names[l], lengths[l]);
+                return msg;
+            }
     }
     if (all_match(p, alt_b_column_major, 0, 0))
         return "B is read as if it were column-major, B[col * K + k]: row-major element (k, col) of the K x N matrix B is "
@@ -538,6 +567,28 @@ START_TEST(test_naive_matmul_stores_zeros_when_k_is_zero) {
         expect_product(&p, "matmul_naive_gpu with K = 0", 16, 16, kBlocks, 0, 0, 0);
         problem_free(&p);
     }
+}
+END_TEST
+
+/* A launch error dropped (trial 13, a025: return cudaSuccess after the launch): every launch that
+   works passes. The simulator refuses the next launch; matmul_naive_gpu must return its error. */
+START_TEST(test_naive_matmul_returns_a_refused_launch) {
+    Problem p;
+    problem_make(&p, (Shape){17, 31, 23}, 77);
+    if (!grade_refuse_launches(1)) {
+        problem_free(&p);
+        return;
+    }
+    cudaError_t e = matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, 16, 16);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    problem_free(&p);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "matmul_naive_gpu (M = 17, K = 31, N = 23, block 16 x 16) while the grader had the simulator refuse the kernel's "
+                  "launch (cudaErrorLaunchOutOfResources, as a GPU does for a block too large) returned %d (%s), not that error: "
+                  "the caller is told C is computed, which the kernel never wrote\n  likely mistake: the launch's error was dropped: "
+                  "a launch returns nothing itself, so return cudaGetLastError() after it (not cudaSuccess)",
+                  (int)e, cudaGetErrorName(e));
 }
 END_TEST
 
@@ -728,6 +779,7 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"04.1", test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule, N_SHAPES},
         {"04.1", test_naive_matmul_launches_nothing_for_an_empty_matrix, 1},
+        {"04.1", test_naive_matmul_returns_a_refused_launch, 1},
         {"04.1", test_naive_matmul_stores_zeros_when_k_is_zero, 1},
 #if ON_SIM
         {"04.1", test_naive_matmul_is_coalesced, 1, .profiled = 1},
