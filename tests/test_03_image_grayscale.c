@@ -450,6 +450,42 @@ START_TEST(test_grayscale_matches_cpu_on_an_hd_frame) {
 }
 END_TEST
 
+/* Neighbouring threads on neighbouring pixels (trial 13, c004: x taken from the y dimension and y
+   from x, the grid swapped to match): every pixel comes out right, but a warp's 32 threads walk down
+   a column, each store and load in a sector of its own. The README teaches x from the x dimension
+   for that reason. The simulator's profiler counts sectors per request on one small image (64 x 16
+   RGB, blocks 32 x 8): along a row a warp stores 32 bytes (1 or 2 sectors) and loads 96 (3 to 4 per
+   channel load); down a column each takes 32. Simulator only: a GPU would need a start of Nsight
+   Compute for this lesson. */
+#if ON_SIM
+#define GRAY_MAX_SECTORS 8.0
+START_TEST(test_grayscale_is_coalesced) {
+    enum { W = 64, H = 16 };
+    grade_profile_begin();
+    Image im;
+    image_make(&im, W, H, 3, 6, 0);
+    grade_use_schedule(0);
+    grade_poison_device(im.d_out, im.n + CANARY);
+    GRADE_EXPECT_CUDA_OK(grayscale_gpu(im.d_in, im.d_out, W, H, 3, 32, 8), "grayscale_gpu");
+    int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
+    image_free(&im);
+    grade_profile_end();
+    GradeProfile g;
+    if (!right || !grade_profile_global("grayscale_kernel", GRAY_MAX_SECTORS, &g)) return;
+    double ld = grade_per_request(g.global_load_sectors, g.global_load_requests),
+           st = grade_per_request(g.global_store_sectors, g.global_store_requests);
+    if (ld <= GRAY_MAX_SECTORS && st <= GRAY_MAX_SECTORS) return;
+    ck_abort_msg("grayscale_gpu, RGB image %d wide and %d tall (blocks 32 x 8, GRADE_SEED=%llu): the image is right, but "
+                 "grayscale_kernel's global accesses are not coalesced: loads take %.1f sectors of 32 bytes per request, stores %.1f "
+                 "(the simulator's profiler counts them), where a warp along a row takes at most %.1f\n  likely mistake: x and y "
+                 "swapped: neighbouring threads (consecutive threadIdx.x) must take neighbouring pixels of a row, x = blockIdx.x * "
+                 "blockDim.x + threadIdx.x and y = blockIdx.y * blockDim.y + threadIdx.y, with the grid's x covering the width; taken "
+                 "the other way round, a warp walks down a column and every access is a sector of its own",
+                 W, H, (unsigned long long)grade_seed(), ld, st, GRAY_MAX_SECTORS);
+}
+END_TEST
+#endif
+
 START_TEST(test_grayscale_gpu_accepts_an_empty_image) {
     /* width or height 0 is legal and must not launch an empty grid (a launch error). */
     GRADE_EXPECT_CUDA_OK(grayscale_gpu(NULL, NULL, 0, 5, 3, 16, 16), "grayscale_gpu with width 0");
@@ -539,6 +575,28 @@ END_TEST
 START_TEST(test_rotate90_matches_cpu_on_an_hd_frame) {
     static const Block2 b = {16, 16};
     check_rotate(HD_W, HD_H, &b, 1, 1);
+}
+END_TEST
+
+/* A launch error dropped (trial 13, c009: return cudaSuccess after the launch): every launch that
+   works passes. The simulator refuses the next launch; rotate90_gpu must return its error. */
+START_TEST(test_rotate90_gpu_returns_a_refused_launch) {
+    Image im;
+    image_make(&im, 45, 70, 1, 7, 1);
+    if (!grade_refuse_launches(1)) {
+        image_free(&im);
+        return;
+    }
+    cudaError_t e = rotate90_gpu(im.d_in, im.d_out, 45, 70, 16, 16);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    image_free(&im);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "rotate90_gpu (input 45 wide and 70 tall, block 16 x 16) while the grader had the simulator refuse the kernel's "
+                  "launch (cudaErrorLaunchOutOfResources, as a GPU does for a block too large) returned %d (%s), not that error: "
+                  "the caller is told the image is rotated, which the kernel never wrote\n  likely mistake: the launch's error was "
+                  "dropped: a launch returns nothing itself, so return cudaGetLastError() after it (not cudaSuccess)",
+                  (int)e, cudaGetErrorName(e));
 }
 END_TEST
 
@@ -732,6 +790,18 @@ START_TEST(test_wide_grayscale_stores_each_pixel_once) {
     if (!wide_store_requests(W, H, BLOCK, 4, &g)) return;
     size_t n = (size_t)W * H, chunks = n / 16, tail = n % 16, threads = (n + 15) / 16;
     unsigned long long warps = (threads + 31) / 32, most = 16 * warps + tail;
+    /* Each gray stored on its own (trial 13, c014: 16 one-byte stores where one uint4 store belongs):
+       every pixel once, the right image, but 16 requests per warp where the uint4 store takes at most
+       4 (the simulator's compiler splits it into 4-byte stores at most). */
+    unsigned long long packed = 4 * warps + tail;
+    if (g.global_store_requests > packed && g.global_store_requests <= most)
+        ck_abort_msg("grayscale_wide_gpu, RGB image %d wide and %d tall (n = %zu pixels, block %d, GRADE_SEED=%llu): the image was right, "
+                     "but grayscale_wide_kernel made %llu global store requests (the simulator's profiler counts them), where one "
+                     "16-byte store per thread of the %zu full chunks takes at most 4 per warp (%llu warps) and the %zu leftovers one "
+                     "each: at most %llu; 16 per warp is a store per gray\n  likely mistake: the 16 grays of a chunk are stored one "
+                     "byte at a time: pack them into four 32-bit words and store them with one 16-byte store, "
+                     "reinterpret_cast<uint4 *>(gray)[t] = make_uint4(out[0], out[1], out[2], out[3])",
+                     W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, chunks, warps, tail, packed);
     if (g.global_store_requests <= most) return;
     char why[700];
     wide_stores_why(g.global_store_requests, chunks, tail, warps, most, why, sizeof why);
@@ -789,9 +859,13 @@ static Suite *build_suite(void) {
         {"03.1", test_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size_and_block_shape, N_SIZES},
         {"03.1", test_grayscale_matches_cpu_on_an_hd_frame, 1},
         {"03.1", test_grayscale_gpu_accepts_an_empty_image, 1},
+#if ON_SIM
+        {"03.1", test_grayscale_is_coalesced, 1, .profiled = 1},
+#endif
         {"03.2", test_rotate90_matches_cpu_at_every_size_and_block_shape, N_SIZES},
         {"03.2", test_rotate90_matches_cpu_on_an_hd_frame, 1},
         {"03.2", test_rotate90_gpu_accepts_an_empty_image, 1},
+        {"03.2", test_rotate90_gpu_returns_a_refused_launch, 1},
         {"03.3", test_wide_grayscale_matches_cpu_for_rgb_and_rgba_at_every_size, N_SIZES},
         {"03.3", test_wide_grayscale_matches_cpu_on_an_hd_frame, 1},
         {"03.3", test_wide_grayscale_leftovers_done_by_the_grids_last_thread, 1},
