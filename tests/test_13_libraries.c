@@ -380,6 +380,37 @@ START_TEST(test_batched_products_match_cpu_in_fp32_and_tf32) {
 }
 END_TEST
 
+/* The status of cublasSetMathMode dropped (trial 13, c024): every call whose mode is set passes,
+   but where the mode cannot be set the product runs in whatever mode the handle was left in (TF32
+   where fp32 was asked), and the caller is told it worked. The simulator refuses the next
+   cublasSetMathMode; batched_matmul_gpu must return its status. */
+START_TEST(test_batched_matmul_returns_a_refused_math_mode) {
+    enum { M = 2, K = 3, N = 4, BATCH = 5 };
+    int status = 0;
+    uint64_t handle = l13_cublas_create(&status);
+    ck_assert_msg(status == 0, "grader: cublasCreate failed with status %d", status);
+    float *d_A, *d_B, *d_C;
+    ck_assert(cudaMalloc((void **)&d_A, sizeof(float) * M * K * BATCH) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_B, sizeof(float) * K * N * BATCH) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_C, sizeof(float) * M * N * BATCH) == cudaSuccess);
+    ck_assert(cudaMemset(d_A, 0, sizeof(float) * M * K * BATCH) == cudaSuccess);
+    ck_assert(cudaMemset(d_B, 0, sizeof(float) * K * N * BATCH) == cudaSuccess);
+    int refused = l13_cublas_refuse_math_mode(1);
+    cublasStatus_t st = refused ? batched_matmul_gpu((cublasHandle_t)(uintptr_t)handle, d_A, d_B, d_C, M, K, N, BATCH, 0)
+                                : CUBLAS_STATUS_NOT_SUPPORTED;
+    l13_cublas_refuse_math_mode(0);
+    cudaFree(d_A), cudaFree(d_B), cudaFree(d_C);
+    l13_cublas_destroy(handle);
+    ck_assert_msg(st == CUBLAS_STATUS_NOT_SUPPORTED,
+                  "batched_matmul_gpu (M = %d, K = %d, N = %d, batch = %d, tf32 = 0) while the grader had the simulator's "
+                  "cublasSetMathMode fail (CUBLAS_STATUS_NOT_SUPPORTED, the handle left in its old mode) returned status %d, not that "
+                  "one: the product then runs in whatever mode the handle was in, and the caller is told it worked\n  likely mistake: "
+                  "the status of cublasSetMathMode was dropped: keep it and return it when it is not CUBLAS_STATUS_SUCCESS, before "
+                  "the product",
+                  M, K, N, BATCH, (int)st);
+}
+END_TEST
+
 /* ============================================================================================== */
 /* 13.3: Thrust and CUB                                                                            */
 
@@ -833,6 +864,40 @@ START_TEST(test_host_api_estimate_is_close_continues_and_reproduces) {
 }
 END_TEST
 
+/* One atomic per warp (trial 13, c035: atomicAdd(hits, 1) by every thread whose point is inside):
+   the count is right, but some 25 times as many atomics on one address, each waiting for the one
+   before. The simulator's profiler counts count_inside_kernel's atomics on a small n (5 blocks of
+   256): at most one per warp launched. Simulator only: a GPU would need a start of Nsight Compute. */
+#if ON_SIM
+START_TEST(test_host_api_adds_one_atomic_per_warp) {
+    const size_t n = 4 * 256 + 37;
+    grade_profile_begin();
+    unsigned long long *d_hits;
+    ck_assert(cudaMalloc((void **)&d_hits, sizeof *d_hits) == cudaSuccess);
+    int st = 0;
+    uint64_t gen = l13_curand_create(CURAND_RNG_PSEUDO_DEFAULT, grade_seed() + 4242, &st);
+    ck_assert_msg(st == 0, "grader: creating a cuRAND generator failed with status %d", st);
+    (void)host_api_hits(gen, n, d_hits, "CURAND_RNG_PSEUDO_DEFAULT, profiled");
+    l13_curand_destroy(gen);
+    cudaFree(d_hits);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_get("count_inside_kernel", &g)) {
+        grade_note_unchecked("one atomic per warp in count_inside_kernel");
+        return;
+    }
+    unsigned long long warps = (n + 255) / 256 * 256 / 32;
+    ck_assert_msg(g.atomics <= warps,
+                  "pi_curand_host_gpu (n = %zu, " SEED_TEXT "): count_inside_kernel made %llu atomic operations on *hits (the simulator's "
+                  "profiler counts them), where one per warp is at most %llu for the %llu warps launched\n  likely mistake: one atomicAdd "
+                  "per thread inside the circle: every thread's atomic on the one address waits for the one before. Add one count per "
+                  "warp: unsigned ballot = __ballot_sync(0xffffffffu, inside); lane 0 adds __popc(ballot), "
+                  "if ((threadIdx.x & 31) == 0 && ballot) atomicAdd(hits, (unsigned long long)__popc(ballot))",
+                  n, SEED, g.atomics, warps, warps);
+}
+END_TEST
+#endif
+
 static void device_api_hits(unsigned long long seed, unsigned blocks, unsigned threads, unsigned samples, unsigned *d_hits, unsigned *h) {
     size_t T = (size_t)blocks * threads;
     grade_poison_device(d_hits, T * 4);
@@ -923,9 +988,13 @@ static Suite *build_suite(void) {
         {"13.1", test_inverse_f64_is_an_inverse_at_every_size, N_INV_SIZES},
         {"13.1", test_inverse_reports_a_singular_matrix, 6},
         {"13.2", test_batched_products_match_cpu_in_fp32_and_tf32, N_BSHAPES},
+        {"13.2", test_batched_matmul_returns_a_refused_math_mode, 1},
         {"13.3", test_thrust_cdf_matches_cpu_at_every_size, N_SORT_SIZES},
         {"13.3", test_cub_sort_pairs_is_exact_and_stable, N_CUB_SIZES},
         {"13.4", test_host_api_estimate_is_close_continues_and_reproduces, 2},
+#if ON_SIM
+        {"13.4", test_host_api_adds_one_atomic_per_warp, 1, .profiled = 1},
+#endif
         {"13.4", test_device_api_estimate_is_close_independent_and_reproducible, 1},
     };
     return grade_suite("13-libraries", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));

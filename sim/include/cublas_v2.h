@@ -99,6 +99,10 @@ cublasStatus_t cublasCreate(cublasHandle_t *handle);
 cublasStatus_t cublasDestroy(cublasHandle_t handle);
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
+/** Simulator only (no CUDA counterpart): the next `count` cublasSetMathMode calls return
+    CUBLAS_STATUS_NOT_SUPPORTED and leave the mode as it was, for a grader to see that a caller
+    returns that status rather than drop it. 0 ends it. */
+void simcublas_refuse_math_mode(unsigned count);
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode);
 cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t *stream);
 cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);

@@ -200,10 +200,19 @@ cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t *stream) {
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* simcublas_refuse_math_mode: how many of the next cublasSetMathMode calls fail on purpose (a grader
+   trying the student's error path, as a GPU's cuBLAS refuses a mode it cannot give). */
+static unsigned g_math_modes_to_refuse;
+extern "C" void simcublas_refuse_math_mode(unsigned count) { g_math_modes_to_refuse = count; }
+
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
     if (!valid(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
     unsigned base = (unsigned)mode & ~(unsigned)CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
     if (base > CUBLAS_TF32_TENSOR_OP_MATH) return CUBLAS_STATUS_INVALID_VALUE;
+    if (g_math_modes_to_refuse) { /* the mode is left as it was */
+        g_math_modes_to_refuse--;
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
     handle->math = mode;
     return CUBLAS_STATUS_SUCCESS;
 }

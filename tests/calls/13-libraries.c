@@ -18,6 +18,7 @@
       NUM(unsigned, samples), DEV(unsigned *, d_hits))
 
 #ifdef GRADE_RUNNER_SIDE
+#include "backend.h" /* ON_SIM */
 #include "runner.h"
 #include "cublas_builtins.h"
 
@@ -46,10 +47,21 @@ static int64_t b_curand_uniforms(const RunnerCall *c) {
     return st;
 }
 
+/* the next A(0) cublasSetMathMode calls fail (simulator only); 1 when they will, 0 on a GPU */
+static int64_t b_cublas_refuse_math_mode(const RunnerCall *c) {
+#if ON_SIM
+    simcublas_refuse_math_mode((unsigned)rc_u64(c, 0));
+    return 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 #define RUNNER_EXTRA                                                                                                   \
     {"cusolver.Create", b_cusolver_create}, {"cusolver.Destroy", b_cusolver_destroy}, CUBLAS_BUILTINS,                         \
         {"cublas.GetMathMode", b_cublas_get_math_mode}, {"curand.Create", b_curand_create}, {"curand.Destroy", b_curand_destroy}, \
-        {"curand.Uniforms", b_curand_uniforms},
+        {"curand.Uniforms", b_curand_uniforms}, {"cublas.RefuseMathMode", b_cublas_refuse_math_mode},
 
 #else
 #include "13-libraries.h"
@@ -78,6 +90,7 @@ uint64_t l13_cublas_create(int *status) { return builtin_create("cublas.Create",
 void l13_cublas_destroy(uint64_t handle) { builtin_call("cublas.Destroy", handle, 1, 0); }
 int l13_cublas_set_math_mode(uint64_t handle, int mode) { return builtin_call("cublas.SetMathMode", handle, 2, (uint64_t)mode); }
 int l13_cublas_get_math_mode(uint64_t handle) { return builtin_call("cublas.GetMathMode", handle, 1, 0); }
+int l13_cublas_refuse_math_mode(unsigned count) { return builtin_call("cublas.RefuseMathMode", count, 1, 0); }
 uint64_t l13_curand_create(int type, unsigned long long seed, int *status) { return builtin_create("curand.Create", 2, (uint64_t)type, seed, status); }
 void l13_curand_destroy(uint64_t generator) { builtin_call("curand.Destroy", generator, 1, 0); }
 int l13_curand_uniforms(uint64_t generator, void *d_u, size_t count) {

@@ -16,6 +16,9 @@ void l13_cublas_destroy(uint64_t handle);
 int l13_cublas_set_math_mode(uint64_t handle, int mode);
 /** The handle's math mode, or -1 when cublasGetMathMode failed. */
 int l13_cublas_get_math_mode(uint64_t handle);
+/** Simulator: the next `count` cublasSetMathMode calls fail with CUBLAS_STATUS_NOT_SUPPORTED (0 ends
+    it). Returns 1 on the simulator, 0 on a GPU (nothing is refused there: skip the check). */
+int l13_cublas_refuse_math_mode(unsigned count);
 /** A new cuRAND generator of `type`, seeded with `seed` (status: the first failing call's). */
 uint64_t l13_curand_create(int type, unsigned long long seed, int *status);
 void l13_curand_destroy(uint64_t generator);
