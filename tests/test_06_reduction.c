@@ -873,6 +873,19 @@ START_TEST(test_sequential_tree_has_no_bank_conflicts) {
                       "whole warps drop out as the tree narrows. `make profile LESSON=06` shows the line",
                       per_block);
     }
+    /* Each block loads its own run of consecutive elements (trial 13, a044: i = tid * gridDim.x +
+       blockIdx.x covers every element once, with the right sums, but a warp's 32 loads land gridDim.x
+       floats apart, one sector each). The same profiled call counts it: nothing more to run. */
+    if (p.global_load_requests) {
+        double ld = grade_per_request(p.global_load_sectors, p.global_load_requests);
+        ck_assert_msg(ld <= 5.0,
+                      "the values are right, but `reduce_sequential_kernel`'s global loads are not coalesced: %.1f sectors of 32 bytes "
+                      "per request (n = 4101, block 256), where a warp reading 32 consecutive floats takes 4\n  likely mistake: the "
+                      "element a thread loads must be i = blockIdx.x * blockDim.x + threadIdx.x, so that the 32 lanes of a warp read 32 "
+                      "neighbouring floats; an index like threadIdx.x * gridDim.x + blockIdx.x sums the same elements but has a warp's "
+                      "lanes read floats gridDim.x apart, one memory transaction each",
+                      ld);
+    }
 }
 END_TEST
 
