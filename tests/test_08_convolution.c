@@ -880,6 +880,18 @@ START_TEST(test_conv2d_tiled_loads_and_stores_are_coalesced) {
     GradeProfile p;
     if (!grade_profile_global("conv2d_tiled_kernel", MAX_LOAD_SECTORS, &p)) return; /* not measured here: unchecked */
     double ld = grade_per_request(p.global_load_sectors, p.global_load_requests), st = grade_per_request(p.global_store_sectors, p.global_store_requests);
+    /* Only the loads scattered, the stores coalesced: threadIdx.x does run along the row (the output's
+       x), so the load loop maps its slot number the wrong way round (trial 13, a097: sy = s % side,
+       sx = s / side was told "threadIdx.x and threadIdx.y swapped", which the code did not do). */
+    ck_assert_msg(ld <= MAX_LOAD_SECTORS || st > MAX_STORE_SECTORS,
+                  "the values are right, but conv2d_tiled_kernel's global loads are not coalesced: on a %d x %d image with tile %u and "
+                  "a %d x %d filter, its loads take %.1f sectors of 32 bytes per request (%llu requests; at most %.1f expected: the 32 "
+                  "neighbouring slots a warp loads are at most two runs of input rows), while its stores are coalesced (%.1f)\n"
+                  "  likely mistake: the load loop's slot number s must run along the tile's rows: sy = s / side, sx = s %% side "
+                  "(side = T + 2r), so that the 32 consecutive slots of a warp are neighbouring pixels of one input row. With the two "
+                  "swapped (sy = s %% side, sx = s / side) every slot is still loaded once, but a warp's 32 loads run down a column, "
+                  "`width` floats apart. `make profile LESSON=08` shows the line",
+                  PROFILED_W, PROFILED_H, PROFILED_TILE, PROFILED_FW, PROFILED_FW, ld, p.global_load_requests, MAX_LOAD_SECTORS, st);
     ck_assert_msg(ld <= MAX_LOAD_SECTORS && st <= MAX_STORE_SECTORS,
                   "the values are right, but conv2d_tiled_kernel's global accesses are not coalesced: on a %d x %d image with tile %u and "
                   "a %d x %d filter, its loads take %.1f sectors of 32 bytes per request (%llu requests; at most %.1f expected: the 32 "
