@@ -904,6 +904,24 @@ START_TEST(test_conv2d_tiled_loads_and_stores_are_coalesced) {
                   "a row of its own, `width` floats from its neighbour's. `make profile LESSON=08` shows the line",
                   PROFILED_W, PROFILED_H, PROFILED_TILE, PROFILED_FW, PROFILED_FW, ld, p.global_load_requests, MAX_LOAD_SECTORS, st,
                   p.global_store_requests, MAX_STORE_SECTORS);
+    /* The point of the tile: each input pixel under it is loaded from global memory once, not
+       (2r + 1)^2 times. A tile of side = T + 2r rows of side floats takes at most 6 sectors a row
+       (152 bytes, not aligned) per block; twice that leaves room for other loading schemes (a
+       centre and halo loads apart). A load loop that steps by T instead of T * T (trial 13, a098)
+       loads each slot up to T times, with right values and coalesced requests. */
+    {
+        unsigned long long side = PROFILED_TILE + 2 * (PROFILED_FW / 2), blocks = (PROFILED_W / PROFILED_TILE) * (PROFILED_H / PROFILED_TILE),
+                           most = 2 * blocks * side * 6; /* the reference loads 929 sectors here */
+        ck_assert_msg(p.global_load_sectors <= most,
+                      "the values are right and the requests coalesced, but conv2d_tiled_kernel loaded %llu sectors of 32 bytes from global "
+                      "memory on a %d x %d image with tile %u and a %d x %d filter, where the %llu blocks' %llu x %llu tiles take about %llu "
+                      "(at most %llu expected): slots of the tile were loaded more than once\n  likely mistake: the load loop must give each "
+                      "of the side * side slots to one thread: s starts at threadIdx.y * T + threadIdx.x and steps by T * T, the number of "
+                      "threads in the block (stepping by T, every slot is loaded by up to T threads, the same value each time). "
+                      "`make profile LESSON=08` shows the line",
+                      p.global_load_sectors, PROFILED_W, PROFILED_H, PROFILED_TILE, PROFILED_FW, PROFILED_FW, blocks, side, side,
+                      blocks * side * 6, most);
+    }
 }
 END_TEST
 
