@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "free_all.h"
 #include "grade.h"
 #include "judge.h"
@@ -846,6 +847,31 @@ END_TEST
 START_TEST(test_conv2d_matches_cpu_on_a_larger_image) { check(K_DIRECT, BIG_W, BIG_H, 15, 0, 1); }
 END_TEST
 
+#if ON_SIM
+/* 08.1's pixel from threadIdx.x along the row (trial 13, a088: x from threadIdx.y, y from threadIdx.x
+   and the grid swapped gives every pixel right, but a warp runs down a column: each lane stores in a
+   row of its own). One small call on the simulator's profiler (on a GPU it would cost a start of
+   Nsight Compute): 64 x 16 pixels, blocks of 16 x 16 (kBlocks[0]), so a warp is 16 neighbouring pixels
+   of each of two rows, two 64-byte runs, 4 sectors; a 3 x 3 filter. */
+START_TEST(test_conv2d_stores_are_coalesced) {
+    grade_profile_begin();
+    check_tile(K_DIRECT, 64, 16, 3, 0, 1, 0);
+    grade_profile_end();
+    GradeProfile p;
+    if (!grade_profile_global("conv2d_kernel", 4.5, &p)) return;
+    double st = grade_per_request(p.global_store_sectors, p.global_store_requests);
+    ck_assert_msg(st <= 4.5,
+                  "conv2d_gpu, image 64 wide and 16 tall, 3 x 3 filter (profiled): the values are right, but conv2d_kernel's stores "
+                  "are not coalesced: %.1f sectors of 32 bytes per request, where a warp writing neighbouring floats of one row takes "
+                  "4 at most\n  likely mistake: threadIdx.x must run along the row, the contiguous dimension: x = blockIdx.x * "
+                  "blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y, with the grid's x covering the width. With x "
+                  "from threadIdx.y and y from threadIdx.x the values are the same, but a warp's lanes write a column, `width` floats "
+                  "apart, one memory transaction each",
+                  st);
+}
+END_TEST
+#endif
+
 START_TEST(test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape) {
     check(K_CONST, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
 }
@@ -989,6 +1015,9 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"08.1", test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
         {"08.1", test_conv2d_matches_cpu_on_a_larger_image, 1},
+#if ON_SIM
+        {"08.1", test_conv2d_stores_are_coalesced, 1, .profiled = 1},
+#endif
         {"08.2", test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
         {"08.2", test_conv2d_const_matches_cpu_on_a_larger_image, 1},
         {"08.2", test_every_function_refuses_an_even_or_too_wide_filter, 1},
