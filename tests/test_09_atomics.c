@@ -728,6 +728,21 @@ static int max_never_stores_probe(unsigned block) {
     return r;
 }
 
+/* 1 when the maximum, run again on {4, -1, 2, 3} (in[0] the largest), gives 3: element 0 never went
+   in (trial 13, a118: a guard `i < n && i > 0` was told "negative values never went in", since the
+   maximum of the rest can also be what comparing bits as integers gives). A lost update leaves a
+   lane's value out, but on these four values in one warp the first lane's CAS goes in. */
+static int first_element_skipped_probe(unsigned block) {
+    static const float v[4] = {4.0f, -1.0f, 2.0f, 3.0f};
+    float *d_in = grade_device_alloc(sizeof v), *d_max = grade_device_alloc(sizeof(float)), got = 0;
+    grade_to_device(d_in, v, sizeof v);
+    int r = max_float_atomic_gpu(d_in, 4, d_max, block) == cudaSuccess && cudaMemcpy(&got, d_max, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess &&
+            same_float(got, 3.0f);
+    cudaFree(d_in);
+    cudaFree(d_max);
+    return r;
+}
+
 /* 1 when `text` names the identifier `id` (not as part of a longer name). */
 static int names_identifier(const char *text, const char *id) {
     size_t k = strlen(id);
@@ -841,6 +856,10 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
         return "an update was lost: the CAS loop leaves when the CAS failed (old != assumed: another thread wrote first, and "
                "nothing of yours went in) and goes round again when it succeeded. Break when old == assumed (ours went in); "
                "otherwise retry against the bits atomicCAS returned while val is still greater";
+    if (n >= 1 && same_float(got, max_float_cpu(v + 1, n - 1)) && first_element_skipped_probe(block))
+        return "in[0] never went in: the result is the maximum of in[1] .. in[n - 1] (run again on {4, -1, 2, 3}, where in[0] = 4 "
+               "is the largest, it gave 3). The guard must let every i < n through, i = 0 too: `if (i < n)` alone (a test like "
+               "i > 0, or a loop starting at 1, leaves element 0 out)";
     if (same_float(got, int_order_max(v, n, 1)) || same_float(got, int_order_max(v, n, 0))) {
         /* atomicMax on the bits gives that; so does a CAS loop whose comparison is on the bits, or starts from 0 (never
            below a negative value): the source tells which (trial 9: two CAS loops were told "atomicMax on the bits") */
