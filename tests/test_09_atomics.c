@@ -623,6 +623,40 @@ static void check_hist_race_free(int ex, const unsigned *blocks, const unsigned 
     free(got);
 }
 
+
+/* The profiled call of 09.1 and 09.2's properties (simulator only: lesson 09 has no Nsight Compute
+   pass on a GPU, and one would cost a start of it): one small histogram, uniform random bytes, under
+   the simulator's profiler. 1 with the kernel's figures in *p when its counts were right and the
+   profiler counted; 0 otherwise (wrong counts are the other tests' to explain; nothing counted marks
+   the exercise unchecked). */
+#if ON_SIM
+static int profiled_hist(int ex, size_t n, unsigned block, unsigned grid, GradeProfile *p) {
+    unsigned char *h_in = grade_alloc(n);
+    unsigned want[HIST_BINS], *got = grade_alloc(HIST_BINS * sizeof(unsigned) + CANARY);
+    grade_profile_begin();
+    unsigned char *d_in = grade_device_alloc(n);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned) + CANARY);
+    make_input(h_in, n, IN_UNIFORM, grade_seed());
+    histogram_cpu(h_in, n, want);
+    grade_to_device(d_in, h_in, n);
+    char what[128];
+    snprintf(what, sizeof what, "%s, %zu bytes, block %u (profiled)", ex == 1 ? "histogram_global_gpu" : "histogram_shared_gpu", n, block);
+    run_hist(ex, d_in, n, d_hist, block, grid, 0, got, what);
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    grade_profile_end();
+    int right = same_hist(got, want);
+    free(h_in);
+    free(got);
+    if (!right) return 0;
+    if (!grade_profile_get(ex == 1 ? "histogram_global_kernel" : "histogram_shared_kernel", p) || !p->global_load_requests) {
+        grade_note_unchecked(ex == 1 ? "coalesced loads" : "16-byte loads and a parallel merge");
+        return 0;
+    }
+    return 1;
+}
+#endif
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 09.1                                                                                            */
 
@@ -641,6 +675,25 @@ END_TEST
 
 START_TEST(test_global_histogram_has_no_race_between_threads) { check_hist_race_free(1, kBlocks1, NULL, 2); }
 END_TEST
+
+#if ON_SIM
+/* Neighbouring threads on neighbouring bytes (trial 13, a109: i = threadIdx.x * gridDim.x +
+   blockIdx.x counts every byte once, with the right counts, but a warp's 32 byte loads land
+   gridDim.x bytes apart: 32 sectors where one serves the warp). 4096 bytes, blocks of 128: 32 blocks. */
+START_TEST(test_global_histogram_loads_are_coalesced) {
+    GradeProfile p;
+    if (!profiled_hist(1, 4096, 128, 0, &p)) return;
+    double ld = grade_per_request(p.global_load_sectors, p.global_load_requests);
+    ck_assert_msg(ld <= 2.0,
+                  "histogram_global_gpu, 4096 bytes, block 128 (profiled): the counts are right, but histogram_global_kernel's global "
+                  "loads are not coalesced: %.1f sectors of 32 bytes per request, where a warp reading 32 neighbouring bytes takes "
+                  "1\n  likely mistake: the byte a thread counts must be i = blockIdx.x * blockDim.x + threadIdx.x, so that the 32 "
+                  "lanes of a warp read 32 neighbouring bytes; an index like threadIdx.x * gridDim.x + blockIdx.x counts the same "
+                  "bytes but has a warp's lanes read bytes gridDim.x apart, one memory transaction each",
+                  ld);
+}
+END_TEST
+#endif
 
 /* ---------------------------------------------------------------------------------------------- */
 /* 09.2                                                                                            */
@@ -965,6 +1018,9 @@ static Suite *build_suite(void) {
         {"09.1", test_global_histogram_is_exact_at_every_size_and_input, N_SIZES},
         {"09.1", test_global_histogram_is_exact_on_a_large_input, 1},
         {"09.1", test_global_histogram_has_no_race_between_threads, 1},
+#if ON_SIM
+        {"09.1", test_global_histogram_loads_are_coalesced, 1, .profiled = 1},
+#endif
         {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
         {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
         {"09.2", test_shared_histogram_has_no_race_between_threads, 1},

@@ -18,6 +18,10 @@ $(B)/solution/09-atomics/bench $(B)/student/09-atomics/bench: $(B)/lessons/09-at
 # read-modify-write), so the grader runs small cases under the simulator's race check, which needs
 # the runner built with `simcc --profile` (counting stays off: about 2x slower, not 20x).
 PROFILED_RUNNER_09-atomics := 1
+# ... and counts on one small call each of 09.1 and 09.2 (coalesced loads; 16-byte loads and a parallel
+# merge), for which the runner carries the grader's canary kernel, which shows that the profiler counted.
+include common/profile_canary.mk
+$(call profile_canary_runners,09-atomics): $(PROFILE_CANARY)
 
 # The reference's benchmark also times the steps from 09.3's maximum to one as fast as a reduction
 # (solutions/09-atomics/steps/): bench.c finds them through a weak symbol, as lesson 07's does.
