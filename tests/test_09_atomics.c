@@ -721,6 +721,47 @@ START_TEST(test_shared_histogram_has_no_race_between_threads) {
 }
 END_TEST
 
+#if ON_SIM
+/* The point of 09.2, on 4 blocks of 256 threads and 16 * 1024 + 5 bytes: each thread one 16-byte
+   chunk (one uint4 load: a warp's 32 loads are 1 request), the 5 leftovers one request. Counting
+   into the global histogram byte by byte instead (trial 13, a114: s_hist zeroed and merged but
+   never counted into) reads the input a byte per load, 16 times the requests. A merge in thread 0
+   alone (a113: 256 atomics in a row per block, while 255 threads wait) runs one lane of its warp
+   for the whole merge: the active threads per warp instruction drop. */
+START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
+    enum { BLOCK = 256, GRID = 4 };
+    const size_t n = (size_t)16 * BLOCK * GRID + 5;
+    GradeProfile p;
+    if (!profiled_hist(2, n, BLOCK, GRID, &p)) return;
+    /* the reference: 129 requests (a warp's uint4 loads are counted as 4 requests of 16 sectors; the
+       leftovers 1), 17413 atomics (n, and 256 merges per block), 31.9 threads per instruction */
+    unsigned long long chunk_requests = 4 * ((n / 16 + 31) / 32) + 1;
+    if (p.global_load_requests > 2 * chunk_requests) {
+        if (p.atomics <= n)
+            ck_abort_msg("histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
+                         "global load requests, where 16-byte chunks take about %llu, and %llu atomics for %zu bytes: one per byte and "
+                         "none to merge a shared histogram\n  likely mistake: the bytes went straight into the global histogram "
+                         "(atomicAdd(&hist[...], 1) per byte), and s_hist was never counted into: that is 09.1 again. Count each "
+                         "byte into the block's s_hist (atomicAdd on shared memory, count_word for a chunk's 4 words), reading the "
+                         "input as uint4 chunks, then merge each non-zero bin of s_hist into hist with one atomicAdd",
+                         n, BLOCK, GRID, p.global_load_requests, chunk_requests, p.atomics, n);
+        ck_abort_msg("histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
+                     "global load requests, where 16-byte chunks take about %llu\n  likely mistake: the input is read a byte (or a "
+                     "word) at a time: read it as uint4 chunks (reinterpret_cast<const uint4 *>(in)), one 16-byte load per step of "
+                     "the grid-stride loop, and count the 4 words of each with count_word",
+                     n, BLOCK, GRID, p.global_load_requests, chunk_requests);
+    }
+    ck_assert_msg(p.threads_per_instruction >= 24.0,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel ran %.1f active "
+                  "threads per warp instruction (32: no lane idle; the reference runs 31.9): a large part of it ran on few lanes\n"
+                  "  likely mistake: the merge (or the zeroing) done in one thread -- if (threadIdx.x == 0) for (b = 0; b < 256; b++) "
+                  "atomicAdd(&hist[b], s_hist[b]) is 256 atomics in a row per block while the other threads wait. Share the bins "
+                  "among the threads: for (b = threadIdx.x; b < HIST_BINS; b += blockDim.x)",
+                  n, BLOCK, GRID, p.threads_per_instruction);
+}
+END_TEST
+#endif
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 09.3                                                                                            */
 
@@ -1024,6 +1065,9 @@ static Suite *build_suite(void) {
         {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
         {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
         {"09.2", test_shared_histogram_has_no_race_between_threads, 1},
+#if ON_SIM
+        {"09.2", test_shared_histogram_loads_chunks_and_merges_in_parallel, 1, .profiled = 1},
+#endif
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},
         {"09.3", test_float_max_has_no_race_between_threads, 1},
