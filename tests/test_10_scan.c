@@ -935,6 +935,25 @@ static void expect_scan_for_compaction(size_t n, unsigned block) {
     FREE_ALL(in, want, got);
 }
 
+/* How many block sums scan_uint_gpu (10.2's layout: this level's, then the next level's after them)
+   writes into its workspace for n elements; 0 for one tile. */
+static size_t scan_sums_written(size_t n, unsigned block) {
+    size_t total = 0;
+    for (size_t blocks = (n + block - 1) / block; blocks > 1; blocks = (blocks + block - 1) / block) total += blocks;
+    return total;
+}
+
+/* 1 when every wrong output slot (got[j] != want[j], want holding the kept elements in order) belongs
+   to a kept element in[i] with i < below: only the first elements' positions went wrong, those that a
+   scan workspace laid over pos overwrites with its block sums (trial 13, a132: scan_work = pos). */
+static int wrong_only_below(const float *in, float th, const float *got, const float *want, size_t want_count, size_t below) {
+    size_t j = 0;
+    for (size_t i = 0; i < below && j < want_count; i++) j += in[i] > th; /* j: the slots of in[0..below) */
+    for (; j < want_count; j++)
+        if (memcmp(&got[j], &want[j], 4)) return 0;
+    return 1;
+}
+
 /* 10.3's kernels stopped at a misaligned address inside the workspace: compact_gpu carves d_work into
    parts of unsigned words, and a part that starts at a byte offset not a multiple of 4 was split in
    elements where bytes were meant (trial 10: a123, part = n). g_work_base/g_work_bytes: the
@@ -1086,6 +1105,8 @@ static void check_compact(size_t n, int nsched) {
                     }
                 if (bad) {
                     const char *why;
+                    char why_buf[600];
+                    size_t sums;
                     if (want_count > 1 && !memcmp(&got[1], &want[0], 4) && !memcmp(&got[want_count - 1], &want[want_count - 2], 4))
                         why = "everything moved one place up: the positions came from an inclusive scan; a kept element goes to the "
                               "number of kept elements *before* it, the exclusive scan";
@@ -1093,7 +1114,15 @@ static void check_compact(size_t n, int nsched) {
                         why = "the right elements, but not in their input order: the position of a kept element must be the exclusive "
                               "scan of the flags (the number of kept elements before it); an atomic counter hands out places in "
                               "whatever order the threads arrive";
-                    else
+                    else if ((sums = scan_sums_written(n, kBlocks3[b])) && wrong_only_below(in, th, got, want, want_count, sums)) {
+                        snprintf(why_buf, sizeof why_buf,
+                                 "the kept elements that came out wrong are all among in[0..%zu), and every other one is right; %zu is "
+                                 "how many block sums scan_uint_gpu writes into its workspace for %zu flags with block %u: the scan's "
+                                 "workspace overlaps pos -- the block sums land on pos[0..%zu). Give scan_uint_gpu the part of d_work "
+                                 "after the flags and pos (d_work + 2 * part, part being n * sizeof(unsigned) rounded up), not pos's",
+                                 sums, sums, n, kBlocks3[b], sums);
+                        why = why_buf;
+                    } else
                         why = "out[pos[i]] = in[i] for every kept element, pos being the exclusive scan of the flags in[i] > threshold";
                     ck_assert_msg(0, "%s: %zu of the %zu kept elements are wrong; first at [%zu]: got %.9g, want %.9g\n  likely mistake: %s", what, bad,
                                   want_count, first, got[first], want[first], why);
