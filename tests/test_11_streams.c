@@ -421,6 +421,7 @@ static int streams_not_waited(const PipeConfig *cfg, const float *out, char *msg
    simulator's general hint ("guard the access") is wrong. The chunk it was given reaches past
    element n: the last chunk's length not clipped (trial 6, a55), or a wrong offset. Simulator only:
    its bounds check names the kernel (on a GPU an access past a buffer may not fault). */
+static size_t g_pipe_n; /* the n of the pipeline being run, for the hint below */
 static const char *pipeline_crash_hint(const char *said) {
     if (strncmp(said, "pipeline_create_run_destroy(", 28)) return NULL;
     /* two chunks' kernels wrote the same bytes (trial 7, a87: d_out without + off): each chunk's kernel writes its own part,
@@ -432,6 +433,22 @@ static const char *pipeline_crash_hint(const char *said) {
                "output pointer given to process_launch is wrong -- chunk c's is d_out + off (as its input is d_in + off), with "
                "off = c * chunk. Ordering the streams would only hide it";
     if (!strstr(said, "out-of-bounds access in kernel 'process_kernel'")) return NULL;
+    /* the buffer it ran over holds fewer than n floats: its cudaMalloc was sized in elements, not bytes (trial 13, b129:
+       d_out of n bytes; the chunks were right). process_kernel reads only the input and writes only the output. */
+    size_t bytes = 0;
+    for (const char *a = strstr(said, " of a "); a && !bytes; a = strstr(a + 1, " of a "))
+        if (sscanf(a, " of a %zu-byte buffer of device memory", &bytes) != 1) bytes = 0;
+    if (bytes && bytes < g_pipe_n * sizeof(float)) {
+        static char why[600];
+        int wrote = strstr(said, "-byte write") != NULL;
+        snprintf(why, sizeof why,
+                 "process_kernel ran over the end of a device buffer of %zu bytes, too small for the run's n = %zu floats (%zu "
+                 "bytes), so the chunks are not to blame: pipeline_create's cudaMalloc of %s is sized %s -- allocate n * "
+                 "sizeof(float) bytes, as for the other buffers",
+                 bytes, g_pipe_n, g_pipe_n * sizeof(float), wrote ? "d_out (which the kernel writes)" : "d_in (which the kernel reads)",
+                 bytes == g_pipe_n ? "in elements (n), not bytes" : "too small");
+        return why;
+    }
     return "process_kernel is the lesson's, and guarded (if (i >= n) return): it went past the end because pipeline_run gave it a "
            "chunk that reaches past element n. The last chunk is shorter: len = n - off when n - off < chunk (clip it, and copy "
            "len elements in and out too), and chunk c starts at off = c * chunk";
@@ -452,6 +469,7 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
     TimelineMarkers mk = r->markers;
     PipeConfig sent = *cfg;
     sent.tool_pass = judge_sanitizing();
+    g_pipe_n = n;
     judge_set_crash_hint(pipeline_crash_hint);
     int e = pipeline_create_run_destroy(&sent, in, out, r, g_ops, MAX_OPS);
     judge_set_crash_hint(NULL);
