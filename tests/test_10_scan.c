@@ -622,6 +622,7 @@ static void fail_scan(const Run *r, const void *got, const double *tol, int sche
    memory before thread 0 stored it (no barrier between the atomicAdd and the reads) is the
    simulator's shared-memory fill, 0xFFC5A5A5. Anything else is named as neither.
    g_status_base: the runner's address of status[0] in the current call. */
+unsigned long long l10_sp_memset_streams(void); /* calls/10-scan.c: the streams of 10.4's memset and kernel, when they differ */
 #define TICKET_POISON_WORD 0xFEFEFEFEu
 #define SHARED_POISON_WORD 0xFFC5A5A5u
 static uintptr_t g_status_base;
@@ -631,6 +632,21 @@ static const char *single_pass_crash_hint(const char *said) {
     const char *at = strstr(said, "address 0x");
     unsigned long long addr = at ? strtoull(at + strlen("address "), NULL, 16) : 0, k = ~0ull;
     if (addr && g_status_base && addr >= g_status_base && (addr - g_status_base) % 8 == 0) k = (addr - g_status_base) / 8;
+    unsigned long long streams = l10_sp_memset_streams();
+    if (tile_near(k, TICKET_POISON_WORD) && streams) {
+        /* the memset is there, but in another stream than the kernel's: the kernel ran before it (trial 13, a139) */
+        static char why[700];
+        int ms = (int)(streams >> 16) - 2, ks = (int)(streams & 0xFFFF) - 2;
+        snprintf(why, sizeof why,
+                 "a status word far past the workspace: the kernel took the ticket counter's garbage for a ticket, yet the workspace "
+                 "was cleared -- by a memset queued in another stream (%s) than the kernel's (%s), with nothing ordering the two, so "
+                 "the kernel ran before the memset had zeroed d_work. Queue the cudaMemsetAsync in the kernel's stream (the default "
+                 "stream: no stream argument for either), or make the kernel's stream wait for it; a non-blocking stream "
+                 "(cudaStreamNonBlocking) is not ordered with the default stream at all",
+                 ms == 0 ? "the legacy default stream" : ms == -1 ? "the per-thread default stream" : "a stream of its own",
+                 ks == 0 ? "the legacy default stream" : ks == -1 ? "the per-thread default stream" : "a created stream");
+        return why;
+    }
     if (tile_near(k, TICKET_POISON_WORD))
         return "a status word far past the workspace: the tile index (the block's ticket) is out of range. Was the ticket counter (d_work's "
                "first word) zeroed before the launch? The workspace holds garbage: clear the ticket as well as the tiles' status words "
