@@ -123,9 +123,20 @@ int grade_refuse_launches(unsigned count) {
     judge_u64(&c, count);
     return (int)judge_finish(&c);
 }
+int grade_refuse_launches_after(unsigned skip, unsigned count) {
+    JudgeCall c;
+    judge_begin(&c, "sim.RefuseLaunchesAfter", 0);
+    judge_u64(&c, skip);
+    judge_u64(&c, count);
+    return (int)judge_finish(&c);
+}
 #else
 int grade_refuse_launches(unsigned count) {
     (void)count;
+    return 0;
+}
+int grade_refuse_launches_after(unsigned skip, unsigned count) {
+    (void)skip, (void)count;
     return 0;
 }
 int grade_use_racecheck(int on) {

@@ -117,6 +117,10 @@ int grade_use_racecheck(int on);
     Returns 1 on the simulator, 0 on a GPU (nothing is refused there: skip the check). Set it back
     to 0 after the call, in case fewer launches came. */
 int grade_refuse_launches(unsigned count);
+/** Simulator: as grade_refuse_launches, but the `count` refused launches come after the next `skip`
+    launches have run, so that a function's later launches (whose errors are the easiest to drop)
+    can be refused alone. grade_refuse_launches_after(0, 0) cancels. 1 on the simulator, 0 on a GPU. */
+int grade_refuse_launches_after(unsigned skip, unsigned count);
 
 /* ---- comparisons ---- */
 

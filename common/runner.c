@@ -74,9 +74,13 @@ void track_copy_to_host(uint64_t bytes) {
    counted every one of them: grade_profile.c). */
 static uint64_t g_launches_while_profiling;
 
+/* grade_refuse_launches_after: launches still to run before g_refuse_count are refused (0: none armed). */
+static unsigned g_refuse_skip, g_refuse_count;
+
 /* The simulator calls these hooks itself. */
 void simcuda_on_launch(const char *kernel, unsigned long long blocks, unsigned long long threads_per_block) {
     g_launches_while_profiling++;
+    if (g_refuse_skip && --g_refuse_skip == 0) simcuda_refuse_launches(g_refuse_count);
     track_launch_grid(kernel, blocks * threads_per_block, blocks, threads_per_block);
 }
 void simcuda_on_copy(int kind, unsigned long long bytes) {
@@ -250,6 +254,18 @@ static int64_t b_refuse_launches(const RunnerCall *c) {
     return 0;
 #endif
 }
+/* The next A(1) launches after the next A(0) that run are refused (simulator only). 1, or 0 on a GPU. */
+static int64_t b_refuse_launches_after(const RunnerCall *c) {
+#if ON_SIM
+    g_refuse_skip = (unsigned)A(0);
+    g_refuse_count = (unsigned)A(1);
+    simcuda_refuse_launches(g_refuse_skip ? 0 : g_refuse_count);
+    return 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
 /* The race check (simulator builds made with `simcc --profile`): on/off for the launches that
    follow. Returns 1 when this runner can check, 0 when it cannot. */
 static int64_t b_racecheck(const RunnerCall *c) {
@@ -324,6 +340,7 @@ static const RunnerFunction kBuiltins[] = {
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
     {"sim.Schedule", b_schedule},        {"sim.Racecheck", b_racecheck},
     {"profile.Control", b_profile_control}, {"sim.RefuseLaunches", b_refuse_launches},
+    {"sim.RefuseLaunchesAfter", b_refuse_launches_after},
     {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
     {NULL, NULL},
 };

@@ -876,6 +876,48 @@ START_TEST(test_multi_kernel_scan_is_exact_on_a_large_input) {
 }
 END_TEST
 
+/* 10.2's launches one at a time refused (simulator only), and each refused launch's error must come
+   back from scan_uint_gpu (trial 13, a129: a cudaDeviceSynchronize() and `return cudaSuccess` after the
+   last launch, add_offsets_kernel's, passed with every value right). n = 1000 with blocks of 32: two
+   levels, three launches in the reference. */
+START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
+    const size_t n = 1000;
+    const unsigned block = 32;
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
+    for (unsigned skip = 0; skip < 16; skip++) {
+        if (!grade_refuse_launches_after(skip, 1)) break; /* a GPU: nothing is refused */
+        cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
+        static char said[8192];
+        judge_last_call_output(said, sizeof said);
+        grade_refuse_launches_after(0, 0);
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+        const char *note = strstr(said, "the grader refused it on purpose");
+        if (!note) break; /* no launch was left to refuse: each one was tried */
+        /* the refused kernel's name: "note: launch of 'add_offsets_kernel<T>' at ..." just before */
+        char kernel[128] = "a kernel";
+        const char *k = NULL;
+        for (const char *at = strstr(said, "launch of '"); at && at < note; at = strstr(at + 1, "launch of '")) k = at + strlen("launch of '");
+        if (k) {
+            size_t len = strcspn(k, "<'");
+            snprintf(kernel, sizeof kernel, "%.*s", (int)(len < 100 ? len : 100), k);
+        }
+        expect_written(e, "scan_uint_gpu", "10.2");
+        ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                      "scan_uint_gpu, n = %zu, block %u: the grader refused launch %u of the call (%s) with "
+                      "cudaErrorLaunchOutOfResources, as a GPU refuses a launch it has no resources for, and scan_uint_gpu returned "
+                      "%s\n  likely mistake: scan_uint_gpu returned %s, not the refused launch's cudaErrorLaunchOutOfResources: the "
+                      "error of the launch of %s was dropped. After each launch, check cudaGetLastError() and return the first error as "
+                      "it is -- after the last one, return cudaGetLastError(); a cudaDeviceSynchronize() and `return cudaSuccess` report "
+                      "nothing (and scan_uint_gpu must not wait: the header says so)",
+                      n, block, skip + 1, kernel, cudaGetErrorName(e), cudaGetErrorName(e), kernel);
+    }
+    dev_free(&d);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 10.3                                                                                            */
 
@@ -1242,6 +1284,7 @@ static Suite *build_suite(void) {
         {"10.2", test_multi_kernel_scan_is_exact_inclusive_and_exclusive, N_SIZES2},
         {"10.2", test_multi_kernel_scan_of_floats_is_within_rounding, N_SIZES2},
         {"10.2", test_multi_kernel_scan_is_exact_on_a_large_input, 1},
+        {"10.2", test_multi_kernel_scan_returns_a_refused_launch_error, 1},
         {"10.3", test_compaction_of_nothing_counts_zero, 1},
         {"10.3", test_compaction_keeps_the_right_elements_in_order, N_SIZES3},
         {"10.3", test_compaction_on_a_large_input, 1},
