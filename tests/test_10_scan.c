@@ -1276,11 +1276,61 @@ START_TEST(test_status_load_reads_memory_every_time) {
 }
 END_TEST
 
+/* 10.1's block_scan_warp_kernel must scan with warp shuffles, the technique of its half of the exercise:
+   Hillis-Steele in shared memory gives the same values (trial 13, a124: the kernel called block_scan_hs,
+   and passed). Read in the source: a shuffle must be reached from the kernel through the functions of
+   scan.cu it calls (three calls deep), whatever their names. Skipped without the source (GRADE_SOURCE_DIR
+   unset). */
+static int reaches_shuffle(const char *name, int depth, char *calls, size_t cap) {
+    char *body = grade_alloc(16384);
+    int got = grade_source_function("scan.cu", name, body, 16384), found = 0;
+    /* a shuffle: __shfl_up_sync and the like, cooperative groups' tile.shfl_up or their scans, CUB's WarpScan */
+    static const char *const kShuffles[] = {"shfl", "WarpScan", "inclusive_scan", "exclusive_scan"};
+    for (size_t k = 0; got == 1 && k < sizeof kShuffles / sizeof *kShuffles; k++)
+        if (strstr(body, kShuffles[k])) found = 1;
+    for (const char *p = body; got == 1 && depth > 0 && !found && *p; p++) {
+        if (!(p == body || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'))))
+            continue;
+        size_t len = 0;
+        while (p[len] == '_' || (p[len] >= 'a' && p[len] <= 'z') || (p[len] >= 'A' && p[len] <= 'Z') || (len && p[len] >= '0' && p[len] <= '9')) len++;
+        if (!len || len > 60 || (p[len] != '(' && p[len] != '<') || (size_t)(p - body) < strlen(name)) {
+            p += len ? len - 1 : 0;
+            continue;
+        }
+        char callee[64];
+        snprintf(callee, sizeof callee, "%.*s", (int)len, p);
+        char probe[64];
+        if (strcmp(callee, name) && grade_source_function("scan.cu", callee, probe, sizeof probe) == 1) {
+            size_t at = strlen(calls);
+            if (!strstr(calls, callee) && at + len + 3 < cap) snprintf(calls + at, cap - at, "%s%s", at ? ", " : "", callee);
+            found = reaches_shuffle(callee, depth - 1, calls, cap);
+        }
+        p += len - 1;
+    }
+    free(body);
+    return found;
+}
+START_TEST(test_warp_kernel_scans_with_shuffles) {
+    char probe[64], calls[256] = "";
+    int got = grade_source_function("scan.cu", "block_scan_warp_kernel", probe, sizeof probe);
+    if (got == -1) return;
+    if (got != 1) return; /* no definition to read (the runs above name what is missing) */
+    ck_assert_msg(reaches_shuffle("block_scan_warp_kernel", 3, calls, sizeof calls),
+                  "block_scan_warp_kernel gives the right values, but no warp shuffle (__shfl_up_sync) is reached from it%s%s%s\n"
+                  "  likely mistake: the warp kernel scans without warp shuffles%s: its half of 10.1 is the scan in registers -- "
+                  "warp_scan with __shfl_up_sync(FULL_MASK, v, d) for d = 1, 2, 4, 8, 16, then block_scan_warp (one shared value "
+                  "per warp, scanned by warp 0); Hillis-Steele in shared memory is block_scan_hs_kernel's",
+                  calls[0] ? " (it calls " : "", calls, calls[0] ? ")" : "",
+                  strstr(calls, "block_scan_hs") ? " (it calls block_scan_hs, the Hillis-Steele scan in shared memory)" : "");
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"10.1", test_hillis_steele_scans_each_tile_exactly, N_SIZES1},
         {"10.1", test_warp_shuffle_scan_scans_each_tile_exactly, N_SIZES1},
         {"10.1", test_block_scans_are_exact_on_a_large_input, 1},
+        {"10.1", test_warp_kernel_scans_with_shuffles, 1},
         {"10.2", test_multi_kernel_scan_is_exact_inclusive_and_exclusive, N_SIZES2},
         {"10.2", test_multi_kernel_scan_of_floats_is_within_rounding, N_SIZES2},
         {"10.2", test_multi_kernel_scan_is_exact_on_a_large_input, 1},
