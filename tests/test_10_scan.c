@@ -1225,6 +1225,28 @@ START_TEST(test_compaction_of_nothing_counts_zero) {
     cudaFree(d_work);
 }
 END_TEST
+/* 10.3 needs no atomics: the exclusive scan gives every kept element its place, and the last thread
+   knows the count. An atomic count (trial 13, a133: atomicMax(count, pos[i] + 1) by every kept element,
+   after a memset of d_count) gives the right values, with every kept element's thread contending for
+   one word. Read in the source of the two kernels (skipped without it, GRADE_SOURCE_DIR unset). */
+START_TEST(test_compaction_kernels_use_no_atomics) {
+    static const char *const kernels[] = {"compact_flags_kernel", "compact_scatter_kernel"};
+    for (int k = 0; k < 2; k++) {
+        static char body[8192];
+        int got = grade_source_function("scan.cu", kernels[k], body, sizeof body);
+        if (got == -1) return;
+        if (got != 1) continue; /* no definition to read (the runs above name what is missing) */
+        const char *at = strstr(body, "atomic");
+        if (!at) continue;
+        size_t len = strcspn(at, "( \t\n<");
+        ck_assert_msg(0, "%s calls %.*s: the compaction's values are right, but it uses an atomic where none is needed\n"
+                         "  likely mistake: the count (or a place) from an atomic, every kept element's thread contending for one word "
+                         "(and d_count zeroed first): the exclusive scan already gives each kept element its place, pos[i], and the "
+                         "thread of the last element (i == n - 1) alone writes the count, *count = pos[n-1] + flag[n-1]",
+                      kernels[k], (int)(len < 40 ? len : 40), at);
+    }
+}
+END_TEST
 /* 2^22 + 1 on a GPU: at 2^24 the judge's own checking took about 50 s of the H200 machine's CPU */
 START_TEST(test_compaction_on_a_large_input) { check_compact(on_gpu() ? ((size_t)1 << 22) + 1 : 65537, 1); }
 END_TEST
@@ -1338,6 +1360,7 @@ static Suite *build_suite(void) {
         {"10.3", test_compaction_of_nothing_counts_zero, 1},
         {"10.3", test_compaction_keeps_the_right_elements_in_order, N_SIZES3},
         {"10.3", test_compaction_on_a_large_input, 1},
+        {"10.3", test_compaction_kernels_use_no_atomics, 1},
         /* the source first: on a GPU a plain load hangs the scan, and the timeout would be the only message */
         {"10.4", test_status_load_reads_memory_every_time, 1},
         {"10.4", test_single_pass_scan_is_exact_under_every_block_order, N_SIZES4},
