@@ -205,6 +205,17 @@ static const char *in_flight_read_hint(const char *said) {
                "ASYNC_STAGES batches in flight: one stage too many is staged ahead, so each consumer_wait() completes the stage before "
                "the one read. The prologue stages ASYNC_STAGES - 1 tiles (t = 0 .. ASYNC_STAGES - 2), and each iteration one more (tile "
                "t + ASYNC_STAGES - 1) before its consumer_wait()";
+    /* 18.2: a thread's own store of a zero into a stage whose copy of an earlier tile is still in
+       flight: stage_tile put a tile into a stage that was not the one read and released in the
+       iteration before (trial 13, b075: s = t % 2, so tile 2 went into tile 0's stage, which nobody
+       had waited for yet; the simulator alone said "read ... not been waited for"). */
+    if (strstr(said, "in kernel 'sgemm_pipelined_kernel'") && strstr(said, "-byte write to shared memory") &&
+        strstr(said, "this thread issued that copy and has not waited for it yet"))
+        return "a write into a stage whose asynchronous copy of an earlier tile is still in flight: stage_tile put a tile into a stage "
+               "that had not been waited for and released yet. The stage index in stage_tile must rotate through all ASYNC_STAGES "
+               "stages, s = t % ASYNC_STAGES for tile t (not t % 2 or a fixed stage): then tile t + ASYNC_STAGES - 1, staged in "
+               "iteration t, goes into the stage read and released in iteration t - 1 (and the loop stages tile t + ASYNC_STAGES - 1, "
+               "no further ahead)";
     if (g_tiles < 2 || !strstr(said, "in kernel 'sgemm_double_buffered_kernel'") ||
         !strstr(said, "read of shared memory whose asynchronous copy has not been waited for") ||
         !strstr(said, "this thread issued that copy and has not waited for it yet"))
