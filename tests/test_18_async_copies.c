@@ -135,9 +135,11 @@ static int product_is_right(const Subject *s, Dims d) {
 }
 
 /* whole_k_right: for a K that is not a multiple of ASYNC_TILE, whether the same M and N with K
-   rounded up to whole tiles gave the right C (-1: not tried). */
+   rounded up to whole tiles gave the right C (-1: not tried); one_tile_right: for NaN in a product
+   of several tiles, whether the same M and N with K = ASYNC_TILE, one tile, gave the right C (-1:
+   not tried). */
 static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol,
-                     int pipelined, int whole_k_right) {
+                     int pipelined, int whole_k_right, int one_tile_right) {
     char *msg = malloc(1024);
     const float *out = outs + (size_t)bad * stride;
     size_t unwritten = 0, nans = 0;
@@ -164,6 +166,15 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
                  (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE, d.K,
                  pipelined ? "store 0.0f in its slot (As[s][ty][tx] = 0.0f, Bs[s][ty][tx] = 0.0f) instead of copying it"
                            : "zero-fill all its bytes, __pipeline_memcpy_async(dst, src, sizeof(float), sizeof(float))");
+    else if (nans && one_tile_right == 1 && pipelined)
+        /* The copies of a tile are right (one tile gives the right C), but a later tile's stage was
+           read without anything copied into it: a tile was never staged (trial 13, b108: a prologue
+           of ASYNC_STAGES - 2 tiles, so tile 1 never was; it was told to check each copy's size). */
+        snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
+                 "poison for it), and with K = %d, one tile, the same M and N give the right C: the copies of a tile are right, but with "
+                 "%d tiles a stage was read that no tile was staged into. The prologue stages ASYNC_STAGES - 1 tiles (t = 0 .. "
+                 "ASYNC_STAGES - 2) before the loop, and iteration t stages tile t + ASYNC_STAGES - 1 before its consumer_wait(), so that "
+                 "tile t is in stage t %% ASYNC_STAGES when it is read", nans, ASYNC_TILE, (d.K + ASYNC_TILE - 1) / ASYNC_TILE);
     else if (nans)
         snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
                  "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
@@ -283,7 +294,11 @@ static void check_product(const Subject *s, Dims d) {
         for (size_t i = 0; i < mn && whole_k_right < 0; i++)
             if (outs[(size_t)bad * stride + i] != outs[(size_t)bad * stride + i] && d.K % ASYNC_TILE)
                 whole_k_right = product_is_right(s, (Dims){d.M, (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE, d.N});
-        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined, whole_k_right);
+        /* NaN with several tiles (and whole tiles not right): does one tile give the right C? */
+        int one_tile_right = -1;
+        for (size_t i = 0; i < mn && one_tile_right < 0 && whole_k_right != 1 && s == &kPipelined && d.K > ASYNC_TILE; i++)
+            if (outs[(size_t)bad * stride + i] != outs[(size_t)bad * stride + i]) one_tile_right = product_is_right(s, (Dims){d.M, ASYNC_TILE, d.N});
+        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined, whole_k_right, one_tile_right);
         size_t cap;
         /* the lesson's diagnosis is the likely mistake (it replaces grade.c's generic one) */
         char *all = grade_with_hint(first, why, 64, &cap);
