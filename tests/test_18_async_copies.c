@@ -440,6 +440,23 @@ static int unzeroed_hint(const unsigned *got, const unsigned *want, char *buf, s
     return poisoned > 0;
 }
 
+/* 18.3: a rank out of range because the launch's clusters have fewer blocks than HIST_CLUSTER, not
+   because of the rank (trial 13, b110: clusterDim.x = 2, and the simulator's own hint sent the
+   student to the rank, already v / (HIST_BINS / HIST_CLUSTER)). A cluster of one block is the
+   simulator's own diagnosis (no cluster dimension at all). */
+static const char *cluster_size_hint(const char *said) {
+    const char *has = strstr(said, "the cluster has ");
+    if (!strstr(said, "distributed shared memory rank out of range in kernel 'cluster_histogram_kernel'") || !has) return NULL;
+    int blocks = atoi(has + strlen("the cluster has "));
+    if (blocks <= 1 || blocks == HIST_CLUSTER) return NULL;
+    static char hint[512];
+    snprintf(hint, sizeof hint, "the launch's clusters have %d blocks, not HIST_CLUSTER = %d, so the owners of the upper bins (ranks %d to "
+             "%d) are not in the cluster: the cluster dimension is the launch attribute's attr.val.clusterDim.x = HIST_CLUSTER "
+             "(with y = z = 1); the rank v / (HIST_BINS / HIST_CLUSTER) assumes HIST_CLUSTER blocks", blocks, HIST_CLUSTER, blocks,
+             HIST_CLUSTER - 1);
+    return hint;
+}
+
 static void check_histogram(size_t n, int skewed) {
     unsigned char *px = grade_alloc(n ? n : 1);
     grade_fill_bytes(px, n, grade_seed() + n * 31 + (uint64_t)skewed);
@@ -457,12 +474,14 @@ static void check_histogram(size_t n, int skewed) {
     for (int r = 0; r < schedules; r++) {
         grade_use_schedule(r);
         ck_assert(cudaMemset(d_hist, FILL_BYTE, sizeof got) == cudaSuccess);
+        judge_set_crash_hint(cluster_size_hint);
         cudaError_t e = cluster_histogram_gpu(d_px, n, d_hist);
         ck_assert_msg(e != cudaErrorInvalidClusterSize,
                       "%s: the launch returned cudaErrorInvalidClusterSize\n  likely mistake: the grid is not made of whole clusters: round "
                       "the number of blocks up to a multiple of HIST_CLUSTER (and a cluster has at most 8 blocks)", what);
         GRADE_EXPECT_CUDA_OK(e, "cluster_histogram_gpu");
         cudaError_t back = cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost);
+        judge_set_crash_hint(NULL);
         /* On a GPU an access through map_shared_rank to a rank outside the cluster stops the kernel
            (illegal instruction or launch failure); the simulator names the rank itself. */
         ck_assert_msg(back != cudaErrorIllegalInstruction && back != cudaErrorLaunchFailure && back != cudaErrorIllegalAddress,
