@@ -27,6 +27,7 @@
 #include "async_copies.h"
 
 long l18_cluster_blocks(void); /* tests/calls/18-async-copies.c */
+long l18_remote_maps(void);
 long l18_copy_overlap(void);
 
 static const GradeExercise kExercises[] = {
@@ -586,6 +587,16 @@ START_TEST(test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks) 
                                 "another's shared memory: launch it with cudaLaunchKernelEx and a cudaLaunchAttributeClusterDimension of "
                                 "(HIST_CLUSTER, 1, 1) (or declare the kernel __cluster_dims__(HIST_CLUSTER, 1, 1))"
                               : "the cluster dimension must be (HIST_CLUSTER, 1, 1): each block owns HIST_BINS / HIST_CLUSTER bins");
+    /* and the kernel counted in the cluster's distributed shared memory: some map_shared_rank reached
+       another block's bins (simulator only, -1 on a GPU). The values are right without it (trial 13,
+       b084: every pixel atomically added straight into hist, the cluster's bins unused). */
+    long remote = l18_remote_maps(); /* (waits for the kernel) */
+    ck_assert_msg(remote != 0,
+                  "cluster_histogram_gpu, 5000 random pixels: no map_shared_rank reached another block's shared memory, so no pixel was "
+                  "counted in the cluster's distributed shared memory (the values are right)\n  likely mistake: the pixels were added "
+                  "straight into hist in global memory (atomicAdd(&hist[v], 1)); this exercise counts each pixel in its owner's shared "
+                  "bins, atomicAdd(&cluster.map_shared_rank(mine, v / (HIST_BINS / HIST_CLUSTER))[v %% (HIST_BINS / HIST_CLUSTER)], 1u), "
+                  "and only the owners add their bins to hist, once per bin, after cluster.sync()");
     cudaFree(d_px);
     cudaFree(d_h);
     free(px);

@@ -54,6 +54,12 @@ static int shared_offset(const void *p, size_t *off) {
     return -1;
 }
 
+/* map_shared_rank calls that reached another block's shared memory, since the grader last asked
+   (simcuda_cluster_remote_maps): a kernel that never does kept its cluster's distributed shared
+   memory unused (trial 13, b084: every pixel added straight into global memory). Clustered
+   launches never run in the parallel mode (parallel.cpp), so one counter sees them all. */
+static unsigned long long g_remote_maps = 0;
+
 void *cluster_map_shared(const void *p, unsigned rank, const char *file, int line) {
     if (!g_in_kernel || !g_cur) fatal("map_shared_rank outside a kernel", fmt("called from host code at %s:%d", file, line));
     Block &B = *g_bp;
@@ -89,6 +95,7 @@ void *cluster_map_shared(const void *p, unsigned rank, const char *file, int lin
               "call cluster.sync() before the first access to another block's shared memory: it guarantees that every block of the "
               "cluster is running");
     std::vector<unsigned char> &mem = where == 0 ? T->saved_static : T->saved_dynamic;
+    g_remote_maps++;
     return mem.data() + off;
 }
 
@@ -169,3 +176,10 @@ void dsm_check_report(const void *addr, size_t size, bool write, const std::stri
 }
 
 } // namespace simcuda
+
+/* For the grader's runner (C): map_shared_rank calls that reached another block, since the last call. */
+extern "C" unsigned long long simcuda_cluster_remote_maps(void) {
+    unsigned long long n = simcuda::g_remote_maps;
+    simcuda::g_remote_maps = 0;
+    return n;
+}
