@@ -1001,6 +1001,22 @@ static void check_refuses(int M, int N, int K) {
 
 /* ---- the property: the products ran on the tensor cores ---- */
 
+#if ON_SIM
+/* 17.3's shared-memory store requests for one profiled product of d (schedule 0, seeded inputs). */
+static unsigned long long padded_store_requests(Dims d) {
+    grade_profile_begin();
+    Problem p;
+    problem_make(&p, &kPadded, d, 10);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(call(&kPadded, p.d_a, p.d_b, p.d_c, p.M, p.N, p.K), kPadded.name);
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    problem_free(&p);
+    grade_profile_end();
+    GradeProfile g;
+    return grade_profile_get(kPadded.kernel, &g) ? g.shared_store_requests : 0;
+}
+#endif
+
 /* One product of whole tiles, profiled: the kernel must have executed at least M N K / 4096
    tensor-core instructions (one mma_sync of a warp is 16 x 16 x 16 = 4096 multiply-adds; on a GPU
    each compiles to one or more HMMA instructions), and 17.2 must stage through shared memory. */
@@ -1039,6 +1055,22 @@ static void check_tensor_cores(const Subject *s, Dims d) {
         unsigned long long staging = blocks * steps * (128 * 32 + 32 * 128) / 32;
         unsigned long long fragments = (unsigned long long)((d.M + 15) / 16) * ((d.N + 15) / 16);
         unsigned long long most = 2 * staging + 16 * fragments;
+        /* Too many: the same count with every fragment of the block inside C (M = N = PM = PN) tells
+           the staging loops (as many stores too many there) from the scratch tiles of fragments
+           outside C, which only the edge blocks have (trial 13, c052: the `continue` for them
+           removed, and the student was sent to the correct staging loops). */
+        if (g.shared_store_requests > most) {
+            unsigned long long full = padded_store_requests((Dims){128, 128, d.K}), full_most = 2 * steps * 256 + 16 * 64; /* one block */
+            ck_assert_msg(full > full_most,
+                          "%s: `%s` made %llu shared-memory store requests, where staging the slices takes %llu and the scratch tiles "
+                          "of the %llu fragments inside C at most %llu: at most %llu allowed (the values were right); with M = N = 128, "
+                          "every fragment of the block inside C, it made %llu, within its limit of %llu: the stores too many belong "
+                          "to fragments outside C\n"
+                          "  likely mistake: the warps store the fragments that lie wholly outside C too, into their scratch tiles, "
+                          "and copy nothing out of them: skip such a fragment before storing it, `if (r0 >= M || c0 >= N) continue;` "
+                          "(the same for the whole warp, so the warp skips it together)",
+                          p.what, s->kernel, g.shared_store_requests, staging, fragments, 16 * fragments, most, full, full_most);
+        }
         ck_assert_msg(g.shared_store_requests <= most,
                       "%s: `%s` made %llu shared-memory store requests, where staging the slices takes %llu (%llu block(s) x %llu "
                       "step(s) along K x (PM PK + PK PN) / 32 slots per request) and the scratch tiles of the %llu fragments inside C "
