@@ -1052,6 +1052,15 @@ static void check_tensor_cores(const Subject *s, Dims d) {
        only: its count of shared store requests is exact; on a GPU the instructions are the compiler's. */
     if (s->kind == SUBJECT_HALF) {
         unsigned long long blocks = (unsigned long long)((d.M + 127) / 128) * ((d.N + 127) / 128), steps = (d.K + 31) / 32;
+        /* and no step along K more than ceil(K / PK): a block's step is 8 warps x 4 x 2 fragments x PK / 16
+           mma_syncs (trial 13, c053: k0 <= K, one more step of slices of zeros when K is a multiple of
+           PK; the values are right). */
+        ck_assert_msg(g.tensor_instructions <= blocks * steps * 128,
+                      "%s: `%s` executed %llu tensor-core instructions, where %llu block(s) x %llu step(s) along K (ceil(K / PK)) x 128 "
+                      "mma_syncs (8 warps x 4 x 2 fragments x PK / 16) take %llu (the values were right)\n"
+                      "  likely mistake: the loop over K runs more steps than ceil(K / PK): for (int k0 = 0; k0 < K; k0 += PK), not "
+                      "k0 <= K (with K a multiple of PK the extra step stages and multiplies slices of zeros)",
+                      p.what, s->kernel, g.tensor_instructions, blocks, steps, blocks * steps * 128);
         unsigned long long staging = blocks * steps * (128 * 32 + 32 * 128) / 32;
         unsigned long long fragments = (unsigned long long)((d.M + 15) / 16) * ((d.N + 15) / 16);
         unsigned long long most = 2 * staging + 16 * fragments;
@@ -1155,7 +1164,8 @@ START_TEST(test_padded_gemm_is_race_free_under_the_race_check) {
 END_TEST
 
 START_TEST(test_padded_gemm_runs_on_the_tensor_cores) {
-    Dims d = {20, 33, 17};
+    /* ragged M and N; K a multiple of PK, where a loop over K that runs one step too many shows (trial 13, c053) */
+    Dims d = {20, 33, 32};
     check_tensor_cores(&kPadded, d);
 }
 END_TEST
