@@ -1114,6 +1114,18 @@ END_TEST
 START_TEST(test_tiles_run_on_the_tensor_cores) {
     Dims d = {16 * 5, 16, 16};
     check_tensor_cores(&kTiles, d);
+    /* One warp per tile, TILES_PER_BLOCK to a block: no block without a tile (trial 13, c042: one
+       block per tile, so 3/4 of the warps exit at once; the values are right). The simulator reports
+       the launch's grid (not seen on a GPU: 0 blocks). */
+    unsigned long long blocks = 0, threads = 0;
+    if (judge_last_call_grid("wmma_tile_kernel", &blocks, &threads) == 1 && blocks && threads) {
+        unsigned long long warps_per_block = (threads + 31) / 32;
+        ck_assert_msg((blocks - 1) * warps_per_block < 5,
+                      "wmma_tiles_gpu(tiles = 5): launched %llu blocks of %llu threads, %llu warps for 5 tiles: %llu block(s) had no "
+                      "tile at all (the values were right)\n  likely mistake: the grid has a block per tile, but a block holds "
+                      "TILES_PER_BLOCK warps, one tile each: blocks = (tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK",
+                      blocks, threads, blocks * warps_per_block, blocks - (5 + warps_per_block - 1) / warps_per_block);
+    }
 }
 END_TEST
 
