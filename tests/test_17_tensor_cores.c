@@ -22,6 +22,7 @@
 #include "free_all.h"
 #include "grade.h"
 #include "judge.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "tensor_cores.h"
 
 static const GradeExercise kExercises[] = {
@@ -1148,6 +1149,22 @@ START_TEST(test_gemm_runs_on_the_tensor_cores_from_shared_memory) {
 }
 END_TEST
 
+/* 17.2's fragments come from shared memory through the given wmma_load_shared: load_matrix_sync gives
+   the same values, but for bf16 nvcc compiles it to generic loads (LD.E, and MOVM transposes for B)
+   instead of LDSM, and the kernel runs at about 0.22 x cuBLAS instead of 0.37 (README). No run on
+   the simulator can tell (there wmma_load_shared is load_matrix_sync), so the source is read
+   (trial 13, c047: load_matrix_sync in its place passed). */
+START_TEST(test_gemm_loads_fragments_with_wmma_load_shared) {
+    static char body[16384];
+    if (grade_source_function("tensor_cores.cu", "wmma_gemm_kernel", body, sizeof body) != 1) return; /* no source at hand */
+    ck_assert_msg(!strstr(body, "load_matrix_sync"),
+                  "wmma_gemm_kernel loads fragments with wmma::load_matrix_sync (the values were right)\n"
+                  "  likely mistake: 17.2's bf16 fragments from shared memory load with the given wmma_load_shared(fragment, pointer, "
+                  "ldm) (wmma_shared.cuh, the same arguments): for bf16 nvcc compiles load_matrix_sync to generic loads, four LD.E per "
+                  "fragment (and MOVM transposes for B), and wmma_load_shared to one LDSM");
+}
+END_TEST
+
 /* ---- 17.3 ---- */
 START_TEST(test_padded_gemm_matches_cpu_for_every_size_and_schedule) { check_product(&kPadded, kPaddedSizes[_i], 3); }
 END_TEST
@@ -1191,6 +1208,7 @@ static Suite *build_suite(void) {
         {"17.2", test_gemm_matches_cpu_for_every_size_and_schedule, N_GEMM_SIZES},
         {"17.2", test_gemm_refuses_sizes_not_multiple_of_16_and_handles_empty_and_k_zero, 1},
         {"17.2", test_gemm_runs_on_the_tensor_cores_from_shared_memory, 1, .profiled = 1},
+        {"17.2", test_gemm_loads_fragments_with_wmma_load_shared, 1},
         {"17.3", test_padded_gemm_matches_cpu_for_every_size_and_schedule, N_PADDED_SIZES},
         {"17.3", test_padded_gemm_handles_empty_and_k_zero, 1},
         {"17.3", test_padded_gemm_is_race_free_under_the_race_check, 1},
