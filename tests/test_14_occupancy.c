@@ -416,7 +416,14 @@ static void expect_choice(const OccKernel *k, size_t per_thread, int limit, cons
                  "was the search capped at a size of your own? The largest block to try is block_limit when "
                  "0 < block_limit < d->max_threads_per_block, else the device's d->max_threads_per_block",
                  cap_lo, cap_hi, allowed);
-    if (per_thread && got.block == bare.block && got.blocks_per_sm == bare.blocks_per_sm && got.block != want.block) {
+    if (got.block > 0 && got.block < allowed && got.block % d->warp_size) {
+        /* no search over the candidates picks it: the sizes between multiples of warp_size were tried
+           (trial 13, b148: a search stepping by 1 thread, told its cap was its own) */
+        hint = "block %d is neither the largest block allowed nor a multiple of warp_size: the candidates are the limit (block_limit "
+               "when 0 < block_limit < d->max_threads_per_block, else d->max_threads_per_block) and the multiples of warp_size below "
+               "it; step the search down by d->warp_size, not by 1 (a block takes whole warps: 85 threads occupy as many warps as "
+               "96)";
+    } else if (per_thread && got.block == bare.block && got.blocks_per_sm == bare.blocks_per_sm && got.block != want.block) {
         hint = "block and blocks_per_sm are the choice for a kernel without per-thread shared memory: each candidate block b needs "
                "k->dynamic_smem + smem_per_thread x b bytes of dynamic shared memory";
     } else if (got.block && want.block && got.block < want.block) {
