@@ -299,6 +299,31 @@ START_TEST(test_occupancy_device_describes_this_gpu) {
     cudaError_t e = occupancy_device(99, &got);
     ck_assert_msg(e != cudaSuccess, "occupancy_device(99) returned cudaSuccess: there is no device 99; return cudaGetDeviceProperties' error");
     cudaGetLastError();
+    /* The same on a second modelled GPU (simulator only): numbers written in for the one GPU the
+       simulator models are right there and wrong on any other (trial 13, b020: an H200's numbers). */
+    struct cudaDeviceProp other;
+    memset(&got, 0x5A, sizeof got);
+    if (probe_occupancy_device_elsewhere(&got, &other) == -1) return;
+    device_from_props(&other, &want);
+    const int *gi2 = &got.warp_size, *wi2 = &want.warp_size;
+    const size_t *gs2 = &got.smem_per_sm, *ws2 = &want.smem_per_sm;
+    int wrong = -1;
+    for (int i = 0; i < 6 && wrong < 0; i++)
+        if (gi2[i] != wi2[i]) wrong = i;
+    for (int i = 0; i < 3 && wrong < 0; i++)
+        if (gs2[i] != ws2[i]) wrong = 100 + i;
+    if (wrong < 0 && got.multiprocessors != want.multiprocessors) wrong = 200;
+    ck_assert_msg(wrong < 0,
+                  "occupancy_device(0) on a second modelled GPU (%s: %d threads and %d blocks per SM, %zu bytes of shared memory per SM, "
+                  "%d SMs) gave %s = %lld, want %lld (on the simulator's H200 it was right)\n"
+                  "  likely mistake: the numbers are written in (an H200's) instead of read from the device: copy each field from the "
+                  "cudaDeviceProp that cudaGetDeviceProperties(&p, device) fills (p.maxThreadsPerMultiProcessor, "
+                  "p.maxBlocksPerMultiProcessor, p.sharedMemPerMultiprocessor, ...)",
+                  other.name, other.maxThreadsPerMultiProcessor, other.maxBlocksPerMultiProcessor, other.sharedMemPerMultiprocessor,
+                  other.multiProcessorCount,
+                  wrong < 0 ? "" : wrong < 100 ? names[wrong] : wrong < 200 ? snames[wrong - 100] : "multiprocessors",
+                  wrong < 0 ? 0LL : wrong < 100 ? (long long)gi2[wrong] : wrong < 200 ? (long long)gs2[wrong - 100] : (long long)got.multiprocessors,
+                  wrong < 0 ? 0LL : wrong < 100 ? (long long)wi2[wrong] : wrong < 200 ? (long long)ws2[wrong - 100] : (long long)want.multiprocessors);
 }
 END_TEST
 

@@ -1384,6 +1384,17 @@ static void check_no_square_scratch(void) {
     GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for attention_flash_gpu");
     l19_last_alloc(&flash_bytes, &count);
     att_problem_free(&p);
+    /* and no block without a query row: each streams every K and V tile whatever its rows (trial 13,
+       c068: a grid of n blocks along x, the values right). The simulator reports the grid; a GPU's
+       observer does not (-1). */
+    unsigned long long blocks = 0, threads = 0, tiles = (unsigned long long)(ac.n + ATT_BR - 1) / ATT_BR * ac.bh;
+    if (judge_last_call_grid("attention_flash_kernel", &blocks, &threads) == 1 && blocks)
+        ck_assert_msg(blocks <= tiles,
+                      "attention_flash_gpu (bh = %d, n = %d, d = %d) launched %llu blocks of %llu threads, where ceil(n / ATT_BR) x bh = "
+                      "%llu blocks hold every query row: %llu blocks had no query and streamed K and V for nothing (the values were "
+                      "right)\n  likely mistake: the grid is one block per tile of ATT_BR query rows and per bh, "
+                      "dim3((n + ATT_BR - 1) / ATT_BR, bh), not one block per query (dim3(n, bh))",
+                      ac.bh, ac.n, ac.d, blocks, threads, tiles, blocks - tiles);
     unsigned long long allowed = (unsigned long long)ac.bh * ac.n * (ac.d + 2) * sizeof(float);
     ck_assert_msg(flash_bytes <= allowed,
                   "attention_flash_gpu (bh = %d, n = %d, d = %d) allocated %llu bytes of device memory in %llu allocation(s) during the "

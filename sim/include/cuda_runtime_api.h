@@ -469,6 +469,10 @@ void simcuda_refuse_launches(unsigned count);
     the simulator, which has no register allocation, tells it here. Returns 1 when the kernel has
     bounds. (Lesson 14's grader checks the minimum of resident blocks.) */
 int simcuda_func_launch_bounds(const void *func, int *max_threads, int *min_blocks);
+/** From now on cudaGetDeviceProperties (and cudaDeviceGetAttribute) answer *p, another GPU's
+    properties, for every device; NULL: the simulator's own again. Only the answers change, not what
+    is simulated. (Lesson 14's grader asks for a device's properties on a second modelled GPU.) */
+void simcuda_model_device_props(const struct cudaDeviceProp *p);
 /** Where the simulated GPU is: "kernel 'k' (launched at f.cu:12), block (..), thread (..)" while a
     kernel runs, "" on the host. Writes at most size bytes; returns the full length. */
 size_t simcuda_where(char *buf, size_t size);

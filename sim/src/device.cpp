@@ -210,9 +210,25 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
 
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
 
+/* Another GPU's properties, answered by cudaGetDeviceProperties (and so cudaDeviceGetAttribute)
+   while a grader has set them (simcuda_model_device_props): a program that writes in an H200's
+   numbers instead of asking shows there (trial 13, b020). Only the answers change, not what the
+   simulator models. */
+static bool g_props_modelled = false;
+static struct cudaDeviceProp g_modelled_props;
+
+void simcuda_model_device_props(const struct cudaDeviceProp *p) {
+    g_props_modelled = p != nullptr;
+    if (p) g_modelled_props = *p;
+}
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     if (!p) return record(cudaErrorInvalidValue);
     if (device < 0 || device >= device_count()) return record(cudaErrorInvalidDevice);
+    if (g_props_modelled) {
+        *p = g_modelled_props;
+        return cudaSuccess;
+    }
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "simcuda CPU simulator (sm_90-like)");
     memcpy(p->uuid.bytes, "simcuda-device-0", 16);

@@ -38,7 +38,9 @@
     X(int, probe_api_best_block, GRADER, NUM(int, which), NUM(size_t, smem_per_thread), NUM(int, block_limit),                   \
       LOCAL(int *, blocks_per_sm), THEN(*blocks_per_sm = (int)c.out[0]))                                                         \
     X(size_t, probe_limit_device_memory, GRADER, NUM(size_t, budget))                                                          \
-    X(int, probe_default_stream_busy, GRADER)
+    X(int, probe_default_stream_busy, GRADER)                                                                                  \
+    X(int, probe_occupancy_device_elsewhere, GRADER, INOUT(OccDevice *, d, sizeof *d, "d", NULL),                               \
+      INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -195,6 +197,29 @@ static int64_t call_probe_default_stream_busy(const RunnerCall *c) {
     int busy = cudaStreamQuery(0) == cudaErrorNotReady;
     cudaDeviceSynchronize();
     return busy;
+}
+static int64_t call_probe_occupancy_device_elsewhere(const RunnerCall *c) {
+    OccDevice *d = rc_ptr(c, 0);
+    struct cudaDeviceProp *p = rc_ptr(c, 1);
+#if ON_SIM
+    /* the simulator's H200 with an sm_86's numbers where the two differ (an RTX A6000's) */
+    if (cudaGetDeviceProperties(p, 0) != cudaSuccess) return -1;
+    snprintf(p->name, sizeof p->name, "simcuda's second modelled GPU (sm_86-like)");
+    p->major = 8, p->minor = 6;
+    p->multiProcessorCount = 84;
+    p->maxThreadsPerMultiProcessor = 1536;
+    p->maxBlocksPerMultiProcessor = 16;
+    p->sharedMemPerMultiprocessor = 100 * 1024;
+    p->sharedMemPerBlockOptin = 99 * 1024;
+    p->reservedSharedMemPerBlock = 1024;
+    simcuda_model_device_props(p);
+    cudaError_t e = occupancy_device(0, d);
+    simcuda_model_device_props(NULL);
+    return e;
+#else
+    (void)d, (void)p;
+    return -1;
+#endif
 }
 #define RUNNER_EXTRA {"probe_live_streams_events", call_probe_live_streams_events},
 #else

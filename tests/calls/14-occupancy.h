@@ -31,6 +31,10 @@ size_t probe_limit_device_memory(size_t budget);
 /** 1 when the legacy default stream still had work queued (the grader's cudaStreamQuery(0) said
     cudaErrorNotReady), 0 when it was idle; it then waits for that work. */
 int probe_default_stream_busy(void);
+/** The student's occupancy_device(0, d) on a second modelled GPU, whose properties (an sm_86's: 1536
+    threads and 16 blocks per SM, 100 KiB of shared memory per SM, 82 SMs) are written into *p:
+    returns its error, or -1 on a GPU, where only the GPU itself answers. */
+int probe_occupancy_device_elsewhere(OccDevice *d, struct cudaDeviceProp *p);
 /** Streams and events alive in the runner now (created, not destroyed), for leak checks; -1 each on
     a GPU, where the runtime does not tell. */
 void probe_live_streams_events(int *streams, int *events);
