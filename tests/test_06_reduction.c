@@ -986,6 +986,9 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
 /* launched: the threads of the launch (0: the right grid's). */
 /* local_warp 2: the right span of 64 with warp and lane swapped, warp = t % 32, lane = t / 32 (trial 13,
    a061): the right grid then writes a scattered set with holes, or only a head for small n. */
+/* local_warp 3: the right span of 64 with the second warp of each pair 32 elements on instead of 1,
+   i = (warp / 2) * 64 + 2 * lane + (warp % 2) * 32 (trial 14, a051): only even elements are written.
+   With blocks of one warp and n <= 64 it writes what local_warp 1 writes: channels_offset_probe tells. */
 static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp, size_t launched) {
     size_t threads = (n + 63) / 64 * 64;
     threads = (threads + block - 1) / block * block;
@@ -995,7 +998,7 @@ static int channels_written_as(const float *got, size_t n, unsigned block, int l
     for (size_t t = 0; t < threads; t++) {
         size_t warp = local_warp == 1 ? t % block / 32 : local_warp == 2 ? t % 32 : t / 32;
         size_t lane = local_warp == 2 ? t / 32 : t % 32;
-        size_t i = (warp / 2) * (local_warp ? 64 : 32) + 2 * lane + warp % 2;
+        size_t i = (warp / 2) * (local_warp ? 64 : 32) + 2 * lane + warp % 2 * (local_warp == 3 ? 32 : 1);
         if (i < n) hit[i] = 1;
     }
     int same = 1;
@@ -1006,6 +1009,35 @@ static int channels_written_as(const float *got, size_t n, unsigned block, int l
     }
     free(hit);
     return same;
+}
+
+static const char kChannelsOffset32[] =
+    "only even elements were written, as by an index map whose second warp of a pair starts 32 elements on "
+    "instead of 1: with i = (warp / 2) * 64 + 2 * lane + (warp % 2) * 32 the second warp takes even elements too "
+    "(the first warp's upper half and the next pair's lower half), and no warp takes an odd one. The two warps of "
+    "pair p interleave: the first takes 64p + 2 * lane, the second 64p + 2 * lane + 1, i = (warp / 2) * 64 + 2 * "
+    "lane + warp % 2";
+
+/* With blocks of one warp and small n, a warp counted within the block and a second warp offset by 32
+   write the same elements (trial 14, a051 was told the former). One more launch tells them apart:
+   n = 256 in blocks of 32, where the offset map writes every even element and the local warp only the
+   first 32. 1: the offset map's elements. */
+static int channels_offset_probe(void) {
+    size_t n = 256;
+    float *got = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(got, n, grade_seed() + 7u, -0.9f, 0.9f);
+    int offset = 0;
+    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, got, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        grade_poison_device(d_out, n * sizeof(float));
+        if (channels_uniform_gpu(d_in, d_out, n, 32) == cudaSuccess &&
+            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+            offset = channels_written_as(got, n, 32, 3, 0) && !channels_written_as(got, n, 32, 1, 0);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(got);
+    return offset;
 }
 
 static const char *channels_hint(const float *in, const float *got, const float *want, size_t n, unsigned block, char *buf, size_t cap) {
@@ -1028,6 +1060,9 @@ static const char *channels_hint(const float *in, const float *got, const float 
                  first, first % 2 ? "odd" : "even", first % 2 ? "A" : "B");
         return buf;
     }
+    /* some even elements with channel B's value and the odd ones unwritten: the second warp of a pair
+       writes even elements (larger n; a small n leaves only the holes, below) */
+    if (garbage && swapped && garbage + swapped == bad && channels_written_as(got, n, block, 3, 0)) return kChannelsOffset32;
     if (garbage == bad) {
         /* A grid too small leaves a tail, [first, n), unwritten; an index map whose pairs of warps
            overlap or skip leaves holes with written elements after them. */
@@ -1052,6 +1087,9 @@ static const char *channels_hint(const float *in, const float *got, const float 
         for (size_t t = block; seen < 0 && !short_grid && t < need; t += block)
             if ((t < n ? t : n) + 32 >= written && (t < n ? t : n) <= written + 32 && channels_written_as(got, n, block, 0, t)) short_grid = t;
         int local = channels_written_as(got, n, block, 1, 0);
+        /* the second warp offset by 32: before the grid and the local warp, which can leave the same holes */
+        if (channels_written_as(got, n, block, 3, seen > 0 ? (size_t)(lb * lt) : 0) && ((!local && !short_grid) || channels_offset_probe()))
+            return kChannelsOffset32;
         if (short_grid) {
             snprintf(buf, cap,
                      "some elements were never written, exactly those the right index map leaves with %s%zu threads, where n = %zu needs "
