@@ -457,6 +457,19 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             why = "the row taps ran down the columns and the column taps along the rows: the row pass (along x) uses h_row and writes "
                   "d_tmp, then the column pass (along y) uses h_col on d_tmp";
     }
+    /* 3b. one pass given the other pass's taps (trial 14, a080: conv_cols_gpu given h_row): both passes
+       ran the same taps, which the generic 2D message did not name */
+    if (!why && s->kind == K_SEPARABLE && s->col) { /* (fw = 1 too: two different taps) */
+        for (int which = 0; which < 2 && !why; which++) {
+            const float *taps = which ? s->col : s->filter;
+            reference(s, im->h_in, alt, tmp, w, h, taps, taps);
+            if (close_enough(got, alt, n, s->atol))
+                why = which ? "both passes ran the column taps: the row pass was given h_col. conv_rows_gpu(d_in, d_tmp, ..., h_row, ...) "
+                              "takes the row taps, conv_cols_gpu(d_tmp, d_out, ..., h_col, ...) the column taps"
+                            : "both passes ran the row taps: the column pass was given h_row. conv_cols_gpu(d_tmp, d_out, ..., h_col, ...) "
+                              "takes the column taps, conv_rows_gpu(d_in, d_tmp, ..., h_row, ...) the row taps";
+        }
+    }
     /* 4. a pass along the wrong direction */
     if (!why && (s->kind == K_ROWS || s->kind == K_COLS) && fw > 1) {
         if (s->kind == K_ROWS) conv_cols_cpu(im->h_in, alt, w, h, s->filter, fw);
