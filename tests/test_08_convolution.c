@@ -999,6 +999,63 @@ START_TEST(test_separable_filter_agrees_with_the_2d_filter_to_rounding) {
 }
 END_TEST
 
+/* 08.4's technique: the two 1D passes, 2 * fw taps per pixel, not the outer-product filter run as a 2D
+   convolution (trial 14, a081: conv2d_const_gpu with h_col[fy] * h_row[fx], right values, fw * fw taps).
+   The launches of one call are recorded (the simulator; CUPTI on a GPU). */
+START_TEST(test_separable_filter_runs_the_two_passes) {
+    int w = 17, h = 31, fw = 3;
+    if (judge_exercise_launches("conv_rows_kernel") < 0) return; /* launches not observed here */
+    Image im;
+    image_make(&im, w, h, 41);
+    float row[CONV_MAX_FW], col[CONV_MAX_FW];
+    random_taps(row, fw, im.seed + 2);
+    random_taps(col, fw, im.seed + 3);
+    GRADE_EXPECT_CUDA_OK(conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 16, 16), "conv_separable_gpu, 17 x 31, fw 3");
+    unsigned long long b, t;
+    int rows = judge_last_call_grid("conv_rows_kernel", &b, &t), cols = judge_last_call_grid("conv_cols_kernel", &b, &t);
+    int two_d = judge_last_call_grid("conv2d_kernel", &b, &t) || judge_last_call_grid("conv2d_const_kernel", &b, &t) ||
+                judge_last_call_grid("conv2d_tiled_kernel", &b, &t);
+    ck_assert_msg(rows != 0 && cols != 0,
+                  "conv_separable_gpu, image 17 x 31, taps of width 3: it launched conv_rows_kernel %d times and conv_cols_kernel %d "
+                  "times%s\n  likely mistake: the separable filter was not run as two passes%s. The exercise is the two 1D passes, "
+                  "2 * fw taps per pixel instead of fw * fw: conv_rows_gpu(d_in, d_tmp, ..., h_row, ...), then conv_cols_gpu(d_tmp, "
+                  "d_out, ..., h_col, ...)",
+                  rows, cols, two_d ? " (and a 2D convolution kernel)" : "",
+                  two_d ? ": the outer product of the taps went through a 2D convolution (fw * fw taps per pixel)" : "");
+    image_free(&im);
+}
+END_TEST
+
+/* 08.4's launches refused one at a time (simulator only): conv_separable_gpu must return the first
+   error (trial 14, a082 dropped the row pass's and ran the column pass on a d_tmp nobody wrote). */
+START_TEST(test_separable_filter_returns_a_refused_launch_error) {
+    int w = 17, h = 31, fw = 3;
+    Image im;
+    image_make(&im, w, h, 43);
+    float row[CONV_MAX_FW], col[CONV_MAX_FW];
+    random_taps(row, fw, im.seed + 2);
+    random_taps(col, fw, im.seed + 3);
+    static const char *const pass[] = {"the row pass's (conv_rows_kernel)", "the column pass's (conv_cols_kernel)"};
+    for (unsigned skip = 0; skip < 2; skip++) {
+        if (!grade_refuse_launches_after(skip, 1)) break; /* a GPU: nothing is refused */
+        cudaError_t e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 16, 16);
+        grade_refuse_launches_after(0, 0);
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+        ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                      "conv_separable_gpu, image 17 x 31, taps of width 3: the grader refused %s launch with "
+                      "cudaErrorLaunchOutOfResources, as a GPU refuses a launch it has no resources for, and conv_separable_gpu "
+                      "returned %s\n  likely mistake: %s",
+                      pass[skip], judge_error_name(e),
+                      skip == 0 ? "the row pass's error was dropped: return the first error, cudaError_t e = conv_rows_gpu(...); "
+                                  "if (e != cudaSuccess) return e; before the column pass (which would read a d_tmp nobody wrote)"
+                                : "the column pass's error was dropped: return what conv_cols_gpu returns (and each pass must "
+                                  "return its launch's error, cudaGetLastError())");
+    }
+    image_free(&im);
+}
+END_TEST
+
 START_TEST(test_every_function_refuses_an_even_or_too_wide_filter) {
     static const int bad[] = {0, 2, 16, 17};
     float f[17 * 17] = {0};
@@ -1043,6 +1100,8 @@ static Suite *build_suite(void) {
         {"08.4", test_separable_filter_matches_cpu_on_a_larger_image, 1},
         {"08.4", test_separable_filter_agrees_with_the_2d_filter_to_rounding, 1},
         {"08.4", test_empty_images_launch_nothing, 1},
+        {"08.4", test_separable_filter_runs_the_two_passes, 1},
+        {"08.4", test_separable_filter_returns_a_refused_launch_error, 1},
     };
     return grade_suite("08-convolution", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
