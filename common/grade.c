@@ -130,7 +130,17 @@ int grade_refuse_launches_after(unsigned skip, unsigned count) {
     judge_u64(&c, count);
     return (int)judge_finish(&c);
 }
+int grade_refuse_symbol_copies(unsigned count) {
+    JudgeCall c;
+    judge_begin(&c, "sim.RefuseSymbolCopies", 0);
+    judge_u64(&c, count);
+    return (int)judge_finish(&c);
+}
 #else
+int grade_refuse_symbol_copies(unsigned count) {
+    (void)count;
+    return 0;
+}
 int grade_refuse_launches(unsigned count) {
     (void)count;
     return 0;

@@ -121,6 +121,10 @@ int grade_refuse_launches(unsigned count);
     launches have run, so that a function's later launches (whose errors are the easiest to drop)
     can be refused alone. grade_refuse_launches_after(0, 0) cancels. 1 on the simulator, 0 on a GPU. */
 int grade_refuse_launches_after(unsigned skip, unsigned count);
+/** Simulator: the next `count` copies to or from a symbol (cudaMemcpyToSymbol and friends) fail with
+    cudaErrorInvalidSymbol and copy nothing, so that a test can see the student's function return
+    that error. 1 on the simulator, 0 on a GPU (skip the check there). Set it back to 0 after the call. */
+int grade_refuse_symbol_copies(unsigned count);
 
 /* ---- comparisons ---- */
 

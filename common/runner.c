@@ -266,6 +266,16 @@ static int64_t b_refuse_launches_after(const RunnerCall *c) {
     return 0;
 #endif
 }
+/* The next A(0) copies to or from a symbol fail (simulator only). Returns 1 when they will, 0 on a GPU. */
+static int64_t b_refuse_symbol_copies(const RunnerCall *c) {
+#if ON_SIM
+    simcuda_refuse_symbol_copies((unsigned)A(0));
+    return 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
 /* The race check (simulator builds made with `simcc --profile`): on/off for the launches that
    follow. Returns 1 when this runner can check, 0 when it cannot. */
 static int64_t b_racecheck(const RunnerCall *c) {
@@ -340,7 +350,7 @@ static const RunnerFunction kBuiltins[] = {
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
     {"sim.Schedule", b_schedule},        {"sim.Racecheck", b_racecheck},
     {"profile.Control", b_profile_control}, {"sim.RefuseLaunches", b_refuse_launches},
-    {"sim.RefuseLaunchesAfter", b_refuse_launches_after},
+    {"sim.RefuseLaunchesAfter", b_refuse_launches_after}, {"sim.RefuseSymbolCopies", b_refuse_symbol_copies},
     {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
     {NULL, NULL},
 };

@@ -999,6 +999,37 @@ START_TEST(test_separable_filter_agrees_with_the_2d_filter_to_rounding) {
 }
 END_TEST
 
+/* 08.2's upload refused (simulator only): cudaMemcpyToSymbol fails, and conv2d_const_gpu must return
+   its error before launching a kernel that would read a filter that never arrived (trial 14, a074 and
+   a075 dropped it, in conv2d_const_gpu or in upload_filter, and passed). */
+START_TEST(test_const_filter_returns_a_refused_upload_error) {
+    int w = 17, h = 31, fw = 3;
+    Image im;
+    image_make(&im, w, h, 45);
+    float f[CONV_MAX_FW * CONV_MAX_FW];
+    random_taps(f, fw * fw, im.seed + 2);
+    if (!grade_refuse_symbol_copies(1)) { /* a GPU: nothing is refused */
+        image_free(&im);
+        return;
+    }
+    cudaError_t e = conv2d_const_gpu(im.d_in, im.d_out, w, h, f, fw, 16, 16);
+    unsigned long long b, t;
+    int launched = judge_last_call_grid("conv2d_const_kernel", &b, &t);
+    grade_refuse_symbol_copies(0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    ck_assert_msg(e == cudaErrorInvalidSymbol && !launched,
+                  "conv2d_const_gpu, image 17 x 31, filter of width 3: the grader made its cudaMemcpyToSymbol fail with "
+                  "cudaErrorInvalidSymbol, and conv2d_const_gpu %s%s%s\n  likely mistake: cudaMemcpyToSymbol's error was not "
+                  "returned: upload_filter must return what cudaMemcpyToSymbol returns, and conv2d_const_gpu must return that error "
+                  "before the launch, cudaError_t e = upload_filter(h_filter, fw); if (e != cudaSuccess) return e; (the kernel "
+                  "would read a filter that never arrived)",
+                  launched ? "still launched conv2d_const_kernel and returned " : "returned ", judge_error_name(e),
+                  launched && e == cudaErrorInvalidSymbol ? " (the error came back only as the last error, after the launch)" : "");
+    image_free(&im);
+}
+END_TEST
+
 /* 08.4's technique: the two 1D passes, 2 * fw taps per pixel, not the outer-product filter run as a 2D
    convolution (trial 14, a081: conv2d_const_gpu with h_col[fy] * h_row[fx], right values, fw * fw taps).
    The launches of one call are recorded (the simulator; CUPTI on a GPU). */
@@ -1091,6 +1122,7 @@ static Suite *build_suite(void) {
         {"08.2", test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
         {"08.2", test_conv2d_const_matches_cpu_on_a_larger_image, 1},
         {"08.2", test_every_function_refuses_an_even_or_too_wide_filter, 1},
+        {"08.2", test_const_filter_returns_a_refused_upload_error, 1},
         {"08.3", test_conv2d_tiled_matches_cpu_at_every_size_filter_width_and_tile, cases},
         {"08.3", test_conv2d_tiled_matches_cpu_on_a_larger_image, 1},
         {"08.3", test_conv2d_tiled_loads_and_stores_are_coalesced, 1, .profiled = 1},

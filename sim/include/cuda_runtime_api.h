@@ -463,6 +463,10 @@ size_t simcuda_set_device_memory(size_t total_bytes);
     refuses a launch it has no resources for, and nothing runs: a grader's way to see that the
     student's code returns a launch error (cudaGetLastError after the launch) instead of dropping it. */
 void simcuda_refuse_launches(unsigned count);
+/** The next `count` copies to or from a symbol (cudaMemcpyToSymbol, cudaMemcpyFromSymbol and their
+    Async forms; 0: none) fail with cudaErrorInvalidSymbol and copy nothing: a grader's way to see
+    that the student's code returns that error (and launches nothing with a filter that never arrived). */
+void simcuda_refuse_symbol_copies(unsigned count);
 /** A kernel's __launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor) as written (0 for
     each one not given; both 0 without __launch_bounds__, or for a kernel template, whose bounds are
     not recorded). A GPU shows the second only through the registers the compiler gave the kernel;

@@ -588,8 +588,17 @@ size_t simcuda_set_device_memory(size_t total_bytes) {
 
 } // extern "C"
 
+/* simcuda_refuse_symbol_copies: how many of the next copies to or from a __constant__/__device__
+   symbol fail on purpose (a grader trying the student's error path for cudaMemcpyToSymbol). */
+static unsigned g_symbol_copies_to_refuse;
+extern "C" void simcuda_refuse_symbol_copies(unsigned count) { g_symbol_copies_to_refuse = count; }
+
 cudaError_t simcuda_memcpy_symbol(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     (void)kind;
+    if (g_symbol_copies_to_refuse) { /* nothing is copied; the error is also the last error, as the runtime records it */
+        g_symbol_copies_to_refuse--;
+        return record(cudaErrorInvalidSymbol);
+    }
     cudaDeviceSynchronize();
     memcpy(dst, src, count);
     return cudaSuccess;
