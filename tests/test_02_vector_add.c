@@ -656,6 +656,34 @@ START_TEST(test_float4_version_handles_sizes_not_multiple_of_four) {
 }
 END_TEST
 
+/* 02.4's technique: 16-byte loads (trial 14, a015: a scalar grid-stride loop in the float4 kernel,
+   right sums, passed). A warp's 32 float4 loads cover 512 bytes, 16 sectors of 32 bytes per request;
+   32 float loads cover 4. The simulator's profiler counts them on one small call (n = 4096, no
+   leftovers, grid 4 x block 256). */
+#if ON_SIM
+#define MIN_FLOAT4_SECTORS 12.0
+START_TEST(test_float4_version_loads_16_bytes_per_thread) {
+    enum { N = 4096, BLOCK = 256, GRID = 4 };
+    grade_profile_begin();
+    Problem p;
+    problem_make(&p, N, 9);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(vector_add_float4_gpu(p.d_a, p.d_b, p.d_c, N, BLOCK, GRID), "vector_add_float4_gpu");
+    if (!profiled_sums_right(&p, N)) return;
+    GradeProfile g;
+    if (!grade_profile_global("vector_add_float4_kernel", MIN_FLOAT4_SECTORS, &g)) return;
+    double ld = grade_per_request(g.global_load_sectors, g.global_load_requests);
+    ck_assert_msg(ld >= MIN_FLOAT4_SECTORS,
+                  "vector_add_float4_gpu (n = 4096, grid 4 x block 256, GRADE_SEED=%llu): the sums are right, but "
+                  "vector_add_float4_kernel's loads take %.1f sectors of 32 bytes per request (%llu requests), where a warp's 32 "
+                  "float4 loads take 16 (at least %.0f expected)\n  likely mistake: the float4 loads are not used: the kernel loads "
+                  "one float at a time. Loop over the n / 4 whole float4s with a4[q] and b4[q] (const float4 *a4 = "
+                  "reinterpret_cast<const float4 *>(a)) and store c4[q]; only the n %% 4 leftovers go one by one",
+                  (unsigned long long)grade_seed(), ld, (unsigned long long)g.global_load_requests, MIN_FLOAT4_SECTORS);
+}
+END_TEST
+#endif
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         /* the large grid first: a grid sized for the demo makes every later case slow */
@@ -676,6 +704,9 @@ static Suite *build_suite(void) {
         {"02.3", test_grid_stride_is_coalesced, 1, .profiled = 1},
 #endif
         {"02.4", test_float4_version_handles_sizes_not_multiple_of_four, N_SIZES},
+#if ON_SIM
+        {"02.4", test_float4_version_loads_16_bytes_per_thread, 1, .profiled = 1},
+#endif
     };
     return grade_suite("02-vector-add", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
