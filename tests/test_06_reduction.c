@@ -905,6 +905,22 @@ START_TEST(test_shuffle_sum_is_right_on_a_large_input) {
 }
 END_TEST
 
+/* 06.2's technique: the last warp finishes with shuffles (trial 14, a041: 06.1's shared-memory tree
+   down to one value, barriers at every level, warp_sum never called; right sums, passed). Read in the
+   source of reduce_shuffle_kernel (skipped without it, GRADE_SOURCE_DIR unset). */
+START_TEST(test_shuffle_kernel_finishes_with_shuffles) {
+    static char body[16384];
+    int got = grade_source_function("reduce.cu", "reduce_shuffle_kernel", body, sizeof body);
+    if (got != 1) return; /* no source to read, or no definition (the runs above name what is missing) */
+    ck_assert_msg(strstr(body, "warp_sum") || strstr(body, "__shfl"),
+                  "reduce_shuffle_kernel calls neither warp_sum nor a __shfl_*_sync: the sums are right, but the exercise's "
+                  "shuffles are not used\n  likely mistake: warp_sum is never called: the shared-memory tree runs down to one value, "
+                  "with a __syncthreads() at every level. Stop the tree loop at stride > 32, then let the first warp finish in "
+                  "registers: if (tid < 32) { v = s[tid] + s[tid + 32] (when blockDim.x >= 64); v = warp_sum(v); lane 0 writes "
+                  "out[blockIdx.x] }");
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 06.3                                                                                            */
 
@@ -1215,6 +1231,7 @@ static Suite *build_suite(void) {
         {"06.1", test_sequential_tree_has_no_bank_conflicts, 1, .profiled = 1},
         {"06.2", test_shuffle_sum_is_right_at_every_size_and_block, N_SIZES},
         {"06.2", test_shuffle_sum_is_right_on_a_large_input, 1},
+        {"06.2", test_shuffle_kernel_finishes_with_shuffles, 1},
         {"06.3", test_fast_sum_is_right_at_every_size_block_and_grid, N_SIZES},
         {"06.3", test_fast_sum_is_right_on_a_large_input, 1},
 #if ON_SIM
