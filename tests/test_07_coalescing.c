@@ -23,6 +23,7 @@
 #include "coalescing.h"
 #include "grade.h"
 #include "judge.h"
+#include "grade_skeleton.h" /* grade_source_function */
 
 static const GradeExercise kExercises[] = {
     {"07.1", 2, "copy_strided_kernel + copy_strided_gpu: one thread per output element, any stride and offset; coalesced at stride 1", 0,
@@ -769,6 +770,43 @@ START_TEST(test_padded_transpose_is_coalesced_without_bank_conflicts) {
 }
 END_TEST
 
+/* 07.3's grid sized for the kernel's tile (trial 12 and trial 14, a060: a kernel with the reference's
+   64 x 64 tile launched on a grid of 32 x 32 tiles: 4x the blocks, 3/4 of them idle, right values).
+   The tile is read in the kernel's source (its __shared__ array's first size: TILE_DIM or 32, BIG_TILE,
+   2 * TILE_DIM or 64; any other is not judged), the grid in the simulator's record of one call. */
+START_TEST(test_padded_transpose_grid_fits_its_tile) {
+    static char body[16384];
+    if (grade_source_function("coalescing.cu", "transpose_padded_kernel", body, sizeof body) != 1) return;
+    const char *sh = strstr(body, "__shared__"), *open = sh ? strchr(sh, '[') : NULL, *close = open ? strchr(open, ']') : NULL;
+    if (!close) return;
+    char size[64];
+    size_t k = 0;
+    for (const char *c = open + 1; c < close && k + 1 < sizeof size; c++)
+        if (*c != ' ' && *c != '\t' && *c != '(' && *c != ')') size[k++] = *c;
+    size[k] = 0;
+    int tile = !strcmp(size, "TILE_DIM") || !strcmp(size, "32") ? 32
+               : !strcmp(size, "BIG_TILE") || !strcmp(size, "2*TILE_DIM") || !strcmp(size, "TILE_DIM*2") || !strcmp(size, "64") ? 64
+                                                                                                                             : 0;
+    if (!tile) return;
+    const int rows = 64, cols = 96;
+    float *d_in = grade_device_alloc((size_t)rows * cols * sizeof(float)), *d_out = grade_device_alloc((size_t)rows * cols * sizeof(float));
+    GRADE_EXPECT_CUDA_OK(transpose_padded_gpu(d_in, d_out, rows, cols), "transpose_padded_gpu, 64 x 96");
+    unsigned long long blocks, threads;
+    int seen = judge_last_call_grid("transpose_padded_kernel", &blocks, &threads);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    unsigned long long need = (unsigned long long)((cols + tile - 1) / tile) * ((rows + tile - 1) / tile);
+    if (seen <= 0) return; /* not launched (the runs above say so), or the grid not observed (a GPU) */
+    ck_assert_msg(blocks <= need,
+                  "transpose_padded_gpu on a 64 x 96 matrix launched %llu blocks, where transpose_padded_kernel's tile is %d x %d "
+                  "(its shared array [%s][...]): %llu blocks cover the matrix, so %llu of them had nothing to do\n  likely mistake: "
+                  "the grid is sized for another tile than the kernel's: each block moves a %d x %d tile, so the grid is "
+                  "((cols + T - 1) / T, (rows + T - 1) / T) with the kernel's T, here %s (a grid of TILE_DIM tiles for a kernel "
+                  "of 64 x 64 tiles launches 4x the blocks, 3/4 idle)",
+                  blocks, tile, tile, size, need, blocks - need, tile, tile, size);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 07.4: particles                                                                                  */
 
@@ -1042,6 +1080,7 @@ static Suite *build_suite(void) {
         {"07.2", test_tiled_transpose_reads_and_writes_are_coalesced, 1, .profiled = 1},
         {"07.3", test_padded_transpose_matches_cpu_for_every_shape, N_SHAPES},
         {"07.3", test_padded_transpose_matches_cpu_on_a_large_matrix, 1},
+        {"07.3", test_padded_transpose_grid_fits_its_tile, 1},
         {"07.3", test_padded_transpose_is_coalesced_without_bank_conflicts, 1, .profiled = 1},
         {"07.4", test_soa_update_matches_cpu_for_every_size, N_PARTICLE_SIZES},
         {"07.4", test_aos_to_soa_matches_cpu_for_every_size, N_PARTICLE_SIZES},
