@@ -239,7 +239,11 @@ static void dev_alloc(Dev *d, size_t n) {
     ck_assert(cudaMalloc(&d->d_out, n * 4 + CANARY) == cudaSuccess);
     ck_assert(cudaMalloc(&d->d_work, d->work_bytes) == cudaSuccess);
 }
-static void dev_free(Dev *d) { CUDA_FREE_ALL(d->d_in, d->d_out, d->d_work); }
+static Dev *g_run_dev; /* the buffers of run_once's current call (10.4's memset probe); NULL once freed */
+static void dev_free(Dev *d) {
+    CUDA_FREE_ALL(d->d_in, d->d_out, d->d_work);
+    if (g_run_dev == d) g_run_dev = NULL;
+}
 
 /* 10.2's multi-level scan replayed with one slip, at every level of the recursion:
    BUG_LANE0: block_scan_warp (10.1's region) leaves lane 0's exclusive value at what the shuffle up by
@@ -352,8 +356,47 @@ static int warp_offsets_only(const void *got, const void *want, size_t n, unsign
     return off;
 }
 
+/* 10.4 (simulator): how many leading bytes of d_work single_pass_gpu's memset clears, seen with the
+   kernel's launch refused (grade_refuse_launches: the memset runs, the kernel does not), from a
+   workspace of 0xFF bytes; -1 where that cannot be seen (a GPU, or the call did not return the
+   refusal). A memset of (tiles + 1) * sizeof(unsigned) leaves half the status words as garbage, which
+   a tile then reads as published (trial 14, b024): the blocks' order decides the result, which read
+   as a look-back that does not wait. */
+static long single_pass_cleared_bytes(const Run *r, size_t want_bytes) {
+    Dev *d = g_run_dev;
+    if (!d || want_bytes > d->work_bytes) return -1;
+    grade_poison_device(d->d_work, d->work_bytes);
+    if (!grade_refuse_launches(1)) return -1;
+    cudaError_t e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work)
+                                : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
+    grade_refuse_launches(0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    unsigned char *w = grade_alloc(want_bytes);
+    long zeros = -1;
+    if (e == cudaErrorLaunchOutOfResources && cudaMemcpy(w, d->d_work, want_bytes, cudaMemcpyDeviceToHost) == cudaSuccess)
+        for (zeros = 0; (size_t)zeros < want_bytes && w[zeros] == 0; zeros++) {}
+    free(w);
+    return zeros;
+}
+
 static const char *likely_mistake(const Run *r, const void *got, size_t first, char *buf, size_t cap) {
     size_t n = r->n;
+    if (r->kind == K_SINGLE && g_tickets > 1) {
+        /* the ticket's word (8 bytes with its padding) and one 8-byte status word per tile */
+        size_t want_bytes = ((size_t)g_tickets + 1) * sizeof(unsigned long long);
+        long cleared = single_pass_cleared_bytes(r, want_bytes);
+        if (cleared >= 0 && (size_t)cleared < want_bytes) {
+            snprintf(buf, cap,
+                     "the memset clears only the first %ld bytes of d_work, but the ticket's word and the %u tiles' status words "
+                     "are %zu bytes: the status words past them keep the workspace's garbage, which a tile's look-back reads as a "
+                     "published status, so the result depends on the blocks' order. cudaMemsetAsync's count is in bytes, and each "
+                     "word is an unsigned long long: (tiles + 1) * sizeof(unsigned long long), not sizeof(unsigned). (Seen with the "
+                     "kernel's launch refused: what the memset alone left zero.)",
+                     cleared, g_tickets, want_bytes);
+            return buf;
+        }
+    }
     if (r->order_dependent) {
         /* Right under forward, where each thread runs on to its next barrier before the next thread
            starts, so thread t - d has stored src[t - d] before thread t reads it even without the barrier
@@ -702,6 +745,7 @@ static const char *hs_crash_hint(const char *said) {
 /* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
    write past the output, or a changed input. */
 static void run_once(const Run *r, Dev *d, int s, void *got) {
+    g_run_dev = d;
     grade_use_schedule(s);
     grade_poison_device(d->d_out, r->n * 4 + CANARY);
     grade_poison_device(d->d_work, d->work_bytes);
