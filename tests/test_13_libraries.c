@@ -176,7 +176,15 @@ static void check_inverse(int dbl, int n, int singular_row, int schedule) {
                                 "cuSOLVER call failed before getrs: check each status (a workspace of Lwork elements, not bytes; lda = n)"
                               : "a CUDA or cuSOLVER call failed: check each status (a workspace of Lwork elements, not bytes; lda = n)");
     ck_assert(cudaMemcpy(h_X, d_X, nn * elem, cudaMemcpyDeviceToHost) == cudaSuccess);
-    ck_assert(cudaMemcpy(h_A_after, d_A, nn * elem, cudaMemcpyDeviceToHost) == cudaSuccess);
+    /* d_A is the caller's: a call that factors it in place and then frees its own d_LU frees d_A
+       (trial 14, b043), and reading it back fails -- name that rather than a bare assertion. */
+    cudaError_t back = cudaMemcpy(h_A_after, d_A, nn * elem, cudaMemcpyDeviceToHost);
+    ck_assert_msg(back == cudaSuccess,
+                  "%s (%d x %d, " SEED_TEXT "): after the call the grader cannot read its own d_A back (cudaMemcpy returned %s)\n"
+                  "  likely mistake: the call freed the caller's d_A (or changed the pointer it frees): d_A is only read -- getrf "
+                  "overwrites its matrix, so factor a copy (cudaMalloc d_LU, cudaMemcpy d_A into it device to device) and cudaFree only "
+                  "what the function allocated itself",
+                  fn, n, n, SEED, cudaGetErrorString(back));
     ck_assert_msg(memcmp(h_A, h_A_after, nn * elem) == 0,
                   "%s (%d x %d, " SEED_TEXT "): d_A was changed by the call\n"
                   "  likely mistake: getrf overwrites its matrix with the factors L and U; factor a copy (cudaMemcpy device to device)",
