@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "libraries.h"
 #include "calls/13-libraries.h"
@@ -416,6 +417,27 @@ START_TEST(test_batched_matmul_returns_a_refused_math_mode) {
                   "the status of cublasSetMathMode was dropped: keep it and return it when it is not CUBLAS_STATUS_SUCCESS, before "
                   "the product",
                   M, K, N, BATCH, (int)st);
+}
+END_TEST
+
+/* The exercise is the one batched call (trial 14, b047: a loop of batch cublasSgemm calls gave the
+   same values and passed). No run tells the two apart on the simulator's cuBLAS, so the source is
+   read: batched_matmul_gpu must call cublasSgemmStridedBatched and no per-matrix cublasSgemm. */
+START_TEST(test_batched_matmul_is_one_strided_batched_call) {
+    char body[16384];
+    int got = grade_source_function("libraries.cu", "batched_matmul_gpu", body, sizeof body);
+    if (got == -1) return; /* no source to read */
+    ck_assert_msg(got == 1, "the grader could not find batched_matmul_gpu's definition in libraries.cu (%s)",
+                  got == -2 ? "the file cannot be read" : "no definition");
+    int strided = strstr(body, "cublasSgemmStridedBatched") != NULL;
+    const char *single = body;
+    while ((single = strstr(single, "cublasSgemm")) && !strncmp(single, "cublasSgemmStridedBatched", 25)) single += 25;
+    ck_assert_msg(strided && !single,
+                  "batched_matmul_gpu's products are right, but it %s\n  likely mistake: the batch was done as a loop of "
+                  "cublasSgemm calls, one per matrix: the exercise is the one call that does every product of the batch, "
+                  "cublasSgemmStridedBatched, with strideA = M * K, strideB = K * N, strideC = M * N (one launch, not batch "
+                  "launches)",
+                  !strided ? "never calls cublasSgemmStridedBatched" : "also calls cublasSgemm");
 }
 END_TEST
 
@@ -997,6 +1019,7 @@ static Suite *build_suite(void) {
         {"13.1", test_inverse_reports_a_singular_matrix, 6},
         {"13.2", test_batched_products_match_cpu_in_fp32_and_tf32, N_BSHAPES},
         {"13.2", test_batched_matmul_returns_a_refused_math_mode, 1},
+        {"13.2", test_batched_matmul_is_one_strided_batched_call, 1},
         {"13.3", test_thrust_cdf_matches_cpu_at_every_size, N_SORT_SIZES},
         {"13.3", test_cub_sort_pairs_is_exact_and_stable, N_CUB_SIZES},
         {"13.4", test_host_api_estimate_is_close_continues_and_reproduces, 2},
