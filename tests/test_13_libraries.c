@@ -599,6 +599,19 @@ static int probe_sorted_bits(int *begin, int *end) {
     return 0;
 }
 
+/* Thrust on cudaMalloc memory wrapped in thrust::device_pointer_cast runs on a GPU, but the
+   simulator runs Thrust on the CPU, which stops at the first read of device memory (trial 14,
+   b050: told to cudaMemcpy back, the student's sort being valid CUDA). Name the simulator's limit,
+   and the exercise's own call: CUB's two-call sort. */
+static const char *sort_crash_hint(const char *said) {
+    if (!strstr(said, "host access to device memory")) return NULL;
+    return "sort_pairs_cub_gpu read device memory from the host. If it runs Thrust on the raw pointers (thrust::sort_by_key on "
+           "thrust::device_pointer_cast(d_keys_out) ...): that is valid on a GPU, but the simulator runs Thrust on the CPU and cannot "
+           "follow a device_ptr into cudaMalloc memory (a simulator limit, see lessons/13-libraries/README.md). Either way this "
+           "exercise asks for CUB's two-call sort, not Thrust: cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, ...) for the size, "
+           "cudaMalloc temp_bytes, then SortPairs(d_temp, temp_bytes, d_keys, d_keys_out, d_vals, d_vals_out, n)";
+}
+
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     size_t n = kCubSizes[_i];
     uint64_t seed = grade_seed() * 11 + n;
@@ -613,7 +626,10 @@ START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     ck_assert(cudaMemcpy(d_vals, vals, n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
     grade_poison_device(d_keys_out, n * 4);
     grade_poison_device(d_vals_out, n * 4);
+    judge_set_crash_hint(sort_crash_hint);
     cudaError_t sorted = sort_pairs_cub_gpu(d_keys, d_vals, n, d_keys_out, d_vals_out);
+    cudaDeviceSynchronize();
+    judge_set_crash_hint(NULL);
     /* CUB refuses a temp_storage_bytes below what the size query reported (trial 8, a024: the size set
        to 0 between the two calls), or below what SortPairs needs (trial 10, a024: the query made with
        SortKeys); the simulator's CUB too */
