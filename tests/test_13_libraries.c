@@ -612,6 +612,22 @@ static const char *sort_crash_hint(const char *said) {
            "cudaMalloc temp_bytes, then SortPairs(d_temp, temp_bytes, d_keys, d_keys_out, d_vals, d_vals_out, n)";
 }
 
+/* The sort is CUB's (trial 14, b051: thrust::sort_by_key on device_vectors gave the same pairs and
+   passed): the source of sort_pairs_cub_gpu must call cub::DeviceRadixSort::SortPairs. */
+static void expect_cub_sort_pairs_in_source(void) {
+    char body[16384];
+    int got = grade_source_function("libraries.cu", "sort_pairs_cub_gpu", body, sizeof body);
+    if (got == -1) return; /* no source to read */
+    ck_assert_msg(got == 1, "the grader could not find sort_pairs_cub_gpu's definition in libraries.cu (%s)",
+                  got == -2 ? "the file cannot be read" : "no definition");
+    ck_assert_msg(strstr(body, "SortPairs") != NULL,
+                  "sort_pairs_cub_gpu's pairs are right, but it never calls cub::DeviceRadixSort::SortPairs%s\n  likely mistake: "
+                  "the sort was done another way: this exercise is CUB's two-call sort -- SortPairs(NULL, temp_bytes, ...) asks for "
+                  "the temporary storage's size, then cudaMalloc temp_bytes and call SortPairs again with the same arguments and "
+                  "that buffer to sort (Thrust is 13.3's cdf_thrust_gpu)",
+                  strstr(body, "thrust") ? " (it sorts with Thrust)" : "");
+}
+
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     size_t n = kCubSizes[_i];
     uint64_t seed = grade_seed() * 11 + n;
@@ -663,6 +679,7 @@ START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
     GRADE_EXPECT_FLOATS(got, want, &vc);
     cudaFree(d_keys), cudaFree(d_vals), cudaFree(d_keys_out), cudaFree(d_vals_out);
     free(keys), free(want_keys), free(got_keys), free(vals), free(want), free(got);
+    if (_i == 0) expect_cub_sort_pairs_in_source();
 }
 END_TEST
 
