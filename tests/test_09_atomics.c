@@ -691,6 +691,15 @@ START_TEST(test_global_histogram_loads_are_coalesced) {
                   "lanes of a warp read 32 neighbouring bytes; an index like threadIdx.x * gridDim.x + blockIdx.x counts the same "
                   "bytes but has a warp's lanes read bytes gridDim.x apart, one memory transaction each",
                   ld);
+    /* One block per 128 bytes, rounded up (trial 14, b003: grid = 1 and a loop inside the block over
+       every byte, stepping by blockDim.x, counts right but runs the whole input on one SM). */
+    unsigned long long blocks = 0, threads = 0;
+    if (judge_last_call_grid("histogram_global_kernel", &blocks, &threads) == 1 && blocks && blocks < 4096 / 128)
+        ck_abort_msg("histogram_global_gpu, 4096 bytes, block 128 (profiled): the counts are right, but histogram_global_kernel "
+                     "was launched with %llu block(s), where 4096 bytes of one byte per thread need 32\n  likely mistake: the grid "
+                     "is not (n + block - 1) / block blocks: a fixed grid (grid = 1) with a loop inside the block over the bytes leaves "
+                     "every other SM idle. Launch one thread per byte, grid rounded up, and guard the last block with if (i < n)",
+                     blocks);
 }
 END_TEST
 #endif
