@@ -1063,6 +1063,45 @@ END_TEST
 START_TEST(test_float_max_has_no_race_between_threads) { check_max_race_free(); }
 END_TEST
 
+#if ON_SIM
+/* The maximum is an atomic one (trial 14, b012: thread 0 looped over all n elements alone, no atomic,
+   and the value was right). Profiled on 1000 floats in blocks of 256: every block's threads must
+   fold their elements in with atomics -- at least one atomic per block launched (a block that
+   reduces first and then does one atomicCAS loop is fine; one thread doing all the work is not). */
+START_TEST(test_float_max_uses_atomics_across_the_grid) {
+    enum { N = 1000, B = 256 };
+    float *h = grade_alloc(N * sizeof(float)), got;
+    make_floats(h, N, F_ASCENDING, grade_seed() + 77); /* ascending, blocks in order: every block has a larger value to put in */
+    float want = max_float_cpu(h, N);
+    grade_profile_begin();
+    float *d_in = grade_device_alloc(N * sizeof(float)), *d_max = grade_device_alloc(sizeof(float));
+    grade_to_device(d_in, h, N * sizeof(float));
+    grade_use_schedule(0); /* forward */
+    cudaError_t e = max_float_atomic_gpu(d_in, N, d_max, B);
+    unsigned long long blocks = 0, threads = 0;
+    int launches = judge_last_call_grid("max_float_kernel", &blocks, &threads);
+    int copied = e == cudaSuccess && cudaMemcpy(&got, d_max, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d_in);
+    cudaFree(d_max);
+    grade_profile_end();
+    free(h);
+    GradeProfile p;
+    if (!copied || !same_float(got, want) || launches != 1 || !blocks) return; /* wrong values: the tests above name them */
+    if (!grade_profile_get("max_float_kernel", &p)) {
+        grade_note_unchecked("atomics in the maximum");
+        return;
+    }
+    ck_assert_msg(p.atomics >= blocks,
+                  "max_float_atomic_gpu, n = %d, block %d (profiled): the maximum is right, but max_float_kernel made %llu atomic "
+                  "operation(s) in %llu blocks\n  likely mistake: the atomic maximum was bypassed: %s. Each thread i < n must fold its "
+                  "element in with atomic_max_float(out, in[i]) (the atomicCAS loop of 09.3), in parallel across the grid",
+                  N, B, p.atomics, blocks,
+                  p.atomics ? "fewer atomics than blocks, so some threads did the others' work (a serial loop)"
+                            : "no atomic at all, the maximum was found by a serial loop (one thread over every element)");
+}
+END_TEST
+#endif
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"09.1", test_global_histogram_is_exact_at_every_size_and_input, N_SIZES},
@@ -1080,6 +1119,9 @@ static Suite *build_suite(void) {
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},
         {"09.3", test_float_max_has_no_race_between_threads, 1},
+#if ON_SIM
+        {"09.3", test_float_max_uses_atomics_across_the_grid, 1, .profiled = 1},
+#endif
     };
     return grade_suite("09-atomics", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
