@@ -811,6 +811,15 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
                                         "then wait for that stream before returning"
                   : rest_poison       ? short_hint
                                       : NULL);
+    /* the right bytes, but not by a peer copy (trial 14, b063: staged by hand through a host buffer with
+       two blocking cudaMemcpy, full points) */
+    ck_assert_msg(!(dev_a != dev_b && r.copy_peer_copies == 0),
+                  "%s: x arrived, but peer_copy_gpu made no peer copy (no cudaMemcpyPeerAsync or cudaMemcpyPeer)\n"
+                  "  likely mistake: the copy was staged by hand through a host buffer (cudaMemcpy to the host, then to dst_dev): two "
+                  "blocking copies over PCIe where the exercise asks for one cudaMemcpyPeerAsync(d_dst, dst_dev, d_src, src_dev, "
+                  "n * sizeof(float), stream), which goes over NVLink or PCIe directly with peer access, and is staged by the "
+                  "driver when there is none",
+                  what);
     /* the right bytes, but only later (trial 13, b045: no wait, full points) */
     ck_assert_msg(!r.copy_not_waited,
                   "%s: when peer_copy_gpu returned, its copy was still queued (a device's default stream had work left): x arrived in "

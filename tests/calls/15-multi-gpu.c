@@ -369,7 +369,9 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
         if (rep->hold_ms > 0 && !ON_SIM && cudaSetDevice(rep->dev_b) == cudaSuccess)
             cudaLaunchHostFunc(0, runner_sleep_ms, (void *)(uintptr_t)rep->hold_ms);
         cudaSetDevice(0);
+        g_peer_copies = 0;
         rep->copy_err = peer_copy_gpu(d_copy, rep->dev_b, d_x, rep->dev_a, n);
+        rep->copy_peer_copies = __real_cudaMemcpyPeerAsync ? g_peer_copies : -1;
         rep->device_after_copy = current_device();
         /* work still queued in either device's default stream when peer_copy_gpu returned: the copy
            it did not wait for (on a GPU, queued behind the hold above) */

@@ -81,6 +81,9 @@ typedef struct {
        source and destination swapped); peer copies (cudaMemcpyPeer/Async) peer_add_gpu made (b087:
        staged although the kernel could read x in place) */
     int copy_not_waited, x_overwritten, add_peer_copies;
+    /* out (trial 14, b063): peer copies peer_copy_gpu made (-1: not counted, a runner linked without
+       the --wrap); 0 with x arrived is a copy staged by hand through the host */
+    int copy_peer_copies;
 } PeerReport;
 
 /** 15.3: mg_nccl_create, then the three collectives one after another, then mg_nccl_destroy. */
