@@ -425,14 +425,10 @@ $(foreach r,$(AFTER_LESSON_RULES),$(call $(r)))
 lesson_compiles = $(B)/solution/$(1)/kernel.o $(B)/student/$(1)/kernel.o \
   $(foreach k,$(sort $(foreach s,$($(1)_PACKS),$(word 2,$(subst -, ,$(s))))),$(B)/wrong-slotpack-$(k)/$(1)/kernel.o) \
   $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/kernel.o)
-# The lessons whose gradings are short come last, so that the last long grading (lesson 19's took 25 s
-# on one core, the other idle) has their compiles and gradings beside it.
-COMPILE_LAST := 00-setup 01-hello-kernel 05-matmul-tiled 12-python
-COMPILE_ORDER := $(filter-out $(COMPILE_LAST),$(SELECTED)) $(filter $(COMPILE_LAST),$(SELECTED))
 ifeq ($(BACKEND) $(filter test-sim test-lessons-each,$(MAKECMDGOALS)),sim test-sim test-lessons-each)
-$(call lesson_compiles,$(firstword $(COMPILE_ORDER))): | $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL)
+$(call lesson_compiles,$(firstword $(SELECTED))): | $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL)
 # (each lesson with the one before it, as "NN-topic<MM-topic"; the last lesson's "<MM-topic" is left out)
-$(foreach pair,$(filter-out <%,$(join $(wordlist 2,$(words $(COMPILE_ORDER)),$(COMPILE_ORDER)),$(addprefix <,$(COMPILE_ORDER)))),$(eval \
+$(foreach pair,$(filter-out <%,$(join $(wordlist 2,$(words $(SELECTED)),$(SELECTED)),$(addprefix <,$(SELECTED)))),$(eval \
   $(call lesson_compiles,$(firstword $(subst <, ,$(pair)))): | $(call lesson_compiles,$(lastword $(subst <, ,$(pair))))))
 endif
 
