@@ -117,12 +117,6 @@ int grade_use_racecheck(int on) {
     judge_u64(&c, (uint64_t)(on != 0));
     return (int)judge_finish(&c);
 }
-int grade_refuse_launches(unsigned count) {
-    JudgeCall c;
-    judge_begin(&c, "sim.RefuseLaunches", 0);
-    judge_u64(&c, count);
-    return (int)judge_finish(&c);
-}
 int grade_refuse_launches_after(unsigned skip, unsigned count) {
     JudgeCall c;
     judge_begin(&c, "sim.RefuseLaunchesAfter", 0);
@@ -141,10 +135,6 @@ int grade_refuse_symbol_copies(unsigned count) {
     (void)count;
     return 0;
 }
-int grade_refuse_launches(unsigned count) {
-    (void)count;
-    return 0;
-}
 int grade_refuse_launches_after(unsigned skip, unsigned count) {
     (void)skip, (void)count;
     return 0;
@@ -160,6 +150,8 @@ const char *grade_schedule_name(int i) {
 }
 void grade_use_schedule(int i) { (void)i; }
 #endif
+/* the next `count` launches refused: the same built-in, with nothing to let through first */
+int grade_refuse_launches(unsigned count) { return grade_refuse_launches_after(0, count); }
 
 /* ---- comparisons ---- */
 typedef struct {

@@ -244,17 +244,8 @@ static int64_t b_schedule(const RunnerCall *c) {
     return 0;
 #endif
 }
-/* The next A(0) launches are refused (simulator only). Returns 1 when they will be, 0 on a GPU. */
-static int64_t b_refuse_launches(const RunnerCall *c) {
-#if ON_SIM
-    simcuda_refuse_launches((unsigned)A(0));
-    return 1;
-#else
-    (void)c;
-    return 0;
-#endif
-}
-/* The next A(1) launches after the next A(0) that run are refused (simulator only). 1, or 0 on a GPU. */
+/* The next A(1) launches after the next A(0) that run are refused (simulator only; grade_refuse_launches
+   is this with A(0) = 0, and a new call replaces what an earlier one armed). 1, or 0 on a GPU. */
 static int64_t b_refuse_launches_after(const RunnerCall *c) {
 #if ON_SIM
     g_refuse_skip = (unsigned)A(0);
@@ -349,7 +340,7 @@ static const RunnerFunction kBuiltins[] = {
     {"cuda.MallocHost", b_malloc_host},  {"cuda.FreeHost", b_free_host},
     {"pinned.Read", b_pinned_read},      {"grade.HoldStream", b_hold_stream},
     {"sim.Schedule", b_schedule},        {"sim.Racecheck", b_racecheck},
-    {"profile.Control", b_profile_control}, {"sim.RefuseLaunches", b_refuse_launches},
+    {"profile.Control", b_profile_control},
     {"sim.RefuseLaunchesAfter", b_refuse_launches_after}, {"sim.RefuseSymbolCopies", b_refuse_symbol_copies},
     {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
     {NULL, NULL},
