@@ -135,6 +135,18 @@ static const char *nccl_name(int r) {
 }
 
 /* What an NCCL status from `fn` (one of 15.3's functions) usually means here. */
+/* A collective whose results arrived after fn returned, and whose call for rank `rank` - 1 went into
+   another stream than g->stream[r]: waiting for g->stream[r] does not wait for it (trial 15, c008). */
+static const char *wrong_stream(const char *fn, const char *call, const char *what, int rank, int to_default) {
+    static char m[600];
+    snprintf(m, sizeof m,
+             "when %s returned, the %s were not in the buffers yet (they arrived later): rank %d's %s was queued into %s, "
+             "not into g->stream[%d], so waiting for g->stream[%d] did not wait for it\n"
+             "  likely mistake: the stream argument of %s -- pass g->stream[r], the stream your function then waits for",
+             fn, what, rank - 1, call, to_default ? "stream 0 (the device's default stream)" : "another stream", rank - 1, rank - 1, call);
+    return m;
+}
+
 static const char *nccl_hint(const char *fn, int r) {
     static char buf[700];
     const char *meaning;
@@ -1030,6 +1042,8 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     char aw[400];
     snprintf(aw, sizeof aw, "mg_allreduce_average: every rank's d_grad = the mean over the ranks (%s)", what);
     expect_floats(late, want, sec, 0, aw, 1e-6, 1e-5, hint);
+    ck_assert_msg(same_floats(early, late, sec, 0, 0) || !r.wrong_stream_rank[0], "%s: %s", what,
+                  wrong_stream("mg_allreduce_average", "ncclAllReduce", "averages", r.wrong_stream_rank[0], r.wrong_stream_default[0]));
     ck_assert_msg(same_floats(early, late, sec, 0, 0),
                   "%s: when mg_allreduce_average returned, the averages were not in the buffers yet (they arrived later)\n  likely "
                   "mistake: NCCL's calls and your kernels only queue work in the ranks' streams: cudaStreamSynchronize(g->stream[r]) for "
@@ -1057,6 +1071,8 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
     char bw[400];
     snprintf(bw, sizeof bw, "mg_broadcast from root %d: every rank's d_buf = rank %d's (%s)", root, root, what);
     expect_floats(late + sec, want, sec, 0, bw, 0, 0, hint);
+    ck_assert_msg(same_floats(early + sec, late + sec, sec, 0, 0) || !r.wrong_stream_rank[1], "%s: %s", what,
+                  wrong_stream("mg_broadcast", "ncclBroadcast", "values", r.wrong_stream_rank[1], r.wrong_stream_default[1]));
     ck_assert_msg(same_floats(early + sec, late + sec, sec, 0, 0),
                   "%s: when mg_broadcast returned, the values had not all arrived yet\n  likely mistake: wait for every rank's stream "
                   "before returning",
@@ -1081,6 +1097,8 @@ static void check_nccl(size_t n, int root_from_end, int max_devices, uint64_t se
                       ? "d_recv was never written: ncclAllGather(d_send[r], d_recv[r], n, ncclFloat, g->comm[r], g->stream[r]) -- the "
                         "count is what each rank sends (n), not the total"
                       : "the count of ncclAllGather is what each rank sends (n); rank r's contribution lands at d_recv + r * n");
+    ck_assert_msg(same_floats(early + 2 * sec, late + 2 * sec, (size_t)nd * sec, 0, 0) || !r.wrong_stream_rank[2], "%s: %s", what,
+                  wrong_stream("mg_allgather", "ncclAllGather", "values", r.wrong_stream_rank[2], r.wrong_stream_default[2]));
     ck_assert_msg(same_floats(early + 2 * sec, late + 2 * sec, (size_t)nd * sec, 0, 0),
                   "%s: when mg_allgather returned, the values had not all arrived yet\n  likely mistake: wait for every rank's stream "
                   "before returning",

@@ -38,10 +38,13 @@ $(call profile_canary_runners,15-multi-gpu): $(PROFILE_CANARY)
 # 15.2's grader makes the staged peer copy fail once, to check peer_add_gpu's error path: the runner
 # (only the runner: not the demo, not the benchmark) is linked with --wrap for the two peer copies,
 # so that the student's calls of them go to the stand-ins in tests/calls/15-multi-gpu.c first; and
-# for cudaDeviceEnablePeerAccess, whose stand-in notes the device current when it fails.
+# for cudaDeviceEnablePeerAccess, whose stand-in notes the device current when it fails; and for
+# 15.3's three collectives, whose stand-ins note each rank's stream.
 ifeq ($(BACKEND),sim)
-  PEER_FAULT_LINK_15 := -Wl,--wrap=cudaMemcpyPeerAsync -Wl,--wrap=cudaMemcpyPeer -Wl,--wrap=cudaDeviceEnablePeerAccess
+  PEER_FAULT_LINK_15 := -Wl,--wrap=cudaMemcpyPeerAsync -Wl,--wrap=cudaMemcpyPeer -Wl,--wrap=cudaDeviceEnablePeerAccess \
+    -Wl,--wrap=ncclAllReduce -Wl,--wrap=ncclBroadcast -Wl,--wrap=ncclAllGather
 else
-  PEER_FAULT_LINK_15 := -Xlinker --wrap=cudaMemcpyPeerAsync -Xlinker --wrap=cudaMemcpyPeer -Xlinker --wrap=cudaDeviceEnablePeerAccess
+  PEER_FAULT_LINK_15 := -Xlinker --wrap=cudaMemcpyPeerAsync -Xlinker --wrap=cudaMemcpyPeer -Xlinker --wrap=cudaDeviceEnablePeerAccess \
+    -Xlinker --wrap=ncclAllReduce -Xlinker --wrap=ncclBroadcast -Xlinker --wrap=ncclAllGather
 endif
 $(call profile_canary_runners,15-multi-gpu): LIBS_15-multi-gpu_$(BACKEND) += $(PEER_FAULT_LINK_15)

@@ -467,6 +467,54 @@ static void note_device(NcclReport *rep) {
     cudaSetDevice(0);
 }
 
+/* 15.3: the stream each rank's collective was given. The runners are linked with --wrap for the three
+   collectives (lessons/15-multi-gpu/lesson.mk): a call queued into stream 0 and then waited for in
+   g->stream[r] (trial 15, c008) is named as a wrong stream, not as a missing wait. */
+#define SEEN_MAX (2 * MG_MAX_DEVICES)
+static struct { ncclComm_t comm; cudaStream_t stream; } g_seen[SEEN_MAX];
+static int g_seen_n;
+static void seen(ncclComm_t comm, cudaStream_t stream) {
+    if (g_seen_n < SEEN_MAX) {
+        g_seen[g_seen_n].comm = comm;
+        g_seen[g_seen_n].stream = stream;
+        g_seen_n++;
+    }
+}
+__attribute__((weak)) ncclResult_t __real_ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c,
+                                                        cudaStream_t st);
+__attribute__((weak)) ncclResult_t __real_ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, int root, ncclComm_t c,
+                                                        cudaStream_t st);
+__attribute__((weak)) ncclResult_t __real_ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t c, cudaStream_t st);
+ncclResult_t __wrap_ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st);
+ncclResult_t __wrap_ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st);
+ncclResult_t __wrap_ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t c, cudaStream_t st);
+ncclResult_t __wrap_ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c, cudaStream_t st) {
+    seen(c, st);
+    return __real_ncclAllReduce(s, r, n, t, op, c, st);
+}
+ncclResult_t __wrap_ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
+    seen(c, st);
+    return __real_ncclBroadcast(s, r, n, t, root, c, st);
+}
+ncclResult_t __wrap_ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t c, cudaStream_t st) {
+    seen(c, st);
+    return __real_ncclAllGather(s, r, n, t, c, st);
+}
+/* after collective k: the first rank whose call (the last one on its communicator) had another stream */
+static void note_streams(NcclReport *rep, int k, const MgNccl *g) {
+    for (int r = 0; r < g->ndev && !rep->wrong_stream_rank[k]; r++)
+        for (int i = g_seen_n - 1; i >= 0; i--)
+            if (g_seen[i].comm == g->comm[r]) {
+                if (g_seen[i].stream != g->stream[r]) {
+                    rep->wrong_stream_rank[k] = r + 1;
+                    rep->wrong_stream_default[k] = g_seen[i].stream == 0 || g_seen[i].stream == cudaStreamLegacy ||
+                                                   g_seen[i].stream == cudaStreamPerThread;
+                }
+                break;
+            }
+    g_seen_n = 0;
+}
+
 static int64_t call_nccl_roundtrip(const RunnerCall *c) {
     NcclReport *rep = rc_ptr(c, 0);
     const float *in = rc_ptr(c, 1);
@@ -475,6 +523,8 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
     cudaGetDeviceCount(&rep->visible);
     cudaSetDevice(0);
     rep->avg_err = rep->bcast_err = rep->gather_err = rep->destroy_err = -1;
+    memset(rep->wrong_stream_rank, 0, sizeof rep->wrong_stream_rank);
+    memset(rep->wrong_stream_default, 0, sizeof rep->wrong_stream_default);
     int s0 = 0, e0 = 0;
     live_streams_events(&s0, &e0);
 #if ON_SIM
@@ -524,21 +574,27 @@ static int64_t call_nccl_roundtrip(const RunnerCall *c) {
         size_t sec = (size_t)nd * n, all = 2 * sec + (size_t)nd * sec;
         float *early = out, *late = out + all;
         hold(&g, rep->hold_ms);
+        g_seen_n = 0;
         rep->avg_err = mg_allreduce_average(&g, b.grad, n);
+        note_streams(rep, 0, &g);
         note_device(rep);
         read_ranks(b.grad, &b, nd, n, early);
         wait_every_device(nd);
         read_ranks(b.grad, &b, nd, n, late);
 
         hold(&g, rep->hold_ms);
+        g_seen_n = 0;
         rep->bcast_err = mg_broadcast(&g, b.bcast, n, rep->root);
+        note_streams(rep, 1, &g);
         note_device(rep);
         read_ranks(b.bcast, &b, nd, n, early + sec);
         wait_every_device(nd);
         read_ranks(b.bcast, &b, nd, n, late + sec);
 
         hold(&g, rep->hold_ms);
+        g_seen_n = 0;
         rep->gather_err = mg_allgather(&g, b.send, b.recv, n);
+        note_streams(rep, 2, &g);
 #if ON_SIM
         /* the simulator's NCCL says which buffer it refused and where it starts: a rank's send buffer
            given as the receive buffer (trial 13, b111) is not a wrong count */

@@ -103,6 +103,10 @@ typedef struct {
     int streams_left, events_left; /* created by create and alive after destroy (the simulator; -1 on a GPU) */
     int gather_into_send;      /* the simulator refused mg_allgather's receive buffer, and it was a rank's d_send[r] */
     int comms_left;            /* communicators made by create and alive after destroy (the simulator; -1 on a GPU) */
+    /* per collective (0 all-reduce, 1 broadcast, 2 all-gather), the first rank whose call went into
+       another stream than g->stream[r] (trial 15, c008: stream 0, then g->stream[r] waited for), +1;
+       0: every call in its rank's stream or none seen; wrong_stream_default: that stream was 0 */
+    int wrong_stream_rank[3], wrong_stream_default[3];
 } NcclReport;
 
 /* The judge's entry points into the runner (tests/calls/15-multi-gpu.c).
