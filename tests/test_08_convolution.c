@@ -403,6 +403,33 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         if (strips)
             return "the partial blocks at the right and bottom edges never ran: round both grid sizes up, "
                    "dim3 grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y)";
+        /* threadIdx.x and threadIdx.y swapped, the grid not (trial 16, b001: x = blockIdx.x * blockDim.x +
+           threadIdx.y): square blocks hide it, blocks of 32 x 4 write only x % 32 < 4. The pixels written
+           are then exactly those the swapped indices reach over the grid the launcher should have made. */
+        if ((s->kind == K_DIRECT || s->kind == K_CONST) && s->bx > s->by && s->by) { /* (the blocks graded: 16 x 16, 32 x 4) */
+            unsigned char *reach = calloc(im->n, 1);
+            unsigned gx = ((unsigned)w + s->bx - 1) / s->bx, gy = ((unsigned)h + s->by - 1) / s->by;
+            for (unsigned byi = 0; byi < gy; byi++)
+                for (unsigned bxi = 0; bxi < gx; bxi++)
+                    for (unsigned ty = 0; ty < s->by; ty++)
+                        for (unsigned tx = 0; tx < s->bx; tx++) {
+                            unsigned x = bxi * s->bx + ty, y = byi * s->by + tx;
+                            if (x < (unsigned)w && y < (unsigned)h) reach[(size_t)y * w + x] = 1;
+                        }
+            int swapped = reach != NULL;
+            for (size_t i = 0; i < im->n && swapped; i++) swapped = reach[i] == (bits_of(got[i]) != GRADE_DEVICE_GARBAGE_BITS);
+            free(reach);
+            if (swapped) {
+                snprintf(buf, cap,
+                         "%zu of %zu pixels were never written, and the ones written are exactly those reached with threadIdx.x and "
+                         "threadIdx.y swapped: with blocks of %u x %u, x = blockIdx.x * blockDim.x + threadIdx.y only reaches the first "
+                         "%u of every %u columns (y = blockIdx.y * blockDim.y + threadIdx.x overlaps the next blocks' rows). The pixel "
+                         "is x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y (square blocks hide "
+                         "the swap)",
+                         unwritten, im->n, s->bx, s->by, s->by, s->bx);
+                return buf;
+            }
+        }
         snprintf(buf, cap,
                  "%zu of %zu pixels were never written: the grid must cover the whole image, rounded up in both directions, and every "
                  "thread inside the image must store its pixel",
