@@ -912,6 +912,33 @@ START_TEST(test_conv2d_stores_are_coalesced) {
 END_TEST
 #endif
 
+/* 08.1's launch refused (simulator only): conv2d_gpu must return the launch's error, cudaGetLastError(),
+   not cudaSuccess (trial 16, b003 returned cudaSuccess and passed). */
+START_TEST(test_conv2d_returns_a_refused_launch_error) {
+    int w = 17, h = 31, fw = 3;
+    Image im;
+    image_make(&im, w, h, 47);
+    float f[CONV_MAX_FW * CONV_MAX_FW];
+    random_taps(f, fw * fw, im.seed + 2);
+    ck_assert(cudaMemcpy(im.d_filter, f, fw * fw * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    if (!grade_refuse_launches(1)) { /* a GPU: nothing is refused */
+        image_free(&im);
+        return;
+    }
+    cudaError_t e = conv2d_gpu(im.d_in, im.d_out, w, h, im.d_filter, fw, 16, 16);
+    grade_refuse_launches(0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "conv2d_gpu, image 17 x 31, filter of width 3: the grader refused the launch of conv2d_kernel with "
+                  "cudaErrorLaunchOutOfResources, as a GPU refuses a launch it has no resources for, and conv2d_gpu returned %s\n"
+                  "  likely mistake: conv2d_gpu must return the launch's error: a launch returns nothing itself, its error is "
+                  "read with cudaGetLastError() right after it, return cudaGetLastError(); (not cudaSuccess)",
+                  judge_error_name(e));
+    image_free(&im);
+}
+END_TEST
+
 START_TEST(test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape) {
     check(K_CONST, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
 }
@@ -1143,6 +1170,7 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"08.1", test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
         {"08.1", test_conv2d_matches_cpu_on_a_larger_image, 1},
+        {"08.1", test_conv2d_returns_a_refused_launch_error, 1},
 #if ON_SIM
         {"08.1", test_conv2d_stores_are_coalesced, 1, .profiled = 1},
 #endif
