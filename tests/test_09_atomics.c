@@ -760,6 +760,19 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
                      "the grid-stride loop, and count the 4 words of each with count_word",
                      n, BLOCK, GRID, p.global_load_requests, chunk_requests);
     }
+    /* The chunks counted straight into the global histogram with count_word(hist, ...) (trial 16, b013):
+       the uint4 loads are right, and so is the number of atomics per byte, but s_hist then holds only
+       the leftovers when it is merged. Every block counts 4096 uniform bytes here, so each of its 256
+       bins is non-zero and merged: about GRID * 256 atomics beyond the n of the counting. Fewer than
+       one block's bins beyond n: the shared histograms were (nearly) empty at the merge. */
+    ck_assert_msg(p.atomics >= n + HIST_BINS,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
+                  "atomics for %zu bytes: only %lld beyond one per byte, where merging %d blocks' shared histograms of 4096 bytes each "
+                  "takes about %d -- s_hist was (nearly) empty when merged\n  likely mistake: the 16-byte chunks were counted "
+                  "straight into the global histogram (count_word(hist, ...)), bypassing s_hist: every byte is then a global atomic, "
+                  "as in 09.1. Count the chunks' words into the block's shared histogram, count_word(s_hist, v.x) ..., and merge it "
+                  "into hist once per block",
+                  n, BLOCK, GRID, p.atomics, n, (long long)p.atomics - (long long)n, GRID, GRID * HIST_BINS);
     ck_assert_msg(p.threads_per_instruction >= 24.0,
                   "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel ran %.1f active "
                   "threads per warp instruction (32: no lane idle; the reference runs 31.9): a large part of it ran on few lanes\n"
