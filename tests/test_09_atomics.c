@@ -1111,6 +1111,15 @@ START_TEST(test_float_max_uses_atomics_across_the_grid) {
                   N, B, p.atomics, blocks,
                   p.atomics ? "fewer atomics than blocks, so some threads did the others' work (a serial loop)"
                             : "no atomic at all, the maximum was found by a serial loop (one thread over every element)");
+    /* One element per thread, the grid rounded up (trial 16, b017: <<<1, block>>> and a block-stride loop
+       inside: right, with an atomic per element, but one block -- one SM -- does all the work), as 09.1. */
+    ck_assert_msg(blocks >= (N + B - 1) / B,
+                  "max_float_atomic_gpu, n = %d, block %d (profiled): the maximum is right, but max_float_kernel was launched with "
+                  "%llu block(s), where %d floats of one per thread need %d\n  likely mistake: the grid is not (n + block - 1) / "
+                  "block blocks: a fixed grid (<<<1, block>>>) with a loop inside the block over the floats runs the whole input on "
+                  "one SM and leaves every other idle. Launch one thread per element, the grid rounded up, with if (i < n) in the "
+                  "kernel",
+                  N, B, blocks, N, (N + B - 1) / B);
 }
 END_TEST
 #endif
