@@ -296,6 +296,23 @@ static int pass_order_dependent(const Image *im, const Spec *s, const float *got
     return differs;
 }
 
+/* One 1D pass (taps along x, or along y with along_y) evaluated d pixels further on: out(x, y) = sum of
+   t[i] * in(x + d + r - i, y), each input coordinate clamped to the image (08.4's window off-centre). */
+static void shifted_pass(const float *in, float *out, int w, int h, const float *t, int fw, int along_y, int d) {
+    int r = fw / 2;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float acc = 0.0f;
+            for (int i = 0; i < fw; i++) {
+                int xx = along_y ? x : x + d + r - i, yy = along_y ? y + d + r - i : y;
+                xx = xx < 0 ? 0 : xx >= w ? w - 1 : xx;
+                yy = yy < 0 ? 0 : yy >= h ? h - 1 : yy;
+                acc += t[i] * in[(size_t)yy * w + xx];
+            }
+            out[(size_t)y * w + x] = acc;
+        }
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -513,6 +530,34 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             why = "d_out holds the column pass applied to the input alone: the row pass's result never reached it. The column pass "
                   "must read what the row pass wrote: conv_rows_gpu(d_in, d_tmp, ...), then conv_cols_gpu(d_tmp, d_out, ...), not "
                   "conv_cols_gpu(d_in, ...)";
+    }
+    /* 4c. the 1D window off-centre (trial 16, b009: the taps stored from slot 0 of a CONV_MAX_FW-slot array
+       the kernel reads centred, so every output is the one d pixels further along): out(x) is the pass
+       evaluated at x + d, the input coordinates clamped as usual. Both passes of the separable filter by
+       the same d (one upload routine), or one pass alone. */
+    if (!why && (s->kind == K_ROWS || s->kind == K_COLS || s->kind == K_SEPARABLE)) {
+        for (int d = -2 * CONV_MAX_RADIUS; d <= 2 * CONV_MAX_RADIUS && !why; d++) {
+            if (!d) continue;
+            for (int which = 0; which < 3 && !why; which++) { /* separable: 0 both passes shifted, 1 the row pass, 2 the column pass */
+                if (which && s->kind != K_SEPARABLE) break;
+                int dr = which == 2 ? 0 : d, dc = which == 1 ? 0 : d;
+                if (s->kind == K_ROWS) shifted_pass(im->h_in, alt, w, h, s->filter, fw, 0, dr);
+                else if (s->kind == K_COLS) shifted_pass(im->h_in, alt, w, h, s->col, fw, 1, dc);
+                else shifted_pass(im->h_in, tmp, w, h, s->filter, fw, 0, dr), shifted_pass(tmp, alt, w, h, s->col, fw, 1, dc);
+                if (!close_enough(got, alt, n, s->atol)) continue;
+                int rows = s->kind == K_ROWS || which == 1, cols = s->kind == K_COLS || which == 2;
+                const char *pass = rows ? "the row pass's" : cols ? "the column pass's" : "both passes'";
+                const char *way = rows ? (d > 0 ? "to its right" : "to its left")
+                                       : cols ? (d > 0 ? "below it" : "above it") : (d > 0 ? "to its right and below" : "to its left and above");
+                snprintf(buf, cap,
+                         "%s window is off-centre: each output holds the value that belongs %d pixel(s) %s. Tap i must meet the "
+                         "pixel r - i away, out(x) = sum of taps[i] * in(x + r - i) (r = fw / 2 = %d): are the fw taps stored where the "
+                         "kernel reads them (centred in a wider array: slot CONV_MAX_RADIUS - r + i, not slot i), and does the window "
+                         "start at x + r, not at x + CONV_MAX_RADIUS?",
+                         pass, d < 0 ? -d : d, way, r);
+                why = buf;
+            }
+        }
     }
     /* 5. the filter only partly (or not at all) in constant memory */
     if (!why && (s->kind == K_CONST || s->kind == K_TILED)) {
