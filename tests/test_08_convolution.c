@@ -296,6 +296,23 @@ static int pass_order_dependent(const Image *im, const Spec *s, const float *got
     return differs;
 }
 
+/* One 1D pass (taps along x, or along y with along_y) evaluated d pixels further on: out(x, y) = sum of
+   t[i] * in(x + d + r - i, y), each input coordinate clamped to the image (08.4's window off-centre). */
+static void shifted_pass(const float *in, float *out, int w, int h, const float *t, int fw, int along_y, int d) {
+    int r = fw / 2;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float acc = 0.0f;
+            for (int i = 0; i < fw; i++) {
+                int xx = along_y ? x : x + d + r - i, yy = along_y ? y + d + r - i : y;
+                xx = xx < 0 ? 0 : xx >= w ? w - 1 : xx;
+                yy = yy < 0 ? 0 : yy >= h ? h - 1 : yy;
+                acc += t[i] * in[(size_t)yy * w + xx];
+            }
+            out[(size_t)y * w + x] = acc;
+        }
+}
+
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
@@ -403,6 +420,33 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
         if (strips)
             return "the partial blocks at the right and bottom edges never ran: round both grid sizes up, "
                    "dim3 grid((width + block_x - 1) / block_x, (height + block_y - 1) / block_y)";
+        /* threadIdx.x and threadIdx.y swapped, the grid not (trial 16, b001: x = blockIdx.x * blockDim.x +
+           threadIdx.y): square blocks hide it, blocks of 32 x 4 write only x % 32 < 4. The pixels written
+           are then exactly those the swapped indices reach over the grid the launcher should have made. */
+        if ((s->kind == K_DIRECT || s->kind == K_CONST) && s->bx > s->by && s->by) { /* (the blocks graded: 16 x 16, 32 x 4) */
+            unsigned char *reach = calloc(im->n, 1);
+            unsigned gx = ((unsigned)w + s->bx - 1) / s->bx, gy = ((unsigned)h + s->by - 1) / s->by;
+            for (unsigned byi = 0; byi < gy; byi++)
+                for (unsigned bxi = 0; bxi < gx; bxi++)
+                    for (unsigned ty = 0; ty < s->by; ty++)
+                        for (unsigned tx = 0; tx < s->bx; tx++) {
+                            unsigned x = bxi * s->bx + ty, y = byi * s->by + tx;
+                            if (x < (unsigned)w && y < (unsigned)h) reach[(size_t)y * w + x] = 1;
+                        }
+            int swapped = reach != NULL;
+            for (size_t i = 0; i < im->n && swapped; i++) swapped = reach[i] == (bits_of(got[i]) != GRADE_DEVICE_GARBAGE_BITS);
+            free(reach);
+            if (swapped) {
+                snprintf(buf, cap,
+                         "%zu of %zu pixels were never written, and the ones written are exactly those reached with threadIdx.x and "
+                         "threadIdx.y swapped: with blocks of %u x %u, x = blockIdx.x * blockDim.x + threadIdx.y only reaches the first "
+                         "%u of every %u columns (y = blockIdx.y * blockDim.y + threadIdx.x overlaps the next blocks' rows). The pixel "
+                         "is x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y (square blocks hide "
+                         "the swap)",
+                         unwritten, im->n, s->bx, s->by, s->by, s->bx);
+                return buf;
+            }
+        }
         snprintf(buf, cap,
                  "%zu of %zu pixels were never written: the grid must cover the whole image, rounded up in both directions, and every "
                  "thread inside the image must store its pixel",
@@ -486,6 +530,34 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             why = "d_out holds the column pass applied to the input alone: the row pass's result never reached it. The column pass "
                   "must read what the row pass wrote: conv_rows_gpu(d_in, d_tmp, ...), then conv_cols_gpu(d_tmp, d_out, ...), not "
                   "conv_cols_gpu(d_in, ...)";
+    }
+    /* 4c. the 1D window off-centre (trial 16, b009: the taps stored from slot 0 of a CONV_MAX_FW-slot array
+       the kernel reads centred, so every output is the one d pixels further along): out(x) is the pass
+       evaluated at x + d, the input coordinates clamped as usual. Both passes of the separable filter by
+       the same d (one upload routine), or one pass alone. */
+    if (!why && (s->kind == K_ROWS || s->kind == K_COLS || s->kind == K_SEPARABLE)) {
+        for (int d = -2 * CONV_MAX_RADIUS; d <= 2 * CONV_MAX_RADIUS && !why; d++) {
+            if (!d) continue;
+            for (int which = 0; which < 3 && !why; which++) { /* separable: 0 both passes shifted, 1 the row pass, 2 the column pass */
+                if (which && s->kind != K_SEPARABLE) break;
+                int dr = which == 2 ? 0 : d, dc = which == 1 ? 0 : d;
+                if (s->kind == K_ROWS) shifted_pass(im->h_in, alt, w, h, s->filter, fw, 0, dr);
+                else if (s->kind == K_COLS) shifted_pass(im->h_in, alt, w, h, s->col, fw, 1, dc);
+                else shifted_pass(im->h_in, tmp, w, h, s->filter, fw, 0, dr), shifted_pass(tmp, alt, w, h, s->col, fw, 1, dc);
+                if (!close_enough(got, alt, n, s->atol)) continue;
+                int rows = s->kind == K_ROWS || which == 1, cols = s->kind == K_COLS || which == 2;
+                const char *pass = rows ? "the row pass's" : cols ? "the column pass's" : "both passes'";
+                const char *way = rows ? (d > 0 ? "to its right" : "to its left")
+                                       : cols ? (d > 0 ? "below it" : "above it") : (d > 0 ? "to its right and below" : "to its left and above");
+                snprintf(buf, cap,
+                         "%s window is off-centre: each output holds the value that belongs %d pixel(s) %s. Tap i must meet the "
+                         "pixel r - i away, out(x) = sum of taps[i] * in(x + r - i) (r = fw / 2 = %d): are the fw taps stored where the "
+                         "kernel reads them (centred in a wider array: slot CONV_MAX_RADIUS - r + i, not slot i), and does the window "
+                         "start at x + r, not at x + CONV_MAX_RADIUS?",
+                         pass, d < 0 ? -d : d, way, r);
+                why = buf;
+            }
+        }
     }
     /* 5. the filter only partly (or not at all) in constant memory */
     if (!why && (s->kind == K_CONST || s->kind == K_TILED)) {
@@ -885,6 +957,33 @@ START_TEST(test_conv2d_stores_are_coalesced) {
 END_TEST
 #endif
 
+/* 08.1's launch refused (simulator only): conv2d_gpu must return the launch's error, cudaGetLastError(),
+   not cudaSuccess (trial 16, b003 returned cudaSuccess and passed). */
+START_TEST(test_conv2d_returns_a_refused_launch_error) {
+    int w = 17, h = 31, fw = 3;
+    Image im;
+    image_make(&im, w, h, 47);
+    float f[CONV_MAX_FW * CONV_MAX_FW];
+    random_taps(f, fw * fw, im.seed + 2);
+    ck_assert(cudaMemcpy(im.d_filter, f, fw * fw * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    if (!grade_refuse_launches(1)) { /* a GPU: nothing is refused */
+        image_free(&im);
+        return;
+    }
+    cudaError_t e = conv2d_gpu(im.d_in, im.d_out, w, h, im.d_filter, fw, 16, 16);
+    grade_refuse_launches(0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "conv2d_gpu, image 17 x 31, filter of width 3: the grader refused the launch of conv2d_kernel with "
+                  "cudaErrorLaunchOutOfResources, as a GPU refuses a launch it has no resources for, and conv2d_gpu returned %s\n"
+                  "  likely mistake: conv2d_gpu must return the launch's error: a launch returns nothing itself, its error is "
+                  "read with cudaGetLastError() right after it, return cudaGetLastError(); (not cudaSuccess)",
+                  judge_error_name(e));
+    image_free(&im);
+}
+END_TEST
+
 START_TEST(test_conv2d_const_matches_cpu_at_every_size_filter_width_and_block_shape) {
     check(K_CONST, SIZE_OF(_i).w, SIZE_OF(_i).h, WIDTH_OF(_i), 1, grade_schedule_count());
 }
@@ -1116,6 +1215,7 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"08.1", test_conv2d_matches_cpu_at_every_size_filter_width_and_block_shape, cases},
         {"08.1", test_conv2d_matches_cpu_on_a_larger_image, 1},
+        {"08.1", test_conv2d_returns_a_refused_launch_error, 1},
 #if ON_SIM
         {"08.1", test_conv2d_stores_are_coalesced, 1, .profiled = 1},
 #endif

@@ -760,6 +760,19 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
                      "the grid-stride loop, and count the 4 words of each with count_word",
                      n, BLOCK, GRID, p.global_load_requests, chunk_requests);
     }
+    /* The chunks counted straight into the global histogram with count_word(hist, ...) (trial 16, b013):
+       the uint4 loads are right, and so is the number of atomics per byte, but s_hist then holds only
+       the leftovers when it is merged. Every block counts 4096 uniform bytes here, so each of its 256
+       bins is non-zero and merged: about GRID * 256 atomics beyond the n of the counting. Fewer than
+       one block's bins beyond n: the shared histograms were (nearly) empty at the merge. */
+    ck_assert_msg(p.atomics >= n + HIST_BINS,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
+                  "atomics for %zu bytes: only %lld beyond one per byte, where merging %d blocks' shared histograms of 4096 bytes each "
+                  "takes about %d -- s_hist was (nearly) empty when merged\n  likely mistake: the 16-byte chunks were counted "
+                  "straight into the global histogram (count_word(hist, ...)), bypassing s_hist: every byte is then a global atomic, "
+                  "as in 09.1. Count the chunks' words into the block's shared histogram, count_word(s_hist, v.x) ..., and merge it "
+                  "into hist once per block",
+                  n, BLOCK, GRID, p.atomics, n, (long long)p.atomics - (long long)n, GRID, GRID * HIST_BINS);
     ck_assert_msg(p.threads_per_instruction >= 24.0,
                   "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel ran %.1f active "
                   "threads per warp instruction (32: no lane idle; the reference runs 31.9): a large part of it ran on few lanes\n"
@@ -1098,6 +1111,15 @@ START_TEST(test_float_max_uses_atomics_across_the_grid) {
                   N, B, p.atomics, blocks,
                   p.atomics ? "fewer atomics than blocks, so some threads did the others' work (a serial loop)"
                             : "no atomic at all, the maximum was found by a serial loop (one thread over every element)");
+    /* One element per thread, the grid rounded up (trial 16, b017: <<<1, block>>> and a block-stride loop
+       inside: right, with an atomic per element, but one block -- one SM -- does all the work), as 09.1. */
+    ck_assert_msg(blocks >= (N + B - 1) / B,
+                  "max_float_atomic_gpu, n = %d, block %d (profiled): the maximum is right, but max_float_kernel was launched with "
+                  "%llu block(s), where %d floats of one per thread need %d\n  likely mistake: the grid is not (n + block - 1) / "
+                  "block blocks: a fixed grid (<<<1, block>>>) with a loop inside the block over the floats runs the whole input on "
+                  "one SM and leaves every other idle. Launch one thread per element, the grid rounded up, with if (i < n) in the "
+                  "kernel",
+                  N, B, blocks, N, (N + B - 1) / B);
 }
 END_TEST
 #endif
