@@ -499,6 +499,47 @@ static int transpose_probe_kind(void) {
     return 0;
 }
 
+/* A write phase that keeps the load's origins (trial 16, a052: r = r0 + ..., c = c0 + ... where the
+   output row starts at c0 and its column at r0) looks, on a matrix of one tile row or column, like
+   blocks covering the output's shape: only the diagonal tile is written, and right. On a square
+   128 x 128 (2 x 2 tiles of 64, 4 x 4 of 32) they differ: a grid sized for the output, or col0/row0
+   taken from the other blockIdx, gives the right transpose there, while origins not swapped leave
+   each off-diagonal tile transposed inside where it was read. 1 when every wrong element is that
+   (tiles of 32 or 64), 0 otherwise (or it fails). */
+static int transpose_probe_origins_unswapped(void) {
+    const int rows = 128, cols = 128;
+    size_t n = (size_t)rows * cols;
+    if (!g_transpose_fn) return 0;
+    float *h = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float));
+    unsigned base = fill_traceable(h, n, grade_seed() + 778);
+    float *d_in = grade_device_alloc(n * sizeof(float)), *d_out = grade_device_alloc(n * sizeof(float));
+    grade_to_device(d_in, h, n * sizeof(float));
+    fill_device(d_out, n * sizeof(float));
+    grade_use_schedule(0);
+    g_tr_rows = rows, g_tr_cols = cols;
+    judge_set_crash_hint(transpose_crash_hint);
+    int ran = g_transpose_fn(d_in, d_out, rows, cols) == cudaSuccess && cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    judge_set_crash_hint(NULL);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    size_t bad = 0, unmoved[2] = {0, 0};
+    for (size_t o = 0; ran && o < n; o++) {
+        size_t i = o / (size_t)rows, j = o % (size_t)rows;
+        long src = source_of(out[o], base, n);
+        if (src == (long)(j * (size_t)cols + i)) continue;
+        bad++;
+        if (src < 0) continue;
+        size_t sr = (size_t)src / cols, sc = (size_t)src % cols;
+        for (int k = 0; k < 2; k++) {
+            size_t T = (size_t)TILE_DIM << k;
+            unmoved[k] += sr / T == i / T && sc / T == j / T && sr % T == j % T && sc % T == i % T;
+        }
+    }
+    free(h);
+    free(out);
+    return ran && bad && (unmoved[0] == bad || unmoved[1] == bad);
+}
+
 /* Elements never written (and others holding the wrong element): the write phase's indices send two
    stores to one element and none to another. The %s: how many hold another element, what the order of
    the threads showed, and (when it did) what the order dependence is not. */
@@ -620,6 +661,15 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  "(blockIdx.x, blockIdx.y) reads the tile at tile column blockIdx.x, tile row blockIdx.y of the input, and must write it at "
                  "tile row blockIdx.x, tile column blockIdx.y of the output",
                  unwritten ? " (and the tiles that would land outside the output are lost)" : "");
+    } else if (rows != cols && (grid_swapped(out, rows, cols, base, TILE_DIM) || grid_swapped(out, rows, cols, base, 2 * TILE_DIM)) &&
+               transpose_probe_origins_unswapped()) {
+        snprintf(msg, 2048,
+                 "only the tiles on the diagonal were written right, the others lost (the first at out row %zu, col %zu); on a square "
+                 "128 x 128 the grader saw each tile transposed inside but left where it was read: the write phase keeps the load's "
+                 "origins. The output row must start at the tile's first input column (c0 = blockIdx.x * tile) and the output column at "
+                 "its first input row (r0 = blockIdx.y * tile): row = c0 + threadIdx.y + j, col = r0 + threadIdx.x (+ h), not "
+                 "r0 + ..., c0 + ...; the grid and the load are right",
+                 first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
     } else if (rows != cols && (grid_swapped(out, rows, cols, base, TILE_DIM) || grid_swapped(out, rows, cols, base, 2 * TILE_DIM))) {
         snprintf(msg, 2048,
                  "the blocks cover the output's shape, not the input's: every element they move is right, but the others were "
