@@ -217,7 +217,7 @@ static const char *copy_canary_hint(const float *got, size_t n, StrideCase sc, u
    guard. A thread with i < n that does means the index is wrong, and the simulator's "guard the access"
    (it sees a thread of the grid's last block) would point at the wrong line. */
 static size_t g_copy_n;
-static unsigned g_copy_block;
+static unsigned g_copy_block, g_copy_stride, g_copy_offset;
 static char g_copy_why[400];
 static const char *copy_crash_hint(const char *said) {
     unsigned b[3], t[3];
@@ -225,6 +225,17 @@ static const char *copy_crash_hint(const char *said) {
     if (!c || !strstr(at, "-byte read at") || sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6)
         return NULL;
     size_t i = (size_t)b[0] * g_copy_block + t[0];
+    /* the element read is the thread's (offset + i) * stride (trial 16, a045: thread 0 at n = 1, where
+       offset * stride already lies past the input; the simulator's words alone only said "wrong index") */
+    JudgeOobRead r;
+    if (judge_oob_read(said, "copy_strided_kernel", &r) && i < g_copy_n && g_copy_offset && g_copy_stride > 1 &&
+        r.index == ((size_t)g_copy_offset + i) * g_copy_stride) {
+        snprintf(g_copy_why, sizeof g_copy_why,
+                 "thread i = %zu (below n = %zu) read in[%zu] = in[(offset + i) * stride] (offset %u, stride %u), past the input: the "
+                 "offset was multiplied by the stride. out[i] = in[offset + i * stride], not in[(offset + i) * stride]",
+                 i, g_copy_n, r.index, g_copy_offset, g_copy_stride);
+        return g_copy_why;
+    }
     if (i >= g_copy_n || i == 0) return NULL; /* (the grid's first thread: the simulator's own words say the index is wrong) */
     snprintf(g_copy_why, sizeof g_copy_why,
              "thread i = %zu, below n = %zu, read past the end of the input: the guard let the right thread through, the read index "
@@ -250,7 +261,7 @@ static void check_copy(size_t n, StrideCase sc, int schedules) {
                  (unsigned long long)seed);
         grade_use_schedule(s);
         fill_device(d_out, (n + CANARY) * sizeof(float));
-        g_copy_n = n, g_copy_block = sc.block;
+        g_copy_n = n, g_copy_block = sc.block, g_copy_stride = sc.stride, g_copy_offset = sc.offset;
         judge_set_crash_hint(copy_crash_hint);
         GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, n, sc.stride, sc.offset, sc.block), what);
         from_device(got, d_out, (n + CANARY) * sizeof(float));
