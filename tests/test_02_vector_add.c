@@ -356,13 +356,21 @@ START_TEST(test_vector_add_host_returns_a_failed_cudamalloc) {
     cudaError_t e = vector_add_host(a, b, got, OOM_N);
     judge_set_crash_hint(NULL);
     probe_limit_device_memory(0);
+    /* An error other than the cudaMalloc's while no kernel ran (trial 16, a006): the launch was rightly
+       skipped, and a step after it (the copy back from d_c = NULL, unguarded) replaced the error;
+       the launch-overwrote hint would send the student to a launch that is guarded already. */
+    unsigned long long blocks, threads;
+    int no_launch = e != cudaSuccess && e != cudaErrorMemoryAllocation && judge_last_call_grid("vector_add", &blocks, &threads) == 0;
     ck_assert_msg(e == cudaErrorMemoryAllocation,
                   "vector_add_host (n = %d) with device memory for d_a and d_b only (the grader's limit: the third cudaMalloc fails "
                   "with cudaErrorMemoryAllocation) returned %d (%s), not that error\n  likely mistake: %s",
                   OOM_N, (int)e, cudaGetErrorName(e),
                   e == cudaSuccess ? "an error was lost: every step after a failed one must be skipped and the first error returned, "
                                      "if (err == cudaSuccess) err = ... before each cudaMalloc, cudaMemcpy and the launch"
-                                   : lost_malloc_error_hint(""));
+                  : no_launch ? "the kernel was rightly not launched, but a step after the launch replaced the cudaMalloc's error: most "
+                                "likely the copy back, err = cudaMemcpy(h_c, d_c, ...) without if (err == cudaSuccess), which fails on "
+                                "d_c = NULL. Guard every step after the first error, the copy back too, and still free everything"
+                              : lost_malloc_error_hint(""));
 }
 END_TEST
 

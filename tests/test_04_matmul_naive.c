@@ -538,6 +538,36 @@ static void expect_product(Problem *p, const char *what, int bx, int by, const B
     grade_fail_if(diag, &cmp, __FILE__, __LINE__);
 }
 
+/* 04.1 stopped by a read past B by a thread inside C (trial 16, a021: B[k * K + col], rows of
+   K where B's are N long; thread 0 already reads past the 7 x 1 B of the 1 x 7 x 1 shape). The
+   simulator's words only say the index is wrong; the element it read, against the thread's row and
+   column, names the row length. Set before each call: the shape and the block. */
+static int g_mm_M, g_mm_K, g_mm_N, g_mm_bx, g_mm_by;
+static char g_mm_why[400];
+static const char *matmul_crash_hint(const char *said) {
+    JudgeOobRead r;
+    if (!judge_oob_read(said, "matmul_naive_kernel", &r) || r.elem_bytes != sizeof(float)) return NULL;
+    size_t row = (size_t)r.block[1] * g_mm_by + r.thread[1], col = (size_t)r.block[0] * g_mm_bx + r.thread[0];
+    size_t M = (size_t)g_mm_M, K = (size_t)g_mm_K, N = (size_t)g_mm_N;
+    if (row >= M || col >= N) return NULL; /* a thread outside C: the guard (the simulator's words say so) */
+    /* (A read with rows of N or M shows first in the values, on a shape where it stays inside A) */
+    if (r.buffer_bytes != K * N * sizeof(float)) return NULL;
+    const size_t lengths[2] = {K, M};
+    const char *names[2] = {"K", "M"};
+    for (int l = 0; l < 2; l++) {
+        if (lengths[l] == N) continue;
+        for (size_t k = 0; k < K; k++)
+            if (r.index == k * lengths[l] + col) {
+                snprintf(g_mm_why, sizeof g_mm_why,
+                         "the thread of C(%zu, %zu) read B[%zu] = B[k * %s + col] at k = %zu, past B's end: B is read with rows of the "
+                         "wrong length. B is K x N, so row-major element (k, col) is B[k * N + col] (N = %zu, the columns of B and C)",
+                         row, col, r.index, names[l], k, N);
+                return g_mm_why;
+            }
+    }
+    return NULL;
+}
+
 /* ---- 04.1 ---- */
 START_TEST(test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule) {
     Problem p;
@@ -546,9 +576,12 @@ START_TEST(test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule) {
         for (int s = 0; s < grade_schedule_count(); s++) {
             grade_use_schedule(s);
             grade_poison_device(p.d_C, (elems_C(&p) + CANARY) * sizeof(float));
+            g_mm_M = p.M, g_mm_K = p.K, g_mm_N = p.N, g_mm_bx = kBlocks[b].x, g_mm_by = kBlocks[b].y;
+            judge_set_crash_hint(matmul_crash_hint);
             GRADE_EXPECT_CUDA_OK(matmul_naive_gpu(p.d_A, p.d_B, p.d_C, p.M, p.K, p.N, kBlocks[b].x, kBlocks[b].y), "matmul_naive_gpu");
             /* kBlocks[0 .. b) passed on this shape already: that rules out some explanations */
             expect_product(&p, "matmul_naive_gpu", kBlocks[b].x, kBlocks[b].y, kBlocks, b, s, 0);
+            judge_set_crash_hint(NULL);
         }
     problem_free(&p);
 }

@@ -8,6 +8,7 @@
  * or the row/column indices)? Is C right once K, or M and N, are padded with zeros to whole tiles
  * (the partial tiles at the edges)?
  */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -517,6 +518,78 @@ END_TEST
 START_TEST(test_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c) { check_degenerate(&kTiled); }
 END_TEST
 
+/* 05.1's technique: the multiply-adds read the shared tiles (trial 16, a029: the tiles stored to shared
+   memory, then acc += A[row * K + t + k] * B[(t + k) * N + col] from global memory; right values,
+   passed). Read in the source of matmul_tiled_kernel (skipped without it, GRADE_SOURCE_DIR unset),
+   not profiled: lesson 05's runner keeps -fsanitize=alignment, which a profiled one loses. A
+   statement that accumulates (+= or an fmaf) and indexes one of the kernel's const pointer
+   parameters (the inputs A and B) reads them from global memory. */
+static int ident_at(const char *body, const char *p, size_t len) {
+    char b = p > body ? p[-1] : ' ', a = p[len];
+    return !(isalnum((unsigned char)b) || b == '_') && !(isalnum((unsigned char)a) || a == '_');
+}
+START_TEST(test_tiled_multiply_adds_read_the_shared_tiles) {
+    static char body[16384];
+    if (grade_source_function("matmul_tiled.cu", "matmul_tiled_kernel", body, sizeof body) != 1) return;
+    /* the const pointer parameters' names, from the parameter list */
+    char params[4][64];
+    int np = 0;
+    const char *open = strchr(body, '('), *close = open ? strchr(open, ')') : NULL;
+    if (!close) return;
+    for (const char *a = open + 1; a < close && np < 4;) {
+        const char *e = a;
+        while (e < close && *e != ',') e++;
+        int is_ptr = 0, is_const = 0;
+        const char *last = NULL;
+        size_t last_len = 0;
+        for (const char *c = a; c < e;) {
+            if (*c == '*') is_ptr = 1;
+            if (isalpha((unsigned char)*c) || *c == '_') {
+                const char *w = c;
+                while (c < e && (isalnum((unsigned char)*c) || *c == '_')) c++;
+                if ((size_t)(c - w) == 5 && !strncmp(w, "const", 5)) is_const = 1;
+                else last = w, last_len = (size_t)(c - w);
+            } else c++;
+        }
+        if (is_ptr && is_const && last && last_len < sizeof params[0]) snprintf(params[np++], sizeof params[0], "%.*s", (int)last_len, last);
+        a = e + 1;
+    }
+    /* each statement (up to ';', '{' or '}') that accumulates: which inputs does it index? */
+    char read[160] = "";
+    const char *body_start = strchr(close, '{');
+    for (const char *st = body_start; st && *st;) {
+        size_t len = strcspn(st, ";{}");
+        char stmt[1024];
+        snprintf(stmt, sizeof stmt, "%.*s", (int)(len < sizeof stmt - 1 ? len : sizeof stmt - 1), st);
+        if (strstr(stmt, "+=") || strstr(stmt, "fma")) {
+            for (int k = 0; k < np; k++) {
+                size_t pl = strlen(params[k]);
+                for (const char *q = strstr(stmt, params[k]); q; q = strstr(q + 1, params[k])) {
+                    const char *after = q + pl;
+                    while (*after == ' ' || *after == '\t' || *after == '\n') after++;
+                    if (!ident_at(stmt, q, pl) || *after != '[') continue;
+                    char one[80];
+                    snprintf(one, sizeof one, "%s[...]", params[k]);
+                    if (!strstr(read, one)) {
+                        size_t used = strlen(read);
+                        snprintf(read + used, sizeof read - used, "%s%s", used ? " and " : "", one);
+                    }
+                    break;
+                }
+            }
+        }
+        st += len;
+        if (*st) st++;
+    }
+    ck_assert_msg(!read[0],
+                  "matmul_tiled_kernel's multiply-adds read %s, from global memory: the products are right, but the tiles it "
+                  "stores in shared memory are not what it multiplies\n  likely mistake: the inner product bypasses the shared "
+                  "tiles: after the first __syncthreads(), each of the TILE multiply-adds must read them, acc += As[ty][k] * "
+                  "Bs[k][tx], so that every element loaded from global memory is used TILE times, not once",
+                  read);
+}
+END_TEST
+
 /* ---- 05.2 ---- */
 START_TEST(test_register_tiled_matches_cpu_for_every_size_and_schedule) { check_product(&kRegisterTiled, kSizes[_i], 2); }
 END_TEST
@@ -533,6 +606,7 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"05.1", test_tiled_matches_cpu_for_every_size_and_schedule, N_SIZES},
         {"05.1", test_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c, 1},
+        {"05.1", test_tiled_multiply_adds_read_the_shared_tiles, 1},
         {"05.2", test_register_tiled_matches_cpu_for_every_size_and_schedule, N_SIZES},
         {"05.2", test_register_tiled_handles_sizes_not_multiple_of_its_block_tile, N_BLOCK_TILE_SIZES},
         {"05.2", test_register_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c, 1},

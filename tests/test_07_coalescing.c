@@ -217,7 +217,7 @@ static const char *copy_canary_hint(const float *got, size_t n, StrideCase sc, u
    guard. A thread with i < n that does means the index is wrong, and the simulator's "guard the access"
    (it sees a thread of the grid's last block) would point at the wrong line. */
 static size_t g_copy_n;
-static unsigned g_copy_block;
+static unsigned g_copy_block, g_copy_stride, g_copy_offset;
 static char g_copy_why[400];
 static const char *copy_crash_hint(const char *said) {
     unsigned b[3], t[3];
@@ -225,6 +225,17 @@ static const char *copy_crash_hint(const char *said) {
     if (!c || !strstr(at, "-byte read at") || sscanf(c, "block (%u,%u,%u), thread (%u,%u,%u)", &b[0], &b[1], &b[2], &t[0], &t[1], &t[2]) != 6)
         return NULL;
     size_t i = (size_t)b[0] * g_copy_block + t[0];
+    /* the element read is the thread's (offset + i) * stride (trial 16, a045: thread 0 at n = 1, where
+       offset * stride already lies past the input; the simulator's words alone only said "wrong index") */
+    JudgeOobRead r;
+    if (judge_oob_read(said, "copy_strided_kernel", &r) && i < g_copy_n && g_copy_offset && g_copy_stride > 1 &&
+        r.index == ((size_t)g_copy_offset + i) * g_copy_stride) {
+        snprintf(g_copy_why, sizeof g_copy_why,
+                 "thread i = %zu (below n = %zu) read in[%zu] = in[(offset + i) * stride] (offset %u, stride %u), past the input: the "
+                 "offset was multiplied by the stride. out[i] = in[offset + i * stride], not in[(offset + i) * stride]",
+                 i, g_copy_n, r.index, g_copy_offset, g_copy_stride);
+        return g_copy_why;
+    }
     if (i >= g_copy_n || i == 0) return NULL; /* (the grid's first thread: the simulator's own words say the index is wrong) */
     snprintf(g_copy_why, sizeof g_copy_why,
              "thread i = %zu, below n = %zu, read past the end of the input: the guard let the right thread through, the read index "
@@ -250,7 +261,7 @@ static void check_copy(size_t n, StrideCase sc, int schedules) {
                  (unsigned long long)seed);
         grade_use_schedule(s);
         fill_device(d_out, (n + CANARY) * sizeof(float));
-        g_copy_n = n, g_copy_block = sc.block;
+        g_copy_n = n, g_copy_block = sc.block, g_copy_stride = sc.stride, g_copy_offset = sc.offset;
         judge_set_crash_hint(copy_crash_hint);
         GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, n, sc.stride, sc.offset, sc.block), what);
         from_device(got, d_out, (n + CANARY) * sizeof(float));
@@ -499,6 +510,47 @@ static int transpose_probe_kind(void) {
     return 0;
 }
 
+/* A write phase that keeps the load's origins (trial 16, a052: r = r0 + ..., c = c0 + ... where the
+   output row starts at c0 and its column at r0) looks, on a matrix of one tile row or column, like
+   blocks covering the output's shape: only the diagonal tile is written, and right. On a square
+   128 x 128 (2 x 2 tiles of 64, 4 x 4 of 32) they differ: a grid sized for the output, or col0/row0
+   taken from the other blockIdx, gives the right transpose there, while origins not swapped leave
+   each off-diagonal tile transposed inside where it was read. 1 when every wrong element is that
+   (tiles of 32 or 64), 0 otherwise (or it fails). */
+static int transpose_probe_origins_unswapped(void) {
+    const int rows = 128, cols = 128;
+    size_t n = (size_t)rows * cols;
+    if (!g_transpose_fn) return 0;
+    float *h = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float));
+    unsigned base = fill_traceable(h, n, grade_seed() + 778);
+    float *d_in = grade_device_alloc(n * sizeof(float)), *d_out = grade_device_alloc(n * sizeof(float));
+    grade_to_device(d_in, h, n * sizeof(float));
+    fill_device(d_out, n * sizeof(float));
+    grade_use_schedule(0);
+    g_tr_rows = rows, g_tr_cols = cols;
+    judge_set_crash_hint(transpose_crash_hint);
+    int ran = g_transpose_fn(d_in, d_out, rows, cols) == cudaSuccess && cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    judge_set_crash_hint(NULL);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    size_t bad = 0, unmoved[2] = {0, 0};
+    for (size_t o = 0; ran && o < n; o++) {
+        size_t i = o / (size_t)rows, j = o % (size_t)rows;
+        long src = source_of(out[o], base, n);
+        if (src == (long)(j * (size_t)cols + i)) continue;
+        bad++;
+        if (src < 0) continue;
+        size_t sr = (size_t)src / cols, sc = (size_t)src % cols;
+        for (int k = 0; k < 2; k++) {
+            size_t T = (size_t)TILE_DIM << k;
+            unmoved[k] += sr / T == i / T && sc / T == j / T && sr % T == j % T && sc % T == i % T;
+        }
+    }
+    free(h);
+    free(out);
+    return ran && bad && (unmoved[0] == bad || unmoved[1] == bad);
+}
+
 /* Elements never written (and others holding the wrong element): the write phase's indices send two
    stores to one element and none to another. The %s: how many hold another element, what the order of
    the threads showed, and (when it did) what the order dependence is not. */
@@ -620,6 +672,15 @@ static char *transpose_hint(const float *outs, int runs, int bad_run, int rows, 
                  "(blockIdx.x, blockIdx.y) reads the tile at tile column blockIdx.x, tile row blockIdx.y of the input, and must write it at "
                  "tile row blockIdx.x, tile column blockIdx.y of the output",
                  unwritten ? " (and the tiles that would land outside the output are lost)" : "");
+    } else if (rows != cols && (grid_swapped(out, rows, cols, base, TILE_DIM) || grid_swapped(out, rows, cols, base, 2 * TILE_DIM)) &&
+               transpose_probe_origins_unswapped()) {
+        snprintf(msg, 2048,
+                 "only the tiles on the diagonal were written right, the others lost (the first at out row %zu, col %zu); on a square "
+                 "128 x 128 the grader saw each tile transposed inside but left where it was read: the write phase keeps the load's "
+                 "origins. The output row must start at the tile's first input column (c0 = blockIdx.x * tile) and the output column at "
+                 "its first input row (r0 = blockIdx.y * tile): row = c0 + threadIdx.y + j, col = r0 + threadIdx.x (+ h), not "
+                 "r0 + ..., c0 + ...; the grid and the load are right",
+                 first_unwritten / (size_t)rows, first_unwritten % (size_t)rows);
     } else if (rows != cols && (grid_swapped(out, rows, cols, base, TILE_DIM) || grid_swapped(out, rows, cols, base, 2 * TILE_DIM))) {
         snprintf(msg, 2048,
                  "the blocks cover the output's shape, not the input's: every element they move is right, but the others were "
