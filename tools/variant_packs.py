@@ -7,6 +7,7 @@
     variant_packs.py --apply-slots LESSON K OUT       the simulator's slot pack K of a lesson, written to
                                                       OUT (B/wrong-slotpack-K/LESSON/NAME.cu), and each
                                                       slot's own source (B/wrong-slot-K-J/LESSON/NAME.cu)
+    variant_packs.py --pick-slot J PACK_RUNNER OUT    slot J's runner: a copy of its pack's that runs slot J
 
 Why: `make test` compiles every wrong variant (tests/wrong/NN-topic/*.patch) into a runner of its
 own, and those ~400 compiles were most of its time. But tools/test_lessons.sh grades a variant on
@@ -34,11 +35,14 @@ one compile (most of a compile is the simulator's templates, whatever the file: 
 variant of lesson 13). Each variant's whole file is in a namespace of its own, its functions renamed
 (apply_slots), and slot J's runner links the pack's object with slot J's functions under the
 header's names (objcopy, slot_object_command): the program the variant built alone would be, under other
-names. Each slot costs a link where it cost a compile and a link.
+names. Each slot costs a link where it cost a compile and a link. On x86-64 not even that: the pack is
+linked once, its header functions jumping to one slot's, and each slot's runner is a copy of it that
+selects its slot (dispatch_source, pick_slot).
 """
 import functools
 import glob
 import os
+import platform
 import re
 import sys
 
@@ -50,6 +54,12 @@ HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 # variants per slot pack: a pack's compile grows with its slots, and the lesson's grading waits for
 # the last of them
 SLOT_SIZE = 24
+# On x86-64 a slot pack is one runner: each header function is a three-instruction stub that jumps to
+# the selected slot's (apply_slots appends them), and slot J's runner is a copy of the pack's with J
+# written into SLOT_MARK's digits (pick_slot). One link per pack where there was one per slot: a
+# slot's link was 0.1 CPU-s (lesson 13), and make test links some 900 of them.
+SLOT_MARK = b"WB-SLOT-SELECT:"
+DISPATCH = platform.machine() in ("x86_64", "AMD64")
 
 
 def header(text, field):
@@ -239,6 +249,49 @@ def slot_suffix(j):
     return "__wbslot%d" % j
 
 
+def dispatch_entries(lesson, k):
+    """The functions pack K's runner dispatches to a slot's: those every member defines, when they all
+    define the same ones (on x86-64); None where each slot's runner is linked from its own object."""
+    if not DISPATCH:
+        return None
+    declared = declared_functions(lesson)
+    sets = {tuple(defined_entries(variant_lines(lesson, name), declared)) for name, _ in slot_members(lesson, k)}
+    return list(sets.pop()) if len(sets) == 1 else None
+
+
+def dispatch_source(entries, slots):
+    """The pack's header functions as stubs that jump to slot wb_slot_index's (x86-64, System V: r10 and
+    r11 carry no argument), and the slot's index read from SLOT_MARK's three digits before main."""
+    mark = SLOT_MARK.decode()
+    out = ['extern "C" { volatile char wb_slot_select[] = "%s000"; __attribute__((visibility("hidden"))) long wb_slot_index; }' % mark,
+           "__attribute__((constructor(101))) static void wb_slot_pick() {",
+           "    const volatile char *d = wb_slot_select + %d;" % len(mark),
+           "    long j = (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');",
+           "    wb_slot_index = j >= 1 && j <= %d ? j - 1 : 0;" % slots,
+           "}"]
+    for e in entries:
+        table = "".join("\t.quad %s%s\n" % (e, slot_suffix(j)) for j in range(1, slots + 1))
+        out.append('asm(".text\n.globl %s\n.type %s, @function\n%s:\n\tmovq wb_slot_index(%%rip), %%r11\n'
+                   '\tleaq %s__wbtable(%%rip), %%r10\n\tjmp *(%%r10,%%r11,8)\n.size %s, .-%s\n'
+                   '.section .data.rel.ro,\"aw\"\n.balign 8\n%s__wbtable:\n%s.text\n");' % (e, e, e, e, e, e, e, table))
+    return out
+
+
+def pick_slot(j, src, dst):
+    """Slot J's runner: pack's runner SRC with J in SLOT_MARK's digits, written to DST."""
+    with open(src, "rb") as f:
+        data = f.read()
+    at = data.find(SLOT_MARK + b"000")
+    if at < 0 or data.find(SLOT_MARK + b"000", at + 1) >= 0:
+        sys.exit("variant_packs.py: %s holds the slot mark %s times, not once" % (src, data.count(SLOT_MARK + b"000")))
+    at += len(SLOT_MARK)
+    tmp = dst + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data[:at] + b"%03d" % int(j) + data[at + 3:])
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, dst)
+
+
 def slot_source(pack_source, k, j):
     """Slot J's own source (apply_slots writes it), beside pack K's: B/wrong-slot-K-J/LESSON/NAME.cu."""
     lesson_dir = os.path.dirname(pack_source)
@@ -272,6 +325,9 @@ def apply_slots(lesson, k, out_path):
         out += lines[:-1] if lines[-1:] == [""] else lines
         out.append("}")
         out += ["#undef %s" % e for e in entries]
+    common = dispatch_entries(lesson, k)
+    if common:
+        out += dispatch_source(common, len(slot_members(lesson, k)))
     with open(out_path, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write("\n".join(out) + "\n")
 
@@ -300,8 +356,13 @@ def make_lines(lesson, backend):
            "%s_PACKED := %s" % (lesson, " ".join(n for _, n in slots))]
     for k, members in found:
         for j in range(1, len(members) + 1):
-            out += ["$(B)/wrong-slot-%d-%d/%s/kernel.o: $(B)/wrong-slotpack-%d/%s/kernel.o" % (k, j, lesson, k, lesson),
-                    "\t$(Q)" + slot_object_command(lesson, k, j)]
+            if dispatch_entries(lesson, k):
+                out += ["$(B)/wrong-slot-%d-%d/%s/runner: $(B)/wrong-slotpack-%d/%s/runner" % (k, j, lesson, k, lesson),
+                        "\t$(Q)mkdir -p $(@D); rm -f $@ $(@D)/build-error.log; if [ -f $< ]; then $(PYTHON_QUICK) tools/variant_packs.py "
+                        "--pick-slot %d $< $@; else echo 'slot pack %d of %s did not build (see $(<D))' >$(@D)/build-error.log; fi" % (j, k, lesson)]
+            else:
+                out += ["$(B)/wrong-slot-%d-%d/%s/kernel.o: $(B)/wrong-slotpack-%d/%s/kernel.o" % (k, j, lesson, k, lesson),
+                        "\t$(Q)" + slot_object_command(lesson, k, j)]
     return out
 
 
@@ -326,6 +387,9 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[0] == "--apply-slots":
         apply_slots(*argv[1:])
+        return 0
+    if len(argv) == 4 and argv[0] == "--pick-slot":
+        pick_slot(*argv[1:])
         return 0
     sys.exit(__doc__.split("\n\n")[1])
 
