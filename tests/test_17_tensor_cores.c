@@ -828,6 +828,18 @@ static const char *gemm_crash_hint(const char *said) {
                 which = "B", row = k0 + rb, col = n0 + cb;
             if (!which) continue;
             int inside = m0 + G_BM <= p->M && n0 + G_BN <= p->N;
+            if (!inside) {
+                /* A block at an edge of C along M or N tests its loads whatever the edge flag says about K
+                   (trial 16, c022: A's test `k0 + c <= K`): the test along K itself let the read through. */
+                int a = which[0] == 'A', at = a ? col : row;
+                snprintf(hint, sizeof hint,
+                         "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: its %s %d is past the last, K - 1 = "
+                         "%d. This block is at an edge of C, so its loads are tested, and the test along K let this one through: a "
+                         "vector of 8 elements that starts at %s %d >= K lies wholly past K, so %s's test must be %s < K%s",
+                         t, bx, by, which, row, col, which, a ? "column" : "row", at, p->K - 1, a ? "column" : "row", at, which,
+                         a ? "k0 + c" : "k0 + r", at == p->K ? " (not <= K, which lets the vector at K exactly through)" : "");
+                return hint;
+            }
             snprintf(hint, sizeof hint,
                      "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: its %s %d is past the last, K - 1 = "
                      "%d. K is not a multiple of BK = %d, so the last slice along K runs past it%s, and its loads must be tested (zeros "
