@@ -49,6 +49,8 @@ static const GradeExercise kExercises[] = {
 
 /* ---- shared helpers ---- */
 
+/* The simulator's shared-memory fill (a NaN with its own payload, kept by the arithmetic on it). */
+#define SHARED_POISON_BITS 0xFFC5A5A5u
 static uint32_t bits_of(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -498,6 +500,24 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      "element has m = -inf, and its slots add exp(0 - (-inf)) = inf. Guard that loop as the max loop is: "
                      "if (row_index(k, vec) < cols) { v[k] = exp(v[k] - mine.m); mine.s += v[k]; }",
                      r, big, cols);
+            return msg;
+        }
+        /* The simulator's shared-memory poison carries its own NaN payload through the arithmetic, where
+           exp(-inf - (-inf)) makes the default NaN: an output with that payload was computed from a
+           shared slot nobody wrote (trial 16, c038: partial[lane] for every lane of warp 0 was told the
+           empty-side mistake first). */
+        int from_poison = 0;
+        for (int j = 0; j < cols; j++) from_poison |= (bits_of(g[j]) & 0x7FFFFFFFu) == (SHARED_POISON_BITS & 0x7FFFFFFFu);
+        unsigned threads = 32; /* the solution's row_threads(cols) */
+        while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
+        if (from_poison && threads < 1024) {
+            snprintf(msg, 2048,
+                     "row %d came out with NaN although its values are moderate (|x| <= %g), and the NaN carries the simulator's fill "
+                     "for shared memory nobody wrote (0x%08X): the block's combining read a shared slot no thread wrote. Warp 0 reads "
+                     "partial[lane] for lanes past the block's warps (a row of %d columns gets a block of %u threads, %u warp%s, so "
+                     "partial[%u .. 31] are never written): give those lanes the empty pair, lane < blockDim.x / 32 ? partial[lane] : "
+                     "empty",
+                     r, big, SHARED_POISON_BITS, cols, threads, threads / 32, threads > 32 ? "s" : "", threads / 32);
             return msg;
         }
         snprintf(msg, 2048,
