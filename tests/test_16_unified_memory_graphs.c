@@ -395,6 +395,21 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                       "%s: d_x holds the chain run %d times, not %d\n  likely mistake: one graph launch per run: `t < times`", what,
                       k->times - 1, k->times);
         free(shorter);
+        /* every node there, but each step's index one too high (trial 16, c013: the capture loop ran k =
+           1 .. c->steps, and the grader only printed the difference) */
+        float *shifted = grade_alloc(n * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            float v = in[i];
+            for (int t = 0; t < k->times; t++)
+                for (int s = 1; s <= k->steps; s++) v = step_cpu(v, s);
+            shifted[i] = v;
+        }
+        ck_assert_msg(!same_floats(out, shifted, n),
+                      "%s: d_x holds the chain of steps k = 1 .. %d, each step's index one too high, not k = 0 .. %d\n"
+                      "  likely mistake: the capture loop passes k = 1 .. c->steps to step_launch; step k must get k = 0 .. "
+                      "c->steps - 1: `for (int k = 0; k < c->steps; k++)`",
+                      what, k->steps, k->steps - 1);
+        free(shifted);
     }
     GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
