@@ -1386,7 +1386,8 @@ static void check_attention(AttCase ac, int causal, uint64_t salt) {
 static void check_no_square_scratch(void) {
     /* n = 128 on the simulator (every thread runs on the CPU): the n x n scores are still 3.8 times the
        O(n) the flash form may allocate */
-    AttCase ac = {2, ON_SIM ? 128 : 256, 32, 0};
+    /* bh = 1: a grid one block too many along x (3 blocks) is then told from one too many along y (4) */
+    AttCase ac = {1, ON_SIM ? 128 : 256, 32, 0};
     AttProblem p;
     att_problem_make(&p, ac, 0, 31);
     unsigned long long naive_bytes, flash_bytes, count;
@@ -1408,7 +1409,17 @@ static void check_no_square_scratch(void) {
        c068: a grid of n blocks along x, the values right). The simulator reports the grid; a GPU's
        observer does not (-1). */
     unsigned long long blocks = 0, threads = 0, tiles = (unsigned long long)(ac.n + ATT_BR - 1) / ATT_BR * ac.bh;
-    if (judge_last_call_grid("attention_flash_kernel", &blocks, &threads) == 1 && blocks)
+    int graded_grid = judge_last_call_grid("attention_flash_kernel", &blocks, &threads) == 1 && blocks;
+    /* one block too many per bh (trial 16, c044: n / ATT_BR + 1, which is ceil(n / ATT_BR) unless n is a
+       multiple of ATT_BR, as n is here) */
+    if (graded_grid && ac.n % ATT_BR == 0)
+        ck_assert_msg(blocks != tiles + (unsigned long long)ac.bh,
+                      "attention_flash_gpu (bh = %d, n = %d, d = %d) launched %llu blocks of %llu threads, where ceil(n / ATT_BR) x bh = "
+                      "%llu blocks hold every query row: the last block along x of each bh had no query and streamed K and V for "
+                      "nothing (the values were right)\n  likely mistake: a grid of n / ATT_BR + 1 blocks along x, one too many when n is "
+                      "a multiple of ATT_BR (%d): round up with dim3((n + ATT_BR - 1) / ATT_BR, bh)",
+                      ac.bh, ac.n, ac.d, blocks, threads, tiles, ATT_BR);
+    if (graded_grid)
         ck_assert_msg(blocks <= tiles,
                       "attention_flash_gpu (bh = %d, n = %d, d = %d) launched %llu blocks of %llu threads, where ceil(n / ATT_BR) x bh = "
                       "%llu blocks hold every query row: %llu blocks had no query and streamed K and V for nothing (the values were "
