@@ -1204,6 +1204,31 @@ START_TEST(test_padded_gemm_is_race_free_under_the_race_check) {
 }
 END_TEST
 
+/* A launcher that returns cudaSuccess whatever its launch did passes every product, but a refused
+   launch (a GPU refuses a block too large, or too many registers per thread) then comes back as
+   success with a C the kernel never wrote (trial 16, c051). The simulator refuses the next launch;
+   wmma_gemm_padded_gpu must return that error. A GPU refuses nothing here: skipped. */
+START_TEST(test_padded_gemm_returns_a_refused_launch) {
+    Dims d = {16, 16, 16};
+    Problem p;
+    problem_make(&p, &kPadded, d, 6);
+    if (!grade_refuse_launches(1)) {
+        problem_free(&p);
+        return;
+    }
+    cudaError_t e = call(&kPadded, p.d_a, p.d_b, p.d_c, p.M, p.N, p.K);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    problem_free(&p);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "wmma_gemm_padded_gpu (M = N = K = 16) while the grader had the simulator refuse the kernel's launch "
+                  "(cudaErrorLaunchOutOfResources, as a GPU does for a block too large) returned %d (%s), not that error: the "
+                  "caller is told C is ready, and the kernel never wrote it\n  likely mistake: the launch's error was dropped: "
+                  "return cudaGetLastError() right after wmma_gemm_padded_kernel<<<...>>>, not cudaSuccess",
+                  (int)e, cudaGetErrorName(e));
+}
+END_TEST
+
 START_TEST(test_padded_gemm_runs_on_the_tensor_cores) {
     /* ragged M and N; K a multiple of PK, where a loop over K that runs one step too many shows (trial 13, c053) */
     Dims d = {20, 33, 32};
@@ -1224,6 +1249,7 @@ static Suite *build_suite(void) {
         {"17.3", test_padded_gemm_matches_cpu_for_every_size_and_schedule, N_PADDED_SIZES},
         {"17.3", test_padded_gemm_handles_empty_and_k_zero, 1},
         {"17.3", test_padded_gemm_is_race_free_under_the_race_check, 1},
+        {"17.3", test_padded_gemm_returns_a_refused_launch, 1},
         {"17.3", test_padded_gemm_runs_on_the_tensor_cores, 1, .profiled = 1},
     };
     return grade_suite("17-tensor-cores", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
