@@ -1058,6 +1058,16 @@ static void check_tensor_cores(const Subject *s, Dims d) {
                                           "This lesson's exercises must use the tensor cores: wmma::load_matrix_sync, wmma::mma_sync, "
                                           "wmma::store_matrix_sync");
 #if ON_SIM
+    /* 17.1: one tile's product is one mma_sync of its warp, and no more (trial 16, c021: 16 products
+       thrown away before fill_fragment zeroed acc again; the values are right). Simulator only: it
+       counts each mma_sync of a warp once, where a GPU runs several HMMA instructions for one. */
+    if (s->kind == SUBJECT_TILES)
+        ck_assert_msg(g.tensor_instructions <= need,
+                      "%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, where one mma_sync per "
+                      "tile is the whole product: %llu of them computed nothing that was kept (the values were right)\n"
+                      "  likely mistake: mma_sync called more than once per tile (in a loop, or before fill_fragment zeroes the "
+                      "accumulator again): each warp fills acc with 0, loads a and b, and calls wmma::mma_sync(acc, a, b, acc) once",
+                      p.what, s->kernel, g.tensor_instructions, need, g.tensor_instructions - need);
     /* 17.3 stages each slot of As and Bs once per step along K (trial 12, a051: B's staging loop stepping
        by 32, not PAD_THREADS: each slot written by 8 threads, the same value, only the time wasted). A
        warp stores 32 slots a request at best: (PM PK + PK PN) / 32 = 256 requests per block and step;
