@@ -535,6 +535,20 @@ static void check_diamond(size_t n) {
     ck_assert_msg(r.named_nodes == 4,
                   "%s: only %d of g->scale, g->left, g->right, g->combine are nodes of the graph\n  likely mistake: give each "
                   "cudaGraphAddKernelNode its own field as the node it returns (&g->left, ...)", what, r.named_nodes);
+    /* an edge between left and right: one waits for the other, though each only reads d_mid (trial 16,
+       c016: right made to depend on left instead of scale was told it could race with scale, which it
+       cannot, since it still runs after scale through left; what it loses is running beside left) */
+    for (int a = NODE_LEFT; a <= NODE_RIGHT; a++) {
+        int b = NODE_LEFT + NODE_RIGHT - a;
+        ck_assert_msg(!r.edge[a][b],
+                      "%s: %s depends on %s%s: the two run one after the other, though neither reads what the other writes (both read "
+                      "d_mid, left writes d_left, right d_right) -- the values are right, but the diamond's two branches no longer run "
+                      "side by side\n"
+                      "  likely mistake: %s's dependency is &g->%s; left and right each depend on scale only: give "
+                      "cudaGraphAddKernelNode &g->scale, and 1",
+                      what, kNodeName[b], kNodeName[a], r.edge[NODE_SCALE][b] ? " (as well as on scale)" : " instead of scale (it still runs after scale, through it)",
+                      kNodeName[b], kNodeName[a]);
+    }
     static const int need[4][2] = {{NODE_SCALE, NODE_LEFT}, {NODE_SCALE, NODE_RIGHT}, {NODE_LEFT, NODE_COMBINE}, {NODE_RIGHT, NODE_COMBINE}};
     for (int i = 0; i < 4; i++) {
         int a = need[i][0], b = need[i][1];
