@@ -395,6 +395,21 @@ START_TEST(test_chain_is_captured_once_and_replayed_by_graph_launches) {
                       "%s: d_x holds the chain run %d times, not %d\n  likely mistake: one graph launch per run: `t < times`", what,
                       k->times - 1, k->times);
         free(shorter);
+        /* every node there, but each step's index one too high (trial 16, c013: the capture loop ran k =
+           1 .. c->steps, and the grader only printed the difference) */
+        float *shifted = grade_alloc(n * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            float v = in[i];
+            for (int t = 0; t < k->times; t++)
+                for (int s = 1; s <= k->steps; s++) v = step_cpu(v, s);
+            shifted[i] = v;
+        }
+        ck_assert_msg(!same_floats(out, shifted, n),
+                      "%s: d_x holds the chain of steps k = 1 .. %d, each step's index one too high, not k = 0 .. %d\n"
+                      "  likely mistake: the capture loop passes k = 1 .. c->steps to step_launch; step k must get k = 0 .. "
+                      "c->steps - 1: `for (int k = 0; k < c->steps; k++)`",
+                      what, k->steps, k->steps - 1);
+        free(shifted);
     }
     GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);
@@ -520,6 +535,20 @@ static void check_diamond(size_t n) {
     ck_assert_msg(r.named_nodes == 4,
                   "%s: only %d of g->scale, g->left, g->right, g->combine are nodes of the graph\n  likely mistake: give each "
                   "cudaGraphAddKernelNode its own field as the node it returns (&g->left, ...)", what, r.named_nodes);
+    /* an edge between left and right: one waits for the other, though each only reads d_mid (trial 16,
+       c016: right made to depend on left instead of scale was told it could race with scale, which it
+       cannot, since it still runs after scale through left; what it loses is running beside left) */
+    for (int a = NODE_LEFT; a <= NODE_RIGHT; a++) {
+        int b = NODE_LEFT + NODE_RIGHT - a;
+        ck_assert_msg(!r.edge[a][b],
+                      "%s: %s depends on %s%s: the two run one after the other, though neither reads what the other writes (both read "
+                      "d_mid, left writes d_left, right d_right) -- the values are right, but the diamond's two branches no longer run "
+                      "side by side\n"
+                      "  likely mistake: %s's dependency is &g->%s; left and right each depend on scale only: give "
+                      "cudaGraphAddKernelNode &g->scale, and 1",
+                      what, kNodeName[b], kNodeName[a], r.edge[NODE_SCALE][b] ? " (as well as on scale)" : " instead of scale (it still runs after scale, through it)",
+                      kNodeName[b], kNodeName[a]);
+    }
     static const int need[4][2] = {{NODE_SCALE, NODE_LEFT}, {NODE_SCALE, NODE_RIGHT}, {NODE_LEFT, NODE_COMBINE}, {NODE_RIGHT, NODE_COMBINE}};
     for (int i = 0; i < 4; i++) {
         int a = need[i][0], b = need[i][1];

@@ -828,6 +828,18 @@ static const char *gemm_crash_hint(const char *said) {
                 which = "B", row = k0 + rb, col = n0 + cb;
             if (!which) continue;
             int inside = m0 + G_BM <= p->M && n0 + G_BN <= p->N;
+            if (!inside) {
+                /* A block at an edge of C along M or N tests its loads whatever the edge flag says about K
+                   (trial 16, c022: A's test `k0 + c <= K`): the test along K itself let the read through. */
+                int a = which[0] == 'A', at = a ? col : row;
+                snprintf(hint, sizeof hint,
+                         "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: its %s %d is past the last, K - 1 = "
+                         "%d. This block is at an edge of C, so its loads are tested, and the test along K let this one through: a "
+                         "vector of 8 elements that starts at %s %d >= K lies wholly past K, so %s's test must be %s < K%s",
+                         t, bx, by, which, row, col, which, a ? "column" : "row", at, p->K - 1, a ? "column" : "row", at, which,
+                         a ? "k0 + c" : "k0 + r", at == p->K ? " (not <= K, which lets the vector at K exactly through)" : "");
+                return hint;
+            }
             snprintf(hint, sizeof hint,
                      "thread %u of block (%u, %u) read %s's element (%d, %d) past the end of %s: its %s %d is past the last, K - 1 = "
                      "%d. K is not a multiple of BK = %d, so the last slice along K runs past it%s, and its loads must be tested (zeros "
@@ -1046,6 +1058,16 @@ static void check_tensor_cores(const Subject *s, Dims d) {
                                           "This lesson's exercises must use the tensor cores: wmma::load_matrix_sync, wmma::mma_sync, "
                                           "wmma::store_matrix_sync");
 #if ON_SIM
+    /* 17.1: one tile's product is one mma_sync of its warp, and no more (trial 16, c021: 16 products
+       thrown away before fill_fragment zeroed acc again; the values are right). Simulator only: it
+       counts each mma_sync of a warp once, where a GPU runs several HMMA instructions for one. */
+    if (s->kind == SUBJECT_TILES)
+        ck_assert_msg(g.tensor_instructions <= need,
+                      "%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, where one mma_sync per "
+                      "tile is the whole product: %llu of them computed nothing that was kept (the values were right)\n"
+                      "  likely mistake: mma_sync called more than once per tile (in a loop, or before fill_fragment zeroes the "
+                      "accumulator again): each warp fills acc with 0, loads a and b, and calls wmma::mma_sync(acc, a, b, acc) once",
+                      p.what, s->kernel, g.tensor_instructions, need, g.tensor_instructions - need);
     /* 17.3 stages each slot of As and Bs once per step along K (trial 12, a051: B's staging loop stepping
        by 32, not PAD_THREADS: each slot written by 8 threads, the same value, only the time wasted). A
        warp stores 32 slots a request at best: (PM PK + PK PN) / 32 = 256 requests per block and step;
@@ -1192,6 +1214,31 @@ START_TEST(test_padded_gemm_is_race_free_under_the_race_check) {
 }
 END_TEST
 
+/* A launcher that returns cudaSuccess whatever its launch did passes every product, but a refused
+   launch (a GPU refuses a block too large, or too many registers per thread) then comes back as
+   success with a C the kernel never wrote (trial 16, c051). The simulator refuses the next launch;
+   wmma_gemm_padded_gpu must return that error. A GPU refuses nothing here: skipped. */
+START_TEST(test_padded_gemm_returns_a_refused_launch) {
+    Dims d = {16, 16, 16};
+    Problem p;
+    problem_make(&p, &kPadded, d, 6);
+    if (!grade_refuse_launches(1)) {
+        problem_free(&p);
+        return;
+    }
+    cudaError_t e = call(&kPadded, p.d_a, p.d_b, p.d_c, p.M, p.N, p.K);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    problem_free(&p);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "wmma_gemm_padded_gpu (M = N = K = 16) while the grader had the simulator refuse the kernel's launch "
+                  "(cudaErrorLaunchOutOfResources, as a GPU does for a block too large) returned %d (%s), not that error: the "
+                  "caller is told C is ready, and the kernel never wrote it\n  likely mistake: the launch's error was dropped: "
+                  "return cudaGetLastError() right after wmma_gemm_padded_kernel<<<...>>>, not cudaSuccess",
+                  (int)e, cudaGetErrorName(e));
+}
+END_TEST
+
 START_TEST(test_padded_gemm_runs_on_the_tensor_cores) {
     /* ragged M and N; K a multiple of PK, where a loop over K that runs one step too many shows (trial 13, c053) */
     Dims d = {20, 33, 32};
@@ -1212,6 +1259,7 @@ static Suite *build_suite(void) {
         {"17.3", test_padded_gemm_matches_cpu_for_every_size_and_schedule, N_PADDED_SIZES},
         {"17.3", test_padded_gemm_handles_empty_and_k_zero, 1},
         {"17.3", test_padded_gemm_is_race_free_under_the_race_check, 1},
+        {"17.3", test_padded_gemm_returns_a_refused_launch, 1},
         {"17.3", test_padded_gemm_runs_on_the_tensor_cores, 1, .profiled = 1},
     };
     return grade_suite("17-tensor-cores", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));

@@ -180,6 +180,12 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
         snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
                  "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
                  "element of a stage is copied (or zero-filled outside the matrix), and that the stage read is the one just filled", nans);
+    else if (d.K % ASYNC_TILE && d.M > 0 && d.N > 0 && whole_k_right == 0 && product_with_pads(out, a, b, d, atol, a[0], b[0]))
+        snprintf(msg, 1024, "C is A B plus %d x A[0] x B[0] everywhere, as if the last tile's slots past K = %d held A[0] and B[0], but "
+                 "the same M and N with K = %d, whole tiles (nothing to zero-fill), give a wrong C too: the copies take the wrong elements, "
+                 "not (only) the wrong fill. Check the tile indices: element (ty, tx) of A's tile t is A[row * K + t * ASYNC_TILE + tx] (its "
+                 "k from threadIdx.x), of B's is B[(t * ASYNC_TILE + ty) * N + col] (its k from threadIdx.y)",
+                 (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE - d.K, d.K, (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE);
     else if (d.K % ASYNC_TILE && d.M > 0 && d.N > 0 && product_with_pads(out, a, b, d, atol, a[0], b[0]))
         snprintf(msg, 1024, "C is A B plus %d x A[0] x B[0] everywhere: the last tile's %d slots past K = %d held A[0] and B[0] (the "
                  "source given for an element outside the matrix), not zeros. An element outside the matrix must come in as zeros: %s",
@@ -299,6 +305,12 @@ static void check_product(const Subject *s, Dims d) {
         int one_tile_right = -1;
         for (size_t i = 0; i < mn && one_tile_right < 0 && whole_k_right != 1 && s == &kPipelined && d.K > ASYNC_TILE; i++)
             if (outs[(size_t)bad * stride + i] != outs[(size_t)bad * stride + i]) one_tile_right = product_is_right(s, (Dims){d.M, ASYNC_TILE, d.N});
+        /* C = A B + pads with a partial last tile: do whole tiles (nothing to zero-fill) give the right C?
+           If not, the copies' indices are wrong, not the zero-fill (trial 16, c030: ka and kb from swapped
+           thread indices give A B + 15 A[0] B[0] at 1 x 1 x 1 too). */
+        if (whole_k_right < 0 && d.K % ASYNC_TILE && d.M > 0 && d.N > 0 &&
+            product_with_pads(outs + (size_t)bad * stride, a, b, d, atol, a[0], b[0]))
+            whole_k_right = product_is_right(s, (Dims){d.M, (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE, d.N});
         char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined, whole_k_right, one_tile_right);
         size_t cap;
         /* the lesson's diagnosis is the likely mistake (it replaces grade.c's generic one) */

@@ -49,6 +49,8 @@ static const GradeExercise kExercises[] = {
 
 /* ---- shared helpers ---- */
 
+/* The simulator's shared-memory fill (a NaN with its own payload, kept by the arithmetic on it). */
+#define SHARED_POISON_BITS 0xFFC5A5A5u
 static uint32_t bits_of(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -498,6 +500,24 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      "element has m = -inf, and its slots add exp(0 - (-inf)) = inf. Guard that loop as the max loop is: "
                      "if (row_index(k, vec) < cols) { v[k] = exp(v[k] - mine.m); mine.s += v[k]; }",
                      r, big, cols);
+            return msg;
+        }
+        /* The simulator's shared-memory poison carries its own NaN payload through the arithmetic, where
+           exp(-inf - (-inf)) makes the default NaN: an output with that payload was computed from a
+           shared slot nobody wrote (trial 16, c038: partial[lane] for every lane of warp 0 was told the
+           empty-side mistake first). */
+        int from_poison = 0;
+        for (int j = 0; j < cols; j++) from_poison |= (bits_of(g[j]) & 0x7FFFFFFFu) == (SHARED_POISON_BITS & 0x7FFFFFFFu);
+        unsigned threads = 32; /* the solution's row_threads(cols) */
+        while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
+        if (from_poison && threads < 1024) {
+            snprintf(msg, 2048,
+                     "row %d came out with NaN although its values are moderate (|x| <= %g), and the NaN carries the simulator's fill "
+                     "for shared memory nobody wrote (0x%08X): the block's combining read a shared slot no thread wrote. Warp 0 reads "
+                     "partial[lane] for lanes past the block's warps (a row of %d columns gets a block of %u threads, %u warp%s, so "
+                     "partial[%u .. 31] are never written): give those lanes the empty pair, lane < blockDim.x / 32 ? partial[lane] : "
+                     "empty",
+                     r, big, SHARED_POISON_BITS, cols, threads, threads / 32, threads > 32 ? "s" : "", threads / 32);
             return msg;
         }
         snprintf(msg, 2048,
@@ -1366,7 +1386,8 @@ static void check_attention(AttCase ac, int causal, uint64_t salt) {
 static void check_no_square_scratch(void) {
     /* n = 128 on the simulator (every thread runs on the CPU): the n x n scores are still 3.8 times the
        O(n) the flash form may allocate */
-    AttCase ac = {2, ON_SIM ? 128 : 256, 32, 0};
+    /* bh = 1: a grid one block too many along x (3 blocks) is then told from one too many along y (4) */
+    AttCase ac = {1, ON_SIM ? 128 : 256, 32, 0};
     AttProblem p;
     att_problem_make(&p, ac, 0, 31);
     unsigned long long naive_bytes, flash_bytes, count;
@@ -1388,7 +1409,17 @@ static void check_no_square_scratch(void) {
        c068: a grid of n blocks along x, the values right). The simulator reports the grid; a GPU's
        observer does not (-1). */
     unsigned long long blocks = 0, threads = 0, tiles = (unsigned long long)(ac.n + ATT_BR - 1) / ATT_BR * ac.bh;
-    if (judge_last_call_grid("attention_flash_kernel", &blocks, &threads) == 1 && blocks)
+    int graded_grid = judge_last_call_grid("attention_flash_kernel", &blocks, &threads) == 1 && blocks;
+    /* one block too many per bh (trial 16, c044: n / ATT_BR + 1, which is ceil(n / ATT_BR) unless n is a
+       multiple of ATT_BR, as n is here) */
+    if (graded_grid && ac.n % ATT_BR == 0)
+        ck_assert_msg(blocks != tiles + (unsigned long long)ac.bh,
+                      "attention_flash_gpu (bh = %d, n = %d, d = %d) launched %llu blocks of %llu threads, where ceil(n / ATT_BR) x bh = "
+                      "%llu blocks hold every query row: the last block along x of each bh had no query and streamed K and V for "
+                      "nothing (the values were right)\n  likely mistake: a grid of n / ATT_BR + 1 blocks along x, one too many when n is "
+                      "a multiple of ATT_BR (%d): round up with dim3((n + ATT_BR - 1) / ATT_BR, bh)",
+                      ac.bh, ac.n, ac.d, blocks, threads, tiles, ATT_BR);
+    if (graded_grid)
         ck_assert_msg(blocks <= tiles,
                       "attention_flash_gpu (bh = %d, n = %d, d = %d) launched %llu blocks of %llu threads, where ceil(n / ATT_BR) x bh = "
                       "%llu blocks hold every query row: %llu blocks had no query and streamed K and V for nothing (the values were "
