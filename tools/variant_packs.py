@@ -7,6 +7,7 @@
     variant_packs.py --apply-slots LESSON K OUT       the simulator's slot pack K of a lesson, written to
                                                       OUT (B/wrong-slotpack-K/LESSON/NAME.cu), and each
                                                       slot's own source (B/wrong-slot-K-J/LESSON/NAME.cu)
+    variant_packs.py --dispatch LESSON K OUT.c        slot pack K's dispatch to one slot (x86-64), linked into its runner
     variant_packs.py --pick-slot J PACK_RUNNER OUT    slot J's runner: a copy of its pack's that runs slot J
 
 Why: `make test` compiles every wrong variant (tests/wrong/NN-topic/*.patch) into a runner of its
@@ -259,22 +260,29 @@ def dispatch_entries(lesson, k):
     return list(sets.pop()) if len(sets) == 1 else None
 
 
-def dispatch_source(entries, slots):
-    """The pack's header functions as stubs that jump to slot wb_slot_index's (x86-64, System V: r10 and
-    r11 carry no argument), and the slot's index read from SLOT_MARK's three digits before main."""
+def write_dispatch(lesson, k, out_path):
+    """Pack K's dispatch (C with x86-64 assembly, System V: r10 and r11 carry no argument), linked into the
+    pack's runner beside its object: each header function a stub that jumps to slot wb_slot_index's, the
+    index read from SLOT_MARK's three digits before main. (Plain C, not the pack's .cu: simcc refuses
+    asm, which a student's kernel would mean as PTX.)"""
+    entries, slots = dispatch_entries(lesson, k), len(slot_members(lesson, k))
     mark = SLOT_MARK.decode()
-    out = ['extern "C" { volatile char wb_slot_select[] = "%s000"; __attribute__((visibility("hidden"))) long wb_slot_index; }' % mark,
-           "__attribute__((constructor(101))) static void wb_slot_pick() {",
+    out = ["/* slot pack %s of %s: tools/variant_packs.py --dispatch */" % (k, lesson),
+           'volatile char wb_slot_select[] = "%s000";' % mark,
+           '__attribute__((visibility("hidden"))) long wb_slot_index;',
+           "__attribute__((constructor(101))) static void wb_slot_pick(void) {",
            "    const volatile char *d = wb_slot_select + %d;" % len(mark),
            "    long j = (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');",
            "    wb_slot_index = j >= 1 && j <= %d ? j - 1 : 0;" % slots,
            "}"]
     for e in entries:
         table = "".join("\t.quad %s%s\n" % (e, slot_suffix(j)) for j in range(1, slots + 1))
-        out.append('asm(".text\n.globl %s\n.type %s, @function\n%s:\n\tmovq wb_slot_index(%%rip), %%r11\n'
-                   '\tleaq %s__wbtable(%%rip), %%r10\n\tjmp *(%%r10,%%r11,8)\n.size %s, .-%s\n'
-                   '.section .data.rel.ro,\"aw\"\n.balign 8\n%s__wbtable:\n%s.text\n");' % (e, e, e, e, e, e, e, table))
-    return out
+        text = (".text\n.globl {e}\n.type {e}, @function\n{e}:\n\tmovq wb_slot_index(%rip), %r11\n"
+                "\tleaq {e}__wbtable(%rip), %r10\n\tjmp *(%r10,%r11,8)\n.size {e}, .-{e}\n"
+                ".section .data.rel.ro,\"aw\"\n.balign 8\n{e}__wbtable:\n{t}.text\n").format(e=e, t=table)
+        out.append('__asm__("%s");' % text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t"))
+    with open(out_path, "w") as f:
+        f.write("\n".join(out) + "\n")
 
 
 def pick_slot(j, src, dst):
@@ -325,9 +333,6 @@ def apply_slots(lesson, k, out_path):
         out += lines[:-1] if lines[-1:] == [""] else lines
         out.append("}")
         out += ["#undef %s" % e for e in entries]
-    common = dispatch_entries(lesson, k)
-    if common:
-        out += dispatch_source(common, len(slot_members(lesson, k)))
     with open(out_path, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write("\n".join(out) + "\n")
 
@@ -355,6 +360,15 @@ def make_lines(lesson, backend):
     out = ["%s_PACKS := %s" % (lesson, " ".join(s for s, _ in slots)),
            "%s_PACKED := %s" % (lesson, " ".join(n for _, n in slots))]
     for k, members in found:
+        if dispatch_entries(lesson, k):
+            # the pack's own runner: its object, its dispatch, and what every runner links
+            d = "$(B)/wrong-slotpack-%d/%s" % (k, lesson)
+            out += ["%s/runner: %s/kernel.o $(B)/runner/%s/calls.o $(RUNNER_OBJ) tools/variant_packs.py $(CC_DEPS)" % (d, d, lesson),
+                    "\t$(call say,LINK,$@)",
+                    "\t$(Q)rm -f $@ $(@D)/build-error.log; if [ -f $(@D)/compile-error.log ]; then cp $(@D)/compile-error.log $(@D)/build-error.log; "
+                    "elif ! { $(PYTHON_QUICK) tools/variant_packs.py --dispatch %s %d $(@D)/dispatch.c && gcc -c $(@D)/dispatch.c -o $(@D)/dispatch.o "
+                    "&& $(LINK) $(PROFILE_FLAG_%s) -o $@ $(filter %%.o,$^) $(@D)/dispatch.o $(LIBS_%s_$(BACKEND)) $(RUNNER_LIBS); } >$(@D)/link.log 2>&1; "
+                    "then cp $(@D)/link.log $(@D)/build-error.log; cat $(@D)/build-error.log; rm -f $@; fi" % (lesson, k, lesson, lesson)]
         for j in range(1, len(members) + 1):
             if dispatch_entries(lesson, k):
                 out += ["$(B)/wrong-slot-%d-%d/%s/runner: $(B)/wrong-slotpack-%d/%s/runner" % (k, j, lesson, k, lesson),
@@ -387,6 +401,9 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[0] == "--apply-slots":
         apply_slots(*argv[1:])
+        return 0
+    if len(argv) == 4 and argv[0] == "--dispatch":
+        write_dispatch(*argv[1:])
         return 0
     if len(argv) == 4 and argv[0] == "--pick-slot":
         pick_slot(*argv[1:])
