@@ -1076,6 +1076,39 @@ static const char *compact_crash_hint(const char *said) {
     return why;
 }
 
+/* Whether compact_gpu shows the flags-with->= / scatter-with-> signature on {0.5, 0.75, 0.25} kept above 0.5:
+   the count 2 and 0.75 stored at out[1], out[0] never written. A count one too many alone does not single
+   it out: count = pos[n-1] + 1 (trial 16, b024) gives the same count whenever the last element is not
+   kept, with the equal element anywhere -- but stores 0.75 at out[0]. Asked only when the input checked
+   has no element equal to the threshold followed by a kept one (whose place would tell). */
+static int compact_flags_ge_probe(unsigned block) {
+    const float in[3] = {0.5f, 0.75f, 0.25f};
+    float out[2] = {0, 0};
+    unsigned count = 0;
+    float *d_in = NULL, *d_out = NULL;
+    unsigned *d_count = NULL;
+    void *d_work = NULL;
+    size_t work = compact_workspace_bytes(3);
+    int ok = cudaMalloc((void **)&d_in, sizeof in) == cudaSuccess && cudaMalloc((void **)&d_out, sizeof in) == cudaSuccess &&
+             cudaMalloc((void **)&d_count, sizeof count) == cudaSuccess && cudaMalloc(&d_work, work) == cudaSuccess &&
+             cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice) == cudaSuccess;
+    if (ok) {
+        grade_poison_device(d_out, sizeof in);
+        grade_poison_device(d_count, sizeof count);
+        grade_poison_device(d_work, work);
+        ok = compact_gpu(d_in, d_out, 3, 0.5f, d_count, block, d_work) == cudaSuccess &&
+             cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost) == cudaSuccess &&
+             cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+    static const unsigned char unwritten[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+    ok = ok && count == 2 && !memcmp(&out[0], unwritten, 4) && out[1] == 0.75f;
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_count);
+    cudaFree(d_work);
+    return ok;
+}
+
 static void check_compact(size_t n, int nsched) {
     uint64_t seed = grade_seed() + 104729u + n;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -1154,11 +1187,15 @@ static void check_compact(size_t n, int nsched) {
                 /* the flags with >=, the scatter with > (trial 7, a71): the count and the positions are those of >=, and only
                    the elements above the threshold were stored there (the slots of the equal ones never written) */
                 int flags_ge = ge_count != want_count && count != want_count && (count == ge_count || (in[n - 1] == th && count + 1 == ge_count));
+                int equal_seen = 0, shift_seen = 0; /* a kept element after an equal one: its place shows the shift */
                 for (size_t i = 0, pos = 0; flags_ge && i < n; i++)
                     if (in[i] >= th) {
-                        if (in[i] > th) flags_ge = !memcmp(&got[pos], &in[i], 4);
+                        if (in[i] > th) flags_ge = !memcmp(&got[pos], &in[i], 4), shift_seen |= equal_seen;
+                        else equal_seen = 1;
                         pos++;
                     }
+                /* no place here tells it from count = pos[n-1] + 1 with the last element not kept: ask a small input */
+                if (flags_ge && !shift_seen) flags_ge = compact_flags_ge_probe(kBlocks3[b]);
                 if (flags_ge) {
                     size_t at = 0;
                     while (at < n && !(in[at] == th)) at++;
@@ -1202,7 +1239,9 @@ static void check_compact(size_t n, int nsched) {
                     ck_assert_msg(0, "%s: count %u, want %zu\n  likely mistake: %s", what, count, want_count,
                                   last_kept && count + 1 == want_count ? "the count misses the last element: the exclusive scan's last value "
                                                                          "pos[n-1] counts the kept elements before it; add flag[n-1]"
-                                  : !last_kept && count == want_count + 1 ? "one too many: the count is pos[n-1] + flag[n-1], not pos[n-1] + 1"
+                                  : !last_kept && count == want_count + 1 ? "one too many, and the last element is not kept: the count is "
+                                                                            "pos[n-1] + flag[n-1], not pos[n-1] + 1 (which counts the last "
+                                                                            "element as kept whether it is or not)"
                                                                           : "count = pos[n-1] + flag[n-1], with pos the exclusive scan of the flags");
                 }
                 size_t bad = 0, first = 0;
