@@ -669,6 +669,7 @@ unsigned long long l10_sp_memset_streams(void); /* calls/10-scan.c: the streams 
 #define TICKET_POISON_WORD 0xFEFEFEFEu
 #define SHARED_POISON_WORD 0xFFC5A5A5u
 static uintptr_t g_status_base;
+static const Run *g_sp_run; /* the current 10.4 call */
 static int tile_near(unsigned long long k, unsigned long long tile) { return k <= tile && tile - k <= 64; }
 static const char *single_pass_crash_hint(const char *said) {
     if (!strstr(said, "scan_single_pass_kernel") || !strstr(said, "far from every buffer")) return NULL;
@@ -711,6 +712,22 @@ static const char *single_pass_crash_hint(const char *said) {
         return "a status word far past the workspace, at the tile index 0xFFC5A5A5, the simulator's fill for shared memory nobody wrote: "
                "threads read the block's ticket from shared memory before thread 0 stored it. A __syncthreads() must come between "
                "thread 0's atomicAdd into the shared ticket and every thread's read of it";
+    /* status words laid from d_work itself, over the ticket counter (trial 16, b064): tile 0's published word
+       overwrites the ticket, and a block that takes its ticket after that gets the low 32 bits of the word -- the
+       bits of tile 0's inclusive prefix, want[tile size - 1] (plus the tickets taken since). Its status word is
+       then that many words from d_work (the tile sizes tried: any power of two from 128 up). */
+    if (g_sp_run && g_status_base && addr >= g_status_base - 8 && (addr - (g_status_base - 8)) % 8 == 0) {
+        unsigned long long k0 = (addr - (g_status_base - 8)) / 8;
+        for (size_t len = 128; len <= g_sp_run->n && len <= (1u << 20); len *= 2) {
+            unsigned long long bits = u32(g_sp_run->want, len - 1);
+            if (k0 + 64 >= bits && k0 <= bits + 4096)
+                return "a status word far past the workspace, at a tile index that is the bits of tile 0's inclusive prefix: the "
+                       "status words overlap the ticket counter. status[0] starts at d_work, where the ticket is, so tile 0's "
+                       "published status word overwrote the counter, and the next block's atomicAdd(ticket, 1u) returned the prefix's "
+                       "bits as its ticket. The workspace is the ticket's word first, then one status word per tile: status = "
+                       "(unsigned long long *)d_work + 1";
+        }
+    }
     return "a status word far past the workspace: the tile index is out of range, and it is neither the ticket counter's garbage nor "
            "unwritten shared memory: check how the tile index is made -- the value atomicAdd(ticket, 1u) returns (the first block gets "
            "0), stored by thread 0 and read by every thread after a __syncthreads() -- and that the status words are indexed by it "
@@ -763,6 +780,7 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
         break;
     default:
         g_status_base = (uintptr_t)((unsigned long long *)d->d_work + 1); /* single_pass_gpu's layout: the ticket's word, then the status words */
+        g_sp_run = r;
         ck_assert(cudaMemset(d->d_work, 0xFE, sizeof(unsigned)) == cudaSuccess); /* the ticket's garbage, told apart from other garbage */
         judge_set_crash_hint(single_pass_crash_hint);
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
