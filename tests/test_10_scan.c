@@ -980,6 +980,32 @@ START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
 }
 END_TEST
 
+/* scan.h: scan_uint_gpu does "not wait" -- its kernels queue one after another in the stream, and the
+   caller decides when to wait (trial 16, b023: a cudaDeviceSynchronize after the first-level launch, the
+   values right). The simulator's timeline records every host wait inside the call (calls/10-scan.c). */
+unsigned long long l10_scan_host_wait(void); /* calls/10-scan.c: the first host wait inside the last scan call, 0 when none */
+START_TEST(test_multi_kernel_scan_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    const size_t n = 1025;
+    const unsigned block = 32; /* two levels of block sums */
+    static const char *const names[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
+                                        "a blocking cudaMemcpy", "a host wait"};
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
+    cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
+    unsigned long long w = l10_scan_host_wait();
+    dev_free(&d);
+    expect_written(e, "scan_uint_gpu", "10.2");
+    GRADE_EXPECT_CUDA_OK(e, "scan_uint_gpu");
+    ck_assert_msg(w == 0, "scan_uint_gpu, n = %zu, block %u: the host waited for the device inside the call (%s)\n  likely mistake: "
+                          "scan_uint_gpu waits: scan.h says \"Do not wait\". Kernels launched into one stream run in launch order, so "
+                          "the block sums are written before the next launch reads them without any wait; remove the %s and let the "
+                          "caller decide when to wait",
+                  n, block, names[w < 6 ? w : 5], names[w < 6 ? w : 5]);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 10.3                                                                                            */
 
@@ -1464,6 +1490,7 @@ static Suite *build_suite(void) {
         {"10.2", test_multi_kernel_scan_of_floats_is_within_rounding, N_SIZES2},
         {"10.2", test_multi_kernel_scan_is_exact_on_a_large_input, 1},
         {"10.2", test_multi_kernel_scan_returns_a_refused_launch_error, 1},
+        {"10.2", test_multi_kernel_scan_does_not_wait, 1},
         {"10.3", test_compaction_of_nothing_counts_zero, 1},
         {"10.3", test_compaction_keeps_the_right_elements_in_order, N_SIZES3},
         {"10.3", test_compaction_on_a_large_input, 1},
