@@ -669,6 +669,7 @@ unsigned long long l10_sp_memset_streams(void); /* calls/10-scan.c: the streams 
 #define TICKET_POISON_WORD 0xFEFEFEFEu
 #define SHARED_POISON_WORD 0xFFC5A5A5u
 static uintptr_t g_status_base;
+static const Run *g_sp_run; /* the current 10.4 call */
 static int tile_near(unsigned long long k, unsigned long long tile) { return k <= tile && tile - k <= 64; }
 static const char *single_pass_crash_hint(const char *said) {
     if (!strstr(said, "scan_single_pass_kernel") || !strstr(said, "far from every buffer")) return NULL;
@@ -711,6 +712,22 @@ static const char *single_pass_crash_hint(const char *said) {
         return "a status word far past the workspace, at the tile index 0xFFC5A5A5, the simulator's fill for shared memory nobody wrote: "
                "threads read the block's ticket from shared memory before thread 0 stored it. A __syncthreads() must come between "
                "thread 0's atomicAdd into the shared ticket and every thread's read of it";
+    /* status words laid from d_work itself, over the ticket counter (trial 16, b064): tile 0's published word
+       overwrites the ticket, and a block that takes its ticket after that gets the low 32 bits of the word -- the
+       bits of tile 0's inclusive prefix, want[tile size - 1] (plus the tickets taken since). Its status word is
+       then that many words from d_work (the tile sizes tried: any power of two from 128 up). */
+    if (g_sp_run && g_status_base && addr >= g_status_base - 8 && (addr - (g_status_base - 8)) % 8 == 0) {
+        unsigned long long k0 = (addr - (g_status_base - 8)) / 8;
+        for (size_t len = 128; len <= g_sp_run->n && len <= (1u << 20); len *= 2) {
+            unsigned long long bits = u32(g_sp_run->want, len - 1);
+            if (k0 + 64 >= bits && k0 <= bits + 4096)
+                return "a status word far past the workspace, at a tile index that is the bits of tile 0's inclusive prefix: the "
+                       "status words overlap the ticket counter. status[0] starts at d_work, where the ticket is, so tile 0's "
+                       "published status word overwrote the counter, and the next block's atomicAdd(ticket, 1u) returned the prefix's "
+                       "bits as its ticket. The workspace is the ticket's word first, then one status word per tile: status = "
+                       "(unsigned long long *)d_work + 1";
+        }
+    }
     return "a status word far past the workspace: the tile index is out of range, and it is neither the ticket counter's garbage nor "
            "unwritten shared memory: check how the tile index is made -- the value atomicAdd(ticket, 1u) returns (the first block gets "
            "0), stored by thread 0 and read by every thread after a __syncthreads() -- and that the status words are indexed by it "
@@ -763,6 +780,7 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
         break;
     default:
         g_status_base = (uintptr_t)((unsigned long long *)d->d_work + 1); /* single_pass_gpu's layout: the ticket's word, then the status words */
+        g_sp_run = r;
         ck_assert(cudaMemset(d->d_work, 0xFE, sizeof(unsigned)) == cudaSuccess); /* the ticket's garbage, told apart from other garbage */
         judge_set_crash_hint(single_pass_crash_hint);
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
@@ -962,6 +980,32 @@ START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
 }
 END_TEST
 
+/* scan.h: scan_uint_gpu does "not wait" -- its kernels queue one after another in the stream, and the
+   caller decides when to wait (trial 16, b023: a cudaDeviceSynchronize after the first-level launch, the
+   values right). The simulator's timeline records every host wait inside the call (calls/10-scan.c). */
+unsigned long long l10_scan_host_wait(void); /* calls/10-scan.c: the first host wait inside the last scan call, 0 when none */
+START_TEST(test_multi_kernel_scan_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    const size_t n = 1025;
+    const unsigned block = 32; /* two levels of block sums */
+    static const char *const names[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
+                                        "a blocking cudaMemcpy", "a host wait"};
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
+    cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
+    unsigned long long w = l10_scan_host_wait();
+    dev_free(&d);
+    expect_written(e, "scan_uint_gpu", "10.2");
+    GRADE_EXPECT_CUDA_OK(e, "scan_uint_gpu");
+    ck_assert_msg(w == 0, "scan_uint_gpu, n = %zu, block %u: the host waited for the device inside the call (%s)\n  likely mistake: "
+                          "scan_uint_gpu waits: scan.h says \"Do not wait\". Kernels launched into one stream run in launch order, so "
+                          "the block sums are written before the next launch reads them without any wait; remove the %s and let the "
+                          "caller decide when to wait",
+                  n, block, names[w < 6 ? w : 5], names[w < 6 ? w : 5]);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 10.3                                                                                            */
 
@@ -1076,6 +1120,39 @@ static const char *compact_crash_hint(const char *said) {
     return why;
 }
 
+/* Whether compact_gpu shows the flags-with->= / scatter-with-> signature on {0.5, 0.75, 0.25} kept above 0.5:
+   the count 2 and 0.75 stored at out[1], out[0] never written. A count one too many alone does not single
+   it out: count = pos[n-1] + 1 (trial 16, b024) gives the same count whenever the last element is not
+   kept, with the equal element anywhere -- but stores 0.75 at out[0]. Asked only when the input checked
+   has no element equal to the threshold followed by a kept one (whose place would tell). */
+static int compact_flags_ge_probe(unsigned block) {
+    const float in[3] = {0.5f, 0.75f, 0.25f};
+    float out[2] = {0, 0};
+    unsigned count = 0;
+    float *d_in = NULL, *d_out = NULL;
+    unsigned *d_count = NULL;
+    void *d_work = NULL;
+    size_t work = compact_workspace_bytes(3);
+    int ok = cudaMalloc((void **)&d_in, sizeof in) == cudaSuccess && cudaMalloc((void **)&d_out, sizeof in) == cudaSuccess &&
+             cudaMalloc((void **)&d_count, sizeof count) == cudaSuccess && cudaMalloc(&d_work, work) == cudaSuccess &&
+             cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice) == cudaSuccess;
+    if (ok) {
+        grade_poison_device(d_out, sizeof in);
+        grade_poison_device(d_count, sizeof count);
+        grade_poison_device(d_work, work);
+        ok = compact_gpu(d_in, d_out, 3, 0.5f, d_count, block, d_work) == cudaSuccess &&
+             cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost) == cudaSuccess &&
+             cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+    static const unsigned char unwritten[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+    ok = ok && count == 2 && !memcmp(&out[0], unwritten, 4) && out[1] == 0.75f;
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_count);
+    cudaFree(d_work);
+    return ok;
+}
+
 static void check_compact(size_t n, int nsched) {
     uint64_t seed = grade_seed() + 104729u + n;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float));
@@ -1154,11 +1231,15 @@ static void check_compact(size_t n, int nsched) {
                 /* the flags with >=, the scatter with > (trial 7, a71): the count and the positions are those of >=, and only
                    the elements above the threshold were stored there (the slots of the equal ones never written) */
                 int flags_ge = ge_count != want_count && count != want_count && (count == ge_count || (in[n - 1] == th && count + 1 == ge_count));
+                int equal_seen = 0, shift_seen = 0; /* a kept element after an equal one: its place shows the shift */
                 for (size_t i = 0, pos = 0; flags_ge && i < n; i++)
                     if (in[i] >= th) {
-                        if (in[i] > th) flags_ge = !memcmp(&got[pos], &in[i], 4);
+                        if (in[i] > th) flags_ge = !memcmp(&got[pos], &in[i], 4), shift_seen |= equal_seen;
+                        else equal_seen = 1;
                         pos++;
                     }
+                /* no place here tells it from count = pos[n-1] + 1 with the last element not kept: ask a small input */
+                if (flags_ge && !shift_seen) flags_ge = compact_flags_ge_probe(kBlocks3[b]);
                 if (flags_ge) {
                     size_t at = 0;
                     while (at < n && !(in[at] == th)) at++;
@@ -1202,7 +1283,9 @@ static void check_compact(size_t n, int nsched) {
                     ck_assert_msg(0, "%s: count %u, want %zu\n  likely mistake: %s", what, count, want_count,
                                   last_kept && count + 1 == want_count ? "the count misses the last element: the exclusive scan's last value "
                                                                          "pos[n-1] counts the kept elements before it; add flag[n-1]"
-                                  : !last_kept && count == want_count + 1 ? "one too many: the count is pos[n-1] + flag[n-1], not pos[n-1] + 1"
+                                  : !last_kept && count == want_count + 1 ? "one too many, and the last element is not kept: the count is "
+                                                                            "pos[n-1] + flag[n-1], not pos[n-1] + 1 (which counts the last "
+                                                                            "element as kept whether it is or not)"
                                                                           : "count = pos[n-1] + flag[n-1], with pos the exclusive scan of the flags");
                 }
                 size_t bad = 0, first = 0;
@@ -1407,6 +1490,7 @@ static Suite *build_suite(void) {
         {"10.2", test_multi_kernel_scan_of_floats_is_within_rounding, N_SIZES2},
         {"10.2", test_multi_kernel_scan_is_exact_on_a_large_input, 1},
         {"10.2", test_multi_kernel_scan_returns_a_refused_launch_error, 1},
+        {"10.2", test_multi_kernel_scan_does_not_wait, 1},
         {"10.3", test_compaction_of_nothing_counts_zero, 1},
         {"10.3", test_compaction_keeps_the_right_elements_in_order, N_SIZES3},
         {"10.3", test_compaction_on_a_large_input, 1},

@@ -297,6 +297,25 @@ static const char *explain_batch(const BProblem *p, double tol, int tf32_run) {
     int all_unwritten = 1;
     for (size_t i = 0; i < p->nc; i++) all_unwritten &= is_device_garbage_f(p->got[i]);
     if (all_unwritten) return "C was never written: did cublasSgemmStridedBatched run (check its status), with beta = 0?";
+    /* strideC given another operand's stride (trial 16, b042: M * K): the products lie that far apart, each
+       overwriting the end of the one before it: the last product's part past the one before it is right there,
+       and C past the last product is never written. Smaller than M * N only (a larger one runs past C). */
+    for (int w = 0; w < 2 && s->batch > 1; w++) {
+        size_t st = w == 0 ? (size_t)s->M * s->K : (size_t)s->K * s->N, last = (size_t)(s->batch - 1) * st;
+        if (st >= per) continue;
+        size_t from = last - st + per > last ? last - st + per : last; /* past the product before the last */
+        int laid = from < last + per;
+        for (size_t i = from; i < last + per && laid; i++) {
+            double want = p->want[(size_t)(s->batch - 1) * per + (i - last)];
+            laid = !isnan(p->got[i]) && fabs(p->got[i] - want) <= tol * (1 + fabs(want));
+        }
+        for (size_t i = last + per; i < p->nc && laid; i++) laid = is_device_garbage_f(p->got[i]);
+        if (laid)
+            return w == 0 ? "the products were laid M * K elements apart, A's stride: strideC is the distance between one C and the "
+                            "next, M * N (strideA = M * K, strideB = K * N, strideC = M * N)"
+                          : "the products were laid K * N elements apart, B's stride: strideC is the distance between one C and the "
+                            "next, M * N (strideA = M * K, strideB = K * N, strideC = M * N)";
+    }
     if (s->batch > 1 && first_bad >= per)
         return "the first product is right, the others are not: each stride is the size of one matrix in elements (strideA = M * K, "
                "strideB = K * N, strideC = M * N), with A's and B's strides moving with the operands";
@@ -492,6 +511,17 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
                       "still hold the 0xFF bytes the grader put there)\n  likely mistake: not written yet? TODO(13.3): the Thrust "
                       "pipeline, cdf_normalise_kernel into d_cdf, and the sorted keys copied into d_keys_out",
                       n, SEED);
+        /* the right keys' first n bytes, the rest still the poison: a copy of n bytes where n keys of 4 bytes were
+           meant (trial 16, b043: cudaMemcpy(d_keys_out, ..., n, ...)) */
+        int bytes_only = !memcmp(got_keys, want_keys, n) && memcmp(got_keys, want_keys, n * 4), wrote = 0;
+        for (size_t i = 0; i < n; i++) wrote |= ((const unsigned char *)got_keys)[i] != 0xFF; /* not the untouched poison */
+        for (size_t i = n; i < n * 4 && bytes_only; i++) bytes_only = ((const unsigned char *)got_keys)[i] == 0xFF;
+        bytes_only &= wrote;
+        ck_assert_msg(!bytes_only,
+                      "cdf_thrust_gpu (n = %zu, " SEED_TEXT "): the first %zu bytes of d_keys_out are the sorted keys' first %zu bytes, and "
+                      "the other %zu bytes still hold the grader's 0xFF: only n bytes of the n keys arrived\n  likely mistake: the keys "
+                      "were copied out with n bytes where n keys were meant: cudaMemcpy's size is in bytes, n * sizeof(unsigned)",
+                      n, SEED, n, n, n * 3);
         GradeCompare kc = {.what = "cdf_thrust_gpu: the sorted keys", .n = n, .schedule = s};
         GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
         /* A float scan of n terms errs by about sqrt(n) eps of the total; a mistake moves values by a whole term or more. */
@@ -715,6 +745,15 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
                   "  likely mistake: every lane of a warp added the warp's __popc(ballot), so each warp's count was added 32 times: "
                   "only one lane may add it, if ((threadIdx.x & 31) == 0) atomicAdd(hits, __popc(ballot))",
                   what, n, SEED, h, n, h / 32, 4.0 * (double)(h / 32) / (double)n);
+    /* the high 4 bytes still the grader's 0x5A, the low 4 a count that estimates pi: a memset of sizeof(unsigned)
+       where the count is an unsigned long long (trial 16, b046) */
+    unsigned long long lo = h & 0xFFFFFFFFull;
+    ck_assert_msg(!(h >> 32 == 0x5A5A5A5Aull && lo <= n && fabs(4.0 * (double)lo / (double)n - M_PI) <= pi_tolerance((double)n)),
+                  "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): *d_hits = 0x%016llX: its high 4 bytes still hold the 0x5A bytes "
+                  "the grader put there, its low 4 bytes a count (%llu) that estimates pi well\n  likely mistake: the memset zeroed "
+                  "only 4 of the count's 8 bytes: *d_hits is an unsigned long long, so cudaMemset(d_hits, 0, sizeof *d_hits) -- "
+                  "sizeof(unsigned long long), not sizeof(unsigned)",
+                  what, n, SEED, h, lo);
     ck_assert_msg(h <= n,
                   "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): counted %llu points inside, more than the %zu drawn\n"
                   "  likely mistake: *d_hits arrives holding garbage: zero it (cudaMemset) before counting, on every call",

@@ -750,6 +750,14 @@ START_TEST(test_check_cuda_reports_file_line_call_and_kind) {
         }
         check_report_cpu(want, sizeof want, file, line, call, judge_error_name(codes[i]), judge_error_string(codes[i]),
                          cuda_error_is_sticky_cpu(codes[i]));
+        /* the right line cut to the size of a pointer, less the NUL (trial 16, b056: snprintf(report, sizeof(report), ...)
+           in check_cuda, where report is a char * parameter): the format is right, the capacity is not */
+        ck_assert_msg(!(strlen(got) == sizeof(char *) - 1 && strlen(want) > strlen(got) && !strncmp(got, want, strlen(got))),
+                      "check_cuda(%s, \"%s\", \"%s\", %d, report, cap = %d) wrote\n    %s\n  want\n    %s\n  it wrote the right line's first "
+                      "%zu characters: the line cut where a capacity of %zu bytes, the size of a pointer, cuts it\n  likely mistake: "
+                      "check_cuda's snprintf was given sizeof(report) as its size: report is a char * parameter, so sizeof gives the "
+                      "pointer's %zu bytes, not the buffer's; pass cap, the capacity the caller gave",
+                      judge_error_name(codes[i]), call, file, line, REPORT_CAP, got, want, strlen(got), sizeof(char *), sizeof(char *));
         const char *hint = strstr(got, "sticky") ? "the line must match occupancy.h's format exactly (file:line: call failed: name (text) -- kind)"
                                                  : "end the line with \" -- sticky: ...\" or \" -- not sticky: ...\" (cuda_error_is_sticky)";
         if (!strstr(got, file)) hint = "start with the file and line: \"<file>:<line>: \" (what __FILE__ and __LINE__ give the macro)";
