@@ -14,5 +14,6 @@ $(PROFILE_CANARY): common/profile_canary.cu $(CC_DEPS)
 	$(call say,CUDACC,$< [runner])
 	$(Q)$(CUDACC) $(if $(filter sim,$(BACKEND)),--profile) -c $< -o $@
 # every runner of a lesson: the student's, the solution's, each wrong variant's and each pack's of them
-profile_canary_runners = $(foreach v,student solution $(addprefix wrong-,$(basename $(notdir $(wildcard tests/wrong/$(1)/*.patch))) $($(1)_PACKS)),$(B)/$(v)/$(1)/runner)
+# (and a slot pack's own, which its slots' runners copy: tools/variant_packs.py)
+profile_canary_runners = $(foreach v,student solution $(addprefix wrong-,$(basename $(notdir $(wildcard tests/wrong/$(1)/*.patch))) $($(1)_PACKS) $($(1)_SLOTPACKS)),$(B)/$(v)/$(1)/runner)
 endif

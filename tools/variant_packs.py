@@ -358,7 +358,9 @@ def make_lines(lesson, backend):
     found = slot_packs(lesson)
     slots = [("slot-%d-%d" % (k, j), name) for k, members in found for j, (name, _) in enumerate(members, 1)]
     out = ["%s_PACKS := %s" % (lesson, " ".join(s for s, _ in slots)),
-           "%s_PACKED := %s" % (lesson, " ".join(n for _, n in slots))]
+           "%s_PACKED := %s" % (lesson, " ".join(n for _, n in slots)),
+           # (the packs whose own runner is linked, with a dispatch: common/profile_canary.mk adds its canary to them)
+           "%s_SLOTPACKS := %s" % (lesson, " ".join("slotpack-%d" % k for k, _ in found if dispatch_entries(lesson, k)))]
     for k, members in found:
         if dispatch_entries(lesson, k):
             # the pack's own runner: its object, its dispatch, and what every runner links
