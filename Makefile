@@ -287,7 +287,8 @@ box_flags = $(foreach p,$(call box_sees,$(1),$(2)),--ro $(p)) --chdir $(CURDIR) 
 # They are compiled at -O0 there, not -O1: their slot packs compile in 60 % of the time, and their
 # gradings, mostly the simulator's own -O2 code, take 10 % longer (lessons 06, 10, 14 and 19: 178 CPU-s
 # to build and grade at -O1, 137 at -O0, every variant still showing its diagnosis; grading-speed.md).
-WRONG_CUDACC := $(if $(filter sim,$(BACKEND)),SIMCC_PCH=$(abspath $(SIMLIB_DIR))/pch $(subst -O1,-O0,$(filter-out -g,$(CUDACC))),$(CUDACC))
+# A lesson whose variants need the students' -O1 says so in its lesson.mk: WRONG_OPT_<dir> := -O1.
+wrong_cudacc = $(if $(filter sim,$(BACKEND)),SIMCC_PCH=$(abspath $(SIMLIB_DIR))/pch $(subst -O1,$(or $(WRONG_OPT_$(1)),-O0),$(filter-out -g,$(CUDACC))),$(CUDACC))
 # trusted_variant(stem): non-empty for the workbook's own wrong variants (wrong-NAME), not its attacks
 trusted_variant = $(and $(filter wrong-%,$(1)),$(filter-out wrong-attack_%,$(1)))
 define build_student
@@ -395,7 +396,7 @@ $(B)/wrong-slotpack-%/$(1)/$$($(1)_NAME).cu: $(wildcard tests/wrong/$(1)/*.patch
 	@mkdir -p $$(@D)
 	$(Q)$(PYTHON_QUICK) tools/variant_packs.py --apply-slots $(1) $$* $$@ || { rm -f $$@; exit 1; }
 $(B)/wrong-%/$(1)/kernel.o: $(B)/wrong-%/$(1)/$$($(1)_NAME).cu lessons/$(1)/*.h $(wildcard lessons/$(1)/lesson.mk) tools/check_includes.py $(SANDBOX) $(CC_DEPS)
-	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(WRONG_CUDACC)),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch 2>/dev/null))
+	$$(call build_student,$$<,$$@,$(1),$$(if $$(filter attack_%,$$*),$$(CUDACC),$$(call wrong_cudacc,$(1))),$$(if $$(filter attack_%,$$*),,trusted),$$(shell sed -n 's/^compile-memory: //p' tests/wrong/$(1)/$$*.patch 2>/dev/null))
 # (tools/check_symbols.py first: a graded file may not name the grader's controls in the runner;
 # not for the workbook's own wrong variants, trusted as in build_student, where it is a fifth of a link)
 $(B)/%/$(1)/runner: $(B)/%/$(1)/kernel.o $(B)/runner/$(1)/calls.o $(RUNNER_OBJ) tools/check_symbols.py $(CC_DEPS)
