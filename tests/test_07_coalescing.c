@@ -475,12 +475,12 @@ static TransposeFn g_transpose_fn;
    read: both give a copy. On 64 x 96 (2 x 3 tiles) they differ, so the grader runs the same function
    there once: 1 when every wrong element is its tile's element not transposed inside (the tiles at
    their mirrored places), 2 when the output is a copy of the input, 0 when neither (or it fails). */
-static int transpose_probe_kind(void) {
-    const int rows = 64, cols = 96;
+/* The graded transpose run once on a traceable rows x cols input (its elements name their places):
+   the output (grade_alloc'd), or NULL when the call or the copy back failed; *base for source_of. */
+static float *transpose_probe_run(int rows, int cols, unsigned salt, unsigned *base) {
     size_t n = (size_t)rows * cols;
-    if (!g_transpose_fn) return 0;
     float *h = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float));
-    unsigned base = fill_traceable(h, n, grade_seed() + 777);
+    *base = fill_traceable(h, n, grade_seed() + salt);
     float *d_in = grade_device_alloc(n * sizeof(float)), *d_out = grade_device_alloc(n * sizeof(float));
     grade_to_device(d_in, h, n * sizeof(float));
     fill_device(d_out, n * sizeof(float));
@@ -491,6 +491,18 @@ static int transpose_probe_kind(void) {
     judge_set_crash_hint(NULL);
     cudaFree(d_in);
     cudaFree(d_out);
+    free(h);
+    if (!ran) free(out);
+    return ran ? out : NULL;
+}
+
+static int transpose_probe_kind(void) {
+    const int rows = 64, cols = 96;
+    size_t n = (size_t)rows * cols;
+    if (!g_transpose_fn) return 0;
+    unsigned base;
+    float *out = transpose_probe_run(rows, cols, 777, &base);
+    int ran = out != NULL;
     size_t bad = 0, copied = 0, inner = 0;
     for (size_t o = 0; ran && o < n; o++) {
         size_t i = o / (size_t)rows, j = o % (size_t)rows; /* out is cols x rows */
@@ -502,7 +514,6 @@ static int transpose_probe_kind(void) {
         copied += (size_t)src == o;
         inner += sr / TILE_DIM == j / TILE_DIM && sc / TILE_DIM == i / TILE_DIM && sr % TILE_DIM == i % TILE_DIM && sc % TILE_DIM == j % TILE_DIM;
     }
-    free(h);
     free(out);
     if (!ran || !bad) return 0;
     if (inner == bad && copied != bad) return 1;
@@ -521,18 +532,9 @@ static int transpose_probe_origins_unswapped(void) {
     const int rows = 128, cols = 128;
     size_t n = (size_t)rows * cols;
     if (!g_transpose_fn) return 0;
-    float *h = grade_alloc(n * sizeof(float)), *out = grade_alloc(n * sizeof(float));
-    unsigned base = fill_traceable(h, n, grade_seed() + 778);
-    float *d_in = grade_device_alloc(n * sizeof(float)), *d_out = grade_device_alloc(n * sizeof(float));
-    grade_to_device(d_in, h, n * sizeof(float));
-    fill_device(d_out, n * sizeof(float));
-    grade_use_schedule(0);
-    g_tr_rows = rows, g_tr_cols = cols;
-    judge_set_crash_hint(transpose_crash_hint);
-    int ran = g_transpose_fn(d_in, d_out, rows, cols) == cudaSuccess && cudaMemcpy(out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
-    judge_set_crash_hint(NULL);
-    cudaFree(d_in);
-    cudaFree(d_out);
+    unsigned base;
+    float *out = transpose_probe_run(rows, cols, 778, &base);
+    int ran = out != NULL;
     size_t bad = 0, unmoved[2] = {0, 0};
     for (size_t o = 0; ran && o < n; o++) {
         size_t i = o / (size_t)rows, j = o % (size_t)rows;
@@ -546,7 +548,6 @@ static int transpose_probe_origins_unswapped(void) {
             unmoved[k] += sr / T == i / T && sc / T == j / T && sr % T == j % T && sc % T == i % T;
         }
     }
-    free(h);
     free(out);
     return ran && bad && (unmoved[0] == bad || unmoved[1] == bad);
 }
