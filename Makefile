@@ -601,6 +601,8 @@ test-common: $(B)/tests/test_grade $(B)/solution/02-vector-add/runner ## unit te
 	$(Q)python3 tools/test_simcc_pch.py
 	@echo "== tests/wrong: every variant applies to its solution where it says (no offset, no fuzz)"
 	$(Q)python3 tools/test_wrong_patches.py
+	@echo "== tools/variant_packs.py: a slot pack's runner, copied for slot J, runs slot J's functions"
+	$(Q)python3 tools/test_slot_dispatch.py
 	@echo "== tests/skeleton: the fingerprints of the skeletons' TODO regions are current (not written yet is said of them only)"
 	$(Q)python3 tools/skeleton_regions.py --check
 	@echo "== tools: the scoreboard says done only when every exercise passed"
