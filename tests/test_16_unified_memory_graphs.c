@@ -632,6 +632,16 @@ static void check_diamond(size_t n) {
     snprintf(what2, sizeof what2, "%s, second run", what);
     GradeCompare c2 = {.what = what2, .n = n, .block = DIAMOND_BLOCK, .atol = 1e-5, .rtol = 1e-5, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(o2, w2, &c2);
+    /* the right values from a new executable graph (trial 17, c018: diamond_set_scale destroyed g->exec
+       and instantiated the graph again): the exercise is the update in place, which keeps the
+       executable and skips instantiating, the costly step a graph pays once. Simulator only (-1). */
+    ck_assert_msg(r.set_instantiations <= 0,
+                  "%s: diamond_set_scale called cudaGraphInstantiate %lld time(s) -- the values are right, but the executable "
+                  "graph was made again instead of updated in place\n"
+                  "  likely mistake: keep g->exec and give it the new parameters: cudaGraphExecKernelNodeSetParams(g->exec, "
+                  "g->scale, &params) (or cudaGraphKernelNodeSetParams on the graph's node, then cudaGraphExecUpdate(g->exec, "
+                  "g->graph, &info)); destroying g->exec and instantiating again pays, at every change, the cost a graph pays once",
+                  what, r.set_instantiations);
     check_destroyed(what, "diamond_destroy", r.destroy_err, r.execs_left, r.graphs_left, "cudaGraphExecDestroy(g->exec)",
                     "cudaGraphDestroy(g->graph)");
     free(in), free(o1), free(o2), free(w1), free(w2), free(mids);

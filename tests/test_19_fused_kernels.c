@@ -1086,6 +1086,49 @@ static int att_plain_right(const AttProblem *p) {
     return right;
 }
 
+/* With the causal mask, whether every wrong row of `got` is causal attention over a prefix of its keys that
+   stops short of the query itself (keys 0 .. K - 1, K <= i): the block streamed too few tiles (trial 17,
+   c051: attention_keys = min(n, q0 + 1), the keys up to the block's first query, not its last). Each row's
+   prefixes are tried in one pass of the online softmax over its keys (O(n d) a row). Returns how many rows
+   are wrong (0 when one does not fit), and the first wrong row's head, query and K. */
+static size_t att_rows_missing_last_keys(const AttProblem *p, const float *got, int *first_b, int *first_i, int *first_k) {
+    int n = p->ac.n, d = p->ac.d;
+    double scale = 1 / sqrt((double)d), *acc = grade_alloc((size_t)d * sizeof(double));
+    float *want_row = grade_alloc((size_t)d * sizeof(float));
+    size_t wrong = 0;
+    for (int b = 0; b < p->ac.bh; b++)
+        for (int i = 0; i < n; i++) {
+            const float *row = got + ((size_t)b * n + i) * d, *qi = p->q + ((size_t)b * n + i) * d;
+            if (close_all(row, p->want + ((size_t)b * n + i) * d, d, p->atol, 0)) continue;
+            double m = -INFINITY, l = 0;
+            int fit = 0;
+            for (int c = 0; c < d; c++) acc[c] = 0;
+            for (int j = 0; j < i && !fit; j++) { /* after key j: the prefix K = j + 1 <= i */
+                double t = 0;
+                for (int c = 0; c < d; c++) t += (double)qi[c] * p->k[((size_t)b * n + j) * d + c];
+                t *= scale;
+                double mn = t > m ? t : m, corr = exp(m - mn), e = exp(t - mn);
+                l = l * corr + e;
+                for (int c = 0; c < d; c++) {
+                    acc[c] = acc[c] * corr + e * p->v[((size_t)b * n + j) * d + c];
+                    want_row[c] = (float)(acc[c] / l);
+                }
+                m = mn;
+                if (close_all(row, want_row, d, p->atol, 0)) {
+                    fit = 1;
+                    if (!wrong) *first_b = b, *first_i = i, *first_k = j + 1;
+                }
+            }
+            if (!fit) {
+                FREE_ALL(acc, want_row);
+                return 0;
+            }
+            wrong++;
+        }
+    FREE_ALL(acc, want_row);
+    return wrong;
+}
+
 static char *explain_attention(const AttProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n_el + ATT_CANARY, first = 0;
@@ -1253,6 +1296,19 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     }
     if (nonfinite) {
         att_nan_message(p, nonfinite, "", msg);
+        return msg;
+    }
+    int miss_b = 0, miss_i = 0, miss_k = 0;
+    size_t missing = p->causal ? att_rows_missing_last_keys(p, out, &miss_b, &miss_i, &miss_k) : 0;
+    if (missing && att_plain_right(p)) {
+        snprintf(msg, 2048,
+                 "every schedule gave the same wrong O with the causal mask, while the same inputs without it (causal = 0) came out "
+                 "right, and the %zu wrong rows all missed their last keys: they are causal attention over keys 0 .. K - 1 with "
+                 "K <= the query (the first: query %d of head %d, in the block starting at q0 = %d, saw keys 0 .. %d only, not "
+                 "0 .. %d). The tile loop stopped too early: attention_keys(q0, n, causal) must return min(n, q0 + ATT_BR) with "
+                 "the causal mask, the keys up to the block's LAST query q0 + ATT_BR - 1 (not its first, q0), and the loop runs "
+                 "k0 up to it",
+                 missing, miss_i, miss_b, miss_i / ATT_BR * ATT_BR, miss_k - 1, miss_i);
         return msg;
     }
     if (p->causal && att_plain_right(p)) {

@@ -74,6 +74,8 @@ typedef struct {
     int s_not_stored;              /* 1: g->s still held the old scale after diamond_set_scale */
     int new_once_s_stored;         /* 1: the run after that computed something else than the old scale; -1 not tried.
                                       Tried too where g->s held the new scale (a second diamond_set_scale call) */
+    long long set_instantiations;  /* cudaGraphInstantiate calls made by diamond_set_scale (simulator; -1 on a GPU,
+                                      whose observer does not count them): the exercise updates g->exec in place */
 } DiamondReport;
 
 /* The judge's entry points into the runner (tests/calls/16-unified-memory-graphs.c). */
