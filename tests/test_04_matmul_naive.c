@@ -549,6 +549,17 @@ static const char *matmul_crash_hint(const char *said) {
     if (!judge_oob_read(said, "matmul_naive_kernel", &r) || r.elem_bytes != sizeof(float)) return NULL;
     size_t row = (size_t)r.block[1] * g_mm_by + r.thread[1], col = (size_t)r.block[0] * g_mm_bx + r.thread[0];
     size_t M = (size_t)g_mm_M, K = (size_t)g_mm_K, N = (size_t)g_mm_N;
+    /* A thread below C, inside its columns, reading A's row `row` past A's end (trial 17, a021: the
+       guard `if (col < N)`, the row check dropped): the simulator's words name only an index one
+       too high; the thread's row names the guard. */
+    if (row >= M && col < N && r.buffer_bytes == M * K * sizeof(float) && K > 0 && r.index >= row * K && r.index < row * K + K) {
+        snprintf(g_mm_why, sizeof g_mm_why,
+                 "the thread of row %zu (below C: row >= M = %zu), column %zu got past the guard and read A[%zu] = A[row * K + k] at "
+                 "k = %zu, past A's end: the guard does not stop the rows of the blocks that overhang C at the bottom. Check the row "
+                 "as well as the column, if (row < M && col < N)",
+                 row, M, col, r.index, r.index - row * K);
+        return g_mm_why;
+    }
     if (row >= M || col >= N) return NULL; /* a thread outside C: the guard (the simulator's words say so) */
     /* (A read with rows of N or M shows first in the values, on a shape where it stays inside A) */
     if (r.buffer_bytes != K * N * sizeof(float)) return NULL;

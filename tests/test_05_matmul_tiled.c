@@ -518,19 +518,122 @@ END_TEST
 START_TEST(test_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c) { check_degenerate(&kTiled); }
 END_TEST
 
-/* 05.1's technique: the multiply-adds read the shared tiles (trial 16, a029: the tiles stored to shared
-   memory, then acc += A[row * K + t + k] * B[(t + k) * N + col] from global memory; right values,
-   passed). Read in the source of matmul_tiled_kernel (skipped without it, GRADE_SOURCE_DIR unset),
-   not profiled: lesson 05's runner keeps -fsanitize=alignment, which a profiled one loses. A
-   statement that accumulates (+= or an fmaf) and indexes one of the kernel's const pointer
-   parameters (the inputs A and B) reads them from global memory. */
-static int ident_at(const char *body, const char *p, size_t len) {
-    char b = p > body ? p[-1] : ' ', a = p[len];
-    return !(isalnum((unsigned char)b) || b == '_') && !(isalnum((unsigned char)a) || a == '_');
+/* The technique of both exercises: the multiply-adds read the shared tiles, not the global inputs
+   (trial 16, a029: 05.1's tiles stored to shared memory, then acc += A[row * K + t + k] *
+   B[(t + k) * N + col] from global memory; trial 17, a031: 05.2's b[j] = B[(t + k) * N + gc] in
+   the k loop instead of b[] from Bs; right values, both passed). Read in the kernel's source
+   (skipped without it, GRADE_SOURCE_DIR unset), not profiled: lesson 05's runner keeps
+   -fsanitize=alignment, which a profiled one loses.
+   The global inputs are the kernel's const pointer parameters (A and B). A statement that
+   accumulates (+= or an fma) and uses one of them reads it from global memory, directly or through
+   a local variable (a register such as b[] or a float4) that, in the text above it, was last
+   assigned whole from an input or another such variable, or had an element (b[j], v.x) assigned so
+   since. Shared arrays, and pointers declared into them, stop that: storing a register loaded from
+   A into As and reading As back is the technique. */
+static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+#define MAX_NAMES 64
+typedef struct {
+    char name[MAX_NAMES][48];
+    unsigned from[MAX_NAMES]; /* bit k: holds a value read from input parameter k (0: none) */
+    int n;
+} Names;
+
+static int names_find(const Names *t, const char *w, size_t len) {
+    for (int i = 0; i < t->n; i++)
+        if (strlen(t->name[i]) == len && !strncmp(t->name[i], w, len)) return i;
+    return -1;
 }
-START_TEST(test_tiled_multiply_adds_read_the_shared_tiles) {
-    static char body[16384];
-    if (grade_source_function("matmul_tiled.cu", "matmul_tiled_kernel", body, sizeof body) != 1) return;
+static int names_add(Names *t, const char *w, size_t len) {
+    int i = names_find(t, w, len);
+    if (i >= 0 || t->n == MAX_NAMES || len >= sizeof t->name[0]) return i;
+    snprintf(t->name[t->n], sizeof t->name[0], "%.*s", (int)len, w);
+    t->from[t->n] = 0;
+    return t->n++;
+}
+
+/* Which inputs the text [s, e) uses (bit k: params[k]), directly or through a variable of `vars`;
+   `via` collects the variables' names. `skip` (a name, or NULL) is left out: an fma's accumulator. */
+static unsigned uses_inputs(const char *s, const char *e, char params[][64], int np, const Names *vars, const char *skip, char *via,
+                            size_t via_cap) {
+    unsigned got = 0;
+    for (const char *c = s; c < e;) {
+        if (!ident_char(*c)) {
+            c++;
+            continue;
+        }
+        const char *w = c;
+        while (c < e && (ident_char(*c) || (isdigit((unsigned char)*w) && *c == '.'))) c++;
+        if (isdigit((unsigned char)*w)) continue; /* a number, 0.5f */
+        size_t len = (size_t)(c - w);
+        if (w > s && w[-1] == '.') continue; /* a member (v.x): its variable counts */
+        if (skip && strlen(skip) == len && !strncmp(skip, w, len)) continue;
+        for (int k = 0; k < np; k++)
+            if (strlen(params[k]) == len && !strncmp(params[k], w, len)) got |= 1u << k;
+        int i = names_find(vars, w, len);
+        if (i >= 0 && vars->from[i]) {
+            got |= vars->from[i];
+            if (via && !strstr(via, vars->name[i])) {
+                size_t used = strlen(via);
+                snprintf(via + used, via_cap - used, "%s%s", used ? ", " : "", vars->name[i]);
+            }
+        }
+    }
+    return got;
+}
+
+/* 1 when [s, e) names one of `t`'s variables. */
+static int mentions(const char *s, const char *e, const Names *t) {
+    for (const char *c = s; c < e; c++) {
+        if (!ident_char(*c) || (c > s && ident_char(c[-1]))) continue;
+        const char *w = c;
+        while (c < e && ident_char(*c)) c++;
+        if (names_find(t, w, (size_t)(c - w)) >= 0) return 1;
+    }
+    return 0;
+}
+
+/* 1 when `name` is declared a pointer here (a type, then '*', then the name), not stored through. */
+static int declares_pointer(const char *st, const char *name) {
+    const char *b = name;
+    while (b > st && isspace((unsigned char)b[-1])) b--;
+    if (b == st || b[-1] != '*') return 0;
+    while (b > st && (isspace((unsigned char)b[-1]) || b[-1] == '*')) b--;
+    return b > st && ident_char(b[-1]);
+}
+
+/* The variable an assignment at `eq` stores to: the identifier before it, past any [...] and .member. */
+static const char *assigned_name(const char *st, const char *eq, size_t *len) {
+    const char *c = eq;
+    for (;;) {
+        while (c > st && isspace((unsigned char)c[-1])) c--;
+        if (c > st && c[-1] == ']') {
+            int depth = 0;
+            while (c > st) {
+                c--;
+                if (*c == ']') depth++;
+                else if (*c == '[' && --depth == 0) break;
+            }
+            continue;
+        }
+        const char *e = c;
+        while (c > st && ident_char(c[-1])) c--;
+        if (c == e) return NULL;
+        if (c > st && c[-1] == '.') {
+            c--;
+            continue;
+        }
+        *len = (size_t)(e - c);
+        return c;
+    }
+}
+
+/* Which of the kernel's inputs its multiply-adds read from global memory, as "A[...] and B[...]"
+   (with " (through b)" for a register in between) in `read`; "" when none, or no source. */
+static void multiply_adds_reading_global(const char *kernel, char *read, size_t cap) {
+    static char body[32768];
+    read[0] = '\0';
+    if (grade_source_function("matmul_tiled.cu", kernel, body, sizeof body) != 1) return;
     /* the const pointer parameters' names, from the parameter list */
     char params[4][64];
     int np = 0;
@@ -554,33 +657,81 @@ START_TEST(test_tiled_multiply_adds_read_the_shared_tiles) {
         if (is_ptr && is_const && last && last_len < sizeof params[0]) snprintf(params[np++], sizeof params[0], "%.*s", (int)last_len, last);
         a = e + 1;
     }
-    /* each statement (up to ';', '{' or '}') that accumulates: which inputs does it index? */
-    char read[160] = "";
     const char *body_start = strchr(close, '{');
-    for (const char *st = body_start; st && *st;) {
-        size_t len = strcspn(st, ";{}");
-        char stmt[1024];
-        snprintf(stmt, sizeof stmt, "%.*s", (int)(len < sizeof stmt - 1 ? len : sizeof stmt - 1), st);
-        if (strstr(stmt, "+=") || strstr(stmt, "fma")) {
-            for (int k = 0; k < np; k++) {
-                size_t pl = strlen(params[k]);
-                for (const char *q = strstr(stmt, params[k]); q; q = strstr(q + 1, params[k])) {
-                    const char *after = q + pl;
-                    while (*after == ' ' || *after == '\t' || *after == '\n') after++;
-                    if (!ident_at(stmt, q, pl) || *after != '[') continue;
-                    char one[80];
-                    snprintf(one, sizeof one, "%s[...]", params[k]);
-                    if (!strstr(read, one)) {
-                        size_t used = strlen(read);
-                        snprintf(read + used, sizeof read - used, "%s%s", used ? " and " : "", one);
-                    }
-                    break;
-                }
+    if (!body_start) return;
+    /* the shared arrays: the names declared in a statement that says __shared__ */
+    Names shared = {0}, vars = {0};
+    for (const char *q = strstr(body_start, "__shared__"); q; q = strstr(q + 1, "__shared__")) {
+        const char *end = q + strcspn(q, ";{}");
+        int depth = 0;
+        for (const char *c = q + 10; c < end; c++) {
+            if (*c == '(' || *c == '[') depth++;
+            else if (*c == ')' || *c == ']') depth--;
+            else if (depth == 0 && ident_char(*c) && !ident_char(c[-1])) {
+                const char *w = c;
+                while (c < end && ident_char(*c)) c++;
+                const char *n = c;
+                while (n < end && isspace((unsigned char)*n)) n++;
+                if (n == end || *n == '[' || *n == ',' || *n == '=') names_add(&shared, w, (size_t)(c - w));
+                c--;
             }
         }
-        st += len;
+    }
+    /* each statement (up to ';', '{' or '}') in order: assignments taint or clear their variable;
+       multiply-adds report what they use */
+    unsigned bad = 0;
+    char via[96] = "";
+    for (const char *st = body_start; *st;) {
+        size_t len = strcspn(st, ";{}");
+        const char *end = st + len;
+        for (const char *c = st; c < end; c++) {
+            if (*c != '=' || c[1] == '=' || (c > st && strchr("=!<>", c[-1]))) continue;
+            int compound = c > st && strchr("+-*/%&|^", c[-1]);
+            /* the right-hand side: to the next top-level comma */
+            const char *r = c + 1, *re = r;
+            for (int depth = 0; re < end; re++) {
+                if (*re == '(' || *re == '[') depth++;
+                else if (*re == ')' || *re == ']') depth--;
+                if (depth < 0 || (depth == 0 && *re == ',')) break;
+            }
+            size_t nl = 0;
+            const char *name = assigned_name(st, compound ? c - 1 : c, &nl);
+            char lhs[48] = "";
+            if (name && nl < sizeof lhs) snprintf(lhs, sizeof lhs, "%.*s", (int)nl, name);
+            int is_fma = 0;
+            for (const char *f = strstr(r, "fma"); f && f < re; f = strstr(f + 1, "fma"))
+                if (!ident_char(f[-1])) is_fma = 1;
+            if ((compound && c[-1] == '+') || is_fma) {
+                bad |= uses_inputs(r, re, params, np, &vars, is_fma ? lhs : NULL, via, sizeof via);
+            } else if (!compound && name && names_find(&shared, name, nl) < 0 && declares_pointer(st, name) && mentions(r, re, &shared)) {
+                names_add(&shared, name, nl); /* float *as = &As[0][0]: an alias of a shared array, one too */
+            } else if (!compound && name && names_find(&shared, name, nl) < 0) {
+                /* the whole variable replaces what it held; an element (b[j] = ..., v.x = ...) adds to it */
+                const char *after = name + nl;
+                while (isspace((unsigned char)*after)) after++;
+                int i = names_add(&vars, name, nl);
+                unsigned got = uses_inputs(r, re, params, np, &vars, NULL, NULL, 0);
+                if (i >= 0) vars.from[i] = *after == '=' ? got : vars.from[i] | got;
+            }
+            c = re - 1;
+        }
+        st = end;
         if (*st) st++;
     }
+    for (int k = 0; k < np; k++) {
+        if (!(bad & (1u << k))) continue;
+        size_t used = strlen(read);
+        snprintf(read + used, cap - used, "%s%s[...]", used ? " and " : "", params[k]);
+    }
+    if (read[0] && via[0]) {
+        size_t used = strlen(read);
+        snprintf(read + used, cap - used, " (through %s)", via);
+    }
+}
+
+START_TEST(test_tiled_multiply_adds_read_the_shared_tiles) {
+    char read[160];
+    multiply_adds_reading_global("matmul_tiled_kernel", read, sizeof read);
     ck_assert_msg(!read[0],
                   "matmul_tiled_kernel's multiply-adds read %s, from global memory: the products are right, but the tiles it "
                   "stores in shared memory are not what it multiplies\n  likely mistake: the inner product bypasses the shared "
@@ -602,6 +753,19 @@ END_TEST
 START_TEST(test_register_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c) { check_degenerate(&kRegisterTiled); }
 END_TEST
 
+START_TEST(test_register_tiled_multiply_adds_read_the_shared_slices) {
+    char read[160];
+    multiply_adds_reading_global("matmul_register_tiled_kernel", read, sizeof read);
+    ck_assert_msg(!read[0],
+                  "matmul_register_tiled_kernel's multiply-adds read %s, from global memory: the products are right, but the "
+                  "slices it stores in shared memory are not what it multiplies\n  likely mistake: the inner product bypasses the "
+                  "shared slices: in the k loop after the first __syncthreads(), fill the registers a[] and b[] from As[k][...] and "
+                  "Bs[k][...] (a thread's 8 values of A and 8 of B for step k), so that every element loaded from global memory is "
+                  "used by the whole block, not read again by each thread",
+                  read);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"05.1", test_tiled_matches_cpu_for_every_size_and_schedule, N_SIZES},
@@ -610,6 +774,7 @@ static Suite *build_suite(void) {
         {"05.2", test_register_tiled_matches_cpu_for_every_size_and_schedule, N_SIZES},
         {"05.2", test_register_tiled_handles_sizes_not_multiple_of_its_block_tile, N_BLOCK_TILE_SIZES},
         {"05.2", test_register_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c, 1},
+        {"05.2", test_register_tiled_multiply_adds_read_the_shared_slices, 1},
     };
     return grade_suite("05-matmul-tiled", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

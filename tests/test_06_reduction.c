@@ -828,6 +828,51 @@ START_TEST(test_sequential_sum_is_right_on_a_large_input) {
 }
 END_TEST
 
+/* A launch error dropped (trial 17, a035: the last, single-block pass followed by return cudaSuccess;
+   every launch that works passes). The simulator refuses one pass's launch at a time, the earlier
+   ones run; the launcher must return cudaErrorLaunchOutOfResources (as lessons 02-04 grade).
+   Simulator only: a GPU refuses nothing on demand. 9 x pb + 1 values: three passes of 06.1 with
+   block 4 (10 blocks, 3, then 1), two of 06.2 with block 32. */
+static void check_refused_passes(int ex, unsigned block) {
+    const size_t pb = ex == 2 ? 2 * (size_t)block : block, n = 9 * pb + 1;
+    const int passes = pass_count(n, pb);
+    const char *fn = ex == 1 ? "reduce_sequential_gpu" : "reduce_shuffle_gpu";
+    float *d_in = NULL, *d_out = NULL, *d_scratch = NULL;
+    size_t scratch = reduce_scratch_floats(n, pb);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_scratch, scratch * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemset(d_in, 0, n * sizeof(float)) == cudaSuccess);
+    for (int skip = 0; skip < passes; skip++) {
+        if (!grade_refuse_launches_after((unsigned)skip, 1)) break; /* a GPU: nothing is refused */
+        cudaError_t e = ex == 1 ? reduce_sequential_gpu(d_in, n, d_out, d_scratch, block) : reduce_shuffle_gpu(d_in, n, d_out, d_scratch, block);
+        grade_refuse_launches_after(0, 0);
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+        if (e == cudaErrorLaunchOutOfResources) continue;
+        char why[400];
+        if (skip == passes - 1)
+            snprintf(why, sizeof why, "the last pass's launch error was dropped: a launch returns nothing itself, so after %s<<<1, block>>>"
+                     "(src, m, d_out) return cudaGetLastError() (not cudaSuccess)", kKernel[ex]);
+        else
+            snprintf(why, sizeof why, "pass %d's launch error was dropped: after each pass's launch in the loop, cudaError_t err = "
+                     "cudaGetLastError(); if (err != cudaSuccess) return err; (the next passes would sum a d_scratch nobody wrote)", skip + 1);
+        cudaFree(d_in);
+        cudaFree(d_out);
+        cudaFree(d_scratch);
+        ck_assert_msg(0, "%s, n = %zu, block %u (%d passes): the grader had the simulator refuse pass %d's launch with "
+                      "cudaErrorLaunchOutOfResources, as a GPU refuses a launch it has no resources for, and %s returned %s: the "
+                      "caller is told *d_out holds the sum, though pass %d never ran\n  likely mistake: %s",
+                      fn, n, block, passes, skip + 1, fn, judge_error_name(e), skip + 1, why);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_scratch);
+}
+
+START_TEST(test_sequential_sum_returns_a_refused_launch) { check_refused_passes(1, 4); }
+END_TEST
+
 /* Sequential addressing: a warp's active lanes read 32 consecutive words, one per bank. */
 START_TEST(test_sequential_tree_has_no_bank_conflicts) {
     grade_profile_begin();
@@ -903,6 +948,9 @@ START_TEST(test_shuffle_sum_is_right_on_a_large_input) {
     static const unsigned b = 128;
     check_sum(2, BIG_TREE_N, &b, NULL, 1, kBigKinds, 2, 1);
 }
+END_TEST
+
+START_TEST(test_shuffle_sum_returns_a_refused_launch) { check_refused_passes(2, 32); }
 END_TEST
 
 /* 06.2's technique: the last warp finishes with shuffles (trial 14, a041: 06.1's shared-memory tree
@@ -1228,9 +1276,11 @@ static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"06.1", test_sequential_sum_is_right_at_every_size_and_block, N_SIZES},
         {"06.1", test_sequential_sum_is_right_on_a_large_input, 1},
+        {"06.1", test_sequential_sum_returns_a_refused_launch, 1},
         {"06.1", test_sequential_tree_has_no_bank_conflicts, 1, .profiled = 1},
         {"06.2", test_shuffle_sum_is_right_at_every_size_and_block, N_SIZES},
         {"06.2", test_shuffle_sum_is_right_on_a_large_input, 1},
+        {"06.2", test_shuffle_sum_returns_a_refused_launch, 1},
         {"06.2", test_shuffle_kernel_finishes_with_shuffles, 1},
         {"06.3", test_fast_sum_is_right_at_every_size_block_and_grid, N_SIZES},
         {"06.3", test_fast_sum_is_right_on_a_large_input, 1},
