@@ -923,6 +923,42 @@ static int breaks_on_failure(const char *body) {
     return 0;
 }
 
+/* 1 when a `while`, `if` or `for` condition of atomic_max_float compares a float's raw bits as
+   integers: it takes __float_as_uint(...) or __float_as_int(...) and orders them with <, >, <= or >=,
+   and reads no bits back as a float (__uint_as_float, __int_as_float) nor calls float_greater
+   (trial 17, b017: while (__float_as_uint(val) > old)). As unsigned numbers -infinity's bits
+   0xFF800000 are above every other float's but NaN's, so from -infinity nothing goes in, which is
+   also what a loop starting from val's own bits gives: only the source tells them apart. */
+static int bits_ordered_as_integers(const char *body) {
+    static const char *const kw[] = {"while", "if", "for"};
+    for (int k = 0; k < 3; k++) {
+        size_t kl = strlen(kw[k]);
+        for (const char *q = strstr(body, kw[k]); q; q = strstr(q + 1, kw[k])) {
+            if ((q > body && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) || isalnum((unsigned char)q[kl]) || q[kl] == '_') continue;
+            const char *c = q + kl;
+            while (isspace((unsigned char)*c)) c++;
+            if (*c != '(') continue;
+            char cond[512];
+            size_t len = 0;
+            int depth = 0;
+            for (c++; *c && len < sizeof cond - 1; c++) {
+                if (*c == '(') depth++;
+                else if (*c == ')' && depth-- == 0) break;
+                cond[len++] = *c;
+            }
+            cond[len] = 0;
+            if (!strstr(cond, "__float_as_uint") && !strstr(cond, "__float_as_int")) continue;
+            if (strstr(cond, "float_greater") || strstr(cond, "__uint_as_float") || strstr(cond, "__int_as_float")) continue;
+            for (const char *o = cond; *o; o++) {
+                if (*o != '<' && *o != '>') continue;
+                if (o[1] == *o || (o > cond && (o[-1] == *o || o[-1] == '-'))) continue; /* <<, >>, -> */
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* 1 when got's bits are an input value converted to an integer by value ((unsigned)val: 59.0 -> 59),
    where its bits (__float_as_uint) were meant. */
 static int converted_by_value(const float *v, size_t n, float got) {
@@ -954,6 +990,12 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
                "-infinity), so the CAS loop never stored: atomicCAS's compare and new values are swapped. atomicCAS(address, "
                "compare, val) stores val only where *address still holds compare: atomicCAS(word, assumed, __float_as_uint(val)), "
                "the bits you read as the second argument, val's bits as the third";
+    if (n && same_float(got, -INFINITY) && max_never_stores_probe(block) && max_source()[0] && bits_ordered_as_integers(max_source()))
+        return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
+               "-infinity), and atomic_max_float's loop condition compares the floats' raw bits as unsigned integers "
+               "(__float_as_uint(val) > old). As unsigned numbers -infinity's bits 0xFF800000 are above every other float's, so "
+               "nothing beats it, and negative floats (sign bit set) order backwards. Compare them as floats: loop while "
+               "float_greater(val, __uint_as_float(old))";
     if (n && same_float(got, -INFINITY) && max_never_stores_probe(block))
         return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
                "-infinity), so the CAS loop never stored. It must compare val with the value now at the address, old = *address "
