@@ -1166,6 +1166,45 @@ START_TEST(test_float_max_uses_atomics_across_the_grid) {
 END_TEST
 #endif
 
+/* A launcher must return its launch's error (trial 17, b012: histogram_global_gpu returned
+   cudaSuccess after the launch, and passed): on the simulator the grader refuses the kernel's
+   launch once, as a GPU refuses one it has no resources for, and the launcher must return
+   cudaErrorLaunchOutOfResources. ex: 1, 2 or 3. */
+#if ON_SIM
+static void check_launch_error_returned(int ex) {
+    static const char *const fn[] = {"", "histogram_global_gpu", "histogram_shared_gpu", "max_float_atomic_gpu"};
+    static const char *const kernel[] = {"", "histogram_global_kernel", "histogram_shared_kernel", "max_float_kernel"};
+    enum { N = 1000 };
+    void *d_in = grade_device_alloc(N * sizeof(float)), *d_out = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    grade_poison_device(d_in, N * sizeof(float));
+    if (!grade_refuse_launches(1)) { /* a GPU: nothing is refused */
+        cudaFree(d_in);
+        cudaFree(d_out);
+        return;
+    }
+    cudaError_t e = ex == 1   ? histogram_global_gpu((const unsigned char *)d_in, N, (unsigned *)d_out, 256)
+                    : ex == 2 ? histogram_shared_gpu((const unsigned char *)d_in, N, (unsigned *)d_out, 256, 0)
+                              : max_float_atomic_gpu((const float *)d_in, N, (float *)d_out, 256);
+    grade_refuse_launches(0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaFree(d_in);
+    cudaFree(d_out);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "%s, n = %d, block 256: the grader refused the launch of %s with cudaErrorLaunchOutOfResources, as a GPU "
+                  "refuses a launch it has no resources for, and %s returned %s\n"
+                  "  likely mistake: the launch's error was dropped: a launch returns nothing itself, its error is read with "
+                  "cudaGetLastError() right after it: return cudaGetLastError(); (not cudaSuccess)",
+                  fn[ex], N, kernel[ex], fn[ex], judge_error_name(e));
+}
+START_TEST(test_global_histogram_returns_the_launch_error) { check_launch_error_returned(1); }
+END_TEST
+START_TEST(test_shared_histogram_returns_the_launch_error) { check_launch_error_returned(2); }
+END_TEST
+START_TEST(test_float_max_returns_the_launch_error) { check_launch_error_returned(3); }
+END_TEST
+#endif
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"09.1", test_global_histogram_is_exact_at_every_size_and_input, N_SIZES},
@@ -1173,18 +1212,21 @@ static Suite *build_suite(void) {
         {"09.1", test_global_histogram_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.1", test_global_histogram_loads_are_coalesced, 1, .profiled = 1},
+        {"09.1", test_global_histogram_returns_the_launch_error, 1},
 #endif
         {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
         {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
         {"09.2", test_shared_histogram_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.2", test_shared_histogram_loads_chunks_and_merges_in_parallel, 1, .profiled = 1},
+        {"09.2", test_shared_histogram_returns_the_launch_error, 1},
 #endif
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},
         {"09.3", test_float_max_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.3", test_float_max_uses_atomics_across_the_grid, 1, .profiled = 1},
+        {"09.3", test_float_max_returns_the_launch_error, 1},
 #endif
     };
     return grade_suite("09-atomics", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
