@@ -1197,11 +1197,31 @@ static void check_launch_error_returned(int ex) {
                   "cudaGetLastError() right after it: return cudaGetLastError(); (not cudaSuccess)",
                   fn[ex], N, kernel[ex], fn[ex], judge_error_name(e));
 }
+/* 09.3's launcher must return the error of the copy that sets *d_max to -infinity (trial 17, b018:
+   `if (n == 0) return cudaSuccess;` dropped it, and passed). The simulator has no switch to fail a
+   plain copy, but a NULL destination fails it (cudaErrorInvalidValue); with n = 0 nothing is
+   launched on it either way, so the only sign is what the launcher returns. */
+static void check_max_copy_error_returned(void) {
+    float *d_in = grade_device_alloc(sizeof(float));
+    cudaError_t e = max_float_atomic_gpu(d_in, 0, NULL, 32);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaFree(d_in);
+    ck_assert_msg(e != cudaSuccess,
+                  "max_float_atomic_gpu(d_in, 0, d_max = NULL, 32): the copy of -infinity into *d_max cannot succeed (a NULL "
+                  "destination: cudaMemcpyAsync returns cudaErrorInvalidValue), and max_float_atomic_gpu returned cudaSuccess\n"
+                  "  likely mistake: the -infinity copy's error was dropped: keep what cudaMemcpyAsync(d_max, &kMinusInfinity, "
+                  "sizeof(float), cudaMemcpyHostToDevice) returns and return it when it is not cudaSuccess, before the n == 0 "
+                  "return and the launch: if (err != cudaSuccess || n == 0) return err;");
+}
+
 START_TEST(test_global_histogram_returns_the_launch_error) { check_launch_error_returned(1); }
 END_TEST
 START_TEST(test_shared_histogram_returns_the_launch_error) { check_launch_error_returned(2); }
 END_TEST
 START_TEST(test_float_max_returns_the_launch_error) { check_launch_error_returned(3); }
+END_TEST
+START_TEST(test_float_max_returns_the_copy_error) { check_max_copy_error_returned(); }
 END_TEST
 #endif
 
@@ -1227,6 +1247,7 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"09.3", test_float_max_uses_atomics_across_the_grid, 1, .profiled = 1},
         {"09.3", test_float_max_returns_the_launch_error, 1},
+        {"09.3", test_float_max_returns_the_copy_error, 1},
 #endif
     };
     return grade_suite("09-atomics", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
