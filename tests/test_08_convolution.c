@@ -1042,6 +1042,25 @@ START_TEST(test_conv2d_tiled_loads_and_stores_are_coalesced) {
                   "a row of its own, `width` floats from its neighbour's. `make profile LESSON=08` shows the line",
                   PROFILED_W, PROFILED_H, PROFILED_TILE, PROFILED_FW, PROFILED_FW, ld, p.global_load_requests, MAX_LOAD_SECTORS, st,
                   p.global_store_requests, MAX_STORE_SECTORS);
+    /* The multiply-adds must read the tile: each warp reads it once per tap (the reference: 128 warps
+       x 49 taps = 6272 shared load requests here). Reading the global input in[] instead (trial 17,
+       b006) leaves the tile loaded but unread, with right values and coalesced requests; the excess
+       loads below would then blame the load loop, which is right. Half the reference's count leaves
+       room for other ways of reading it. */
+    {
+        unsigned long long warps = (PROFILED_W / 32) * PROFILED_H, taps = PROFILED_FW * PROFILED_FW;
+        ck_assert_msg(p.shared_load_requests * 2 >= warps * taps,
+                      "the values are right, but conv2d_tiled_kernel read its shared tile %llu times (warp requests) on a %d x %d image "
+                      "with tile %u and a %d x %d filter, where its %llu warps read it once per tap: %llu, and it loaded %llu sectors "
+                      "of 32 bytes from global memory (the tiles take about %llu)\n  likely mistake: the multiply-adds read the global "
+                      "input in[] instead of the shared tile: acc += c_filter[fy * fw + fx] * tile[ty + 2 * r - fy][tx + 2 * r - fx], "
+                      "so that each pixel under the tile is loaded from global memory once, not once per tap. The load loop and the "
+                      "barrier are not enough by themselves: the tile is only worth its loads when the sum reads it",
+                      p.shared_load_requests, PROFILED_W, PROFILED_H, PROFILED_TILE, PROFILED_FW, PROFILED_FW, warps, warps * taps,
+                      p.global_load_sectors,
+                      (unsigned long long)((PROFILED_W / PROFILED_TILE) * (PROFILED_H / PROFILED_TILE)) *
+                          (PROFILED_TILE + 2 * (PROFILED_FW / 2)) * 6);
+    }
     /* The point of the tile: each input pixel under it is loaded from global memory once, not
        (2r + 1)^2 times. A tile of side = T + 2r rows of side floats takes at most 6 sectors a row
        (152 bytes, not aligned) per block; twice that leaves room for other loading schemes (a

@@ -923,6 +923,42 @@ static int breaks_on_failure(const char *body) {
     return 0;
 }
 
+/* 1 when a `while`, `if` or `for` condition of atomic_max_float compares a float's raw bits as
+   integers: it takes __float_as_uint(...) or __float_as_int(...) and orders them with <, >, <= or >=,
+   and reads no bits back as a float (__uint_as_float, __int_as_float) nor calls float_greater
+   (trial 17, b017: while (__float_as_uint(val) > old)). As unsigned numbers -infinity's bits
+   0xFF800000 are above every other float's but NaN's, so from -infinity nothing goes in, which is
+   also what a loop starting from val's own bits gives: only the source tells them apart. */
+static int bits_ordered_as_integers(const char *body) {
+    static const char *const kw[] = {"while", "if", "for"};
+    for (int k = 0; k < 3; k++) {
+        size_t kl = strlen(kw[k]);
+        for (const char *q = strstr(body, kw[k]); q; q = strstr(q + 1, kw[k])) {
+            if ((q > body && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) || isalnum((unsigned char)q[kl]) || q[kl] == '_') continue;
+            const char *c = q + kl;
+            while (isspace((unsigned char)*c)) c++;
+            if (*c != '(') continue;
+            char cond[512];
+            size_t len = 0;
+            int depth = 0;
+            for (c++; *c && len < sizeof cond - 1; c++) {
+                if (*c == '(') depth++;
+                else if (*c == ')' && depth-- == 0) break;
+                cond[len++] = *c;
+            }
+            cond[len] = 0;
+            if (!strstr(cond, "__float_as_uint") && !strstr(cond, "__float_as_int")) continue;
+            if (strstr(cond, "float_greater") || strstr(cond, "__uint_as_float") || strstr(cond, "__int_as_float")) continue;
+            for (const char *o = cond; *o; o++) {
+                if (*o != '<' && *o != '>') continue;
+                if (o[1] == *o || (o > cond && (o[-1] == *o || o[-1] == '-'))) continue; /* <<, >>, -> */
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* 1 when got's bits are an input value converted to an integer by value ((unsigned)val: 59.0 -> 59),
    where its bits (__float_as_uint) were meant. */
 static int converted_by_value(const float *v, size_t n, float got) {
@@ -954,6 +990,12 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
                "-infinity), so the CAS loop never stored: atomicCAS's compare and new values are swapped. atomicCAS(address, "
                "compare, val) stores val only where *address still holds compare: atomicCAS(word, assumed, __float_as_uint(val)), "
                "the bits you read as the second argument, val's bits as the third";
+    if (n && same_float(got, -INFINITY) && max_never_stores_probe(block) && max_source()[0] && bits_ordered_as_integers(max_source()))
+        return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
+               "-infinity), and atomic_max_float's loop condition compares the floats' raw bits as unsigned integers "
+               "(__float_as_uint(val) > old). As unsigned numbers -infinity's bits 0xFF800000 are above every other float's, so "
+               "nothing beats it, and negative floats (sign bit set) order backwards. Compare them as floats: loop while "
+               "float_greater(val, __uint_as_float(old))";
     if (n && same_float(got, -INFINITY) && max_never_stores_probe(block))
         return "*d_max is still -infinity, the value it started at: no value ever went in (run again on 1, 2, 3, 4 it still gave "
                "-infinity), so the CAS loop never stored. It must compare val with the value now at the address, old = *address "
@@ -1124,6 +1166,65 @@ START_TEST(test_float_max_uses_atomics_across_the_grid) {
 END_TEST
 #endif
 
+/* A launcher must return its launch's error (trial 17, b012: histogram_global_gpu returned
+   cudaSuccess after the launch, and passed): on the simulator the grader refuses the kernel's
+   launch once, as a GPU refuses one it has no resources for, and the launcher must return
+   cudaErrorLaunchOutOfResources. ex: 1, 2 or 3. */
+#if ON_SIM
+static void check_launch_error_returned(int ex) {
+    static const char *const fn[] = {"", "histogram_global_gpu", "histogram_shared_gpu", "max_float_atomic_gpu"};
+    static const char *const kernel[] = {"", "histogram_global_kernel", "histogram_shared_kernel", "max_float_kernel"};
+    enum { N = 1000 };
+    void *d_in = grade_device_alloc(N * sizeof(float)), *d_out = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    grade_poison_device(d_in, N * sizeof(float));
+    if (!grade_refuse_launches(1)) { /* a GPU: nothing is refused */
+        cudaFree(d_in);
+        cudaFree(d_out);
+        return;
+    }
+    cudaError_t e = ex == 1   ? histogram_global_gpu((const unsigned char *)d_in, N, (unsigned *)d_out, 256)
+                    : ex == 2 ? histogram_shared_gpu((const unsigned char *)d_in, N, (unsigned *)d_out, 256, 0)
+                              : max_float_atomic_gpu((const float *)d_in, N, (float *)d_out, 256);
+    grade_refuse_launches(0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaFree(d_in);
+    cudaFree(d_out);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "%s, n = %d, block 256: the grader refused the launch of %s with cudaErrorLaunchOutOfResources, as a GPU "
+                  "refuses a launch it has no resources for, and %s returned %s\n"
+                  "  likely mistake: the launch's error was dropped: a launch returns nothing itself, its error is read with "
+                  "cudaGetLastError() right after it: return cudaGetLastError(); (not cudaSuccess)",
+                  fn[ex], N, kernel[ex], fn[ex], judge_error_name(e));
+}
+/* 09.3's launcher must return the error of the copy that sets *d_max to -infinity (trial 17, b018:
+   `if (n == 0) return cudaSuccess;` dropped it, and passed). The simulator has no switch to fail a
+   plain copy, but a NULL destination fails it (cudaErrorInvalidValue); with n = 0 nothing is
+   launched on it either way, so the only sign is what the launcher returns. */
+static void check_max_copy_error_returned(void) {
+    float *d_in = grade_device_alloc(sizeof(float));
+    cudaError_t e = max_float_atomic_gpu(d_in, 0, NULL, 32);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaFree(d_in);
+    ck_assert_msg(e != cudaSuccess,
+                  "max_float_atomic_gpu(d_in, 0, d_max = NULL, 32): the copy of -infinity into *d_max cannot succeed (a NULL "
+                  "destination: cudaMemcpyAsync returns cudaErrorInvalidValue), and max_float_atomic_gpu returned cudaSuccess\n"
+                  "  likely mistake: the -infinity copy's error was dropped: keep what cudaMemcpyAsync(d_max, &kMinusInfinity, "
+                  "sizeof(float), cudaMemcpyHostToDevice) returns and return it when it is not cudaSuccess, before the n == 0 "
+                  "return and the launch: if (err != cudaSuccess || n == 0) return err;");
+}
+
+START_TEST(test_global_histogram_returns_the_launch_error) { check_launch_error_returned(1); }
+END_TEST
+START_TEST(test_shared_histogram_returns_the_launch_error) { check_launch_error_returned(2); }
+END_TEST
+START_TEST(test_float_max_returns_the_launch_error) { check_launch_error_returned(3); }
+END_TEST
+START_TEST(test_float_max_returns_the_copy_error) { check_max_copy_error_returned(); }
+END_TEST
+#endif
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"09.1", test_global_histogram_is_exact_at_every_size_and_input, N_SIZES},
@@ -1131,18 +1232,22 @@ static Suite *build_suite(void) {
         {"09.1", test_global_histogram_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.1", test_global_histogram_loads_are_coalesced, 1, .profiled = 1},
+        {"09.1", test_global_histogram_returns_the_launch_error, 1},
 #endif
         {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
         {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
         {"09.2", test_shared_histogram_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.2", test_shared_histogram_loads_chunks_and_merges_in_parallel, 1, .profiled = 1},
+        {"09.2", test_shared_histogram_returns_the_launch_error, 1},
 #endif
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},
         {"09.3", test_float_max_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.3", test_float_max_uses_atomics_across_the_grid, 1, .profiled = 1},
+        {"09.3", test_float_max_returns_the_launch_error, 1},
+        {"09.3", test_float_max_returns_the_copy_error, 1},
 #endif
     };
     return grade_suite("09-atomics", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
