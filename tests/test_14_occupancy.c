@@ -1016,6 +1016,16 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   what, st.batch);
     int batch_set = st.batch && st.batch != (size_t)0x5A5A5A5A5A5A5A5Aull;
     int fits = batch_set && (!budget || 2 * st.batch * sizeof(float) <= free_bytes);
+    /* Without a budget no cudaMalloc of these sizes fails, so a refused copy of whole batches is a
+       copy past its device buffer's end (trial 17, b061: cudaMalloc(&d, batch), the size in
+       elements, was blamed on an unnoticed failed cudaMalloc though every call was checked). */
+    ck_assert_msg(e != cudaErrorInvalidValue || budget || !batch_set || n % st.batch,
+                  "%s returned cudaErrorInvalidValue, with nothing limiting device memory (no cudaMalloc of these sizes fails) and a "
+                  "batch of %zu floats that divides n: a copy was refused\n  likely mistake: the device buffers are too small for the "
+                  "copies: cudaMalloc's size is in bytes, so two buffers of `batch` floats are cudaMalloc(&d[0], batch * sizeof(float)) "
+                  "(not cudaMalloc(&d[0], batch), which gives batch bytes); or a copy's count or offset runs past its buffer (each "
+                  "copy is len * sizeof(float) bytes at h_in + offset)",
+                  what, st.batch);
     ck_assert_msg(e == cudaSuccess,
                   "%s returned %s\n  likely mistake: %s", what, judge_error_name(e),
                   e == cudaErrorMemoryAllocation
