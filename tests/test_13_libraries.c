@@ -482,6 +482,19 @@ static void make_pairs(unsigned *keys, float *vals, size_t n, uint64_t seed, int
     grade_fill_floats(vals, n, seed + 1, -2.0f, 2.0f);
 }
 
+/* The same limit in cdf_thrust_gpu (trial 17, b047: thrust::transform into
+   thrust::device_pointer_cast(d_cdf) instead of cdf_normalise_kernel, told to cudaMemcpy back): name
+   the simulator's limit, and the exercise's own step: cdf_normalise_kernel writes d_cdf. */
+static const char *cdf_crash_hint(const char *said) {
+    if (!strstr(said, "host access to device memory")) return NULL;
+    return "cdf_thrust_gpu touched device memory from the host. If it runs a Thrust algorithm on a raw pointer (thrust::transform "
+           "into thrust::device_pointer_cast(d_cdf) ...): that is valid on a GPU, but the simulator runs Thrust on the CPU and cannot "
+           "follow a device_ptr into cudaMalloc memory (a simulator limit, see lessons/13-libraries/README.md); if host code reads or "
+           "writes d_keys, d_vals, d_keys_out or d_cdf itself, that fails on a GPU too. Either way this exercise's last step is your "
+           "kernel: launch cdf_normalise_kernel on the scanned vector's raw pointer (thrust::raw_pointer_cast(v.data()), n, "
+           "1.0f / total, d_cdf) to write d_cdf";
+}
+
 START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
     size_t n = kSortSizes[_i];
     uint64_t seed = grade_seed() * 7 + n;
@@ -498,7 +511,10 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
         grade_use_schedule(s);
         grade_poison_device(d_keys_out, n * 4);
         grade_poison_device(d_cdf, n * 4);
-        GRADE_EXPECT_CUDA_OK(cdf_thrust_gpu(d_keys, d_vals, n, d_keys_out, d_cdf), "cdf_thrust_gpu");
+        judge_set_crash_hint(cdf_crash_hint);
+        cudaError_t made = cdf_thrust_gpu(d_keys, d_vals, n, d_keys_out, d_cdf);
+        judge_set_crash_hint(NULL);
+        GRADE_EXPECT_CUDA_OK(made, "cdf_thrust_gpu");
         GRADE_EXPECT_FROM_DEVICE("cdf_thrust_gpu", (unsigned long long)n * 4,
                                  "Thrust sorts the pairs and scans the squares (thrust::sort_by_key, transform, exclusive_scan on "
                                  "thrust::device_ptr), and cdf_normalise_kernel divides");

@@ -613,13 +613,27 @@ static void check_heavy(size_t n, int block) {
            best_block_size: the block was picked by hand (trial 12, a025: 256 hard-coded, and the
            message below put a blockSizeLimit first). Skipped where the source cannot be read. */
         static char body[16384];
-        if (used != api && grade_source_function("occupancy.cu", "heavy_gpu", body, sizeof body) == 1 && !strstr(body, "Occupancy") &&
-            !strstr(body, "best_block_size"))
+        int src = used != api ? grade_source_function("occupancy.cu", "heavy_gpu", body, sizeof body) : 0;
+        if (src == 1 && !strstr(body, "Occupancy") && !strstr(body, "best_block_size"))
             ck_abort_msg("%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, "
                          "and heavy_gpu calls no occupancy function\n"
                          "  likely mistake: %d was picked without asking the runtime: the best block depends on the kernel's registers "
                          "and shared memory and on the device, so with block = 0, ask the runtime: "
                          "cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)",
+                         what, used, api, used);
+        /* the runtime asked about the other kernel of the exercise (trial 17, b055:
+           cudaOccupancyMaxPotentialBlockSize(..., heavy_bounded_kernel, 0, 0), blamed on a
+           blockSizeLimit below): what was launched is that kernel's best block, and heavy_gpu's
+           source (where it can be read) names heavy_bounded_kernel */
+        int bounded_blocks = 0;
+        if (used != api && (src == 1 ? strstr(body, "heavy_bounded_kernel") != NULL : src == -1) &&
+            probe_api_best_block(KERNEL_HEAVY_BOUNDED, 0, 0, &bounded_blocks) == used)
+            ck_abort_msg("%s used blocks of %d threads; cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel) picks %d, "
+                         "and %d is what it picks for heavy_bounded_kernel\n"
+                         "  likely mistake: the runtime was asked about the wrong kernel: cudaOccupancyMaxPotentialBlockSize's third "
+                         "argument must be the kernel heavy_gpu launches, heavy_kernel (heavy_bounded_kernel has its own registers and "
+                         "__launch_bounds__, so its best block is another): cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, "
+                         "heavy_kernel, 0, 0)",
                          what, used, api, used);
         /* a block size limit of the student's (trial 9: 256, heavy_bounded_kernel's bound, as
            blockSizeLimit): the runtime asked with that limit picks what was launched */
@@ -1002,6 +1016,16 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   what, st.batch);
     int batch_set = st.batch && st.batch != (size_t)0x5A5A5A5A5A5A5A5Aull;
     int fits = batch_set && (!budget || 2 * st.batch * sizeof(float) <= free_bytes);
+    /* Without a budget no cudaMalloc of these sizes fails, so a refused copy of whole batches is a
+       copy past its device buffer's end (trial 17, b061: cudaMalloc(&d, batch), the size in
+       elements, was blamed on an unnoticed failed cudaMalloc though every call was checked). */
+    ck_assert_msg(e != cudaErrorInvalidValue || budget || !batch_set || n % st.batch,
+                  "%s returned cudaErrorInvalidValue, with nothing limiting device memory (no cudaMalloc of these sizes fails) and a "
+                  "batch of %zu floats that divides n: a copy was refused\n  likely mistake: the device buffers are too small for the "
+                  "copies: cudaMalloc's size is in bytes, so two buffers of `batch` floats are cudaMalloc(&d[0], batch * sizeof(float)) "
+                  "(not cudaMalloc(&d[0], batch), which gives batch bytes); or a copy's count or offset runs past its buffer (each "
+                  "copy is len * sizeof(float) bytes at h_in + offset)",
+                  what, st.batch);
     ck_assert_msg(e == cudaSuccess,
                   "%s returned %s\n  likely mistake: %s", what, judge_error_name(e),
                   e == cudaErrorMemoryAllocation
