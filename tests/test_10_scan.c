@@ -993,12 +993,13 @@ END_TEST
    caller decides when to wait (trial 16, b023: a cudaDeviceSynchronize after the first-level launch, the
    values right). The simulator's timeline records every host wait inside the call (calls/10-scan.c). */
 unsigned long long l10_scan_host_wait(void); /* calls/10-scan.c: the first host wait inside the last scan call, 0 when none */
+/* the host waits as calls/10-scan.c codes them (first_host_wait) */
+static const char *const kHostWaits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
+                                         "a blocking cudaMemcpy", "a host wait"};
 START_TEST(test_multi_kernel_scan_does_not_wait) {
     if (!ON_SIM) return; /* a GPU records no timeline */
     const size_t n = 1025;
     const unsigned block = 32; /* two levels of block sums */
-    static const char *const names[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
-                                        "a blocking cudaMemcpy", "a host wait"};
     Dev d;
     dev_alloc(&d, n);
     ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
@@ -1011,7 +1012,7 @@ START_TEST(test_multi_kernel_scan_does_not_wait) {
                           "scan_uint_gpu waits: scan.h says \"Do not wait\". Kernels launched into one stream run in launch order, so "
                           "the block sums are written before the next launch reads them without any wait; remove the %s and let the "
                           "caller decide when to wait",
-                  n, block, names[w < 6 ? w : 5], names[w < 6 ? w : 5]);
+                  n, block, kHostWaits[w < 6 ? w : 5], kHostWaits[w < 6 ? w : 5]);
 }
 END_TEST
 
@@ -1579,6 +1580,27 @@ START_TEST(test_warp_kernel_scans_with_shuffles) {
 }
 END_TEST
 
+/* scan.h: the single-pass scan "Does not wait" either (trial 17, b029: `return cudaDeviceSynchronize();` after
+   the launch, the values right). The simulator's timeline of the call (calls/10-scan.c, sp_watched). */
+unsigned long long l10_sp_host_wait(void); /* calls/10-scan.c: the first host wait inside the last 10.4 call, 0 when none */
+START_TEST(test_single_pass_scan_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    const size_t n = 4097; /* two tiles of the reference's 4096 */
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
+    cudaError_t e = scan_single_pass_uint_gpu(d.d_in, d.d_out, n, d.d_work);
+    unsigned long long w = l10_sp_host_wait();
+    dev_free(&d);
+    GRADE_EXPECT_CUDA_OK(e, "scan_single_pass_uint_gpu");
+    ck_assert_msg(w == 0, "scan_single_pass_uint_gpu, n = %zu: the host waited for the device inside the call (%s)\n  likely mistake: "
+                          "the single-pass scan waits: scan.h says \"Does not wait\". The memset and the kernel queue in one stream "
+                          "and run in that order; return cudaGetLastError() after the launch (not cudaDeviceSynchronize(), which also "
+                          "waits) and let the caller decide when to wait",
+                  n, kHostWaits[w < 6 ? w : 5]);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"10.1", test_hillis_steele_scans_each_tile_exactly, N_SIZES1},
@@ -1600,6 +1622,7 @@ static Suite *build_suite(void) {
         {"10.4", test_single_pass_scan_is_exact_under_every_block_order, N_SIZES4},
         {"10.4", test_single_pass_scan_of_floats_is_within_rounding, N_SIZES4},
         {"10.4", test_single_pass_scan_is_exact_on_a_large_input, 1},
+        {"10.4", test_single_pass_scan_does_not_wait, 1},
     };
     return grade_suite("10-scan", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
