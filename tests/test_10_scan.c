@@ -10,6 +10,7 @@
  * scan_float_tolerance of a sum kept in double. Outputs and workspaces start as 0xFF bytes, 64
  * bytes after each output must stay untouched, and the input must be left as it was.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1510,6 +1511,44 @@ END_TEST
    find, or one with none of these forms (a helper that hides the load, say), fails with the rule.
    Skipped only when the grader is not told where the source is (GRADE_SOURCE_DIR unset). */
 static const char *const kFreshLoads[] = {"volatile", "atomic", "acquire", "relaxed", "__ldcg", "__ldcv", ".cg", ".cv"};
+
+/* A read of a status word that bypasses status_load (trial 17, b028: `status[k]` in look_back's window,
+   status_load itself volatile, so its own check passed). In `body` (a function's source): a pointer
+   declared `[unsigned] long long [int] *NAME` (a parameter or a local, not one declared volatile), then
+   NAME[...] read -- neither behind & (status_load(&status[k]), status_store(&status[tile], w)) nor the
+   left side of an assignment. 1 and the read's text in `what` when one is found. */
+static int plain_status_read(const char *body, char *what, size_t cap) {
+    for (const char *q = strstr(body, "long long"); q; q = strstr(q + 1, "long long")) {
+        const char *from = q - body > 24 ? q - 24 : body, *v = strstr(from, "volatile");
+        if (v && v < q) continue; /* a volatile pointer's reads go to memory */
+        const char *p = q + strlen("long long");
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (!strncmp(p, "int", 3)) p += 3;
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (*p != '*') continue;
+        for (p++; *p == ' ' || *p == '\t' || *p == '\n'; p++) {}
+        size_t len = 0;
+        while (p[len] == '_' || isalnum((unsigned char)p[len])) len++;
+        if (!len || len > 60) continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        for (const char *u = strstr(p + len, name); u; u = strstr(u + len, name)) {
+            if ((u > body && (u[-1] == '_' || isalnum((unsigned char)u[-1]))) || u[len] != '[') continue;
+            const char *b = u;
+            while (b > body && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n')) b--;
+            if (b > body && b[-1] == '&') continue; /* an address: status_load(&status[k]) */
+            const char *e = u + len;
+            int depth = 0;
+            do depth += *e == '[' ? 1 : *e == ']' ? -1 : 0; while (*++e && depth > 0);
+            const char *a = e;
+            while (*a == ' ' || *a == '\t' || *a == '\n') a++;
+            if (a[0] == '=' && a[1] != '=') continue; /* a store */
+            snprintf(what, cap, "%.*s", (int)(e - u < 80 ? e - u : 80), u);
+            return 1;
+        }
+    }
+    return 0;
+}
 START_TEST(test_status_load_reads_memory_every_time) {
     static char body[8192];
     int got = grade_source_function("scan.cu", "status_load", body, sizeof body);
@@ -1528,6 +1567,20 @@ START_TEST(test_status_load_reads_memory_every_time) {
                   "GPU the compiler may keep the word it loaded in a register, and the look-back then spins for ever on a stale "
                   "copy of a predecessor's STATUS_X. %s",
                   body, rule);
+    /* status_load is right; the look-back must use it for every status word it reads */
+    static const char *const readers[] = {"look_back", "scan_single_pass_kernel"};
+    for (int r = 0; r < 2; r++) {
+        static char fn[16384];
+        char read[96];
+        if (grade_source_function("scan.cu", readers[r], fn, sizeof fn) != 1 || !plain_status_read(fn, read, sizeof read)) continue;
+        ck_assert_msg(0,
+                      "%s reads a status word as `%s`, a plain load, not through status_load (the simulator runs it as written, "
+                      "and every schedule gave the right sums)\n  likely mistake: the look-back reads the status words directly "
+                      "(%s) instead of with status_load(&%s): on a GPU the compiler may keep the word it loaded in a register, and "
+                      "the warp then spins for ever on a stale copy of a predecessor's STATUS_X. Read every status word with "
+                      "status_load",
+                      readers[r], read, read, read);
+    }
 }
 END_TEST
 
