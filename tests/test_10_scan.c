@@ -10,6 +10,7 @@
  * scan_float_tolerance of a sum kept in double. Outputs and workspaces start as 0xFF bytes, 64
  * bytes after each output must stay untouched, and the input must be left as it was.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -942,6 +943,23 @@ END_TEST
    back from scan_uint_gpu (trial 13, a129: a cudaDeviceSynchronize() and `return cudaSuccess` after the
    last launch, add_offsets_kernel's, passed with every value right). n = 1000 with blocks of 32: two
    levels, three launches in the reference. */
+/* After a call with a launch refused (grade_refuse_launches_after): the runner's output, in `said`, and the
+   refused kernel's name, in `kernel` ("note: launch of 'add_offsets_kernel<T>' at ..." just before the
+   refusal's note); NULL when no launch was refused (the call made fewer launches than were skipped). */
+static const char *refused_launch_kernel(char *said, size_t said_cap, char *kernel, size_t cap) {
+    judge_last_call_output(said, said_cap);
+    const char *note = strstr(said, "the grader refused it on purpose");
+    if (!note) return NULL;
+    snprintf(kernel, cap, "a kernel");
+    const char *k = NULL;
+    for (const char *at = strstr(said, "launch of '"); at && at < note; at = strstr(at + 1, "launch of '")) k = at + strlen("launch of '");
+    if (k) {
+        size_t len = strcspn(k, "<'");
+        snprintf(kernel, cap, "%.*s", (int)(len < 100 ? len : 100), k);
+    }
+    return note;
+}
+
 START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
     const size_t n = 1000;
     const unsigned block = 32;
@@ -952,20 +970,12 @@ START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
         if (!grade_refuse_launches_after(skip, 1)) break; /* a GPU: nothing is refused */
         cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
         static char said[8192];
-        judge_last_call_output(said, sizeof said);
+        char kernel[128];
+        const char *note = refused_launch_kernel(said, sizeof said, kernel, sizeof kernel);
         grade_refuse_launches_after(0, 0);
         cudaDeviceSynchronize();
         cudaGetLastError();
-        const char *note = strstr(said, "the grader refused it on purpose");
         if (!note) break; /* no launch was left to refuse: each one was tried */
-        /* the refused kernel's name: "note: launch of 'add_offsets_kernel<T>' at ..." just before */
-        char kernel[128] = "a kernel";
-        const char *k = NULL;
-        for (const char *at = strstr(said, "launch of '"); at && at < note; at = strstr(at + 1, "launch of '")) k = at + strlen("launch of '");
-        if (k) {
-            size_t len = strcspn(k, "<'");
-            snprintf(kernel, sizeof kernel, "%.*s", (int)(len < 100 ? len : 100), k);
-        }
         expect_written(e, "scan_uint_gpu", "10.2");
         ck_assert_msg(e == cudaErrorLaunchOutOfResources,
                       "scan_uint_gpu, n = %zu, block %u: the grader refused launch %u of the call (%s) with "
@@ -984,12 +994,13 @@ END_TEST
    caller decides when to wait (trial 16, b023: a cudaDeviceSynchronize after the first-level launch, the
    values right). The simulator's timeline records every host wait inside the call (calls/10-scan.c). */
 unsigned long long l10_scan_host_wait(void); /* calls/10-scan.c: the first host wait inside the last scan call, 0 when none */
+/* the host waits as calls/10-scan.c codes them (first_host_wait) */
+static const char *const kHostWaits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
+                                         "a blocking cudaMemcpy", "a host wait"};
 START_TEST(test_multi_kernel_scan_does_not_wait) {
     if (!ON_SIM) return; /* a GPU records no timeline */
     const size_t n = 1025;
     const unsigned block = 32; /* two levels of block sums */
-    static const char *const names[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
-                                        "a blocking cudaMemcpy", "a host wait"};
     Dev d;
     dev_alloc(&d, n);
     ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
@@ -1002,7 +1013,7 @@ START_TEST(test_multi_kernel_scan_does_not_wait) {
                           "scan_uint_gpu waits: scan.h says \"Do not wait\". Kernels launched into one stream run in launch order, so "
                           "the block sums are written before the next launch reads them without any wait; remove the %s and let the "
                           "caller decide when to wait",
-                  n, block, names[w < 6 ? w : 5], names[w < 6 ? w : 5]);
+                  n, block, kHostWaits[w < 6 ? w : 5], kHostWaits[w < 6 ? w : 5]);
 }
 END_TEST
 
@@ -1380,6 +1391,96 @@ START_TEST(test_compaction_kernels_use_no_atomics) {
     }
 }
 END_TEST
+/* Whether scan_uint_gpu (10.2) returns the error of each of its launches refused one at a time, for n
+   zero elements with `block`: 1 when it does (or nothing could be refused), 0 when it dropped one. */
+static int scan_returns_refused_errors(size_t n, unsigned block) {
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
+    int all = 1;
+    for (unsigned skip = 0; skip < 16 && all; skip++) {
+        if (!grade_refuse_launches_after(skip, 1)) break;
+        cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
+        static char said[8192];
+        char kernel[128];
+        const char *note = refused_launch_kernel(said, sizeof said, kernel, sizeof kernel);
+        grade_refuse_launches_after(0, 0);
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+        if (!note) break;
+        all = e == cudaErrorLaunchOutOfResources;
+    }
+    dev_free(&d);
+    return all;
+}
+
+/* 10.3's launches one at a time refused (simulator only), as 10.2's: compact_gpu must return each refused
+   launch's error, those inside scan_uint_gpu too (trial 17, b066: scan_uint_gpu's return value ignored,
+   the scatter launched on positions the scan never wrote, and its cudaSuccess returned; every value right
+   whenever nothing fails). n = 1000 with blocks of 64: the flags, the scan's three launches, the scatter.
+   Zeros kept by threshold -1 over a zeroed workspace: positions a refused scan left unwritten stay inside
+   d_out. Which function launched the refused kernel is read in compact_gpu's source (its own launches
+   name their kernel there); without the source both causes are named. */
+START_TEST(test_compaction_returns_a_refused_launch_error) {
+    const size_t n = 1000;
+    const unsigned block = 64;
+    float *d_in, *d_out;
+    unsigned *d_count;
+    void *d_work;
+    size_t work = compact_workspace_bytes(n);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_work, work) == cudaSuccess);
+    ck_assert(cudaMemset(d_in, 0, n * sizeof(float)) == cudaSuccess);
+    for (unsigned skip = 0; skip < 16; skip++) {
+        ck_assert(cudaMemset(d_work, 0, work) == cudaSuccess);
+        if (!grade_refuse_launches_after(skip, 1)) break; /* a GPU: nothing is refused */
+        cudaError_t e = compact_gpu(d_in, d_out, n, -1.0f, d_count, block, d_work);
+        static char said[8192];
+        char kernel[128];
+        const char *note = refused_launch_kernel(said, sizeof said, kernel, sizeof kernel);
+        grade_refuse_launches_after(0, 0);
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+        if (!note) break; /* no launch was left to refuse: each one was tried */
+        expect_written(e, "compact_gpu", "10.3");
+        if (e == cudaErrorLaunchOutOfResources) continue;
+        static char body[16384];
+        int src = grade_source_function("scan.cu", "compact_gpu", body, sizeof body);
+        int own = src == 1 ? strstr(body, kernel) != NULL : -1; /* compact_gpu launched it itself; -1: not known */
+        const char *why;
+        char why_buf[700];
+        if (own == 0 && !scan_returns_refused_errors(n, block))
+            why = "scan_uint_gpu itself drops a refused launch's error (10.2): fix 10.2 first (`make check LESSON=10 EX=10.2` "
+                  "names the launch), then compact_gpu returns what scan_uint_gpu returns";
+        else if (own == 0)
+            why = "the error scan_uint_gpu returned was dropped: the refused launch was inside scan_uint_gpu, which returned "
+                  "its error, and compact_gpu went on. Keep it and return it before the scatter, `err = scan_uint_gpu(flags, pos, "
+                  "n, 1, block, scan_work); if (err != cudaSuccess) return err;` (a failed scan leaves pos unwritten)";
+        else if (own == 1) {
+            snprintf(why_buf, sizeof why_buf,
+                     "the error of compact_gpu's own launch of %s was dropped: after each launch, check cudaGetLastError() and "
+                     "return the first error as it is -- after the last one, return cudaGetLastError()",
+                     kernel);
+            why = why_buf;
+        } else {
+            snprintf(why_buf, sizeof why_buf,
+                     "an error was dropped: either that of the launch of %s, if compact_gpu launched it (check cudaGetLastError() "
+                     "after each launch and return the first error), or the error scan_uint_gpu returned, if the launch was "
+                     "inside the scan (err = scan_uint_gpu(...); return it before the scatter)",
+                     kernel);
+            why = why_buf;
+        }
+        ck_assert_msg(0,
+                      "compact_gpu, n = %zu, block %u: the grader refused launch %u of the call (%s) with "
+                      "cudaErrorLaunchOutOfResources, as a GPU refuses a launch it has no resources for, and compact_gpu returned "
+                      "%s\n  likely mistake: %s",
+                      n, block, skip + 1, kernel, cudaGetErrorName(e), why);
+    }
+    CUDA_FREE_ALL(d_in, d_out, d_count, d_work);
+}
+END_TEST
 /* 2^22 + 1 on a GPU: at 2^24 the judge's own checking took about 50 s of the H200 machine's CPU */
 START_TEST(test_compaction_on_a_large_input) { check_compact(on_gpu() ? ((size_t)1 << 22) + 1 : 65537, 1); }
 END_TEST
@@ -1410,6 +1511,44 @@ END_TEST
    find, or one with none of these forms (a helper that hides the load, say), fails with the rule.
    Skipped only when the grader is not told where the source is (GRADE_SOURCE_DIR unset). */
 static const char *const kFreshLoads[] = {"volatile", "atomic", "acquire", "relaxed", "__ldcg", "__ldcv", ".cg", ".cv"};
+
+/* A read of a status word that bypasses status_load (trial 17, b028: `status[k]` in look_back's window,
+   status_load itself volatile, so its own check passed). In `body` (a function's source): a pointer
+   declared `[unsigned] long long [int] *NAME` (a parameter or a local, not one declared volatile), then
+   NAME[...] read -- neither behind & (status_load(&status[k]), status_store(&status[tile], w)) nor the
+   left side of an assignment. 1 and the read's text in `what` when one is found. */
+static int plain_status_read(const char *body, char *what, size_t cap) {
+    for (const char *q = strstr(body, "long long"); q; q = strstr(q + 1, "long long")) {
+        const char *from = q - body > 24 ? q - 24 : body, *v = strstr(from, "volatile");
+        if (v && v < q) continue; /* a volatile pointer's reads go to memory */
+        const char *p = q + strlen("long long");
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (!strncmp(p, "int", 3)) p += 3;
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (*p != '*') continue;
+        for (p++; *p == ' ' || *p == '\t' || *p == '\n'; p++) {}
+        size_t len = 0;
+        while (p[len] == '_' || isalnum((unsigned char)p[len])) len++;
+        if (!len || len > 60) continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        for (const char *u = strstr(p + len, name); u; u = strstr(u + len, name)) {
+            if ((u > body && (u[-1] == '_' || isalnum((unsigned char)u[-1]))) || u[len] != '[') continue;
+            const char *b = u;
+            while (b > body && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n')) b--;
+            if (b > body && b[-1] == '&') continue; /* an address: status_load(&status[k]) */
+            const char *e = u + len;
+            int depth = 0;
+            do depth += *e == '[' ? 1 : *e == ']' ? -1 : 0; while (*++e && depth > 0);
+            const char *a = e;
+            while (*a == ' ' || *a == '\t' || *a == '\n') a++;
+            if (a[0] == '=' && a[1] != '=') continue; /* a store */
+            snprintf(what, cap, "%.*s", (int)(e - u < 80 ? e - u : 80), u);
+            return 1;
+        }
+    }
+    return 0;
+}
 START_TEST(test_status_load_reads_memory_every_time) {
     static char body[8192];
     int got = grade_source_function("scan.cu", "status_load", body, sizeof body);
@@ -1428,6 +1567,20 @@ START_TEST(test_status_load_reads_memory_every_time) {
                   "GPU the compiler may keep the word it loaded in a register, and the look-back then spins for ever on a stale "
                   "copy of a predecessor's STATUS_X. %s",
                   body, rule);
+    /* status_load is right; the look-back must use it for every status word it reads */
+    static const char *const readers[] = {"look_back", "scan_single_pass_kernel"};
+    for (int r = 0; r < 2; r++) {
+        static char fn[16384];
+        char read[96];
+        if (grade_source_function("scan.cu", readers[r], fn, sizeof fn) != 1 || !plain_status_read(fn, read, sizeof read)) continue;
+        ck_assert_msg(0,
+                      "%s reads a status word as `%s`, a plain load, not through status_load (the simulator runs it as written, "
+                      "and every schedule gave the right sums)\n  likely mistake: the look-back reads the status words directly "
+                      "(%s) instead of with status_load(&%s): on a GPU the compiler may keep the word it loaded in a register, and "
+                      "the warp then spins for ever on a stale copy of a predecessor's STATUS_X. Read every status word with "
+                      "status_load",
+                      readers[r], read, read, read);
+    }
 }
 END_TEST
 
@@ -1480,6 +1633,27 @@ START_TEST(test_warp_kernel_scans_with_shuffles) {
 }
 END_TEST
 
+/* scan.h: the single-pass scan "Does not wait" either (trial 17, b029: `return cudaDeviceSynchronize();` after
+   the launch, the values right). The simulator's timeline of the call (calls/10-scan.c, sp_watched). */
+unsigned long long l10_sp_host_wait(void); /* calls/10-scan.c: the first host wait inside the last 10.4 call, 0 when none */
+START_TEST(test_single_pass_scan_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    const size_t n = 4097; /* two tiles of the reference's 4096 */
+    Dev d;
+    dev_alloc(&d, n);
+    ck_assert(cudaMemset(d.d_in, 0, n * 4) == cudaSuccess);
+    cudaError_t e = scan_single_pass_uint_gpu(d.d_in, d.d_out, n, d.d_work);
+    unsigned long long w = l10_sp_host_wait();
+    dev_free(&d);
+    GRADE_EXPECT_CUDA_OK(e, "scan_single_pass_uint_gpu");
+    ck_assert_msg(w == 0, "scan_single_pass_uint_gpu, n = %zu: the host waited for the device inside the call (%s)\n  likely mistake: "
+                          "the single-pass scan waits: scan.h says \"Does not wait\". The memset and the kernel queue in one stream "
+                          "and run in that order; return cudaGetLastError() after the launch (not cudaDeviceSynchronize(), which also "
+                          "waits) and let the caller decide when to wait",
+                  n, kHostWaits[w < 6 ? w : 5]);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"10.1", test_hillis_steele_scans_each_tile_exactly, N_SIZES1},
@@ -1495,11 +1669,13 @@ static Suite *build_suite(void) {
         {"10.3", test_compaction_keeps_the_right_elements_in_order, N_SIZES3},
         {"10.3", test_compaction_on_a_large_input, 1},
         {"10.3", test_compaction_kernels_use_no_atomics, 1},
+        {"10.3", test_compaction_returns_a_refused_launch_error, 1},
         /* the source first: on a GPU a plain load hangs the scan, and the timeout would be the only message */
         {"10.4", test_status_load_reads_memory_every_time, 1},
         {"10.4", test_single_pass_scan_is_exact_under_every_block_order, N_SIZES4},
         {"10.4", test_single_pass_scan_of_floats_is_within_rounding, N_SIZES4},
         {"10.4", test_single_pass_scan_is_exact_on_a_large_input, 1},
+        {"10.4", test_single_pass_scan_does_not_wait, 1},
     };
     return grade_suite("10-scan", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

@@ -667,12 +667,15 @@ END_TEST
 static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
     int on_default = 0, device = 0, pageable = 0, h2d = 0, last_issue = -1;
     int streams[64], nstreams = 0;
+    int of_kind[3] = {0, 0, 0}, default_of_kind[3] = {0, 0, 0}; /* copies in, kernels, copies out */
     for (int i = 0; i < n && i < MAX_OPS; i++) {
         const TimelineOp *o = &g_ops[i];
         if (o->kind != OP_KERNEL && o->kind != OP_H2D && o->kind != OP_D2H) continue;
         device++;
         last_issue = i;
-        if (o->stream == 0) on_default++;
+        int k = o->kind == OP_H2D ? 0 : o->kind == OP_KERNEL ? 1 : 2;
+        of_kind[k]++;
+        if (o->stream == 0) on_default++, default_of_kind[k]++;
         if (o->pageable) pageable++;
         if (o->kind == OP_H2D) h2d++;
         int seen = 0;
@@ -707,6 +710,21 @@ static const char *why_no_overlap(int n, size_t chunks, char *buf, size_t cap) {
                  "copy in waits for chunk c's copy back -- use p->streams[c %% p->nstreams]");
         return buf;
     }
+    /* one step of every chunk, and nothing else, in stream 0 (trial 17, b038: process_launch(..., 0)): that step's call
+       was given 0. A stream never created puts whole chunks there instead, all three steps of every chunk of its slot */
+    static const char *const step_what[] = {"copy in", "kernel", "copy out"};
+    static const char *const step_call[] = {"the copy in's cudaMemcpyAsync", "process_launch",
+                                            "the copy out's cudaMemcpyAsync"};
+    for (int k = 0; k < 3 && on_default; k++)
+        if (default_of_kind[k] == on_default && of_kind[k] == on_default) {
+            snprintf(buf, cap,
+                     "every %s (%d of them) ran in the legacy default stream (stream 0), and nothing else did: the other "
+                     "steps of each chunk went into its created stream. Stream 0 waits for every other stream and they for it, "
+                     "so each %s serialises the pipeline: %s was given 0 (or no stream) instead of the chunk's stream s = "
+                     "p->streams[c %% p->nstreams] (its last argument)",
+                     step_what[k], on_default, step_what[k], step_call[k]);
+            return buf;
+        }
     if (on_default) {
         snprintf(buf, cap,
                  "%d of the %d copies and kernels ran in the legacy default stream (stream 0), the rest in created streams: "

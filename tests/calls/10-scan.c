@@ -32,11 +32,28 @@
 #include "timeline_recorded.h"
 #endif
 
+#if ON_SIM
+/* The first host wait among the recorded ops: 0 when none, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize,
+   3 cudaEventSynchronize, 4 a blocking cudaMemcpy, 5 another wait. */
+static uint64_t first_host_wait(const SimTimelineOp *ops, size_t n) {
+    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy"};
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].kind == SIM_TL_HOST_WAIT) {
+            for (int k = 0; k < 4; k++)
+                if (!strncmp(ops[i].name, names[k], strlen(names[k]))) return (uint64_t)k + 1;
+            return 5;
+        }
+    return 0;
+}
+#endif
+
 /* 10.4 on the simulator: the single-pass call with the timeline recording. c->rep->out[0] is 0, or,
    when a memset (the workspace's zeroing) was queued in another stream than the first kernel's,
    (memset's stream + 2) << 16 | (kernel's stream + 2) (streams as simcuda/timeline.h numbers them:
    0 the legacy default stream, -1 the per-thread one). A kernel that then finds the ticket counter
-   still garbage ran before a memset nothing ordered it after (trial 13, a139: a non-blocking stream). */
+   still garbage ran before a memset nothing ordered it after (trial 13, a139: a non-blocking stream).
+   Bits 32 and up: the first host wait inside the call, coded as first_host_wait's (scan.h: "Does not
+   wait"; trial 17, b029: `return cudaDeviceSynchronize();`). */
 static int64_t sp_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
     int64_t ret;
@@ -50,6 +67,7 @@ static int64_t sp_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)
         }
         if (memset_stream != -3 && kernel_stream != -3 && memset_stream != kernel_stream)
             c->rep->out[0] = (uint64_t)(memset_stream + 2) << 16 | (uint64_t)(kernel_stream + 2);
+        c->rep->out[0] |= first_host_wait(ops, n) << 32;
         free(ops);
     }
     return ret;
@@ -68,14 +86,7 @@ static int64_t scan_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall 
     size_t n;
     SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
     if (ops) {
-        static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy"};
-        for (size_t i = 0; i < n && !c->rep->out[0]; i++)
-            if (ops[i].kind == SIM_TL_HOST_WAIT) {
-                uint64_t code = 5;
-                for (int k = 0; k < 4; k++)
-                    if (!strncmp(ops[i].name, names[k], strlen(names[k]))) code = (uint64_t)k + 1;
-                c->rep->out[0] = code;
-            }
+        c->rep->out[0] = first_host_wait(ops, n);
         free(ops);
     }
     return ret;
@@ -87,6 +98,7 @@ static int64_t scan_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall 
 static unsigned long long g_scan_host_wait;
 unsigned long long l10_scan_host_wait(void) { return g_scan_host_wait; }
 static unsigned long long g_sp_memset_streams;
-unsigned long long l10_sp_memset_streams(void) { return g_sp_memset_streams; }
+unsigned long long l10_sp_memset_streams(void) { return g_sp_memset_streams & 0xFFFFFFFFull; }
+unsigned long long l10_sp_host_wait(void) { return g_sp_memset_streams >> 32; }
 #endif
 #include "calls_table.h"
