@@ -960,6 +960,18 @@ static const char *refused_launch_kernel(char *said, size_t said_cap, char *kern
     return note;
 }
 
+/* After a call made with one launch refused (grade_refuse_launches_after(skip, 1)): the refused launch's
+   kernel into `kernel`, the refusal cancelled and the device's error cleared; 0 when no launch was left
+   to refuse (the call's every launch has been tried). */
+static int refused_launch_done(char *kernel, size_t cap) {
+    static char said[8192];
+    const char *note = refused_launch_kernel(said, sizeof said, kernel, cap);
+    grade_refuse_launches_after(0, 0);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    return note != NULL;
+}
+
 START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
     const size_t n = 1000;
     const unsigned block = 32;
@@ -969,13 +981,8 @@ START_TEST(test_multi_kernel_scan_returns_a_refused_launch_error) {
     for (unsigned skip = 0; skip < 16; skip++) {
         if (!grade_refuse_launches_after(skip, 1)) break; /* a GPU: nothing is refused */
         cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
-        static char said[8192];
         char kernel[128];
-        const char *note = refused_launch_kernel(said, sizeof said, kernel, sizeof kernel);
-        grade_refuse_launches_after(0, 0);
-        cudaDeviceSynchronize();
-        cudaGetLastError();
-        if (!note) break; /* no launch was left to refuse: each one was tried */
+        if (!refused_launch_done(kernel, sizeof kernel)) break; /* no launch was left to refuse: each one was tried */
         expect_written(e, "scan_uint_gpu", "10.2");
         ck_assert_msg(e == cudaErrorLaunchOutOfResources,
                       "scan_uint_gpu, n = %zu, block %u: the grader refused launch %u of the call (%s) with "
@@ -1401,13 +1408,8 @@ static int scan_returns_refused_errors(size_t n, unsigned block) {
     for (unsigned skip = 0; skip < 16 && all; skip++) {
         if (!grade_refuse_launches_after(skip, 1)) break;
         cudaError_t e = scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work);
-        static char said[8192];
         char kernel[128];
-        const char *note = refused_launch_kernel(said, sizeof said, kernel, sizeof kernel);
-        grade_refuse_launches_after(0, 0);
-        cudaDeviceSynchronize();
-        cudaGetLastError();
-        if (!note) break;
+        if (!refused_launch_done(kernel, sizeof kernel)) break;
         all = e == cudaErrorLaunchOutOfResources;
     }
     dev_free(&d);
@@ -1437,13 +1439,8 @@ START_TEST(test_compaction_returns_a_refused_launch_error) {
         ck_assert(cudaMemset(d_work, 0, work) == cudaSuccess);
         if (!grade_refuse_launches_after(skip, 1)) break; /* a GPU: nothing is refused */
         cudaError_t e = compact_gpu(d_in, d_out, n, -1.0f, d_count, block, d_work);
-        static char said[8192];
         char kernel[128];
-        const char *note = refused_launch_kernel(said, sizeof said, kernel, sizeof kernel);
-        grade_refuse_launches_after(0, 0);
-        cudaDeviceSynchronize();
-        cudaGetLastError();
-        if (!note) break; /* no launch was left to refuse: each one was tried */
+        if (!refused_launch_done(kernel, sizeof kernel)) break; /* no launch was left to refuse: each one was tried */
         expect_written(e, "compact_gpu", "10.3");
         if (e == cudaErrorLaunchOutOfResources) continue;
         static char body[16384];
