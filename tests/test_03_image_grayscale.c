@@ -467,6 +467,12 @@ START_TEST(test_grayscale_is_coalesced) {
     grade_use_schedule(0);
     grade_poison_device(im.d_out, im.n + CANARY);
     GRADE_EXPECT_CUDA_OK(grayscale_gpu(im.d_in, im.d_out, W, H, 3, 32, 8), "grayscale_gpu");
+    /* The grid tells the two causes apart (trial 18, a011): x and y swapped come with a grid swapped
+       to match (1 x 8 blocks here), while a pixel index computed column-major (i = x * height + y)
+       keeps the right 2 x 2 grid, x and y right -- only the index is wrong. */
+    unsigned long long blocks = 0, threads = 0;
+    int right_grid = judge_last_call_grid("grayscale_kernel", &blocks, &threads) > 0 && threads == 32 * 8 &&
+                     blocks == (unsigned long long)((W + 31) / 32) * ((H + 7) / 8);
     int right = cudaMemcpy(im.h_got, im.d_out, im.n, cudaMemcpyDeviceToHost) == cudaSuccess && same(im.h_got, im.h_want, im.n);
     image_free(&im);
     grade_profile_end();
@@ -475,6 +481,14 @@ START_TEST(test_grayscale_is_coalesced) {
     double ld = grade_per_request(g.global_load_sectors, g.global_load_requests),
            st = grade_per_request(g.global_store_sectors, g.global_store_requests);
     if (ld <= GRAY_MAX_SECTORS && st <= GRAY_MAX_SECTORS) return;
+    if (right_grid)
+        ck_abort_msg("grayscale_gpu, RGB image %d wide and %d tall (blocks 32 x 8, GRADE_SEED=%llu): the image is right and the grid "
+                     "covers the width, but grayscale_kernel's global accesses are not coalesced: loads take %.1f sectors of 32 bytes "
+                     "per request, stores %.1f (the simulator's profiler counts them), where a warp along a row takes at most %.1f\n"
+                     "  likely mistake: the pixel index is computed column-major (i = x * height + y): x and y are right, but the "
+                     "image is stored row by row, so the pixel is i = y * width + x; column-major, neighbouring threads (consecutive "
+                     "x) are height pixels apart and every access is a sector of its own",
+                     W, H, (unsigned long long)grade_seed(), ld, st, GRAY_MAX_SECTORS);
     ck_abort_msg("grayscale_gpu, RGB image %d wide and %d tall (blocks 32 x 8, GRADE_SEED=%llu): the image is right, but "
                  "grayscale_kernel's global accesses are not coalesced: loads take %.1f sectors of 32 bytes per request, stores %.1f "
                  "(the simulator's profiler counts them), where a warp along a row takes at most %.1f\n  likely mistake: x and y "

@@ -328,7 +328,11 @@ static int grid_axes_swapped(const Subject *s, char *msg, size_t cap) {
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
    most specific to the least: unwritten elements, then whether C changes between runs (a race,
    which would also spoil the experiments), then the padding experiments, then the indexing. */
+/* Set by diagnose when its explanation replaces grade.c's "likely mistake" line (which would
+   otherwise say first that the kernel was never launched). */
+static int g_why_replaces_likely;
 static char *diagnose(const Subject *s, const Problem *p, const float *outs, int runs, int bad) {
+    g_why_replaces_likely = 0;
     char *msg = malloc(2048);
     size_t stride = p->mn + CANARY;
     const float *out = outs + (size_t)bad * stride;
@@ -341,6 +345,24 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
                  "no element of C was written although the launched grid covers C: no thread got past the store's guard (row < M && "
                  "col < N; with M or N = 1, a bound one too small lets none through), or the kernel never stores its sums");
         return msg;
+    }
+    /* 05.2's store path that drops a 4-column group sticking out past N (trial 18, a031: the scalar
+       path skipped col + 3 >= N) writes nothing for N < 4, which looks like no launch at all. The
+       tell: one row of N = 4 comes out whole, one of N = 5 only its first 4 columns. */
+    if (unwritten == p->mn && !s->block_x && p->N % 4) {
+        int r4, c4, r5, c5;
+        probe_reach(s, 1, 4, &r4, &c4);
+        probe_reach(s, 1, 5, &r5, &c5);
+        if (c4 == 4 && c5 == 4) {
+            snprintf(msg, 2048,
+                     "no element of C was written (N = %d), yet the grader's probes show the launch works: with M = 1 all 4 columns "
+                     "were written for N = 4, but only the first 4 of 5 for N = 5. The store drops the last N %% 4 columns (all of "
+                     "them when N < 4): its guard skips a 4-column group that sticks out past N (e.g. col + 3 >= N) instead of "
+                     "storing that group's columns one by one, each with col + j < N",
+                     p->N);
+            g_why_replaces_likely = 1;
+            return msg;
+        }
     }
     if (unwritten == p->mn) {
         snprintf(msg, 2048,
@@ -470,9 +492,15 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     }
     if (first_diff) {
         char *why = diagnose(s, &p, outs, runs, bad);
-        size_t len = strlen(first_diff) + strlen(why) + 64;
-        char *all = malloc(len);
-        snprintf(all, len, "%s\n  lesson 05: %s", first_diff, why);
+        char *all;
+        if (g_why_replaces_likely) {
+            size_t cap;
+            all = grade_with_hint(first_diff, why, 0, &cap);
+        } else {
+            size_t len = strlen(first_diff) + strlen(why) + 64;
+            all = malloc(len);
+            snprintf(all, len, "%s\n  lesson 05: %s", first_diff, why);
+        }
         free(first_diff);
         free(why);
         GradeCompare cmp = compare_for(s, &p, bad < schedules ? bad : 0);

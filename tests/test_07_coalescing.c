@@ -338,6 +338,33 @@ START_TEST(test_strided_copy_of_nothing_launches_nothing) {
 }
 END_TEST
 
+/* A refused launch must reach the caller (trial 18, a048: copy_strided_gpu returned cudaSuccess
+   instead of cudaGetLastError(), and every launch that works passed). The simulator refuses the
+   launch on demand; a GPU cannot, so the check is skipped there. */
+START_TEST(test_strided_copy_returns_a_refused_launch) {
+    enum { N = 33 };
+    float *d_in = NULL, *d_out = NULL;
+    if (cudaMalloc((void **)&d_in, N * sizeof(float)) != cudaSuccess || cudaMalloc((void **)&d_out, N * sizeof(float)) != cudaSuccess)
+        ck_abort_msg("cudaMalloc of %d floats failed", N);
+    if (!grade_refuse_launches(1)) {
+        cudaFree(d_in);
+        cudaFree(d_out);
+        return;
+    }
+    cudaError_t e = copy_strided_gpu(d_in, d_out, N, 1, 0, 32);
+    grade_refuse_launches(0);
+    cudaGetLastError();
+    cudaFree(d_in);
+    cudaFree(d_out);
+    ck_assert_msg(e == cudaErrorLaunchOutOfResources,
+                  "copy_strided_gpu (n = %d, stride 1, offset 0, block 32) while the grader had the simulator refuse the kernel's "
+                  "launch (cudaErrorLaunchOutOfResources, as a GPU does for a block too large) returned %d (%s), not that error: "
+                  "the caller is told the copy was made, which the kernel never wrote\n  likely mistake: copy_strided_gpu dropped the "
+                  "launch's error: a launch returns nothing itself, so return cudaGetLastError() after it (not cudaSuccess)",
+                  N, (int)e, cudaGetErrorName(e));
+}
+END_TEST
+
 START_TEST(test_strided_copy_is_coalesced_at_stride_one) {
     grade_profile_begin();
     static const StrideCase unit = {1, 0, 256};
@@ -1133,6 +1160,7 @@ static Suite *build_suite(void) {
         {"07.1", test_strided_copy_matches_cpu_for_every_size_stride_and_offset, N_COPY_SIZES},
         {"07.1", test_strided_copy_matches_cpu_on_a_large_input, 1},
         {"07.1", test_strided_copy_of_nothing_launches_nothing, 1},
+        {"07.1", test_strided_copy_returns_a_refused_launch, 1},
 #if !ON_SIM
         {"07.1", test_strided_copy_indexes_past_four_billion_elements, 1},
 #endif
