@@ -578,6 +578,18 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                       "  likely mistake: the copy back was given no stream (or 0): chunk c's three steps all go into its stream, "
                       "cudaMemcpyAsync(h_out + off, d_out + off, len * sizeof(float), cudaMemcpyDeviceToHost, s)",
                       what, d2h);
+        /* the copies back queued in the created streams, and no wait at all before returning (trial 18, b042): the
+           generic "never written back: copy with cudaMemcpy(DeviceToHost)" would send the student to the copies, which
+           are right -- they are queued, and land after pipeline_run has returned */
+        ck_assert_msg(!(d2h && d2h_default < d2h && !stream_syncs && !device_syncs),
+                      "%s: nothing had reached h_out when pipeline_run returned, though its %d copies back were queued "
+                      "(cudaMemcpyAsync ... cudaMemcpyDeviceToHost) in the created streams: it returned before doing its work -- "
+                      "the copies were still queued, and pipeline_run waited for no stream (no cudaStreamSynchronize, no "
+                      "cudaDeviceSynchronize)\n"
+                      "  likely mistake: the wait at the end is missing: cudaMemcpyAsync only queues the copy and returns at once, so "
+                      "after the loop call cudaStreamSynchronize(p->streams[s]) for every s = 0 .. nstreams - 1 (or "
+                      "cudaDeviceSynchronize) before returning, and h_out holds the results",
+                      what, d2h);
     }
     if (none_back && !ON_SIM)
         ck_abort_msg("%s: all %zu elements differ: nothing had reached h_out when pipeline_run returned (every element is still "
