@@ -247,8 +247,17 @@ static void check_timing(int reps) {
     if (hold < 200) hold = 200;
     /* Work queued before the call: a clock started without waiting for it counts it too. */
     if (!judge_sanitizing()) grade_hold_default_stream((unsigned)hold);
+    int events0 = -1, events1 = -1;
+    live_events(&events0);
     GRADE_EXPECT_CUDA_OK(time_kernel_ms(&w, reps, runs, &median), "time_kernel_ms");
+    live_events(&events1);
     cudaDeviceSynchronize();
+    /* the start and stop events never destroyed (trial 18, b091): two events leaked per call, the times right */
+    ck_assert_msg(!(ON_SIM && events0 >= 0 && events1 > events0),
+                  "time_kernel_ms returned with %d CUDA event(s) it created still alive\n"
+                  "  likely mistake: the start and stop events were never destroyed: cudaEventDestroy(start) and "
+                  "cudaEventDestroy(stop) once the runs are timed (every call leaks them otherwise)",
+                  events1 - events0);
     /* a negative time is a written one: end minus start reversed (trial 11, b134:
        cudaEventElapsedTime(&ms, stop, start)); "not written" would send the student elsewhere */
     for (int i = 0; i < reps; i++)
