@@ -247,8 +247,17 @@ static void check_timing(int reps) {
     if (hold < 200) hold = 200;
     /* Work queued before the call: a clock started without waiting for it counts it too. */
     if (!judge_sanitizing()) grade_hold_default_stream((unsigned)hold);
+    int events0 = -1, events1 = -1;
+    live_events(&events0);
     GRADE_EXPECT_CUDA_OK(time_kernel_ms(&w, reps, runs, &median), "time_kernel_ms");
+    live_events(&events1);
     cudaDeviceSynchronize();
+    /* the start and stop events never destroyed (trial 18, b091): two events leaked per call, the times right */
+    ck_assert_msg(!(ON_SIM && events0 >= 0 && events1 > events0),
+                  "time_kernel_ms returned with %d CUDA event(s) it created still alive\n"
+                  "  likely mistake: the start and stop events were never destroyed: cudaEventDestroy(start) and "
+                  "cudaEventDestroy(stop) once the runs are timed (every call leaks them otherwise)",
+                  events1 - events0);
     /* a negative time is a written one: end minus start reversed (trial 11, b134:
        cudaEventElapsedTime(&ms, stop, start)); "not written" would send the student elsewhere */
     for (int i = 0; i < reps; i++)
@@ -577,6 +586,18 @@ static void run_pipeline(const PipeConfig *cfg, PipeReport *r, size_t stride) {
                       "wait at the end waited on the created streams only\n"
                       "  likely mistake: the copy back was given no stream (or 0): chunk c's three steps all go into its stream, "
                       "cudaMemcpyAsync(h_out + off, d_out + off, len * sizeof(float), cudaMemcpyDeviceToHost, s)",
+                      what, d2h);
+        /* the copies back queued in the created streams, and no wait at all before returning (trial 18, b042): the
+           generic "never written back: copy with cudaMemcpy(DeviceToHost)" would send the student to the copies, which
+           are right -- they are queued, and land after pipeline_run has returned */
+        ck_assert_msg(!(d2h && d2h_default < d2h && !stream_syncs && !device_syncs),
+                      "%s: nothing had reached h_out when pipeline_run returned, though its %d copies back were queued "
+                      "(cudaMemcpyAsync ... cudaMemcpyDeviceToHost) in the created streams: it returned before doing its work -- "
+                      "the copies were still queued, and pipeline_run waited for no stream (no cudaStreamSynchronize, no "
+                      "cudaDeviceSynchronize)\n"
+                      "  likely mistake: the wait at the end is missing: cudaMemcpyAsync only queues the copy and returns at once, so "
+                      "after the loop call cudaStreamSynchronize(p->streams[s]) for every s = 0 .. nstreams - 1 (or "
+                      "cudaDeviceSynchronize) before returning, and h_out holds the results",
                       what, d2h);
     }
     if (none_back && !ON_SIM)

@@ -1105,6 +1105,20 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
                   "  likely mistake: a stream argument left out or 0 -- give every copy and launch of batch k its stream s[k %% 2]: "
                   "cudaMemcpyAsync(..., s[b]) (a plain cudaMemcpy runs in stream 0 too) and kernel<<<grid, block, 0, s[b]>>>",
                   what, (unsigned long long)bs.legacy, (unsigned long long)(bs.legacy + bs.per_thread + bs.created));
+    /* Right values, but a grid far larger than the batch (trial 18, b111: len blocks of 256 threads, 256x the threads
+       needed; the surplus fails the kernel's guard). Each batch needs at most one partial block beyond len threads.
+       The simulator reports the grid; a GPU does not (-1). */
+    unsigned long long grid_blocks = 0, grid_threads = 0;
+    int grid_launches = judge_last_call_grid("transform_kernel", &grid_blocks, &grid_threads);
+    if (grid_launches > 0 && grid_blocks && grid_threads)
+        ck_assert_msg(grid_blocks * grid_threads <= n + (unsigned long long)grid_launches * grid_threads,
+                      "%s: the values are right, but its %d launches of transform_kernel ran %llu blocks of %llu threads, %llu threads "
+                      "for %zu elements (%.0fx what the batches need; the surplus threads only failed the i < n guard)\n"
+                      "  likely mistake: the grid was given in elements, not blocks: a batch of len elements needs "
+                      "blocks_for(len, threads) = (len + threads - 1) / threads blocks, transform_kernel<<<blocks_for(len, 256), 256, 0, "
+                      "s[b]>>>",
+                      what, grid_launches, grid_blocks, grid_threads, grid_blocks * grid_threads, n,
+                      (double)(grid_blocks * grid_threads) / (double)n);
     /* Double buffering, graded as lesson 11 grades its pipeline (trial 9: one buffer and one stream
        passed): with two batches or more, the work goes to two streams and overlaps in the modelled
        timeline (the simulator; a GPU's observer does not tell the streams apart). */

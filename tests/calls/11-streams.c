@@ -21,6 +21,7 @@
       INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))                                              \
     X(int, busy_reference, GRADER, DEV(float *, d_x), NUM(size_t, n), NUM(int, work), NUM(int, reps),                          \
       INOUT(double *, ms, sizeof(double), "ms", NULL))                                                                          \
+    X(int, live_events, GRADER, INOUT(int *, n, sizeof(int), "n", NULL))                                                      \
     X(int, pipeline_create_run_destroy, IN(const PipeConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)), \
       INOUT(float *, out, cfg->n * sizeof(float), "h_out", "pipeline_run wrote past h_out[n - 1]: the last chunk is n - off elements long"), \
       INOUT(PipeReport *, rep, sizeof *rep, "report", NULL), INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))
@@ -195,6 +196,17 @@ static int64_t call_bw_probe(const RunnerCall *c) {
     cudaFreeHost(pin);
     cudaFree(d);
     return e;
+}
+
+/* live_events(int *n): the CUDA events alive now (the simulator; -1 on a GPU), so that 11.2's test sees
+   events time_kernel_ms created and never destroyed (trial 18, b091) */
+static int64_t call_live_events(const RunnerCall *c) {
+    int *n = rc_ptr(c, 0);
+    *n = -1;
+#if ON_SIM
+    simcuda_live_streams_events(NULL, n);
+#endif
+    return 0;
 }
 
 /* busy_reference(d_x, n, work, reps, double *ms): median of reps event-timed runs after a warm-up. */

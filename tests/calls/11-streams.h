@@ -57,6 +57,7 @@ typedef struct {
 /* The judge's entry points into the runner (tests/calls/11-streams.c). */
 int bw_probe(size_t bytes, int reps, BwReport *rep, TimelineOp *ops, size_t max);
 int busy_reference(float *d_x, size_t n, int work, int reps, double *ms);
+int live_events(int *n); /* events alive now (the simulator; -1 on a GPU) */
 int pipeline_create_run_destroy(const PipeConfig *cfg, const float *in, float *out, PipeReport *rep, TimelineOp *ops, size_t max);
 
 #endif
