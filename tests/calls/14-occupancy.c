@@ -2,6 +2,7 @@
    common/calls_table.h makes the judge's stubs and the runner's thunks from them. The runner's side
    of process_batched (the streams its work went to) and of the probe_* calls, the grader's own
    (the CUDA runtime's answers and the device-memory budget), is written by hand. */
+#include <stdio.h>
 #include <string.h>
 
 #include "14-occupancy.h"
