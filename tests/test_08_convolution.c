@@ -314,6 +314,27 @@ static void shifted_pass(const float *in, float *out, int w, int h, const float 
 }
 
 /* The likely mistake behind a wrong result; NULL when we do not recognise it (grade.c may). */
+/* 1 when one more call of the graded 08.1 or 08.2 launcher, with a 1-tap filter on an image 2 * bx + 5
+   wide and 2 * by tall, writes column by + 1 of row 0 and not column bx: the block launched as
+   dim3 block(block_y, block_x) (trial 18, b097, b098), the kernel's indexing right. With threadIdx.x and
+   threadIdx.y swapped in the kernel instead, column bx is written and column by + 1 is not. */
+static int block_swapped(const Spec *s) {
+    int w = 2 * (int)s->bx + 5, h = 2 * (int)s->by;
+    Image p;
+    image_make(&p, w, h, 97);
+    float one = 1.0f;
+    cudaError_t e = s->kind == K_DIRECT
+                        ? cudaMemcpy(p.d_filter, &one, sizeof one, cudaMemcpyHostToDevice) == cudaSuccess
+                              ? conv2d_gpu(p.d_in, p.d_out, w, h, p.d_filter, 1, s->bx, s->by)
+                              : cudaErrorUnknown
+                        : conv2d_const_gpu(p.d_in, p.d_out, w, h, &one, 1, s->bx, s->by);
+    int yes = e == cudaSuccess && cudaMemcpy(p.h_got, p.d_out, p.n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+              bits_of(p.h_got[s->by + 1]) != GRADE_DEVICE_GARBAGE_BITS && bits_of(p.h_got[s->bx]) == GRADE_DEVICE_GARBAGE_BITS;
+    cudaGetLastError();
+    image_free(&p);
+    return yes;
+}
+
 static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t cap) {
     int w = im->w, h = im->h, fw = s->fw, r = fw / 2;
     const float *got = im->h_got;
@@ -436,6 +457,19 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
             int swapped = reach != NULL;
             for (size_t i = 0; i < im->n && swapped; i++) swapped = reach[i] == (bits_of(got[i]) != GRADE_DEVICE_GARBAGE_BITS);
             free(reach);
+            /* The launcher's dim3 block(block_y, block_x) with the kernel right (trial 18, b097, b098) writes the
+               first block_y * gridDim.x columns: on an image at most one block wide that is the same set.
+               Told apart by one more call on an image 2 * block_x + 5 wide: there column block_y + 1 is
+               written and column block_x is not (the kernel's swap: the other way round). */
+            if (swapped && gx == 1 && block_swapped(s)) {
+                snprintf(buf, cap,
+                         "%zu of %zu pixels were never written: only the first %u columns. The launch's block has its two sizes "
+                         "swapped: with dim3 block(block_y, block_x) = %u x %u and the grid made for %u x %u blocks, x = blockIdx.x * "
+                         "blockDim.x + threadIdx.x covers only the first %u * gridDim.x columns (a wider image shows it: column %u "
+                         "written, column %u not). The kernel's indexing is right; the launcher must make dim3 block(block_x, block_y)",
+                         unwritten, im->n, s->by, s->by, s->bx, s->bx, s->by, s->by, s->by + 1, s->bx);
+                return buf;
+            }
             if (swapped) {
                 snprintf(buf, cap,
                          "%zu of %zu pixels were never written, and the ones written are exactly those reached with threadIdx.x and "

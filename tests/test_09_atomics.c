@@ -745,6 +745,16 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
     /* the reference: 129 requests (a warp's uint4 loads are counted as 4 requests of 16 sectors; the
        leftovers 1), 17413 atomics (n, and 256 merges per block), 31.9 threads per instruction */
     unsigned long long chunk_requests = 4 * ((n / 16 + 31) / 32) + 1;
+    /* <<<block, grid>>> (trial 18, b106): 256 blocks of 4 threads count right, but each warp has 4
+       lanes, so the uint4 loads take 8 times the requests: told "read a byte at a time", it is not. */
+    unsigned long long lb, lt;
+    int lc = judge_last_call_grid("histogram_shared_kernel", &lb, &lt);
+    ck_assert_msg(!(lc == 1 && lb == BLOCK && lt == GRID),
+                  "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel was launched "
+                  "as %llu blocks of %llu threads: the grid and the block are swapped\n  likely mistake: the launch configuration "
+                  "is <<<grid, block>>>, the number of blocks first and the threads per block second: histogram_shared_kernel<<<block, "
+                  "grid>>> runs warps of %d threads, so every load and atomic takes %d times the warp instructions",
+                  n, BLOCK, GRID, lb, lt, GRID, 32 / GRID);
     if (p.global_load_requests > 2 * chunk_requests) {
         if (p.atomics <= n)
             ck_abort_msg("histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
