@@ -253,6 +253,12 @@ def slot_suffix(j):
 def dispatch_entries(lesson, k):
     """The functions pack K's runner dispatches to a slot's: those every member defines, when they all
     define the same ones (on x86-64); None where each slot's runner is linked from its own object."""
+    return _dispatch_entries(lesson, int(k))
+
+
+@functools.lru_cache(maxsize=None)
+def _dispatch_entries(lesson, k):
+    # (cached: make_lines asks once per slot, and --make runs at every make of a test target)
     if not DISPATCH:
         return None
     declared = declared_functions(lesson)
