@@ -430,11 +430,10 @@ lesson_compiles = $(B)/solution/$(1)/kernel.o $(B)/student/$(1)/kernel.o \
   $(foreach k,$(sort $(foreach s,$($(1)_PACKS),$(word 2,$(subst -, ,$(s))))),$(B)/wrong-slotpack-$(k)/$(1)/kernel.o) \
   $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/kernel.o)
 ifeq ($(BACKEND) $(filter test-sim test-lessons-each,$(MAKECMDGOALS)),sim test-sim test-lessons-each)
-# (lesson 19, whose gradings take 19 CPU-s, is compiled before 16, 17 and 18, 4-7 CPU-s each: the
-# last lesson's gradings run alone at the end, on one core)
-COMPILE_ORDER := $(filter-out %19-fused-kernels,$(SELECTED))
-COMPILE_ORDER := $(if $(filter %19-fused-kernels,$(SELECTED)),$(patsubst %15-multi-gpu,%15-multi-gpu $(filter %19-fused-kernels,$(SELECTED)),$(COMPILE_ORDER)),$(SELECTED))
-COMPILE_ORDER := $(if $(filter $(words $(SELECTED)),$(words $(COMPILE_ORDER))),$(COMPILE_ORDER),$(SELECTED))
+# (lessons 16, 17 and 18, whose gradings take 4-7 CPU-s each, are compiled after lesson 19, whose take
+# 19: the last lesson's gradings run alone at the end, on one core)
+COMPILE_LAST := %16-unified-memory-graphs %17-tensor-cores %18-async-copies
+COMPILE_ORDER := $(filter-out $(COMPILE_LAST),$(SELECTED)) $(filter $(COMPILE_LAST),$(SELECTED))
 $(call lesson_compiles,$(firstword $(COMPILE_ORDER))): | $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL)
 # (each lesson with the one before it, as "NN-topic<MM-topic"; the last lesson's "<MM-topic" is left out)
 $(foreach pair,$(filter-out <%,$(join $(wordlist 2,$(words $(COMPILE_ORDER)),$(COMPILE_ORDER)),$(addprefix <,$(COMPILE_ORDER)))),$(eval \
