@@ -130,7 +130,19 @@ int grade_refuse_symbol_copies(unsigned count) {
     judge_u64(&c, count);
     return (int)judge_finish(&c);
 }
+int grade_refuse_copies(int kind, unsigned skip, unsigned count) {
+    JudgeCall c;
+    judge_begin(&c, "sim.RefuseCopies", 0);
+    judge_u64(&c, (uint64_t)kind);
+    judge_u64(&c, skip);
+    judge_u64(&c, count);
+    return (int)judge_finish(&c);
+}
 #else
+int grade_refuse_copies(int kind, unsigned skip, unsigned count) {
+    (void)kind, (void)skip, (void)count;
+    return 0;
+}
 int grade_refuse_symbol_copies(unsigned count) {
     (void)count;
     return 0;

@@ -125,6 +125,12 @@ int grade_refuse_launches_after(unsigned skip, unsigned count);
     cudaErrorInvalidSymbol and copy nothing, so that a test can see the student's function return
     that error. 1 on the simulator, 0 on a GPU (skip the check there). Set it back to 0 after the call. */
 int grade_refuse_symbol_copies(unsigned count);
+/** Simulator: of the next cudaMemcpy / cudaMemcpyAsync calls of direction `kind` (a cudaMemcpyKind,
+    e.g. cudaMemcpyDeviceToHost), the `count` after the first `skip` fail with cudaErrorUnknown and copy
+    nothing, so that a test can see the student's function return a failed copy's error (the copy
+    back's, say). 1 on the simulator, 0 on a GPU (skip the check there). grade_refuse_copies(0, 0, 0)
+    after the call cancels what is left. */
+int grade_refuse_copies(int kind, unsigned skip, unsigned count);
 
 /* ---- comparisons ---- */
 

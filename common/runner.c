@@ -267,6 +267,17 @@ static int64_t b_refuse_symbol_copies(const RunnerCall *c) {
     return 0;
 #endif
 }
+/* Of the next copies of direction A(0) (cudaMemcpy, cudaMemcpyAsync), the A(2) after the first A(1) fail
+   (simulator only). Returns 1 when they will, 0 on a GPU. */
+static int64_t b_refuse_copies(const RunnerCall *c) {
+#if ON_SIM
+    simcuda_refuse_copies((cudaMemcpyKind)A(0), (unsigned)A(1), (unsigned)A(2));
+    return 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
 /* The race check (simulator builds made with `simcc --profile`): on/off for the launches that
    follow. Returns 1 when this runner can check, 0 when it cannot. */
 static int64_t b_racecheck(const RunnerCall *c) {
@@ -342,6 +353,7 @@ static const RunnerFunction kBuiltins[] = {
     {"sim.Schedule", b_schedule},        {"sim.Racecheck", b_racecheck},
     {"profile.Control", b_profile_control},
     {"sim.RefuseLaunchesAfter", b_refuse_launches_after}, {"sim.RefuseSymbolCopies", b_refuse_symbol_copies},
+    {"sim.RefuseCopies", b_refuse_copies},
     {"profile.Get", b_profile_get},      {"profile.Canary", b_profile_canary},
     {NULL, NULL},
 };

@@ -406,6 +406,27 @@ START_TEST(test_vector_add_host_returns_a_refused_launch) {
                   OOM_N, (int)e, cudaGetErrorName(e));
 }
 END_TEST
+
+/* The copy back's status dropped (trial 18, a005: `cudaMemcpy(h_c, d_c, ...)` not assigned to err):
+   every copy that works passes, but a failed one comes back as success, with h_c never written. The
+   simulator fails the next device-to-host copy (cudaErrorUnknown); vector_add_host must return it. */
+START_TEST(test_vector_add_host_returns_a_failed_copy_back) {
+    static float a[OOM_N], b[OOM_N], got[OOM_N];
+    grade_fill_floats(a, OOM_N, grade_seed() + 107, -100.0f, 100.0f);
+    grade_fill_floats(b, OOM_N, grade_seed() + 108, -100.0f, 100.0f);
+    grade_poison_floats(got, OOM_N);
+    if (!grade_refuse_copies(cudaMemcpyDeviceToHost, 0, 1)) return;
+    cudaError_t e = vector_add_host(a, b, got, OOM_N);
+    grade_refuse_copies(0, 0, 0);
+    cudaGetLastError();
+    ck_assert_msg(e == cudaErrorUnknown,
+                  "vector_add_host (n = %d) while the grader had the simulator fail the copy back, cudaMemcpy(h_c, d_c, ..., "
+                  "cudaMemcpyDeviceToHost) (cudaErrorUnknown, nothing copied), returned %d (%s), not that error: the caller is told "
+                  "the sums are in h_c, which was never written\n  likely mistake: the copy back's status was dropped: assign it to "
+                  "err too, if (err == cudaSuccess) err = cudaMemcpy(h_c, d_c, ...), and return err",
+                  OOM_N, (int)e, cudaGetErrorName(e));
+}
+END_TEST
 #endif
 
 /* ---- 02.3 and 02.4 ---- */
@@ -706,6 +727,7 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"02.2", test_vector_add_host_returns_a_failed_cudamalloc, 1},
         {"02.2", test_vector_add_host_returns_a_refused_launch, 1},
+        {"02.2", test_vector_add_host_returns_a_failed_copy_back, 1},
 #endif
         {"02.3", test_grid_stride_covers_any_size_with_small_grids, N_SIZES},
 #if ON_SIM

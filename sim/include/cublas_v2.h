@@ -103,6 +103,10 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
     CUBLAS_STATUS_NOT_SUPPORTED and leave the mode as it was, for a grader to see that a caller
     returns that status rather than drop it. 0 ends it. */
 void simcublas_refuse_math_mode(unsigned count);
+/** Simulator only: the next `count` cublasSgemm calls (on a valid handle) return
+    CUBLAS_STATUS_EXECUTION_FAILED and leave C as it was, for a grader to see that a caller returns
+    that status rather than drop it. 0 ends it. */
+void simcublas_refuse_sgemm(unsigned count);
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode);
 cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t *stream);
 cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);

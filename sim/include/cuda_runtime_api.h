@@ -467,6 +467,11 @@ void simcuda_refuse_launches(unsigned count);
     Async forms; 0: none) fail with cudaErrorInvalidSymbol and copy nothing: a grader's way to see
     that the student's code returns that error (and launches nothing with a filter that never arrived). */
 void simcuda_refuse_symbol_copies(unsigned count);
+/** Of the next cudaMemcpy and cudaMemcpyAsync calls of direction `kind` (cudaMemcpyDefault copies
+    count by their pointers), the `count` after the first `skip` fail with cudaErrorUnknown and copy
+    nothing (count 0: none): a grader's way to see that the student's code returns a failed copy's
+    error (the copy back's, say) instead of dropping it. */
+void simcuda_refuse_copies(cudaMemcpyKind kind, unsigned skip, unsigned count);
 /** A kernel's __launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor) as written (0 for
     each one not given; both 0 without __launch_bounds__, or for a kernel template, whose bounds are
     not recorded). A GPU shows the second only through the registers the compiler gave the kernel;

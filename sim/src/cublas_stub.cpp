@@ -245,8 +245,17 @@ cublasStatus_t cublasGetVersion(cublasHandle_t handle, int *version) {
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* simcublas_refuse_sgemm: how many of the next cublasSgemm calls fail on purpose (a grader trying the
+   student's error path, as a GPU's cuBLAS reports a kernel that failed to run). */
+static unsigned g_sgemms_to_refuse;
+extern "C" void simcublas_refuse_sgemm(unsigned count) { g_sgemms_to_refuse = count; }
+
 cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha,
                            const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc) {
+    if (valid(handle) && g_sgemms_to_refuse) { /* C is left as it was */
+        g_sgemms_to_refuse--;
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
     return gemm<float>(false, handle, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
 }
 

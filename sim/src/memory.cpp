@@ -593,6 +593,37 @@ size_t simcuda_set_device_memory(size_t total_bytes) {
 static unsigned g_symbol_copies_to_refuse;
 extern "C" void simcuda_refuse_symbol_copies(unsigned count) { g_symbol_copies_to_refuse = count; }
 
+/* simcuda_refuse_copies: of the next cudaMemcpy / cudaMemcpyAsync calls in one direction, the `count`
+   after the first `skip` fail on purpose (a grader trying the student's error path for a plain copy,
+   such as the copy back whose status is easy to drop). */
+static int g_refused_copy_kind = -1;
+static unsigned g_copies_to_let_through, g_copies_to_refuse;
+extern "C" void simcuda_refuse_copies(cudaMemcpyKind kind, unsigned skip, unsigned count) {
+    g_refused_copy_kind = (int)kind;
+    g_copies_to_let_through = skip;
+    g_copies_to_refuse = count;
+}
+/* Called by cudaMemcpy and cudaMemcpyAsync once the copy's arguments are known to be good: cudaErrorUnknown
+   (recorded as the last error) when the grader refuses this copy, else cudaSuccess. */
+namespace simcuda {
+cudaError_t refused_copy(const char *fn, void *dst, const void *src, cudaMemcpyKind kind) {
+    if (!g_copies_to_refuse) return cudaSuccess;
+    if (kind == cudaMemcpyDefault) {
+        bool dd = classify(dst) == MEM_DEVICE, sd = classify(src) == MEM_DEVICE;
+        kind = dd ? (sd ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice) : (sd ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    }
+    if ((int)kind != g_refused_copy_kind) return cudaSuccess;
+    if (g_copies_to_let_through) {
+        g_copies_to_let_through--;
+        return cudaSuccess;
+    }
+    g_copies_to_refuse--;
+    warn(std::string("note: ") + fn + "(..., " + kind_name(kind) +
+         ") did not copy: the grader refused it on purpose, to see that the error reaches the caller (returns cudaErrorUnknown)");
+    return record(cudaErrorUnknown);
+}
+} // namespace simcuda
+
 cudaError_t simcuda_memcpy_symbol(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
     (void)kind;
     if (g_symbol_copies_to_refuse) { /* nothing is copied; the error is also the last error, as the runtime records it */

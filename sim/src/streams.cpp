@@ -19,6 +19,7 @@
 namespace simcuda {
 
 cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t count, cudaMemcpyKind kind);
+cudaError_t refused_copy(const char *fn, void *dst, const void *src, cudaMemcpyKind kind); /* memory.cpp: simcuda_refuse_copies */
 void raw_copy(void *dst, const void *src, size_t count);
 void raw_set(void *dst, int value, size_t count);
 
@@ -382,6 +383,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
     if (cudaError_t e = sticky_error()) return e;
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind)) return record(e);
+    if (cudaError_t e = refused_copy("cudaMemcpy", dst, src, kind)) return e;
     REFUSE_IN_HOST_FN("cudaMemcpy");
     if (cudaError_t e = capture_check_stream(resolve(nullptr), nullptr)) return record(e);
     tl_host_wait_token(tl_copy(nullptr, resolve(nullptr), dst, src, count, "cudaMemcpy"), "cudaMemcpy");
@@ -398,6 +400,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
     if (!s) return record(cudaErrorInvalidResourceHandle);
     if (!count) return cudaSuccess;
     if (cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind)) return record(e);
+    if (cudaError_t e = refused_copy("cudaMemcpyAsync", dst, src, kind)) return e;
     if (cudaError_t e = capture_check_stream(s, stream)) return record(e);
     if (capturing(s)) return capture_copy(s, dst, src, count, "cudaMemcpyAsync");
     long long tok = tl_copy(stream, s, dst, src, count, "cudaMemcpyAsync");
