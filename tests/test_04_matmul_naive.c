@@ -819,6 +819,35 @@ START_TEST(test_cublas_matmul_matches_cpu_for_every_shape) {
 }
 END_TEST
 
+#if ON_SIM
+int l04_cublas_refuse_sgemm(unsigned count); /* calls/04-matmul-naive.c */
+/* cublasSgemm's status dropped (trial 18, a059: the call made, then return CUBLAS_STATUS_SUCCESS):
+   every product that works passes, but a failed one comes back as success, with C never written.
+   The simulator's cuBLAS fails the next cublasSgemm once; matmul_cublas_gpu must return its status. */
+START_TEST(test_cublas_matmul_returns_a_failed_sgemm_status) {
+    cublasHandle_t handle = NULL;
+    cublasStatus_t st = cublasCreate(&handle);
+    ck_assert_msg(st == CUBLAS_STATUS_SUCCESS, "grader: cublasCreate failed: %s", cublasGetStatusName(st));
+    enum { M = 8, K = 8, N = 8 };
+    float *d = NULL;
+    ck_assert(cudaMalloc((void **)&d, 3 * 256 * sizeof(float)) == cudaSuccess);
+    cudaMemset(d, 0, 3 * 256 * sizeof(float));
+    int refused = l04_cublas_refuse_sgemm(1);
+    st = refused ? matmul_cublas_gpu(handle, d, d + 256, d + 512, M, K, N) : CUBLAS_STATUS_EXECUTION_FAILED;
+    l04_cublas_refuse_sgemm(0);
+    cudaDeviceSynchronize();
+    cudaFree(d);
+    cublasDestroy(handle);
+    ck_assert_msg(st == CUBLAS_STATUS_EXECUTION_FAILED,
+                  "matmul_cublas_gpu (M = %d, K = %d, N = %d) while the grader had the simulator's cublasSgemm fail "
+                  "(CUBLAS_STATUS_EXECUTION_FAILED, C left as it was) returned %s, not that status: the caller is told the product "
+                  "is in C, which was never written\n  likely mistake: cublasSgemm's status was dropped: return what cublasSgemm "
+                  "returns (return cublasSgemm(...);), not CUBLAS_STATUS_SUCCESS",
+                  M, K, N, cublasGetStatusName(st));
+}
+END_TEST
+#endif
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"04.1", test_naive_matmul_matches_cpu_for_every_shape_block_and_schedule, N_SHAPES},
@@ -829,6 +858,9 @@ static Suite *build_suite(void) {
         {"04.1", test_naive_matmul_is_coalesced, 1, .profiled = 1},
 #endif
         {"04.2", test_cublas_matmul_matches_cpu_for_every_shape, N_SHAPES},
+#if ON_SIM
+        {"04.2", test_cublas_matmul_returns_a_failed_sgemm_status, 1},
+#endif
     };
     return grade_suite("04-matmul-naive", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

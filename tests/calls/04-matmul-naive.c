@@ -16,6 +16,8 @@
 #ifdef GRADE_RUNNER_SIDE
 #include <stdio.h>
 
+#include "backend.h" /* ON_SIM */
+
 #include "runner.h"
 
 /* ---- the grader's own cuBLAS calls ---- */
@@ -29,7 +31,19 @@ static int64_t b_cublas_status_text(const RunnerCall *c) {
     return 0;
 }
 
-#define RUNNER_EXTRA CUBLAS_BUILTINS, {"cublas.StatusText", b_cublas_status_text},
+/* the next A(0) cublasSgemm calls fail with CUBLAS_STATUS_EXECUTION_FAILED (simulator only); 1 when
+   they will, 0 on a GPU */
+static int64_t b_cublas_refuse_sgemm(const RunnerCall *c) {
+#if ON_SIM
+    simcublas_refuse_sgemm((unsigned)rc_u64(c, 0));
+    return 1;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
+#define RUNNER_EXTRA CUBLAS_BUILTINS, {"cublas.StatusText", b_cublas_status_text}, {"cublas.RefuseSgemm", b_cublas_refuse_sgemm},
 
 #else
 #include <stdio.h>
@@ -59,6 +73,15 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
     judge_u64(&c, (uint64_t)(uintptr_t)handle);
     judge_u64(&c, (uint64_t)mode);
     return (cublasStatus_t)judge_finish(&c);
+}
+
+/* Simulator: the student's next `count` cublasSgemm calls return CUBLAS_STATUS_EXECUTION_FAILED (C
+   untouched); 1 when they will, 0 on a GPU (skip the check). 0 after the call cancels. */
+int l04_cublas_refuse_sgemm(unsigned count) {
+    JudgeCall c;
+    judge_begin(&c, "cublas.RefuseSgemm", 0);
+    judge_u64(&c, count);
+    return (int)judge_finish(&c);
 }
 
 /* The runner's cuBLAS names the status; its answer is untrusted text, so it is cut to the buffer. */
