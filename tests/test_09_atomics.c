@@ -20,6 +20,7 @@
 #include "grade.h"
 #include "grade_skeleton.h" /* grade_source_function */
 #include "histogram.h"
+#include "judge.h" /* judge_error_name, judge_last_call_grid */
 
 static const GradeExercise kExercises[] = {
     {"09.1", 3, "histogram_global_kernel + histogram_global_gpu: zeroed bins, one global atomicAdd per byte", 0, "histogram_global_kernel"},
@@ -1208,9 +1209,9 @@ static void check_launch_error_returned(int ex) {
                   fn[ex], N, kernel[ex], fn[ex], judge_error_name(e));
 }
 /* 09.3's launcher must return the error of the copy that sets *d_max to -infinity (trial 17, b018:
-   `if (n == 0) return cudaSuccess;` dropped it, and passed). The simulator has no switch to fail a
-   plain copy, but a NULL destination fails it (cudaErrorInvalidValue); with n = 0 nothing is
-   launched on it either way, so the only sign is what the launcher returns. */
+   `if (n == 0) return cudaSuccess;` dropped it, and passed). First a NULL destination fails it
+   (cudaErrorInvalidValue); with n = 0 nothing is launched on it either way, so the only sign is
+   what the launcher returns. Then the simulator fails it on good buffers with n > 0 (below). */
 static void check_max_copy_error_returned(void) {
     float *d_in = grade_device_alloc(sizeof(float));
     cudaError_t e = max_float_atomic_gpu(d_in, 0, NULL, 32);
@@ -1223,6 +1224,39 @@ static void check_max_copy_error_returned(void) {
                   "  likely mistake: the -infinity copy's error was dropped: keep what cudaMemcpyAsync(d_max, &kMinusInfinity, "
                   "sizeof(float), cudaMemcpyHostToDevice) returns and return it when it is not cudaSuccess, before the n == 0 "
                   "return and the launch: if (err != cudaSuccess || n == 0) return err;");
+    /* With n > 0 too (trial 18, b022: `if (n == 0) return err;` returned the error for n = 0 only, and
+       with n > 0 launched the kernel on a *d_max that never got its -infinity, and passed): the
+       simulator fails the copy itself (cudaErrorUnknown), with good buffers and n = 1000; the launcher
+       must return that error and launch nothing. (Its cudaGetLastError() after the launch may even
+       return the copy's error, so what it returns alone does not tell.) */
+    enum { N = 1000 };
+    d_in = grade_device_alloc(N * sizeof(float));
+    float *d_max = grade_device_alloc(sizeof(float));
+    if (!grade_refuse_copies(cudaMemcpyHostToDevice, 0, 1)) { /* a GPU: nothing is refused */
+        cudaFree(d_in);
+        cudaFree(d_max);
+        return;
+    }
+    e = max_float_atomic_gpu(d_in, N, d_max, 256);
+    grade_refuse_copies(0, 0, 0);
+    unsigned long long blocks = 0, threads = 0;
+    int launches = judge_last_call_grid("max_float_kernel", &blocks, &threads);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaFree(d_in);
+    cudaFree(d_max);
+    ck_assert_msg(e == cudaErrorUnknown && launches == 0,
+                  "max_float_atomic_gpu(d_in, %d, d_max, 256) while the grader had the simulator fail the copy of -infinity into "
+                  "*d_max (cudaErrorUnknown, nothing copied) returned %s%s\n"
+                  "  likely mistake: %s",
+                  N, judge_error_name(e), launches > 0 ? " and still launched max_float_kernel" : "",
+                  launches > 0 ? "the -infinity copy's error is checked only when n == 0: with n > 0 a failed copy must stop the "
+                                 "launcher too, before the launch (*d_max never got its -infinity): if (err != cudaSuccess || n == 0) "
+                                 "return err;"
+                               /* (the same words as the n = 0 check's, above) */
+                               : "the -infinity copy's error was dropped: keep what cudaMemcpyAsync(d_max, &kMinusInfinity, "
+                                 "sizeof(float), cudaMemcpyHostToDevice) returns and return it when it is not cudaSuccess, before the "
+                                 "n == 0 return and the launch: if (err != cudaSuccess || n == 0) return err;");
 }
 
 START_TEST(test_global_histogram_returns_the_launch_error) { check_launch_error_returned(1); }
