@@ -405,6 +405,55 @@ START_TEST(test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels) {
 }
 END_TEST
 
+/* kernel_occupancy describes the current device, as occupancy.h says (trial 17b, b053:
+   occupancy_device(0, &d), right on every one-GPU machine). Simulator only: device 1 is modelled
+   as an sm_86 beside its H200, made current, and the first of the lesson's kernels and block sizes
+   whose answer differs between the two devices is asked for once. */
+START_TEST(test_kernel_occupancy_asks_for_the_current_device) {
+    static const int blocks[] = {256, 384, 512, 768, 1024};
+    OccDevice d0;
+    this_device(&d0);
+    struct cudaDeviceProp p1;
+    OccResult got;
+    memset(&got, 0x5A, sizeof got);
+    /* the sm_86's figures, for the case to choose: one call that the grader discards */
+    if (probe_kernel_occupancy_on_device_1(0, 256, kernel_smem(0, 256), &got, &p1) == -1) return;
+    OccDevice d1;
+    device_from_props(&p1, &d1);
+    for (int w = 0; w < KERNEL_COUNT; w++) {
+        ProbeAttributes a;
+        ck_assert_msg(probe_attributes(w, &a) == cudaSuccess, "grader: cudaFuncGetAttributes(%s) failed", kKernelName[w]);
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            if (blocks[b] > a.max_threads_per_block) continue;
+            size_t dyn = kernel_smem(w, blocks[b]);
+            OccKernel k = {blocks[b], a.num_regs, a.static_smem, dyn};
+            OccResult want0, want1;
+            occupancy_calc_cpu(&k, &d0, &want0);
+            occupancy_calc_cpu(&k, &d1, &want1);
+            if (same_result(&want0, &want1)) continue;
+            memset(&got, 0x5A, sizeof got);
+            GRADE_EXPECT_CUDA_OK(probe_kernel_occupancy_on_device_1(w, blocks[b], dyn, &got, &p1), "kernel_occupancy (device 1 current)");
+            char c[700], wt[300], g[300];
+            describe_case(&k, &d1, c, sizeof c);
+            describe_result(&want1, wt, sizeof wt);
+            describe_result(&got, g, sizeof g);
+            ck_assert_msg(!same_result(&got, &want0),
+                          "kernel_occupancy(%s, block %d, %zu bytes dynamic) while device 1 (%s: %d threads per SM, %d SMs) was current "
+                          "gave device 0's answer; device 1's is %s:\n  want %s\n  got  %s\n"
+                          "  likely mistake: kernel_occupancy answered for device 0 while device 1 was current: ask cudaGetDevice(&device) "
+                          "and pass that device to occupancy_device (occupancy.h: \"on the current device\")",
+                          kKernelName[w], blocks[b], dyn, p1.name, p1.maxThreadsPerMultiProcessor, p1.multiProcessorCount, c, wt, g);
+            ck_assert_msg(same_result(&got, &want1),
+                          "kernel_occupancy(%s, block %d, %zu bytes dynamic) while device 1 (%s) was current: this is %s:\n  want %s\n"
+                          "  got  %s\n  likely mistake: %s",
+                          kKernelName[w], blocks[b], dyn, p1.name, c, wt, g, kernel_occupancy_hint(&k, &d1, &got));
+            return;
+        }
+    }
+    ck_abort_msg("grader: no kernel and block of lesson 14 has a different occupancy on the modelled sm_86 than on device 0");
+}
+END_TEST
+
 /* ---- 14.2 ------------------------------------------------------------------------------------- */
 
 static void expect_choice(const OccKernel *k, size_t per_thread, int limit, const OccDevice *d, const char *where) {
@@ -1208,6 +1257,7 @@ static Suite *build_suite(void) {
         {"14.1", test_calculator_matches_the_reference_on_other_devices, 1},
         {"14.1", test_occupancy_device_describes_this_gpu, 1},
         {"14.1", test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels, 1},
+        {"14.1", test_kernel_occupancy_asks_for_the_current_device, 1},
         {"14.2", test_best_block_size_matches_the_reference, 1},
         {"14.2", test_heavy_bounded_kernel_has_its_launch_bounds, 1},
         {"14.2", test_heavy_bounded_kernel_computes_at_sizes_that_are_not_a_multiple_of_its_block, 6},

@@ -49,6 +49,28 @@ static unsigned long long pages_of(size_t bytes, unsigned long long page) { retu
 static const size_t kManagedN[] = {1, 1000, 16384, 16389, 100003};
 #define N_MANAGED (int)(sizeof kManagedN / sizeof kManagedN[0])
 
+/* managed_axpy stopped by an access past a managed buffer (trial 18c, c012: bytes = n, a count of
+   elements, for cudaMallocManaged and the memcpys): the simulator names the buffer's size, and one
+   smaller than the n floats it must hold was allocated too small, whatever the faulting thread.
+   g_managed_n: the call's n. */
+static size_t g_managed_n;
+static const char *managed_crash_hint(const char *said) {
+    static char hint[500];
+    const char *at = strstr(said, "-byte buffer of managed memory");
+    if (!at) return NULL;
+    const char *digits = at;
+    while (digits > said && digits[-1] >= '0' && digits[-1] <= '9') digits--;
+    if (digits == at) return NULL;
+    size_t size = (size_t)strtoull(digits, NULL, 10), want = g_managed_n * sizeof(float);
+    if (size >= want) return NULL;
+    snprintf(hint, sizeof hint,
+             "the managed buffer is %zu bytes%s, smaller than the n * sizeof(float) = %zu bytes of the n = %zu floats it must hold: "
+             "cudaMallocManaged's size (like memcpy's, cudaMemAdvise's and cudaMemPrefetchAsync's) is in bytes, not elements: "
+             "bytes = n * sizeof(float)",
+             size, size == g_managed_n ? " (n: a count of elements)" : "", want, g_managed_n);
+    return hint;
+}
+
 START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
     size_t n = kManagedN[_i], bytes = n * sizeof(float);
     uint64_t seed = grade_seed() + 16 * n + 1;
@@ -62,7 +84,10 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
     memset(&r, 0, sizeof r);
     char what[160];
     snprintf(what, sizeof what, "managed_axpy(a = %g, n = %zu) (input seed %llu)", a, n, (unsigned long long)seed);
+    g_managed_n = n;
+    judge_set_crash_hint(managed_crash_hint);
     int e = managed_axpy_graded(a, x, y, out, n, &r);
+    judge_set_crash_hint(NULL);
     GRADE_EXPECT_CUDA_OK(e, "managed_axpy");
     GradeCompare cmp = {.what = what, .n = n, .block = 256, .atol = 1e-6, .rtol = 1e-6, .schedule = g_schedule};
     GRADE_EXPECT_FLOATS(out, want, &cmp);

@@ -482,6 +482,11 @@ int simcuda_func_launch_bounds(const void *func, int *max_threads, int *min_bloc
     properties, for every device; NULL: the simulator's own again. Only the answers change, not what
     is simulated. (Lesson 14's grader asks for a device's properties on a second modelled GPU.) */
 void simcuda_model_device_props(const struct cudaDeviceProp *p);
+/** From now on the simulator has (at least) two devices, and cudaGetDeviceProperties (and
+    cudaDeviceGetAttribute) for device 1 answer *p; NULL: back to SIM_DEVICES' count (make device 0
+    current first). Device 1 runs like device 0; only its answers differ. (Lesson 14's grader checks
+    that kernel_occupancy asks for the current device.) */
+void simcuda_model_second_device(const struct cudaDeviceProp *p);
 /** Where the simulated GPU is: "kernel 'k' (launched at f.cu:12), block (..), thread (..)" while a
     kernel runs, "" on the host. Writes at most size bytes; returns the full length. */
 size_t simcuda_where(char *buf, size_t size);

@@ -157,6 +157,11 @@ static unsigned g_device_flags = 0;
 
 } // extern "C"
 
+/* A second device modelled by a grader (simcuda_model_second_device): set, the simulator has at
+   least two devices, and device 1 answers these properties. */
+static bool g_second_modelled = false;
+static struct cudaDeviceProp g_second_props;
+
 /* SIM_DEVICES=n simulates n identical devices (default 1) that share the host's memory. */
 int simcuda::device_count() {
     static int n = 0;
@@ -170,7 +175,7 @@ int simcuda::device_count() {
             else warn(std::string("SIM_DEVICES=") + e + " is not a number from 1 to " + std::to_string(kMaxDevices) + "; simulating 1 device");
         }
     }
-    return n;
+    return g_second_modelled && n < 2 ? 2 : n;
 }
 int simcuda::current_device() { return g_device; }
 
@@ -222,9 +227,21 @@ void simcuda_model_device_props(const struct cudaDeviceProp *p) {
     if (p) g_modelled_props = *p;
 }
 
+/* A second device whose properties differ from device 0's, for a grader that must see a program ask
+   for the current device rather than device 0 (trial 17b, b053). Only device 1's answers are its
+   own; it runs like device 0. NULL: gone again (device 0 must be current by then). */
+void simcuda_model_second_device(const struct cudaDeviceProp *p) {
+    g_second_modelled = p != nullptr;
+    if (p) g_second_props = *p;
+}
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
     if (!p) return record(cudaErrorInvalidValue);
     if (device < 0 || device >= device_count()) return record(cudaErrorInvalidDevice);
+    if (g_second_modelled && device == 1) {
+        *p = g_second_props;
+        return cudaSuccess;
+    }
     if (g_props_modelled) {
         *p = g_modelled_props;
         return cudaSuccess;

@@ -165,7 +165,14 @@ static void on_asan_report(const char *report) {
         snprintf(buf, sizeof buf, "%zu-byte %s%s, %s%s", size, rw, loc.c_str(), var.c_str(), full.c_str());
         fatal("out-of-bounds shared memory access", buf, "index a __shared__ array only within its declared size (on a GPU this is an illegal address)");
     }
-    if (desc && !strcmp(desc, "heap-buffer-overflow")) {
+    /* Managed memory is whole pages, the bytes past its end poisoned by hand (memory.cpp): ASan calls
+       an access there use-after-poison; it is an overrun of that buffer like any other (trial 18c,
+       c012: cudaMallocManaged given n, not n * sizeof(float), named no buffer or size). */
+    const void *mb = nullptr;
+    size_t ms = 0;
+    bool managed_tail = desc && !strcmp(desc, "use-after-poison") && allocation_below(addr, &mb, &ms) == MEM_MANAGED &&
+                        (const char *)addr + size > (const char *)mb + ms;
+    if (desc && (!strcmp(desc, "heap-buffer-overflow") || managed_tail)) {
         /* find the allocation just before the address, to say how far past its end the access went */
         const void *b2 = nullptr;
         size_t s2 = 0;

@@ -41,7 +41,9 @@
     X(size_t, probe_limit_device_memory, GRADER, NUM(size_t, budget))                                                          \
     X(int, probe_default_stream_busy, GRADER)                                                                                  \
     X(int, probe_occupancy_device_elsewhere, GRADER, INOUT(OccDevice *, d, sizeof *d, "d", NULL),                               \
-      INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))
+      INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))                                                                  \
+    X(int, probe_kernel_occupancy_on_device_1, GRADER, NUM(int, which), NUM(int, block), NUM(size_t, dynamic_smem),             \
+      INOUT(OccResult *, r, sizeof *r, "r", NULL), INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -199,11 +201,9 @@ static int64_t call_probe_default_stream_busy(const RunnerCall *c) {
     cudaDeviceSynchronize();
     return busy;
 }
-static int64_t call_probe_occupancy_device_elsewhere(const RunnerCall *c) {
-    OccDevice *d = rc_ptr(c, 0);
-    struct cudaDeviceProp *p = rc_ptr(c, 1);
 #if ON_SIM
-    /* the simulator's H200 with an sm_86's numbers where the two differ (an RTX A6000's) */
+/* the simulator's H200 with an sm_86's numbers where the two differ (an RTX A6000's) */
+static int sm86_props(struct cudaDeviceProp *p) {
     if (cudaGetDeviceProperties(p, 0) != cudaSuccess) return -1;
     snprintf(p->name, sizeof p->name, "simcuda's second modelled GPU (sm_86-like)");
     p->major = 8, p->minor = 6;
@@ -213,12 +213,38 @@ static int64_t call_probe_occupancy_device_elsewhere(const RunnerCall *c) {
     p->sharedMemPerMultiprocessor = 100 * 1024;
     p->sharedMemPerBlockOptin = 99 * 1024;
     p->reservedSharedMemPerBlock = 1024;
+    return 0;
+}
+#endif
+static int64_t call_probe_occupancy_device_elsewhere(const RunnerCall *c) {
+    OccDevice *d = rc_ptr(c, 0);
+    struct cudaDeviceProp *p = rc_ptr(c, 1);
+#if ON_SIM
+    if (sm86_props(p) != 0) return -1;
     simcuda_model_device_props(p);
     cudaError_t e = occupancy_device(0, d);
     simcuda_model_device_props(NULL);
     return e;
 #else
     (void)d, (void)p;
+    return -1;
+#endif
+}
+/* The student's kernel_occupancy while device 1, an sm_86 beside the simulator's H200 (device 0),
+   is current: only a kernel_occupancy that asks cudaGetDevice describes device 1. */
+static int64_t call_probe_kernel_occupancy_on_device_1(const RunnerCall *c) {
+    OccResult *r = rc_ptr(c, 3);
+    struct cudaDeviceProp *p = rc_ptr(c, 4);
+#if ON_SIM
+    if (sm86_props(p) != 0) return -1;
+    simcuda_model_second_device(p);
+    cudaError_t e = cudaSetDevice(1);
+    if (e == cudaSuccess) e = kernel_occupancy(lesson_kernel((int)rc_i64(c, 0)), (int)rc_i64(c, 1), rc_u64(c, 2), r);
+    cudaSetDevice(0);
+    simcuda_model_second_device(NULL);
+    return e;
+#else
+    (void)r, (void)p;
     return -1;
 #endif
 }

@@ -35,6 +35,10 @@ int probe_default_stream_busy(void);
     threads and 16 blocks per SM, 100 KiB of shared memory per SM, 82 SMs) are written into *p:
     returns its error, or -1 on a GPU, where only the GPU itself answers. */
 int probe_occupancy_device_elsewhere(OccDevice *d, struct cudaDeviceProp *p);
+/** The student's kernel_occupancy(kernel `which`, block, dynamic_smem, r) while device 1 is current,
+    on the simulator modelled as a second GPU (an sm_86, its properties written into *p) beside
+    device 0: returns its error, or -1 on a GPU, where the devices are what they are. */
+int probe_kernel_occupancy_on_device_1(int which, int block, size_t dynamic_smem, OccResult *r, struct cudaDeviceProp *p);
 /** Streams and events alive in the runner now (created, not destroyed), for leak checks; -1 each on
     a GPU, where the runtime does not tell. */
 void probe_live_streams_events(int *streams, int *events);
