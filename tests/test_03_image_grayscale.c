@@ -816,13 +816,28 @@ START_TEST(test_wide_grayscale_stores_each_pixel_once) {
                      "byte at a time: pack them into four 32-bit words and store them with one 16-byte store, "
                      "reinterpret_cast<uint4 *>(gray)[t] = make_uint4(out[0], out[1], out[2], out[3])",
                      W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, chunks, warps, tail, packed);
-    if (g.global_store_requests <= most) return;
-    char why[700];
-    wide_stores_why(g.global_store_requests, chunks, tail, warps, most, why, sizeof why);
-    ck_abort_msg("grayscale_wide_gpu, RGB image %d wide and %d tall (n = %zu pixels, block %d, GRADE_SEED=%llu): the image was right, "
-                 "but grayscale_wide_kernel made %llu global store requests (the simulator's profiler counts them), where the %zu full "
-                 "chunks take at most 16 per warp (%llu warps) and the %zu leftovers one each: at most %llu\n  likely mistake: %s",
-                 W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, chunks, warps, tail, most, why);
+    if (g.global_store_requests > most) {
+        char why[700];
+        wide_stores_why(g.global_store_requests, chunks, tail, warps, most, why, sizeof why);
+        ck_abort_msg("grayscale_wide_gpu, RGB image %d wide and %d tall (n = %zu pixels, block %d, GRADE_SEED=%llu): the image was right, "
+                     "but grayscale_wide_kernel made %llu global store requests (the simulator's profiler counts them), where the %zu full "
+                     "chunks take at most 16 per warp (%llu warps) and the %zu leftovers one each: at most %llu\n  likely mistake: %s",
+                     W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_store_requests, chunks, warps, tail, most, why);
+    }
+    /* The chunk's 16 * 3 bytes read one byte at a time (trial 16, a018: a byte loop where the three
+       uint4 loads belong): the right image, each pixel once, but 48 load requests per warp where the
+       three 16-byte loads take 3 to 12 (the simulator's compiler splits them into 4-byte loads at
+       most; the solution makes 12 per warp, and 3 per leftover pixel). Over 24 per warp (2-byte
+       loads) is narrower than a word: checked after the stores, whose mistakes also load again. */
+    unsigned long long wide_loads = 8 * 3 * warps + 3 * tail;
+    if (g.global_load_requests > wide_loads)
+        ck_abort_msg("grayscale_wide_gpu, RGB image %d wide and %d tall (n = %zu pixels, block %d, GRADE_SEED=%llu): the image was right, "
+                     "but grayscale_wide_kernel made %llu global load requests (the simulator's profiler counts them), where the three "
+                     "16-byte loads of each full chunk take at most 12 per warp (%llu warps; 48 is a load per byte) and the %zu leftovers "
+                     "3 each: more than %llu is loads narrower than the exercise's 16 bytes\n  likely mistake: the 16 * C bytes of a "
+                     "chunk are read one byte at a time: read them with C 16-byte loads, const uint4 *src = reinterpret_cast<const "
+                     "uint4 *>(rgb) + t * C; and uint4 v = src[k]; for k < C, then take the bytes out of v.x .. v.w",
+                     W, H, n, BLOCK, (unsigned long long)grade_seed(), g.global_load_requests, warps, tail, wide_loads);
 }
 END_TEST
 

@@ -794,6 +794,46 @@ START_TEST(test_register_tiled_multiply_adds_read_the_shared_slices) {
 }
 END_TEST
 
+#if ON_SIM
+/* The float4 path taken where it applies (trial 18, a030: `bool vec = false;`, so the launcher always
+   launched matmul_register_tiled_kernel<false>, loading A and B one float at a time; the products
+   are right). A design without a float4 version passes (the README: scalar loads pass the grader);
+   one whose kernel template has it must launch it for K and N multiples of 4 on cudaMalloc's
+   (256-byte aligned) buffers. The simulator records each launch's kernel name as the launch site
+   writes it, template argument included (a GPU's records do not): one 8 x 8 x 8 call, no profiler. */
+static int launched(const char *const *names, int count) {
+    unsigned long long blocks, threads;
+    for (int i = 0; i < count; i++)
+        if (judge_last_call_grid(names[i], &blocks, &threads) > 0) return 1;
+    return 0;
+}
+START_TEST(test_register_tiled_takes_its_float4_path) {
+    enum { M = 8, K = 8, N = 8 };
+    float *a = NULL, *b = NULL, *c = NULL;
+    ck_assert(cudaMalloc((void **)&a, M * K * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&b, K * N * sizeof(float)) == cudaSuccess &&
+              cudaMalloc((void **)&c, M * N * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemset(a, 0, M * K * sizeof(float)) == cudaSuccess && cudaMemset(b, 0, K * N * sizeof(float)) == cudaSuccess);
+    cudaError_t e = matmul_register_tiled_gpu(a, b, c, M, K, N);
+    cudaError_t s = cudaDeviceSynchronize();
+    cudaFree(a), cudaFree(b), cudaFree(c);
+    GRADE_EXPECT_CUDA_OK(e, "matmul_register_tiled_gpu");
+    GRADE_EXPECT_CUDA_OK(s, "waiting for matmul_register_tiled_gpu");
+    static const char *const kScalar[] = {"matmul_register_tiled_kernel<false>", "matmul_register_tiled_kernel< false >",
+                                          "matmul_register_tiled_kernel<0>"};
+    static const char *const kVector[] = {"matmul_register_tiled_kernel<true>", "matmul_register_tiled_kernel< true >",
+                                          "matmul_register_tiled_kernel<1>"};
+    ck_assert_msg(!launched(kScalar, 3) || launched(kVector, 3),
+                  "matmul_register_tiled_gpu(M = K = N = %d, cudaMalloc'd buffers): it launched matmul_register_tiled_kernel<false> "
+                  "(the simulator records the launch's template argument), where K and N are multiples of 4 and every buffer is "
+                  "16-byte aligned: the product is right, but the float4 version of your kernel is never used\n  likely mistake: the "
+                  "loads of A and B are scalar: the launcher's test for the float4 path (bool vec = ...) is never true. Take the "
+                  "float4 path when K %% 4 == 0 && N %% 4 == 0 and d_a, d_b and d_c are 16-byte aligned: launch "
+                  "matmul_register_tiled_kernel<true> then",
+                  M);
+}
+END_TEST
+#endif
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"05.1", test_tiled_matches_cpu_for_every_size_and_schedule, N_SIZES},
@@ -803,6 +843,9 @@ static Suite *build_suite(void) {
         {"05.2", test_register_tiled_handles_sizes_not_multiple_of_its_block_tile, N_BLOCK_TILE_SIZES},
         {"05.2", test_register_tiled_writes_zeros_when_k_is_zero_and_launches_nothing_for_empty_c, 1},
         {"05.2", test_register_tiled_multiply_adds_read_the_shared_slices, 1},
+#if ON_SIM
+        {"05.2", test_register_tiled_takes_its_float4_path, 1},
+#endif
     };
     return grade_suite("05-matmul-tiled", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
