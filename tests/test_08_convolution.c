@@ -1272,18 +1272,25 @@ static void expect_every_block_stores(Kind kind) {
     if (d >= 0)
         snprintf(where, sizeof where, ": grid.%c was %llu, and no block with blockIdx.%c >= %llu stored", axis, p.grid[d], axis,
                  p.storing_block_end[d]);
-    if (d == 0 && rows)
+    /* grid.d as for one output per thread, ceil(n / 16), where the kernel makes several along d (the
+       trials' mistake); or one block past the work (rounded up with n + per_block instead of
+       n + per_block - 1); or some other size */
+    unsigned long long n = d == 1 ? IDLE_H : IDLE_W, one_per_thread = (n + 15) / 16;
+    if (d == 0 && rows && p.grid[0] == one_per_thread)
         snprintf(why, sizeof why, "grid.x counts one block per block_x pixels of a row, but each thread of the row pass makes "
                  "ROW_OUTPUTS pixels: each block makes block_x * ROW_OUTPUTS outputs, so grid.x = ceil(width / (block_x * ROW_OUTPUTS)) "
                  "(with one output per thread, ceil(width / block_x))");
-    else if (d == 1 && !rows)
+    else if (d == 1 && !rows && p.grid[1] == one_per_thread)
         snprintf(why, sizeof why, "grid.y counts one block per block_y rows, but each thread of the column pass makes COL_OUTPUTS "
                  "rows: each block makes block_y * COL_OUTPUTS rows, so grid.y = ceil(height / (block_y * COL_OUTPUTS)) (with one "
                  "output per thread, ceil(height / block_y))");
+    else if (d >= 0 && d < 2 && p.grid[d] == p.storing_block_end[d] + 1)
+        snprintf(why, sizeof why, "grid.%c has one block too many: with `per_block` the outputs one block makes along %c, round "
+                 "up with (%s + per_block - 1) / per_block; (%s + per_block) / per_block adds a block whenever %s is a multiple "
+                 "of per_block (here %llu)", axis, axis, d ? "height" : "width", d ? "height" : "width", d ? "height" : "width", n);
     else if (d >= 0)
-        snprintf(why, sizeof why, "grid.%c is larger than the outputs along %s: grid.%c = ceil(%s / (the outputs one block makes "
-                 "along %s))", axis, d == 0 ? "x" : d == 1 ? "y" : "z", axis, d == 0 ? "width" : d == 1 ? "height" : "1",
-                 d == 0 ? "x" : d == 1 ? "y" : "z");
+        snprintf(why, sizeof why, "grid.%c is larger than the outputs along %c need: grid.%c = ceil(%s / (the outputs one block "
+                 "makes along %c))", axis, axis, axis, d == 0 ? "width" : d == 1 ? "height" : "1", axis);
     else
         snprintf(why, sizeof why, "blocks inside the grid find no pixel of theirs: each block's pixels come from blockIdx "
                  "and blockDim (times the outputs per thread), so that the blocks tile the image without gaps");
