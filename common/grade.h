@@ -219,6 +219,11 @@ typedef struct {
     int tensor_measured;                 /**< 1: tensor_instructions was counted (see grade_profile_want_tensor_cores) */
     unsigned long long tensor_instructions; /**< warp-level tensor-core instructions: the simulator's wmma::mma_sync per
                                                  warp, ncu's smsp__inst_executed_pipe_tensor_op_hmma on a GPU */
+    int blocks_measured;                 /**< 1: the next four were counted (the simulator only) */
+    unsigned long long blocks, blocks_storing_nothing; /**< thread blocks run; those that made no global store: a
+                                                            grid larger than the work */
+    unsigned long long storing_block_end[3]; /**< 1 + the highest blockIdx.x, .y, .z of a block that stored (0: none) */
+    unsigned long long grid[3];          /**< the largest grid.x, .y, .z launched */
 } GradeProfile;
 
 /** Called by a suite builder whose properties need the tensor-core instruction count (lesson 17):

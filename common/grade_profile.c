@@ -398,6 +398,7 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
             for (size_t m = 0; m < NMETRICS; m++)
                 v[m] = m == TENSOR_METRIC && (v[m] == UINT64_MAX || g_ncu_kernels[i].v[m] == UINT64_MAX) ? UINT64_MAX : v[m] + g_ncu_kernels[i].v[m];
         }
+        p.blocks = UINT64_MAX; /* Nsight Compute has no count of blocks that stored nothing */
         r = found ? 1 : -1;
     } else {
 #if ON_SIM
@@ -436,6 +437,12 @@ int grade_profile_get(const char *kernel, GradeProfile *out) {
     out->atomics_on_busiest_address = p.atomics_on_busiest_address;
     out->tensor_measured = p.tensor_instructions != UINT64_MAX;
     out->tensor_instructions = out->tensor_measured ? p.tensor_instructions : 0;
+    out->blocks_measured = p.blocks != UINT64_MAX;
+    if (out->blocks_measured) {
+        out->blocks = p.blocks;
+        out->blocks_storing_nothing = p.blocks_storing_nothing;
+        for (int d = 0; d < 3; d++) out->storing_block_end[d] = p.storing_block_end[d], out->grid[d] = p.grid[d];
+    }
     return 1;
 }
 

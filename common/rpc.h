@@ -117,6 +117,9 @@ typedef struct {
     uint64_t branches, divergent_branches;
     uint64_t tensor_instructions; /**< warp-level tensor-core instructions (UINT64_MAX: not measured) */
     uint64_t atomics, atomics_on_busiest_address;
+    /** thread blocks run, those that made no global store, 1 + the highest block index (x, y, z) that
+        stored, the largest grid launched (blocks UINT64_MAX: none of these measured, as on a GPU) */
+    uint64_t blocks, blocks_storing_nothing, storing_block_end[3], grid[3];
 } RpcProfile;
 
 typedef struct {

@@ -333,6 +333,9 @@ static int64_t b_profile_get(const RunnerCall *c) {
     o->tensor_instructions = k.tensor_instructions;
     o->atomics = k.atomics;
     o->atomics_on_busiest_address = k.atomics_on_busiest_address;
+    o->blocks = k.blocks;
+    o->blocks_storing_nothing = k.blocks_storing_nothing;
+    for (int d = 0; d < 3; d++) o->storing_block_end[d] = k.storing_block_end[d], o->grid[d] = k.grid[d];
     return r;
 #else
     return 0;

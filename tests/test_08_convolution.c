@@ -1239,6 +1239,73 @@ START_TEST(test_separable_filter_returns_a_refused_launch_error) {
 }
 END_TEST
 
+#if ON_SIM
+/* 08.4's grids no larger than the work (trial 18, b099: the column pass's grid.y = ceil(height /
+   block_y) where each thread makes COL_OUTPUTS rows, 16 times the blocks; trials 16 and 17, b062 and
+   b009: the row pass's grid.x = ceil(width / block_x) where each thread makes ROW_OUTPUTS pixels, 4
+   times the blocks). The values are right: the extra blocks find no pixel of theirs and exit. A rule
+   on the grid's size cannot tell: with one output per thread (the skeleton's way) ceil(width /
+   block_x) is right, and the grid follows the student's kernel. So the simulator's profiler counts the
+   blocks that made no global store: in a grid sized to the work, every block stores something. One
+   small call per pass, a 64 x 64 image with blocks of 16 x 16 (kBlocks[0]) and taps of width 3: the
+   reference's row pass is 1 x 4 blocks, its column pass 4 x 1, one output per thread 4 x 4. On a GPU
+   nothing counts such blocks (and starting Nsight Compute would cost more than the check). */
+#define IDLE_W 64
+#define IDLE_H 64
+static void expect_every_block_stores(Kind kind) {
+    int rows = kind == K_ROWS;
+    const char *kernel = rows ? "conv_rows_kernel" : "conv_cols_kernel", *pass = rows ? "row pass" : "column pass";
+    grade_profile_begin();
+    check_tile(kind, IDLE_W, IDLE_H, 3, 0, 1, 0);
+    grade_profile_end();
+    GradeProfile p;
+    if (!grade_profile_get(kernel, &p) || !p.blocks_measured) {
+        grade_note_unchecked("every block of the separable passes' grids storing something (the simulator's profiler counts it)");
+        return;
+    }
+    /* none stored: the values came from elsewhere, which the value tests judge */
+    if (!p.blocks_storing_nothing || p.blocks_storing_nothing == p.blocks) return;
+    /* the dimension where blocks past the last one that stored were launched */
+    int d = p.grid[0] > p.storing_block_end[0] ? 0 : p.grid[1] > p.storing_block_end[1] ? 1 : p.grid[2] > p.storing_block_end[2] ? 2 : -1;
+    const char axis = d < 0 ? '?' : "xyz"[d];
+    char where[256] = "", why[512];
+    if (d >= 0)
+        snprintf(where, sizeof where, ": grid.%c was %llu, and no block with blockIdx.%c >= %llu stored", axis, p.grid[d], axis,
+                 p.storing_block_end[d]);
+    /* grid.d as for one output per thread, ceil(n / 16), where the kernel makes several along d (the
+       trials' mistake); or one block past the work (rounded up with n + per_block instead of
+       n + per_block - 1); or some other size */
+    unsigned long long n = d == 1 ? IDLE_H : IDLE_W, one_per_thread = (n + 15) / 16;
+    if (d == 0 && rows && p.grid[0] == one_per_thread)
+        snprintf(why, sizeof why, "grid.x counts one block per block_x pixels of a row, but each thread of the row pass makes "
+                 "ROW_OUTPUTS pixels: each block makes block_x * ROW_OUTPUTS outputs, so grid.x = ceil(width / (block_x * ROW_OUTPUTS)) "
+                 "(with one output per thread, ceil(width / block_x))");
+    else if (d == 1 && !rows && p.grid[1] == one_per_thread)
+        snprintf(why, sizeof why, "grid.y counts one block per block_y rows, but each thread of the column pass makes COL_OUTPUTS "
+                 "rows: each block makes block_y * COL_OUTPUTS rows, so grid.y = ceil(height / (block_y * COL_OUTPUTS)) (with one "
+                 "output per thread, ceil(height / block_y))");
+    else if (d >= 0 && d < 2 && p.grid[d] == p.storing_block_end[d] + 1)
+        snprintf(why, sizeof why, "grid.%c has one block too many: with `per_block` the outputs one block makes along %c, round "
+                 "up with (%s + per_block - 1) / per_block; (%s + per_block) / per_block adds a block whenever %s is a multiple "
+                 "of per_block (here %llu)", axis, axis, d ? "height" : "width", d ? "height" : "width", d ? "height" : "width", n);
+    else if (d >= 0)
+        snprintf(why, sizeof why, "grid.%c is larger than the outputs along %c need: grid.%c = ceil(%s / (the outputs one block "
+                 "makes along %c))", axis, axis, axis, d == 0 ? "width" : d == 1 ? "height" : "1", axis);
+    else
+        snprintf(why, sizeof why, "blocks inside the grid find no pixel of theirs: each block's pixels come from blockIdx "
+                 "and blockDim (times the outputs per thread), so that the blocks tile the image without gaps");
+    ck_assert_msg(0,
+                  "%s, image %d wide and %d tall, blocks of 16 x 16, taps of width 3 (profiled): the values are right, but the %s "
+                  "launched %llu blocks of %s, and %llu of them stored nothing%s: the grid is larger than the work\n"
+                  "  likely mistake: %s",
+                  rows ? "conv_rows_gpu" : "conv_cols_gpu", IDLE_W, IDLE_H, pass, p.blocks, kernel, p.blocks_storing_nothing, where, why);
+}
+START_TEST(test_row_pass_launches_no_idle_blocks) { expect_every_block_stores(K_ROWS); }
+END_TEST
+START_TEST(test_column_pass_launches_no_idle_blocks) { expect_every_block_stores(K_COLS); }
+END_TEST
+#endif
+
 START_TEST(test_every_function_refuses_an_even_or_too_wide_filter) {
     static const int bad[] = {0, 2, 16, 17};
     float f[17 * 17] = {0};
@@ -1287,6 +1354,10 @@ static Suite *build_suite(void) {
         {"08.4", test_empty_images_launch_nothing, 1},
         {"08.4", test_separable_filter_runs_the_two_passes, 1},
         {"08.4", test_separable_filter_returns_a_refused_launch_error, 1},
+#if ON_SIM
+        {"08.4", test_row_pass_launches_no_idle_blocks, 1, .profiled = 1},
+        {"08.4", test_column_pass_launches_no_idle_blocks, 1, .profiled = 1},
+#endif
     };
     return grade_suite("08-convolution", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

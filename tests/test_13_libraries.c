@@ -1030,6 +1030,20 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
     unsigned *d_hits, *a = grade_alloc(T * 4), *b = grade_alloc(T * 4), *c = grade_alloc(T * 4);
     ck_assert(cudaMalloc((void **)&d_hits, T * 4) == cudaSuccess);
     device_api_hits(seed, blocks, threads, samples, d_hits, a);
+    /* The launch shape (trial 18, b109: <<<threads, blocks>>>, 128 blocks of 32 threads: the same
+       thread count and right values here, but 32-thread blocks fill a quarter of each SM's slots,
+       and a launch fails once `blocks` passes 1024). Recorded by the simulator (CUPTI on a GPU). */
+    unsigned long long got_blocks, got_threads;
+    if (judge_last_call_grid("pi_device_kernel", &got_blocks, &got_threads) == 1)
+        ck_assert_msg(got_blocks == blocks && got_threads == threads,
+                      "pi_curand_device_gpu (blocks = %u, threads = %u): pi_device_kernel was launched with %llu blocks of %llu "
+                      "threads\n  likely mistake: the launch shape: %s; launch pi_device_kernel<<<blocks, threads>>> (the grid "
+                      "first, then the threads per block)",
+                      blocks, threads, got_blocks, got_threads,
+                      got_blocks == threads && got_threads == blocks
+                          ? "the grid and the block are swapped, <<<threads, blocks>>>: the block size must be `threads`"
+                          : got_threads != threads ? "the block size must be the `threads` the caller asks for"
+                                                   : "the grid must be the `blocks` the caller asks for");
     unsigned long long total = 0;
     int all_same = 1, blocks_repeat = 1, within_block_same = 1;
     for (size_t t = 0; t < T; t++) {

@@ -499,6 +499,11 @@ struct simcuda_kernel_profile {
     unsigned long long branches, divergent_branches;
     unsigned long long atomics, atomics_on_busiest_address;
     unsigned long long tensor_instructions; /* wmma::mma_sync executed by a warp */
+    /* thread blocks run, and those that made no global store (nor a global atomic): work-less blocks
+       of a grid larger than the work */
+    unsigned long long blocks, blocks_storing_nothing;
+    unsigned long long storing_block_end[3]; /* 1 + the highest blockIdx.x, .y, .z of a block that stored (0: none) */
+    unsigned long long grid[3]; /* the largest grid.x, .y, .z launched */
 };
 /** For a harness (the grader): on = 1 drops the figures so far and starts counting, 0 stops.
     Returns 1 when the program was built with `simcc --profile`, else 0 (nothing can be counted). */

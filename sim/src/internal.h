@@ -39,7 +39,8 @@ int profile_current_thread(unsigned *seg);
    with SIM_PROFILE=1; the scheduler tells it where launches and blocks end. */
 extern bool g_profiling;
 void profile_launch_begin(const LaunchRecord &launch);
-void profile_block_end(unsigned threads);
+/* idx: the block's index in the grid, for the count of blocks that stored nothing */
+void profile_block_end(unsigned threads, const dim3 &idx);
 void profile_launch_end();
 /* A warp completed a wmma::mma_sync (wmma.cpp): one tensor-core instruction of the running launch. */
 void profile_mma();

@@ -58,6 +58,14 @@ static unsigned g_atomic_hidden = 0; /* accesses and blocks the current atomic h
 
 static bool atomic_hides() { return g_atomic_depth > 0 && g_atomic_hidden++ < kAtomicHidesAtMost; }
 
+/* The running block made a global atomic (whose store the atomic hides from the log): it stored. */
+static bool g_block_atomic_stored = false;
+
+static bool in_shared_memory(uintptr_t addr) {
+    return (__start_simcuda_shared && addr >= (uintptr_t)__start_simcuda_shared && addr < (uintptr_t)__stop_simcuda_shared) ||
+           (addr >= (uintptr_t)dynamic_shared_arena && addr < (uintptr_t)dynamic_shared_arena + kMaxSharedPerBlockOptin);
+}
+
 /* For the race check (racecheck.cpp), which hides an atomic's body the same way: the number of the
    atomic whose body runs now (they are counted from 1), or 0 outside atomics. */
 static unsigned long long g_atomic_serial = 0;
@@ -94,6 +102,7 @@ extern "C" void simcuda_profile_atomic(const void *address, unsigned size, int b
     unsigned seg;
     if (profile_current_thread(&seg) < 0) return;
     g_cur_launch->c.atomics++;
+    if (!in_shared_memory((uintptr_t)address)) g_block_atomic_stored = true;
     unsigned long long n = ++g_cur_launch->atomic_addresses[(uintptr_t)address];
     if (n > g_cur_launch->c.atomic_busiest) g_cur_launch->c.atomic_busiest = n;
 }
@@ -158,6 +167,7 @@ void profile_launch_begin(const LaunchRecord &L) {
     }
     const LaunchConfig &c = L.cfg;
     g_atomic_depth = 0; /* no atomic spans launches */
+    g_block_atomic_stored = false;
     const char *kernel = c.site.kernel ? c.site.kernel : "?", *file = c.site.file ? c.site.file : "?";
     for (auto &s : g_launches)
         if (s.kernel == kernel && s.file == file && s.line == c.site.line && s.grid.x == c.grid.x && s.grid.y == c.grid.y &&
@@ -424,13 +434,31 @@ static void account_warps(unsigned threads) {
     }
 }
 
-void profile_block_end(unsigned threads) {
+/* Whether the block stored to global memory at all (its log holds its accesses; an empty log, nothing):
+   a block that stores nothing did no work, as when the grid is larger than the work (08.4). */
+static void count_block(const dim3 &idx) {
+    LaunchStat &L = *g_cur_launch;
+    bool stored = g_block_atomic_stored;
+    for (size_t i = 0; i < g_log.size() && !stored; i++) stored = g_log[i].space == SP_GLOBAL && g_log[i].store;
+    L.thread_blocks++;
+    if (!stored) {
+        L.thread_blocks_storing_nothing++;
+        return;
+    }
+    L.storing_block_end[0] = std::max(L.storing_block_end[0], idx.x + 1);
+    L.storing_block_end[1] = std::max(L.storing_block_end[1], idx.y + 1);
+    L.storing_block_end[2] = std::max(L.storing_block_end[2], idx.z + 1);
+}
+
+void profile_block_end(unsigned threads, const dim3 &idx) {
+    if (g_cur_launch) count_block(idx);
     if (g_cur_launch && !g_log.empty()) {
         sort_by_thread(threads);
         count_executions(threads, number_instructions());
         account_warps(threads);
     }
     g_log.clear();
+    g_block_atomic_stored = false;
 }
 
 } // namespace simcuda

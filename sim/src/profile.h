@@ -52,6 +52,10 @@ struct LaunchStat {
     std::map<std::pair<uintptr_t, int>, LineStat> lines; /* (instruction, space*2+store) */
     std::map<uintptr_t, BlockStat> blocks;                /* basic blocks, by their first instruction */
     std::unordered_map<uintptr_t, unsigned long long> atomic_addresses; /* atomics per address, this launch */
+    /* thread blocks run, those that made no global store (nor a global atomic): a grid larger than the work;
+       and 1 + the highest blockIdx.x, .y, .z of a block that stored (0: none did) */
+    unsigned long long thread_blocks = 0, thread_blocks_storing_nothing = 0;
+    unsigned storing_block_end[3] = {0, 0, 0};
 };
 
 /* The profiler's own state: hidden, so that the position-independent runtime reaches it directly. */

@@ -433,6 +433,12 @@ extern "C" int simcuda_profile_kernel(const char *kernel, struct simcuda_kernel_
         out->divergent_branches += F.divergent;
         out->atomics += L.c.atomics;
         out->tensor_instructions += L.c.mma;
+        out->blocks += L.thread_blocks;
+        out->blocks_storing_nothing += L.thread_blocks_storing_nothing;
+        for (int d = 0; d < 3; d++) out->storing_block_end[d] = std::max(out->storing_block_end[d], (unsigned long long)L.storing_block_end[d]);
+        out->grid[0] = std::max(out->grid[0], (unsigned long long)L.grid.x);
+        out->grid[1] = std::max(out->grid[1], (unsigned long long)L.grid.y);
+        out->grid[2] = std::max(out->grid[2], (unsigned long long)L.grid.z);
         out->atomics_on_busiest_address = std::max(out->atomics_on_busiest_address, (unsigned long long)L.c.atomic_busiest);
     }
     return found ? 1 : -1;

@@ -328,7 +328,7 @@ void run_kernel(const LaunchRecord &L) {
         if (g_kernel_aborted) break;
         if (B.done == B.n) {
             if (worker) par_block_finished();
-            if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n);
+            if (__builtin_expect(g_profiling, 0)) profile_block_end(B.n, B.idx);
             async_block_end(B.idx.x + (unsigned long long)c.grid.x * (B.idx.y + (unsigned long long)c.grid.y * B.idx.z));
             resident--;
             if (cooperative) {
