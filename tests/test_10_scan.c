@@ -1651,6 +1651,52 @@ START_TEST(test_single_pass_scan_does_not_wait) {
 }
 END_TEST
 
+/* scan.h: compact_gpu "Does not wait" either -- the flags kernel, the scan and the scatter queue in one stream
+   and run in that order (trial 19, b029: a cudaDeviceSynchronize() before and after the scatter launch, the
+   values right). The simulator's timeline of the call (calls/10-scan.c, scan_watched) records the host's
+   waits, those inside scan_uint_gpu too: when the scan itself waits, 10.2's fix is the one to name. */
+unsigned long long l10_compact_host_wait(void); /* calls/10-scan.c: the first host wait inside the last compact call */
+START_TEST(test_compaction_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    const size_t n = 1000;
+    const unsigned block = 64;
+    float *d_in, *d_out;
+    unsigned *d_count;
+    void *d_work;
+    size_t work = compact_workspace_bytes(n);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_work, work) == cudaSuccess);
+    ck_assert(cudaMemset(d_in, 0, n * sizeof(float)) == cudaSuccess);
+    cudaError_t e = compact_gpu(d_in, d_out, n, -1.0f, d_count, block, d_work);
+    unsigned long long w = l10_compact_host_wait();
+    unsigned long long scan_w = 0;
+    if (w != 0) { /* does scan_uint_gpu (10.2) wait by itself? (its own check is 10.2's) */
+        ck_assert(cudaMemset(d_work, 0, work) == cudaSuccess);
+        if (scan_uint_gpu((const unsigned *)d_in, (unsigned *)d_out, n, 1, block, d_work) == cudaSuccess)
+            scan_w = l10_scan_host_wait();
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_count);
+    cudaFree(d_work);
+    expect_written(e, "compact_gpu", "10.3");
+    GRADE_EXPECT_CUDA_OK(e, "compact_gpu");
+    const char *name = kHostWaits[w < 6 ? w : 5];
+    if (w != 0 && scan_w != 0)
+        ck_abort_msg("compact_gpu, n = %zu, block %u: the host waited for the device inside the call (%s)\n  likely mistake: "
+                     "scan_uint_gpu (10.2) waits (%s), and compact_gpu calls it: scan.h says neither waits. Remove the wait "
+                     "from scan_uint_gpu (`make check LESSON=10 EX=10.2` names it)",
+                     n, block, name, kHostWaits[scan_w < 6 ? scan_w : 5]);
+    ck_assert_msg(w == 0, "compact_gpu, n = %zu, block %u: the host waited for the device inside the call (%s)\n  likely mistake: "
+                          "compact_gpu waits: scan.h says \"Does not wait\". The flags kernel, the scan and the scatter kernel "
+                          "queue in one stream and run in launch order, so the positions are written before the scatter reads "
+                          "them without any wait; remove the %s and return cudaGetLastError() after the scatter launch",
+                  n, block, name, name);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"10.1", test_hillis_steele_scans_each_tile_exactly, N_SIZES1},
@@ -1667,6 +1713,7 @@ static Suite *build_suite(void) {
         {"10.3", test_compaction_on_a_large_input, 1},
         {"10.3", test_compaction_kernels_use_no_atomics, 1},
         {"10.3", test_compaction_returns_a_refused_launch_error, 1},
+        {"10.3", test_compaction_does_not_wait, 1},
         /* the source first: on a GPU a plain load hangs the scan, and the timeout would be the only message */
         {"10.4", test_status_load_reads_memory_every_time, 1},
         {"10.4", test_single_pass_scan_is_exact_under_every_block_order, N_SIZES4},
