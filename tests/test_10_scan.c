@@ -66,6 +66,7 @@ typedef struct {
     const void *want;         /* the right answer */
     int order_dependent;      /* the same input passed under another schedule */
     int forward_right;        /* ... and that schedule was forward (simulator: each thread runs on to its next barrier) */
+    int reverse_right;        /* ... or reverse (the last thread first, each on to its next barrier) */
     char what[256];
 } Run;
 
@@ -410,6 +411,15 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                    "before that thread has stored it -- the __syncthreads() after src[t] = v, before the first step, is missing "
                    "(every element must be in src before anyone reads a neighbour's). The barrier after each step and the double "
                    "buffer are needed too";
+        /* Right under reverse only, where thread t runs a step before thread t - d: it still reads t - d's value
+           of the step before, which is what an in-place step (one buffer, src == dst) needs; under forward it
+           reads the value t - d has just updated. A barrier missing after a step is wrong under reverse too
+           (the later steps read values not yet written). Trial 19, b022: dst = buf, told of the barrier first. */
+        if (r->kind == K_HS && r->reverse_right)
+            return "the result changes with the order threads run in, and is right when the last thread runs first (schedule "
+                   "reverse): each step updates the scan in place -- thread t reads src[t - d] after thread t - d has already "
+                   "replaced it in the same step. Read one buffer and write the other, then swap: src = buf, dst = buf + n "
+                   "(blockDim.x elements each; the barriers between steps are not enough with one buffer)";
         if (r->kind == K_HS)
             return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- a __syncthreads() after "
                    "every step, before the halves swap roles (else a thread reads the next step's src before the others have written "
@@ -849,7 +859,8 @@ static void check_run(Run *r, Dev *d, int nsched) {
         for (int s2 = 0; s2 < grade_schedule_count() && !r->order_dependent; s2++) {
             if (s2 == s) continue;
             run_once(r, d, s2, again);
-            if (!count_bad(r, again, tol, &first)) r->order_dependent = 1, r->forward_right = ON_SIM && s2 == 0;
+            if (!count_bad(r, again, tol, &first))
+                r->order_dependent = 1, r->forward_right = ON_SIM && s2 == 0, r->reverse_right = ON_SIM && s2 == 1;
             /* 10.1's Hillis-Steele wrong under both orders, but not the same wrong: a race in its steps
                too (its steps are fixed; elsewhere a wrong look-back or a clobbered workspace also
                depends on the order of blocks without being a missing barrier) */
