@@ -441,6 +441,27 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                      n);
             return buf;
         }
+        /* The first wrong element short by exactly an earlier inclusive prefix, want[m] for an m before the
+           element just ahead of it: its tile added the tiles from m + 1 on and none before -- the walk ended
+           at tile m + 1's status, which was only that tile's aggregate (trial 19, b033: a look-back that stops
+           at any published status). A walk that goes on past a STATUS_X instead misses one tile's aggregate,
+           which is no prefix sum (random 32-bit inputs: a chance match is negligible); a prefix read from
+           sh.prefix before it was written misses all of want[first - 1], excluded here. */
+        if (!r->is_float && first > 1 && first < n) {
+            unsigned short_by = u32(r->want, first) - u32(got, first);
+            for (size_t m = 0; m + 1 < first; m++)
+                if (short_by != 0 && u32(r->want, m) == short_by) {
+                    snprintf(buf, cap,
+                             "the result changes with the order the blocks run in, and element %zu (where the first wrong tile "
+                             "starts) is short by exactly the sum of elements 0..%zu: its look-back added the tiles from element "
+                             "%zu on and stopped at a tile that had published only its own sum (STATUS_AGG), taking it for an "
+                             "inclusive prefix. Stop the walk only at STATUS_INC (the nearest lane whose flag == STATUS_INC), add "
+                             "the aggregates of the STATUS_AGG tiles before it, and wait (read again) while a status you need is "
+                             "STATUS_X",
+                             first, m, m + 1);
+                    return buf;
+                }
+        }
         return "the result changes with the order the blocks run in: the look-back used a tile's status before it was ready -- "
                "wait (read again) while a status you need says nothing is published (STATUS_X), and keep walking back past a tile "
                "that has published only its own sum (STATUS_AGG) until one has published its inclusive prefix (STATUS_INC). Or a "
