@@ -66,6 +66,7 @@ typedef struct {
     const void *want;         /* the right answer */
     int order_dependent;      /* the same input passed under another schedule */
     int forward_right;        /* ... and that schedule was forward (simulator: each thread runs on to its next barrier) */
+    int reverse_right;        /* ... or reverse (the last thread first, each on to its next barrier) */
     char what[256];
 } Run;
 
@@ -410,6 +411,15 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                    "before that thread has stored it -- the __syncthreads() after src[t] = v, before the first step, is missing "
                    "(every element must be in src before anyone reads a neighbour's). The barrier after each step and the double "
                    "buffer are needed too";
+        /* Right under reverse only, where thread t runs a step before thread t - d: it still reads t - d's value
+           of the step before, which is what an in-place step (one buffer, src == dst) needs; under forward it
+           reads the value t - d has just updated. A barrier missing after a step is wrong under reverse too
+           (the later steps read values not yet written). Trial 19, b022: dst = buf, told of the barrier first. */
+        if (r->kind == K_HS && r->reverse_right)
+            return "the result changes with the order threads run in, and is right when the last thread runs first (schedule "
+                   "reverse): each step updates the scan in place -- thread t reads src[t - d] after thread t - d has already "
+                   "replaced it in the same step. Read one buffer and write the other, then swap: src = buf, dst = buf + n "
+                   "(blockDim.x elements each; the barriers between steps are not enough with one buffer)";
         if (r->kind == K_HS)
             return "the result changes with the order threads run in: a race in the Hillis-Steele steps -- a __syncthreads() after "
                    "every step, before the halves swap roles (else a thread reads the next step's src before the others have written "
@@ -430,6 +440,27 @@ static const char *likely_mistake(const Run *r, const void *got, size_t first, c
                      "sh.prefix); and one after the warps write their row totals, before warp 0 scans them",
                      n);
             return buf;
+        }
+        /* The first wrong element short by exactly an earlier inclusive prefix, want[m] for an m before the
+           element just ahead of it: its tile added the tiles from m + 1 on and none before -- the walk ended
+           at tile m + 1's status, which was only that tile's aggregate (trial 19, b033: a look-back that stops
+           at any published status). A walk that goes on past a STATUS_X instead misses one tile's aggregate,
+           which is no prefix sum (random 32-bit inputs: a chance match is negligible); a prefix read from
+           sh.prefix before it was written misses all of want[first - 1], excluded here. */
+        if (!r->is_float && first > 1 && first < n) {
+            unsigned short_by = u32(r->want, first) - u32(got, first);
+            for (size_t m = 0; m + 1 < first; m++)
+                if (short_by != 0 && u32(r->want, m) == short_by) {
+                    snprintf(buf, cap,
+                             "the result changes with the order the blocks run in, and element %zu (where the first wrong tile "
+                             "starts) is short by exactly the sum of elements 0..%zu: its look-back added the tiles from element "
+                             "%zu on and stopped at a tile that had published only its own sum (STATUS_AGG), taking it for an "
+                             "inclusive prefix. Stop the walk only at STATUS_INC (the nearest lane whose flag == STATUS_INC), add "
+                             "the aggregates of the STATUS_AGG tiles before it, and wait (read again) while a status you need is "
+                             "STATUS_X",
+                             first, m, m + 1);
+                    return buf;
+                }
         }
         return "the result changes with the order the blocks run in: the look-back used a tile's status before it was ready -- "
                "wait (read again) while a status you need says nothing is published (STATUS_X), and keep walking back past a tile "
@@ -849,7 +880,8 @@ static void check_run(Run *r, Dev *d, int nsched) {
         for (int s2 = 0; s2 < grade_schedule_count() && !r->order_dependent; s2++) {
             if (s2 == s) continue;
             run_once(r, d, s2, again);
-            if (!count_bad(r, again, tol, &first)) r->order_dependent = 1, r->forward_right = ON_SIM && s2 == 0;
+            if (!count_bad(r, again, tol, &first))
+                r->order_dependent = 1, r->forward_right = ON_SIM && s2 == 0, r->reverse_right = ON_SIM && s2 == 1;
             /* 10.1's Hillis-Steele wrong under both orders, but not the same wrong: a race in its steps
                too (its steps are fixed; elsewhere a wrong look-back or a clobbered workspace also
                depends on the order of blocks without being a missing barrier) */
@@ -1651,6 +1683,52 @@ START_TEST(test_single_pass_scan_does_not_wait) {
 }
 END_TEST
 
+/* scan.h: compact_gpu "Does not wait" either -- the flags kernel, the scan and the scatter queue in one stream
+   and run in that order (trial 19, b029: a cudaDeviceSynchronize() before and after the scatter launch, the
+   values right). The simulator's timeline of the call (calls/10-scan.c, scan_watched) records the host's
+   waits, those inside scan_uint_gpu too: when the scan itself waits, 10.2's fix is the one to name. */
+unsigned long long l10_compact_host_wait(void); /* calls/10-scan.c: the first host wait inside the last compact call */
+START_TEST(test_compaction_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    const size_t n = 1000;
+    const unsigned block = 64;
+    float *d_in, *d_out;
+    unsigned *d_count;
+    void *d_work;
+    size_t work = compact_workspace_bytes(n);
+    ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&d_count, sizeof(unsigned)) == cudaSuccess);
+    ck_assert(cudaMalloc(&d_work, work) == cudaSuccess);
+    ck_assert(cudaMemset(d_in, 0, n * sizeof(float)) == cudaSuccess);
+    cudaError_t e = compact_gpu(d_in, d_out, n, -1.0f, d_count, block, d_work);
+    unsigned long long w = l10_compact_host_wait();
+    unsigned long long scan_w = 0;
+    if (w != 0) { /* does scan_uint_gpu (10.2) wait by itself? (its own check is 10.2's) */
+        ck_assert(cudaMemset(d_work, 0, work) == cudaSuccess);
+        if (scan_uint_gpu((const unsigned *)d_in, (unsigned *)d_out, n, 1, block, d_work) == cudaSuccess)
+            scan_w = l10_scan_host_wait();
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_count);
+    cudaFree(d_work);
+    expect_written(e, "compact_gpu", "10.3");
+    GRADE_EXPECT_CUDA_OK(e, "compact_gpu");
+    const char *name = kHostWaits[w < 6 ? w : 5];
+    if (w != 0 && scan_w != 0)
+        ck_abort_msg("compact_gpu, n = %zu, block %u: the host waited for the device inside the call (%s)\n  likely mistake: "
+                     "scan_uint_gpu (10.2) waits (%s), and compact_gpu calls it: scan.h says neither waits. Remove the wait "
+                     "from scan_uint_gpu (`make check LESSON=10 EX=10.2` names it)",
+                     n, block, name, kHostWaits[scan_w < 6 ? scan_w : 5]);
+    ck_assert_msg(w == 0, "compact_gpu, n = %zu, block %u: the host waited for the device inside the call (%s)\n  likely mistake: "
+                          "compact_gpu waits: scan.h says \"Does not wait\". The flags kernel, the scan and the scatter kernel "
+                          "queue in one stream and run in launch order, so the positions are written before the scatter reads "
+                          "them without any wait; remove the %s and return cudaGetLastError() after the scatter launch",
+                  n, block, name, name);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"10.1", test_hillis_steele_scans_each_tile_exactly, N_SIZES1},
@@ -1667,6 +1745,7 @@ static Suite *build_suite(void) {
         {"10.3", test_compaction_on_a_large_input, 1},
         {"10.3", test_compaction_kernels_use_no_atomics, 1},
         {"10.3", test_compaction_returns_a_refused_launch_error, 1},
+        {"10.3", test_compaction_does_not_wait, 1},
         /* the source first: on a GPU a plain load hangs the scan, and the timeout would be the only message */
         {"10.4", test_status_load_reads_memory_every_time, 1},
         {"10.4", test_single_pass_scan_is_exact_under_every_block_order, N_SIZES4},

@@ -19,7 +19,8 @@
     SCAN(X, scan_uint_gpu, unsigned)                                                                                        \
     SCAN(X, scan_float_gpu, float)                                                                                          \
     X(cudaError_t, compact_gpu, DEV(const float *, d_in), DEV(float *, d_out), NUM(size_t, n), REAL(float, threshold),     \
-      DEV(unsigned *, d_count), NUM(unsigned, block), DEV(void *, d_work))                                                  \
+      DEV(unsigned *, d_count), NUM(unsigned, block), DEV(void *, d_work), FIRST(g_compact_host_wait = 0),                  \
+      THEN(g_compact_host_wait = c.out[0]), AROUND(scan_watched))                                                           \
     SINGLE_PASS(X, scan_single_pass_uint_gpu, unsigned)                                                                     \
     SINGLE_PASS(X, scan_single_pass_float_gpu, float)
 
@@ -76,7 +77,7 @@ static int64_t sp_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)
 #endif
 }
 
-/* 10.2 on the simulator: the multi-kernel scan with the timeline recording. c->rep->out[0] is 0, or the
+/* 10.2 and 10.3 on the simulator: the multi-kernel scan, or the compaction, with the timeline recording. c->rep->out[0] is 0, or the
    first host wait recorded inside the call (scan.h: "Do not wait"; trial 16, b023: a cudaDeviceSynchronize
    after the first-level launch): 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize, 3 cudaEventSynchronize,
    4 a blocking cudaMemcpy, 5 another wait. */
@@ -97,6 +98,8 @@ static int64_t scan_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall 
 #else
 static unsigned long long g_scan_host_wait;
 unsigned long long l10_scan_host_wait(void) { return g_scan_host_wait; }
+static unsigned long long g_compact_host_wait;
+unsigned long long l10_compact_host_wait(void) { return g_compact_host_wait; }
 static unsigned long long g_sp_memset_streams;
 unsigned long long l10_sp_memset_streams(void) { return g_sp_memset_streams & 0xFFFFFFFFull; }
 unsigned long long l10_sp_host_wait(void) { return g_sp_memset_streams >> 32; }
