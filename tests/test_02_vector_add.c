@@ -448,6 +448,45 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* Only the last element never written, the launch as asked (trial 19, a009: the loop ran while
+   i < n - 1). At n = 1 that is every element, which reads like a kernel never launched: the launch
+   record says it was, and a second call at n = 301 with the same grid and block tells the loop
+   bound apart (everything right but c[300]) from a kernel that writes nothing. */
+static int only_last_unwritten(const float *got, const float *want, size_t n) {
+    uint32_t bits;
+    memcpy(&bits, &got[n - 1], 4);
+    if (bits != GRADE_DEVICE_GARBAGE_BITS) return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (got[i] != want[i]) return 0;
+    return 1;
+}
+
+static void expect_last_element_written(StrideLauncher launch, const char *name, const char *kernel, const Problem *p,
+                                        unsigned grid, unsigned block) {
+    size_t n = p->n;
+    if (!only_last_unwritten(p->h_got, p->h_want, n)) return;
+    unsigned long long blocks = 0, threads = 0;
+    int launched = judge_last_call_grid(kernel, &blocks, &threads) == 1;
+    if (n == 1) { /* every element: see whether the kernel writes anything at a larger n */
+        enum { N2 = 301 };
+        Problem q;
+        problem_make(&q, N2, 17);
+        grade_poison_device(q.d_c, (N2 + CANARY) * sizeof(float));
+        cudaError_t e = launch(q.d_a, q.d_b, q.d_c, N2, block, grid);
+        int same = e == cudaSuccess && cudaMemcpy(q.h_got, q.d_c, N2 * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                   only_last_unwritten(q.h_got, q.h_want, N2);
+        problem_free(&q);
+        if (!same) return;
+    }
+    ck_abort_msg("%s (n = %zu, grid %u x block %u, GRADE_SEED=%llu): %s%s, %s\n  likely mistake: the loop's bound drops the "
+                 "last element: it must run while i < n (not i < n - 1, nor i + 1 < n)",
+                 name, n, grid, block, (unsigned long long)grade_seed(), kernel,
+                 launched ? " was launched as asked (the simulator recorded the launch)" : " ran",
+                 n == 1 ? "but never wrote c[0], the only element; called again with n = 301 and the same grid, it wrote c[0..299] "
+                          "right and only c[300], the last, never"
+                        : "and every element but the last, c[n - 1], was written right");
+}
+
 /* The launcher was asked for `grid` blocks of `block` threads: its kernel must be launched with them
    (recorded on the simulator; a GPU's observer does not see the grid, and there a grid of more than
    1024 blocks, refused as a block of that many threads, shows <<<block, grid>>>). */
@@ -636,6 +675,9 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                                   name, n, grids[g], blocks[b], threads, (unsigned long long)grade_seed(), threads);
                 }
                 if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, grids[g], blocks[b], 0);
+                expect_last_element_written(launch, name,
+                                            launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
+                                            &p, grids[g], blocks[b]);
                 expect_device_result(&p, name, blocks[b], s);
             }
     /* More than 1024 blocks: <<<block, grid>>> asks for a block of 2048 threads, which every GPU refuses. */
