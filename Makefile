@@ -169,6 +169,10 @@ ifeq ($(BACKEND),sim)
   CUDACC := $(SIMCC_RUN) -O1 -g
   # (-MMD -MP: each object's headers, as the compiler saw them, in a .d beside it; see DEP_FILES)
   CC_C := $(SIMCC_RUN) -O1 -g -std=gnu11 -Wall -MMD -MP
+  # the student's file (and the wrong variants): a function returning a status that falls off its end
+  # (a `return` left off before cublasSgemm(...)) aborts at run time with no cause shown, and the build's
+  # warning is hidden (trial 19, a031); as an error it names the line. Every skeleton and solution compiles with it.
+  STUDENT_WERROR := -Werror=return-type
   # (the CUDA objects' header lists: on a GPU only, below; simcc takes -MD -MF for the grader's include check)
   CU_DEPFLAGS :=
   LINK := $(SIMCC_RUN)
@@ -295,7 +299,7 @@ define build_student
 	@mkdir -p $(@D)
 	$(call say,CUDACC,$(1))
 	$(Q)rm -rf $(@D)/compile-error.log $(2) $(@D)/box; \
-	if $(if $(5),mkdir -p $(@D)/box &&,$(SANDBOX) $(call box_flags,$(1),$(3),$(6)) --out $(@D)/box --) $(or $(4),$(CUDACC)) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
+	if $(if $(5),mkdir -p $(@D)/box &&,$(SANDBOX) $(call box_flags,$(1),$(3),$(6)) --out $(@D)/box --) $(or $(4),$(CUDACC)) $(STUDENT_WERROR) $(PROFILE_FLAG_$(3)) -Ilessons/$(3) $(INCLUDES) \
 	     $(CFLAGS_$(3)_$(BACKEND)) -MD -MF $(@D)/box/kernel.d -c $(1) -o $(@D)/box/kernel.o >$(@D)/build.log 2>&1 \
 	   && $(if $(5),true,$(PYTHON_QUICK) tools/check_includes.py --source $(1) --deps $(@D)/box/kernel.d --allow lessons/$(3) --allow common \
 	        --allow sim/include $(patsubst -I%,--allow %,$(filter -I/%,$(CFLAGS_$(3)_$(BACKEND))))) >>$(@D)/build.log 2>&1 \

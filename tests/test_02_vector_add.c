@@ -3,6 +3,7 @@
  * @brief Grader for lesson 02: each exercise's GPU result against the CPU reference, on seeded
  *        random inputs, at edge sizes and several block sizes, under every simulator schedule.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "backend.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "judge.h"
 #include "vector_add.h"
 
@@ -448,6 +450,45 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* Only the last element never written, the launch as asked (trial 19, a009: the loop ran while
+   i < n - 1). At n = 1 that is every element, which reads like a kernel never launched: the launch
+   record says it was, and a second call at n = 301 with the same grid and block tells the loop
+   bound apart (everything right but c[300]) from a kernel that writes nothing. */
+static int only_last_unwritten(const float *got, const float *want, size_t n) {
+    uint32_t bits;
+    memcpy(&bits, &got[n - 1], 4);
+    if (bits != GRADE_DEVICE_GARBAGE_BITS) return 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (got[i] != want[i]) return 0;
+    return 1;
+}
+
+static void expect_last_element_written(StrideLauncher launch, const char *name, const char *kernel, const Problem *p,
+                                        unsigned grid, unsigned block) {
+    size_t n = p->n;
+    if (!only_last_unwritten(p->h_got, p->h_want, n)) return;
+    unsigned long long blocks = 0, threads = 0;
+    int launched = judge_last_call_grid(kernel, &blocks, &threads) == 1;
+    if (n == 1) { /* every element: see whether the kernel writes anything at a larger n */
+        enum { N2 = 301 };
+        Problem q;
+        problem_make(&q, N2, 17);
+        grade_poison_device(q.d_c, (N2 + CANARY) * sizeof(float));
+        cudaError_t e = launch(q.d_a, q.d_b, q.d_c, N2, block, grid);
+        int same = e == cudaSuccess && cudaMemcpy(q.h_got, q.d_c, N2 * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                   only_last_unwritten(q.h_got, q.h_want, N2);
+        problem_free(&q);
+        if (!same) return;
+    }
+    ck_abort_msg("%s (n = %zu, grid %u x block %u, GRADE_SEED=%llu): %s%s, %s\n  likely mistake: the loop's bound drops the "
+                 "last element: it must run while i < n (not i < n - 1, nor i + 1 < n)",
+                 name, n, grid, block, (unsigned long long)grade_seed(), kernel,
+                 launched ? " was launched as asked (the simulator recorded the launch)" : " ran",
+                 n == 1 ? "but never wrote c[0], the only element; called again with n = 301 and the same grid, it wrote c[0..299] "
+                          "right and only c[300], the last, never"
+                        : "and every element but the last, c[n - 1], was written right");
+}
+
 /* The launcher was asked for `grid` blocks of `block` threads: its kernel must be launched with them
    (recorded on the simulator; a GPU's observer does not see the grid, and there a grid of more than
    1024 blocks, refused as a block of that many threads, shows <<<block, grid>>>). */
@@ -636,6 +677,9 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                                   name, n, grids[g], blocks[b], threads, (unsigned long long)grade_seed(), threads);
                 }
                 if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, grids[g], blocks[b], 0);
+                expect_last_element_written(launch, name,
+                                            launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
+                                            &p, grids[g], blocks[b]);
                 expect_device_result(&p, name, blocks[b], s);
             }
     /* More than 1024 blocks: <<<block, grid>>> asks for a block of 2048 threads, which every GPU refuses. */
@@ -690,6 +734,52 @@ END_TEST
    32 float loads cover 4. The simulator's profiler counts them on one small call (n = 4096, no
    leftovers, grid 4 x block 256). */
 #if ON_SIM
+/* Whether a kernel's source (grade_source_function: comments and strings blanked) declares pointers
+   to TYPE ("float4", "uint4") and never reads or writes through one: no NAME[...], *NAME, NAME + k,
+   and no reinterpret_cast<... TYPE *>(p)[...] either. The simulator cannot see it (trial 19: its
+   compiler splits every 16-byte access into four 4-byte ones, so four scalar loads at a stride of 4
+   floats make the same requests and sectors as one float4 load); the source can. */
+static int wide_pointer_unused(const char *body, const char *type) {
+    size_t tl = strlen(type);
+    int declared = 0;
+    for (const char *s = strstr(body, type); s; s = strstr(s + 1, type)) {
+        if (s > body && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) continue;
+        const char *q = s + tl;
+        while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+        if (*q != '*') continue;
+        q++;
+        while (*q == ' ' || *q == '\t' || *q == '\n' || !strncmp(q, "const", 5) || !strncmp(q, "__restrict__", 12)) {
+            if (!strncmp(q, "const", 5)) q += 5;
+            else if (!strncmp(q, "__restrict__", 12)) q += 12;
+            else q++;
+        }
+        if (*q == '>') { /* a cast, reinterpret_cast<const TYPE *>(p): used when its (p) is indexed */
+            q++;
+            if (*q != '(') continue;
+            int depth = 0;
+            for (; *q; q++) {
+                if (*q == '(') depth++;
+                else if (*q == ')' && --depth == 0) break;
+            }
+            if (*q && q[1] == '[') return 0;
+            continue;
+        }
+        size_t nl = 0;
+        while (isalnum((unsigned char)q[nl]) || q[nl] == '_') nl++;
+        if (!nl) continue;
+        declared = 1;
+        for (const char *u = q + nl; *u; u++) {
+            if (strncmp(u, q, nl) || isalnum((unsigned char)u[nl]) || u[nl] == '_' || isalnum((unsigned char)u[-1]) || u[-1] == '_') continue;
+            const char *after = u + nl;
+            while (*after == ' ') after++;
+            const char *before = u - 1;
+            while (before > body && *before == ' ') before--;
+            if (*after == '[' || *after == '+' || *after == '-' || *before == '*') return 0;
+        }
+    }
+    return declared;
+}
+
 #define MIN_FLOAT4_SECTORS 12.0
 START_TEST(test_float4_version_loads_16_bytes_per_thread) {
     enum { N = 4096, BLOCK = 256, GRID = 4 };
@@ -709,6 +799,16 @@ START_TEST(test_float4_version_loads_16_bytes_per_thread) {
                   "one float at a time. Loop over the n / 4 whole float4s with a4[q] and b4[q] (const float4 *a4 = "
                   "reinterpret_cast<const float4 *>(a)) and store c4[q]; only the n %% 4 leftovers go one by one",
                   (unsigned long long)grade_seed(), ld, (unsigned long long)g.global_load_requests, MIN_FLOAT4_SECTORS);
+    /* Four scalar loads per float4, c[4 * q + k] = a[4 * q + k] + b[4 * q + k] (trial 19, a012): the same
+       requests and sectors as the float4 loads on the simulator, whose compiler splits those into 4-byte
+       loads; the source shows a4 / b4 / c4 declared and never used. */
+    char body[16384];
+    if (grade_source_function("vector_add.cu", "vector_add_float4_kernel", body, sizeof body) != 1) return;
+    ck_assert_msg(!wide_pointer_unused(body, "float4"),
+                  "vector_add_float4_gpu: the sums are right, but vector_add_float4_kernel declares float4 pointers and never "
+                  "loads or stores through one (read in vector_add.cu)\n  likely mistake: the float4 loads are bypassed: each "
+                  "float4's four floats are loaded one at a time (a[4 * q + k]), four 4-byte loads where one 16-byte load belongs. "
+                  "Load whole float4s, float4 x = a4[q], y = b4[q]; and store c4[q] = make_float4(x.x + y.x, ...)");
 }
 END_TEST
 #endif

@@ -7,6 +7,7 @@
  * A failing image also becomes a picture, build/diff-03-*.ppm (or in $GRADE_ARTIFACTS): expected,
  * got and the differences side by side, in a binary PPM any image viewer opens.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "backend.h" /* ON_SIM */
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_function */
 #include "grayscale.h"
 #include "judge.h" /* judge_set_crash_hint */
 
@@ -877,6 +879,42 @@ START_TEST(test_wide_grayscale_leftovers_stored_by_one_thread) {
 END_TEST
 #endif
 
+/* Whether a kernel's source (comments and strings blanked) names a writable pointer to a 16-byte type
+   (uint4 *, int4 *, float4 *, ...: not after `const`), the only way to store 16 bytes at once. */
+static int names_writable_16_byte_pointer(const char *body) {
+    static const char *types[] = {"uint4", "int4", "float4", "ulonglong2", "longlong2", "double2"};
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        size_t tl = strlen(types[k]);
+        for (const char *s = strstr(body, types[k]); s; s = strstr(s + 1, types[k])) {
+            if (s > body && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) continue;
+            const char *q = s + tl;
+            while (isspace((unsigned char)*q)) q++;
+            if (*q != '*') continue;
+            const char *b = s; /* the word before the type: `const` makes it read-only */
+            while (b > body && isspace((unsigned char)b[-1])) b--;
+            if (b - body >= 5 && !strncmp(b - 5, "const", 5) && (b - body == 5 || !(isalnum((unsigned char)b[-6]) || b[-6] == '_')))
+                continue;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 03.3's 16-byte store (trial 19, a023: the chunk's four packed words stored one at a time,
+   reinterpret_cast<unsigned *>(gray)[4 * t + k] = out[k]; right image, passed). The simulator's
+   compiler splits a uint4 store into 4-byte stores, so the profiler counts the same requests (4 per
+   warp) either way: the kernel's source is read instead (skipped without it). */
+START_TEST(test_wide_grayscale_stores_16_bytes_at_once) {
+    static char body[16384];
+    if (grade_source_function("grayscale.cu", "grayscale_wide_kernel", body, sizeof body) != 1) return;
+    ck_assert_msg(names_writable_16_byte_pointer(body),
+                  "grayscale_wide_kernel names no writable 16-byte pointer (uint4 *, read in grayscale.cu): the image is right, but "
+                  "a chunk's 16 grays are not stored with one 16-byte store\n  likely mistake: the four packed 32-bit words of a "
+                  "chunk are stored one at a time (four 4-byte stores): store them together, "
+                  "reinterpret_cast<uint4 *>(gray)[t] = make_uint4(out[0], out[1], out[2], out[3])");
+}
+END_TEST
+
 START_TEST(test_wide_grayscale_accepts_an_empty_image) {
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 0, 5, 3, 256), "grayscale_wide_gpu with width 0");
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 5, 0, 4, 256), "grayscale_wide_gpu with height 0");
@@ -903,6 +941,7 @@ static Suite *build_suite(void) {
         {"03.3", test_wide_grayscale_leftovers_stored_by_one_thread, 1, .profiled = 1},
 #endif
         {"03.3", test_wide_grayscale_accepts_an_empty_image, 1},
+        {"03.3", test_wide_grayscale_stores_16_bytes_at_once, 1},
     };
     return grade_suite("03-image-grayscale", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
