@@ -1061,6 +1061,22 @@ static void check_tensor_cores(const Subject *s, Dims d) {
     /* 17.1: one tile's product is one mma_sync of its warp, and no more (trial 16, c021: 16 products
        thrown away before fill_fragment zeroed acc again; the values are right). Simulator only: it
        counts each mma_sync of a warp once, where a GPU runs several HMMA instructions for one. */
+    if (s->kind == SUBJECT_TILES && g.tensor_instructions > need) {
+        /* No more mma_syncs than warps launched: each warp ran at most one, so the extra ones are
+           warps that computed a tile another warp computed too (trial 19, c016: tile = blockIdx.x with
+           a block per tile, all TILES_PER_BLOCK warps of a block on one tile), not a loop. */
+        unsigned long long blocks = 0, threads = 0;
+        if (judge_last_call_grid(s->kernel, &blocks, &threads) == 1 && blocks && threads &&
+            g.tensor_instructions <= blocks * ((threads + 31) / 32))
+            ck_abort_msg("%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, from %llu blocks of "
+                         "%llu threads (%llu warps): several warps computed the same tile, each running one mma_sync and storing "
+                         "the same values (the values were right)\n"
+                         "  likely mistake: the tile index is the same for the warps of a block (tile = blockIdx.x, or the warp "
+                         "left out): each warp needs its own tile, tile = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize, "
+                         "with blocks = (tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK",
+                         p.what, s->kernel, g.tensor_instructions, need, blocks, threads,
+                         blocks * ((threads + 31) / 32));
+    }
     if (s->kind == SUBJECT_TILES)
         ck_assert_msg(g.tensor_instructions <= need,
                       "%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, where one mma_sync per "
