@@ -44,8 +44,9 @@ static const int kTileCounts[] = {1, 4, 5, 13};
 /* 17.2 (multiples of 16): one tile; several fragments, K a single step of 16; two blocks along N
    and one along M with K not a multiple of 32; two blocks along M; one whole block, at no edge of C,
    with K below one slice (trial 10, a083: a block inside C must still test its loads past K when K is
-   not a multiple of BK). */
-static const Dims kGemmSizes[] = {{16, 16, 16}, {32, 48, 16}, {32, 144, 80}, {144, 32, 48}, {128, 128, 16}};
+   not a multiple of BK); and one block at no edge with K a whole slice, the only block that takes the
+   unguarded loads (trial 19, c049: the next slice fetched on the last step too, past the ends of A and B). */
+static const Dims kGemmSizes[] = {{16, 16, 16}, {32, 48, 16}, {32, 144, 80}, {144, 32, 48}, {128, 128, 16}, {128, 128, 32}};
 /* 17.3 (any size): 1 x 1 x 1; partial tiles everywhere; two blocks along M, K not a multiple of 16;
    several blocks along N, K below one tile. */
 static const Dims kPaddedSizes[] = {{1, 1, 1}, {17, 15, 33}, {130, 20, 45}, {40, 263, 7}};
@@ -811,11 +812,30 @@ static const char *gemm_crash_hint(const char *said) {
     static char hint[900];
     const Problem *p = g_gemm_crash;
     JudgeOobRead o;
-    if (!p || p->K % G_BK == 0 || !judge_oob_read(said, "wmma_gemm_kernel", &o)) return NULL;
+    if (!p || !judge_oob_read(said, "wmma_gemm_kernel", &o)) return NULL;
     unsigned bx = o.block[0], by = o.block[1], t = o.thread[0];
     size_t bytes = o.buffer_bytes, index = o.index, elem = o.elem_bytes;
     size_t byte = index * elem, a_bytes = (size_t)p->M * p->K * 2, b_bytes = (size_t)p->K * p->N * 2;
     int m0 = (int)by * G_BM, n0 = (int)bx * G_BN;
+    if (p->K % G_BK == 0) {
+        /* K a whole number of slices, a block inside C (no tests): the thread's fetch of the slice at
+           k0 = K, one past the last (trial 19, c049: the next slice fetched on the last step too). */
+        if (m0 + G_BM > p->M || n0 + G_BN > p->N) return NULL;
+        for (int i = 0; i < 2; i++) {
+            int v = (int)t + i * 256, k0 = p->K;
+            int ra = v / (G_BK / 8), ca = v % (G_BK / 8) * 8, rb = v / (G_BN / 8), cb = v % (G_BN / 8) * 8;
+            int a = bytes == a_bytes && ((size_t)(m0 + ra) * p->K + k0 + ca) * 2 == byte;
+            if (!a && !(bytes == b_bytes && ((size_t)(k0 + rb) * p->N + n0 + cb) * 2 == byte)) continue;
+            snprintf(hint, sizeof hint,
+                     "thread %u of block (%u, %u), a block wholly inside C whose loads are not tested, read past the end of %s: "
+                     "exactly where its fetch of a slice at k0 = K = %d reads, one slice past the last (steps = K / BK = %d). The "
+                     "next slice was fetched on the last step too: fetch the next slice only while there is one, "
+                     "if (s + 1 < steps) fetch((s + 1) * BK)",
+                     t, bx, by, a ? "A" : "B", p->K, p->K / G_BK);
+            return hint;
+        }
+        return NULL;
+    }
     for (int k0 = 0; k0 < p->K; k0 += G_BK)
         for (int i = 0; i < 2; i++) {
             int v = (int)t + i * 256;
@@ -1061,6 +1081,22 @@ static void check_tensor_cores(const Subject *s, Dims d) {
     /* 17.1: one tile's product is one mma_sync of its warp, and no more (trial 16, c021: 16 products
        thrown away before fill_fragment zeroed acc again; the values are right). Simulator only: it
        counts each mma_sync of a warp once, where a GPU runs several HMMA instructions for one. */
+    if (s->kind == SUBJECT_TILES && g.tensor_instructions > need) {
+        /* No more mma_syncs than warps launched: each warp ran at most one, so the extra ones are
+           warps that computed a tile another warp computed too (trial 19, c016: tile = blockIdx.x with
+           a block per tile, all TILES_PER_BLOCK warps of a block on one tile), not a loop. */
+        unsigned long long blocks = 0, threads = 0;
+        if (judge_last_call_grid(s->kernel, &blocks, &threads) == 1 && blocks && threads &&
+            g.tensor_instructions <= blocks * ((threads + 31) / 32))
+            ck_abort_msg("%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, from %llu blocks of "
+                         "%llu threads (%llu warps): several warps computed the same tile, each running one mma_sync and storing "
+                         "the same values (the values were right)\n"
+                         "  likely mistake: the tile index is the same for the warps of a block (tile = blockIdx.x, or the warp "
+                         "left out): each warp needs its own tile, tile = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize, "
+                         "with blocks = (tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK",
+                         p.what, s->kernel, g.tensor_instructions, need, blocks, threads,
+                         blocks * ((threads + 31) / 32));
+    }
     if (s->kind == SUBJECT_TILES)
         ck_assert_msg(g.tensor_instructions <= need,
                       "%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, where one mma_sync per "

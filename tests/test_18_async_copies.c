@@ -29,6 +29,7 @@
 long l18_cluster_blocks(void); /* tests/calls/18-async-copies.c */
 long l18_remote_maps(void);
 long l18_copy_overlap(void);
+long l18_copy_depth(void);
 
 static const GradeExercise kExercises[] = {
     {"18.1", 4, "sgemm_double_buffered_kernel + launcher: SGEMM with the next tile copied by __pipeline_memcpy_async (two stages)", 0,
@@ -417,6 +418,38 @@ static void check_async(const Subject *s) {
                         "batch, the next tile, in flight), __pipeline_wait_prior(0) only on the last tile"
                       : "the prologue stages ASYNC_STAGES - 1 tiles and each iteration one more before its consumer_wait(), which waits "
                         "for the oldest stage only and leaves the newer ones in flight");
+    if (s->f != sgemm_pipelined_gpu) return;
+    /* The depth (simulator only): ASYNC_STAGES stages keep ASYNC_STAGES - 1 tiles in flight while one is
+       multiplied (trial 19, c027: a prologue of tile 0 only and tile t + 1 in the loop, two of the three
+       stages used; the values are right). One block, K of ASYNC_STAGES tiles, so that the solution's
+       first multiply has tiles 1 .. ASYNC_STAGES - 1 in flight. */
+    const int k = ASYNC_STAGES * ASYNC_TILE;
+    float *d_a2 = grade_device_alloc((size_t)ASYNC_TILE * k * sizeof(float)), *d_b2 = grade_device_alloc((size_t)k * ASYNC_TILE * sizeof(float));
+    float *d_c2 = grade_device_alloc((size_t)ASYNC_TILE * ASYNC_TILE * sizeof(float)), *h2 = grade_alloc((size_t)ASYNC_TILE * k * sizeof(float));
+    grade_fill_floats(h2, (size_t)ASYNC_TILE * k, grade_seed() + 6, -1.0f, 1.0f);
+    grade_to_device(d_a2, h2, (size_t)ASYNC_TILE * k * sizeof(float));
+    grade_to_device(d_b2, h2, (size_t)k * ASYNC_TILE * sizeof(float));
+    grade_profile_begin();
+    grade_use_schedule(0);
+    l18_copy_overlap(); /* (forgets what earlier kernels did) */
+    GRADE_EXPECT_CUDA_OK(s->f(d_a2, d_b2, d_c2, ASYNC_TILE, k, ASYNC_TILE), s->name);
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the kernel");
+    long depth = l18_copy_depth();
+    l18_copy_overlap();
+    grade_profile_end();
+    cudaFree(d_a2);
+    cudaFree(d_b2);
+    cudaFree(d_c2);
+    free(h2);
+    if (depth < 0) return; /* a GPU */
+    ck_assert_msg(depth >= ASYNC_STAGES - 1,
+                  "%s, %d x %d x %d (%d tiles along K): while a thread multiplied a tile, at most %ld later tile(s) of its own were "
+                  "still in flight, where ASYNC_STAGES = %d stages keep ASYNC_STAGES - 1 = %d in flight: only %ld of the %d stages were "
+                  "ever used (the values are right)\n"
+                  "  likely mistake: the pipeline runs too few tiles ahead: the prologue must stage ASYNC_STAGES - 1 tiles "
+                  "(for (t = 0; t < ASYNC_STAGES - 1; t++) stage_tile(..., t, ...)), and iteration t stage tile t + ASYNC_STAGES - 1 "
+                  "(not t + 1) before its consumer_wait()",
+                  s->name, ASYNC_TILE, k, ASYNC_TILE, ASYNC_STAGES, depth, ASYNC_STAGES, ASYNC_STAGES - 1, depth + 1, ASYNC_STAGES);
 }
 
 /* ---- 18.3 ---- */

@@ -118,11 +118,13 @@ typedef struct {
    a multiple of 32; the longest row one warp holds and one past it (two warps); several warps
    (256 threads); and rows of edge values (magnitudes up to 90, equal values, ascending, one spike, all far below 0). */
 static const RowCase kSoftmaxCases[] = {{1, 1, 0}, {3, 17, 0}, {2, 32, 0}, {4, 100, 0}, {2, 1024, 0}, {3, 1025, 0}, {2, 4099, 0}, {6, 300, 1}};
-/* 19.2: the same sizes, and rows of edge values (equal values: variance 0; a mean far from 0). */
-static const RowCase kLayerCases[] = {{1, 1, 0}, {3, 17, 0}, {4, 100, 0}, {2, 1025, 0}, {2, 4099, 0}, {4, 300, 2}};
+/* 19.2: the same sizes, and rows of edge values (equal values: variance 0; a mean far from 0; a mean of
+   1e4 against a spread of 1, where E[x^2] - mean^2 cancels). */
+static const RowCase kLayerCases[] = {{1, 1, 0}, {3, 17, 0}, {4, 100, 0}, {2, 1025, 0}, {2, 4099, 0}, {4, 300, 2}, {2, 300, 3}};
 #define N_SOFTMAX_CASES (int)(sizeof kSoftmaxCases / sizeof kSoftmaxCases[0])
 #define N_LAYER_CASES (int)(sizeof kLayerCases / sizeof kLayerCases[0])
 #define LN_EPS 1e-5f
+#define LN_BIG_MEAN 1e4f /* the mean of row 0 of the rows of kind 3 (standard deviation 1) */
 
 /* The inputs of a row case: random in [lo, hi), or the edge rows. */
 static void make_rows(const RowCase *rc, float *x, uint64_t seed, float lo, float hi) {
@@ -152,6 +154,10 @@ static void make_rows(const RowCase *rc, float *x, uint64_t seed, float lo, floa
             break;
         case 21: grade_fill_floats(row, c, seed + 21, 49.5f, 50.5f); break; /* mean 50, small spread */
         case 22: grade_fill_floats(row, c, seed + 22, -0.001f, 0.001f); break; /* variance near eps */
+        /* a mean large against the spread (trial 19, c036): the one-pass E[x^2] - mean^2 cancels in fp32
+           (x^2 ~ 1e8, its rounding ~ 8 against a variance of 1), where Welford's deltas stay small. A case
+           of its own: its tolerance (from the mean) would loosen the other edge rows' */
+        case 30: grade_fill_floats(row, c, seed + 30, LN_BIG_MEAN - 1.7f, LN_BIG_MEAN + 1.7f); break;
         default: break;
         }
     }
@@ -233,6 +239,7 @@ static void row_problem_make(RowProblem *p, int layer, RowCase rc, uint64_t salt
     snprintf(p->what, sizeof p->what, "%s, %d rows of %d%s", layer ? "layernorm_gpu" : "softmax_gpu", rc.rows, rc.cols,
              rc.kind == 1   ? " (rows of large values, equal values, ascending values, a spike)"
              : rc.kind == 2 ? " (rows of equal values, of mean 50, of tiny variance)"
+             : rc.kind == 3 ? " (a row of mean 1e4 and spread 1, a row near 0)"
                             : "");
     if (layer) {
         p->g = grade_alloc(rc.cols * sizeof(float));
@@ -736,6 +743,22 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
                  "threads' own m2. Combining two pieces must also count the spread between their means: m2 = a.m2 + b.m2 + delta * "
                  "delta * a.n * b.n / n, with delta = b.mean - a.mean and n = a.n + b.n");
         return msg;
+    }
+    /* Only the row of mean 1e4 and spread 1 wrong, the row near 0 right (trial 19, c036): the variance as
+       E[x^2] - mean^2 in one pass loses it all to rounding (x^2 ~ 1e8 in fp32), where Welford's update
+       keeps deltas of x from the running mean, of the spread's size. */
+    if (p->rc.kind == 3) {
+        int cols = p->rc.cols;
+        if (close_all(out + cols, p->want + cols, cols, p->atol, p->rtol) && !close_all(out, p->want, cols, p->atol, p->rtol)) {
+            snprintf(msg, 2048,
+                     "row 0, of mean %.0f and spread 1, is wrong and row 1, near 0, is right: the variance was lost to "
+                     "cancellation. E[x^2] - mean^2 in fp32 subtracts two numbers near 1e8 whose rounding is larger than the "
+                     "variance of 1. Use Welford's update, which never forms x^2: mine.n += 1; delta = x - mine.mean; mine.mean "
+                     "+= delta / mine.n; mine.m2 += delta * (x - mine.mean); combine pieces with welford_combine (weighted by "
+                     "their counts), and rstd = rsqrtf(m2 / n + eps)",
+                     (double)LN_BIG_MEAN);
+            return msg;
+        }
     }
     const char *probe = layernorm_probe(p);
     /* NaN or inf that the probe's mistakes (n - 1 on a row of one, eps outside the root) do not explain:

@@ -40,6 +40,8 @@ CONTROLS = {
     "simcuda_on_fatal": "the hook through which the runner reports the simulator's diagnoses",
     "simcuda_set_device_memory": "the simulated device's size, which the grader sets",
     "simcuda_live_streams_events": "the grader's count of your streams and events",
+    "simcuda_async_overlap": "the simulator's record of copies in flight, which the grader reads (lesson 18)",
+    "simcuda_async_overlap_depth": "the simulator's record of copies in flight, which the grader reads (lesson 18)",
     "track_launch": "the runner's launch counter",
     "runner_functions": "the runner's table of functions",
     "rc_double": "the runner's argument decoding",

@@ -70,6 +70,9 @@ unsigned long long g_in_flight = 0, g_issued = 0;
    while one of its own copies was in flight (the overlap that asynchronous copies are for; a wait
    for every copy right after issuing the next one leaves none, trial 8b a096). */
 bool g_any_issued = false, g_overlapped = false;
+/* ... and the most batches of a thread's own that still had a copy in flight when it touched shared
+   memory: how many tiles ahead a pipeline runs (ASYNC_STAGES - 1 for 18.2; trial 19, c027: one). */
+unsigned g_overlap_depth = 0;
 unsigned long long g_cached_key = ~0ull;
 BlockAsync *g_cached = nullptr;
 
@@ -342,6 +345,18 @@ void async_access(const void *ret, uintptr_t addr, size_t size, bool store) {
         uintptr_t s0 = (uintptr_t)__start_simcuda_shared, d0 = (uintptr_t)dynamic_shared_arena;
         g_overlapped = (s0 && addr >= s0 && addr < (uintptr_t)__stop_simcuda_shared) || (addr >= d0 && addr < d0 + dynamic_bytes());
     }
+    if (b.th.size() > t.tid && b.th[t.tid].committed.size() > g_overlap_depth) {
+        uintptr_t s0 = (uintptr_t)__start_simcuda_shared, d0 = (uintptr_t)dynamic_shared_arena;
+        if ((s0 && addr >= s0 && addr < (uintptr_t)__stop_simcuda_shared) || (addr >= d0 && addr < d0 + dynamic_bytes())) {
+            unsigned depth = 0;
+            for (const auto &batch : b.th[t.tid].committed) {
+                bool pending = false;
+                for (uint32_t id : batch) pending = pending || b.copies[id - 1].pending;
+                depth += pending;
+            }
+            if (depth > g_overlap_depth) g_overlap_depth = depth;
+        }
+    }
     for (uintptr_t w = addr & ~(uintptr_t)3; w < addr + size; w += 4) {
         uint32_t *s = shadow_of(b, w, false);
         if (!s || !*s || *s == kFilled) continue;
@@ -447,5 +462,10 @@ void wait_a_moment() { poll_point(2, nullptr, 0); }
 extern "C" int simcuda_async_overlap(void) {
     int r = !simcuda::g_any_issued ? 2 : simcuda::g_overlapped ? 1 : 0;
     simcuda::g_any_issued = simcuda::g_overlapped = false;
+    simcuda::g_overlap_depth = 0;
     return r;
 }
+
+/* Since the grader last called simcuda_async_overlap (which forgets it too): the most committed batches
+   of a thread's own, each with a copy still in flight, when it touched shared memory. */
+extern "C" unsigned simcuda_async_overlap_depth(void) { return simcuda::g_overlap_depth; }

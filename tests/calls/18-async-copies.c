@@ -6,7 +6,8 @@
    reached another block's shared memory since that call began, after waiting for the kernels (-1
    on a GPU); another, l18_copy_overlap, whether since it was last
    asked a thread touched shared memory while a copy of its own was in flight (1), never did (0), or
-   issued no copy (2), after waiting for the kernels (-1 on a GPU). */
+   issued no copy (2), after waiting for the kernels (-1 on a GPU); and l18_copy_depth, since then, the
+   most batches of a thread's own with a copy in flight when it touched shared memory (-1 on a GPU). */
 #include "async_copies.h"
 #include "backend.h"
 
@@ -17,7 +18,7 @@
     X(cudaError_t, cluster_histogram_gpu, DEV(const unsigned char *, d_pixels), NUM(size_t, n), DEV(unsigned *, d_hist), \
       AROUND(cluster_watched))
 /* the judge's own question (not the student's function): see the top of this file */
-#define HAND_CALLS(X) X(long, l18_cluster_blocks, GRADER) X(long, l18_remote_maps, GRADER) X(long, l18_copy_overlap, GRADER)
+#define HAND_CALLS(X) X(long, l18_cluster_blocks, GRADER) X(long, l18_remote_maps, GRADER) X(long, l18_copy_overlap, GRADER) X(long, l18_copy_depth, GRADER)
 
 #ifdef GRADE_RUNNER_SIDE
 #include "runner.h"
@@ -26,6 +27,7 @@
 unsigned simcuda_cluster_blocks_launched(void); /* sim/src/cluster.cpp */
 unsigned long long simcuda_cluster_remote_maps(void); /* sim/src/scheduler_cluster.cpp */
 int simcuda_async_overlap(void); /* sim/src/async_copy.cpp */
+unsigned simcuda_async_overlap_depth(void); /* sim/src/async_copy.cpp */
 #endif
 static int64_t g_cluster_blocks = -1;
 
@@ -58,6 +60,15 @@ static int64_t call_l18_copy_overlap(const RunnerCall *c) {
 #if ON_SIM
     cudaDeviceSynchronize(); /* the simulator runs a kernel when it is waited for */
     return simcuda_async_overlap();
+#else
+    return -1;
+#endif
+}
+static int64_t call_l18_copy_depth(const RunnerCall *c) {
+    (void)c;
+#if ON_SIM
+    cudaDeviceSynchronize();
+    return simcuda_async_overlap_depth();
 #else
     return -1;
 #endif
