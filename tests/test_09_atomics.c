@@ -895,6 +895,19 @@ static int max_never_stores_probe(unsigned block) {
     return r;
 }
 
+/* 1 when *d_max comes out 0xFFFFFFFF again after a different poison (0x5A bytes) on n = 0: the
+   launcher itself set it to those bits, cudaMemsetAsync(d_max, 0xFF, 4), a NaN, not -infinity
+   (trial 20, b081: the grader's own poison is 0xFF bytes, so "kept its garbage" was named). */
+static int max_set_to_all_ones_probe(unsigned block) {
+    float *d_in = grade_device_alloc(sizeof(float)), *d_max = grade_device_alloc(sizeof(float));
+    uint32_t bits = 0;
+    int r = cudaMemset(d_max, 0x5A, sizeof(float)) == cudaSuccess && max_float_atomic_gpu(d_in, 0, d_max, block) == cudaSuccess &&
+            cudaMemcpy(&bits, d_max, sizeof bits, cudaMemcpyDeviceToHost) == cudaSuccess && bits == 0xFFFFFFFFu;
+    cudaFree(d_in);
+    cudaFree(d_max);
+    return r;
+}
+
 /* 1 when the maximum, run again on {4, -1, 2, 3} (in[0] the largest), gives 3: element 0 never went
    in (trial 13, a118: a guard `i < n && i > 0` was told "negative values never went in", since the
    maximum of the rest can also be what comparing bits as integers gives). A lost update leaves a
@@ -1024,6 +1037,13 @@ static int converted_by_value(const float *v, size_t n, float got) {
 }
 
 static const char *max_hint(const float *v, size_t n, float got, float want, unsigned block) {
+    uint32_t got_bits;
+    memcpy(&got_bits, &got, 4);
+    if (got_bits == 0xFFFFFFFFu && max_set_to_all_ones_probe(block))
+        return "*d_max was set to the bits 0xFFFFFFFF (run again with *d_max poisoned to 0x5A5A5A5A it still came out 0xFFFFFFFF): "
+               "that is a NaN, not -infinity (0xFF800000), and no value beats a NaN -- a memset sets every byte alike, so "
+               "cudaMemsetAsync(d_max, 0xFF, 4) cannot make -infinity; copy it: cudaMemcpyAsync(d_max, &kMinusInfinity, "
+               "sizeof(float), cudaMemcpyHostToDevice)";
     if (n == 0 && isnan(got))
         return "with n = 0 the maximum is -infinity, but *d_max kept its garbage (0xFFFFFFFF, a NaN): set it to -infinity "
                "(kMinusInfinity) before the kernel, and also when there is nothing to launch";
