@@ -261,6 +261,26 @@ static int chunk_word_swapped(const HistRun *r, const unsigned *got, const unsig
     return found == 1; /* more than one pair fits: the input cannot tell which */
 }
 
+/* 09.2 with one (or more) 32-bit words of each 16-byte chunk never counted (count_word(v.w) left out:
+   trial 20, b086): the same counts lost under every schedule, so no race. Replayed for every set of
+   one to three words; *mask has bit k set for word k. */
+static int chunk_words_never_counted(const HistRun *r, const unsigned *got, const unsigned *want, int *mask) {
+    size_t full = r->n / 16 * 16;
+    int found = 0;
+    for (int m = 1; m < 15 && full; m++) {
+        long e[HIST_BINS];
+        for (int b = 0; b < HIST_BINS; b++) e[b] = (long)want[b];
+        for (size_t c = 0; c < full; c += 16)
+            for (int k = 0; k < 4; k++)
+                if (m >> k & 1)
+                    for (int i = 0; i < 4; i++) e[r->in[c + 4 * (size_t)k + i]]--;
+        int match = 1;
+        for (int b = 0; b < HIST_BINS && match; b++) match = e[b] == (long)got[b];
+        if (match) found++, *mask = m;
+    }
+    return found == 1; /* several sets fit: the input cannot tell which */
+}
+
 static const char *hist_hint(const HistRun *r, const unsigned *got, const unsigned *want, char *buf, size_t cap) {
     unsigned long long sum = 0;
     int over = 0, under = 0, zero = 1;
@@ -379,6 +399,26 @@ static const char *hist_hint(const HistRun *r, const unsigned *got, const unsign
         return "some bins have more counts than there are such bytes: the shared histogram was not all zero when counting began -- "
                "zero every one of the 256 bins (a loop b = threadIdx.x; b < HIST_BINS; b += blockDim.x, since a block may have fewer "
                "than 256 threads) and __syncthreads() before anyone counts";
+    int never_mask;
+    if (r->ex == 2 && under && !over && chunk_words_never_counted(r, got, want, &never_mask)) {
+        static const char *const word_name[] = {"v.x (bytes 0 .. 3)", "v.y (bytes 4 .. 7)", "v.z (bytes 8 .. 11)",
+                                                "v.w (bytes 12 .. 15)"};
+        char words[128] = "", calls[128] = "";
+        int nwords = 0;
+        for (int k = 0; k < 4; k++)
+            if (never_mask >> k & 1) {
+                snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", nwords ? " and " : "", word_name[k]);
+                snprintf(calls + strlen(calls), sizeof calls - strlen(calls), "%scount_word(s_hist, v.%c)", nwords ? ", " : "",
+                         "xyzw"[k]);
+                nwords++;
+            }
+        snprintf(buf, cap,
+                 "counts were lost, the same ones under every schedule (not a race): exactly the bytes of word%s %s of every 16-byte "
+                 "chunk were never counted -- %s is missing. Count each of the chunk's four words: count_word(s_hist, v.x), v.y, "
+                 "v.z and v.w",
+                 nwords > 1 ? "s" : "", words, calls);
+        return buf;
+    }
     if (r->order_dependent && sum < r->n) {
         if (r->ex == 1)
             return "counts were lost, and which ones depends on the order threads run in: a race between threads -- use "
@@ -701,6 +741,14 @@ START_TEST(test_global_histogram_loads_are_coalesced) {
                      "is not (n + block - 1) / block blocks: a fixed grid (grid = 1) with a loop inside the block over the bytes leaves "
                      "every other SM idle. Launch one thread per byte, grid rounded up, and guard the last block with if (i < n)",
                      blocks);
+    /* ... and not one more: 4096 is a multiple of 128, so n / block + 1 launches a 33rd block with nothing to count
+       (trial 20, b077: the values right) */
+    if (judge_last_call_grid("histogram_global_kernel", &blocks, &threads) == 1 && blocks > 4096 / 128)
+        ck_abort_msg("histogram_global_gpu, 4096 bytes, block 128 (profiled): the counts are right, but histogram_global_kernel "
+                     "was launched with %llu blocks, where 4096 bytes of one byte per thread need 32: %llu block(s) had no byte to "
+                     "count\n  likely mistake: the grid's rounding adds a block when n is a multiple of the block size (n / block + 1 "
+                     "gives 33 for 4096 / 128): round up with (n + block - 1) / block, which gives exactly 32 here",
+                     blocks, blocks - 4096 / 128);
 }
 END_TEST
 #endif
@@ -855,6 +903,19 @@ static int max_never_stores_probe(unsigned block) {
     return r;
 }
 
+/* 1 when *d_max comes out 0xFFFFFFFF again after a different poison (0x5A bytes) on n = 0: the
+   launcher itself set it to those bits, cudaMemsetAsync(d_max, 0xFF, 4), a NaN, not -infinity
+   (trial 20, b081: the grader's own poison is 0xFF bytes, so "kept its garbage" was named). */
+static int max_set_to_all_ones_probe(unsigned block) {
+    float *d_in = grade_device_alloc(sizeof(float)), *d_max = grade_device_alloc(sizeof(float));
+    uint32_t bits = 0;
+    int r = cudaMemset(d_max, 0x5A, sizeof(float)) == cudaSuccess && max_float_atomic_gpu(d_in, 0, d_max, block) == cudaSuccess &&
+            cudaMemcpy(&bits, d_max, sizeof bits, cudaMemcpyDeviceToHost) == cudaSuccess && bits == 0xFFFFFFFFu;
+    cudaFree(d_in);
+    cudaFree(d_max);
+    return r;
+}
+
 /* 1 when the maximum, run again on {4, -1, 2, 3} (in[0] the largest), gives 3: element 0 never went
    in (trial 13, a118: a guard `i < n && i > 0` was told "negative values never went in", since the
    maximum of the rest can also be what comparing bits as integers gives). A lost update leaves a
@@ -984,6 +1045,13 @@ static int converted_by_value(const float *v, size_t n, float got) {
 }
 
 static const char *max_hint(const float *v, size_t n, float got, float want, unsigned block) {
+    uint32_t got_bits;
+    memcpy(&got_bits, &got, 4);
+    if (got_bits == 0xFFFFFFFFu && max_set_to_all_ones_probe(block))
+        return "*d_max was set to the bits 0xFFFFFFFF (run again with *d_max poisoned to 0x5A5A5A5A it still came out 0xFFFFFFFF): "
+               "that is a NaN, not -infinity (0xFF800000), and no value beats a NaN -- a memset sets every byte alike, so "
+               "cudaMemsetAsync(d_max, 0xFF, 4) cannot make -infinity; copy it: cudaMemcpyAsync(d_max, &kMinusInfinity, "
+               "sizeof(float), cudaMemcpyHostToDevice)";
     if (n == 0 && isnan(got))
         return "with n = 0 the maximum is -infinity, but *d_max kept its garbage (0xFFFFFFFF, a NaN): set it to -infinity "
                "(kMinusInfinity) before the kernel, and also when there is nothing to launch";

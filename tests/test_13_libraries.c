@@ -779,7 +779,12 @@ static unsigned long long host_api_hits(uint64_t gen, size_t n, unsigned long lo
                   "pi_curand_host_gpu (%s, n = %zu, " SEED_TEXT "): estimated pi = %.6f, more than six standard deviations (%.4f) from %.6f\n"
                   "  likely mistake: %s",
                   what, n, SEED, est, pi_tolerance((double)n), M_PI,
-                  h == 0 ? "nothing was counted: did count_inside_kernel run, over all n points?"
+                  /* the simulator's timeline: a memset queued after the kernel zeroed its count (trial 20, b085) */
+                  h == 0 && l13_pi_memset_after_kernel()
+                      ? "nothing was counted, and the call queued a memset after count_inside_kernel (the simulator's timeline): "
+                        "cudaMemset(d_hits, 0, sizeof *d_hits) ran after the kernel and wiped out its count. Zero *d_hits before "
+                        "the launch, then launch count_inside_kernel"
+                  : h == 0 ? "nothing was counted: did count_inside_kernel run, over all n points?"
                   /* pi over 2: the points of one half alone were counted (trial 6, a63: n uniforms generated,
                      so the points from n / 2 on read memory no generator wrote, NaN on the simulator) */
                   : n >= 2 && fabs(8.0 * (double)h / (double)n - M_PI) <= pi_tolerance((double)n / 2)

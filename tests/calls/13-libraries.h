@@ -24,5 +24,7 @@ uint64_t l13_curand_create(int type, unsigned long long seed, int *status);
 void l13_curand_destroy(uint64_t generator);
 /** count uniforms from the generator into the device buffer d_u (curandGenerateUniform, then a synchronize). */
 int l13_curand_uniforms(uint64_t generator, void *d_u, size_t count);
+/* the simulator: 1 when the last pi_curand_host_gpu call queued a memset after its last kernel (0 on a GPU) */
+unsigned long long l13_pi_memset_after_kernel(void);
 
 #endif
