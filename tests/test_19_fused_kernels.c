@@ -825,8 +825,23 @@ static void check_row_contract(int layer) {
     memset(&p, 0, sizeof p);
     p.layer = layer;
     int bad_sizes[][2] = {{-1, 8}, {4, -1}, {4, ROW_MAX_COLS + 1}};
+    const char *missing[] = {"rows < 0", "cols < 0", "cols > ROW_MAX_COLS"};
     for (int i = 0; i < 3; i++) {
+        /* A launcher without the check launches a block of more than 1024 threads for the long row,
+           and that launch's own cudaErrorInvalidValue used to pass for the refusal (trial 20, c042).
+           The simulator notes each launch that did not run: any such note means a kernel was launched.
+           A launch it would accept is refused (nothing runs on NULL pointers). On a GPU no note comes. */
+        grade_refuse_launches(1);
         cudaError_t e = row_call(&p, NULL, NULL, bad_sizes[i][0], bad_sizes[i][1]);
+        char said[2048];
+        judge_last_call_output(said, sizeof said); /* before the next call through the runner */
+        grade_refuse_launches(0);
+        ck_assert_msg(!(strstr(said, "launch of '") && strstr(said, "did not run")),
+                      "%s(rows = %d, cols = %d) returned %s after launching a kernel:%s\n"
+                      "  likely mistake: the check %s is missing from the first line of %s: bad sizes must return "
+                      "cudaErrorInvalidValue before anything is launched (ROW_MAX_COLS = %d: a longer row needs more than 1024 "
+                      "threads, whose launch fails on its own)",
+                      name, bad_sizes[i][0], bad_sizes[i][1], cudaGetErrorName(e), said, missing[i], name, ROW_MAX_COLS);
         ck_assert_msg(e == cudaErrorInvalidValue,
                       "%s(rows = %d, cols = %d) returned %s: negative sizes and rows longer than ROW_MAX_COLS (%d) must return "
                       "cudaErrorInvalidValue without launching",
