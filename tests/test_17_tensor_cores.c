@@ -1086,14 +1086,30 @@ static void check_tensor_cores(const Subject *s, Dims d) {
            warps that computed a tile another warp computed too (trial 19, c016: tile = blockIdx.x with
            a block per tile, all TILES_PER_BLOCK warps of a block on one tile), not a loop. */
         unsigned long long blocks = 0, threads = 0;
-        if (judge_last_call_grid(s->kernel, &blocks, &threads) == 1 && blocks && threads &&
-            g.tensor_instructions <= blocks * ((threads + 31) / 32))
+        int grid_known = judge_last_call_grid(s->kernel, &blocks, &threads) == 1 && blocks && threads;
+        unsigned long long per_block = (threads + 31) / 32, warps = blocks * per_block;
+        /* The grid just big enough (ceil(tiles / warps per block) blocks) and every warp launched ran
+           its mma_sync: the spare warps of the last block did not leave at the `tile >= tiles` guard
+           (trial 20, c020: tile = (...) % tiles, so they redo tiles 0, 1, ...). With a grid of a
+           block per tile (c016) the extra products are whole blocks on one tile instead. */
+        if (grid_known && warps > need && g.tensor_instructions == warps && blocks == (need + per_block - 1) / per_block)
+            ck_abort_msg("%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, from %llu blocks of "
+                         "%llu threads (%llu warps, %llu more than tiles): every warp launched ran an mma_sync, the spare warps "
+                         "of the last block too, so several warps computed the same tile (the values were right)\n"
+                         "  likely mistake: the spare warps never leave at the guard `if (tile >= tiles) return;`: the tile "
+                         "index is wrapped round (%% tiles) or clamped (min(tile, tiles - 1)), so they redo tiles 0, 1, ... "
+                         "Take tile = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize as it is and let the guard send "
+                         "the warps past the last tile home",
+                         p.what, s->kernel, g.tensor_instructions, need, blocks, threads, warps, warps - need);
+        if (grid_known && g.tensor_instructions <= warps)
             ck_abort_msg("%s: `%s` executed %llu tensor-core instructions (mma_sync by a warp) for %llu tiles, from %llu blocks of "
                          "%llu threads (%llu warps): several warps computed the same tile, each running one mma_sync and storing "
                          "the same values (the values were right)\n"
                          "  likely mistake: the tile index is the same for the warps of a block (tile = blockIdx.x, or the warp "
                          "left out): each warp needs its own tile, tile = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize, "
-                         "with blocks = (tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK",
+                         "with blocks = (tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK (if the index is already per warp, "
+                         "it may be wrapped round with %% tiles or clamped, so the warps past the last tile never leave at "
+                         "the guard `if (tile >= tiles) return;` and redo tiles 0, 1, ...)",
                          p.what, s->kernel, g.tensor_instructions, need, blocks, threads,
                          blocks * ((threads + 31) / 32));
     }

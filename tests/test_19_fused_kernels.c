@@ -720,6 +720,36 @@ static int layernorm_combine_without_spread(void) {
     return 1;
 }
 
+/* 19.2 with welford_combine weighting by the wrong count (trial 20, c040: the mean moved by delta *
+   a.n / n, not b.n / n): with pieces of equal counts the two weights are both 1/2 and the row comes out
+   right; only rows whose pieces differ in count go wrong. So: a row of 4096 (128 threads of 32
+   elements, warps of 1024: every combine of equal counts) right, and a row of 1025 equal values
+   (delta = 0 in every combine, whatever the weights) right too, where counting the slots past cols
+   would shift its mean. 1 when both are right. */
+static int layernorm_only_unequal_pieces_wrong(void) {
+    enum { C = 4096, E = 1025 };
+    static float x[C], g[C], b[C], got[C + CANARY];
+    uint64_t seed = grade_seed() + 616161;
+    grade_fill_floats(x, C, seed, -3.0f, 3.0f);
+    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
+    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
+    if (!layernorm_run_once(x, g, b, got, 1, C, LN_EPS)) return 0;
+    double mean = 0, m2 = 0;
+    for (int j = 0; j < C; j++) mean += x[j];
+    mean /= C;
+    for (int j = 0; j < C; j++) m2 += (x[j] - mean) * (x[j] - mean);
+    double rstd = 1 / sqrt(m2 / C + LN_EPS);
+    for (int j = 0; j < C; j++) {
+        double want = (x[j] - mean) * rstd * g[j] + b[j];
+        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
+    }
+    for (int j = 0; j < E; j++) x[j] = 3.25f; /* y = beta exactly: x - mean = 0 */
+    if (!layernorm_run_once(x, g, b, got, 1, E, LN_EPS)) return 0;
+    for (int j = 0; j < E; j++)
+        if (!(fabs(got[j] - b[j]) <= 1e-3 * (fabs(b[j]) + 1))) return 0;
+    return 1;
+}
+
 static char *explain_layernorm(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
@@ -782,6 +812,16 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
                  r, cols, threads, threads / 32, threads > 32 ? "s" : "");
         return msg;
     }
+    if (!probe && p->rc.cols % 4096 && layernorm_only_unequal_pieces_wrong()) {
+        snprintf(msg, 2048,
+                 "a row of 4096 (128 threads of 32 elements: every combining of two pieces of equal counts) and a row of 1025 "
+                 "equal values come out right, and this row of %d, whose pieces differ in count, is wrong: the combining "
+                 "weights the two pieces by the wrong counts (with equal counts both weights are 1/2). In welford_combine, with "
+                 "n = a.n + b.n and delta = b.mean - a.mean: mean = a.mean + delta * b.n / n (b's share, not a.n / n), m2 = a.m2 "
+                 "+ b.m2 + delta * delta * a.n * b.n / n",
+                 p->rc.cols);
+        return msg;
+    }
     snprintf(msg, 2048, "%s",
              probe ? probe
                    : "every schedule gave the same wrong outputs, and no known mistake explains them: check Welford's update (delta "
@@ -825,8 +865,23 @@ static void check_row_contract(int layer) {
     memset(&p, 0, sizeof p);
     p.layer = layer;
     int bad_sizes[][2] = {{-1, 8}, {4, -1}, {4, ROW_MAX_COLS + 1}};
+    const char *missing[] = {"rows < 0", "cols < 0", "cols > ROW_MAX_COLS"};
     for (int i = 0; i < 3; i++) {
+        /* A launcher without the check launches a block of more than 1024 threads for the long row,
+           and that launch's own cudaErrorInvalidValue used to pass for the refusal (trial 20, c042).
+           The simulator notes each launch that did not run: any such note means a kernel was launched.
+           A launch it would accept is refused (nothing runs on NULL pointers). On a GPU no note comes. */
+        grade_refuse_launches(1);
         cudaError_t e = row_call(&p, NULL, NULL, bad_sizes[i][0], bad_sizes[i][1]);
+        char said[2048];
+        judge_last_call_output(said, sizeof said); /* before the next call through the runner */
+        grade_refuse_launches(0);
+        ck_assert_msg(!(strstr(said, "launch of '") && strstr(said, "did not run")),
+                      "%s(rows = %d, cols = %d) returned %s after launching a kernel:%s\n"
+                      "  likely mistake: the check %s is missing from the first line of %s: bad sizes must return "
+                      "cudaErrorInvalidValue before anything is launched (ROW_MAX_COLS = %d: a longer row needs more than 1024 "
+                      "threads, whose launch fails on its own)",
+                      name, bad_sizes[i][0], bad_sizes[i][1], cudaGetErrorName(e), said, missing[i], name, ROW_MAX_COLS);
         ck_assert_msg(e == cudaErrorInvalidValue,
                       "%s(rows = %d, cols = %d) returned %s: negative sizes and rows longer than ROW_MAX_COLS (%d) must return "
                       "cudaErrorInvalidValue without launching",
