@@ -911,9 +911,39 @@ static int line_has(const char *file, int line, const char *text) {
 }
 
 /* Checks a report names a call containing `expect_call` (a substring), at a line of the source that holds it. */
+/* 1 when scale_checked_gpu's source (comments blanked) calls `call` somewhere not as CHECK's argument
+   (`CHECK(call(...))`): a check written by hand, which returns the error without a report; 0 when
+   every use is inside CHECK; -1 when the source cannot be read. */
+static int called_without_check(const char *call) {
+    static char body[16384];
+    if (grade_source_function("occupancy.cu", "scale_checked_gpu", body, sizeof body) != 1) return -1;
+    size_t len = strlen(call);
+    for (const char *p = strstr(body, call); p; p = strstr(p + len, call)) {
+        if ((p > body && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) || isalnum((unsigned char)p[len]) || p[len] == '_') continue;
+        const char *q = p;
+        while (q > body && isspace((unsigned char)q[-1])) q--;
+        if (q > body && q[-1] == '(') {
+            q--;
+            while (q > body && isspace((unsigned char)q[-1])) q--;
+            if (q - body >= 5 && !strncmp(q - 5, "CHECK", 5) && (q - body == 5 || !(isalnum((unsigned char)q[-6]) || q[-6] == '_')))
+                continue;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static void expect_report(const char *what, const char *report, const char *expect_call, const char *why, int sticky) {
     char file[512], call[256];
     int line = 0;
+    /* the call's error returned by hand, CHECK not used on it (trial 20, b069: `cudaError_t e =
+       cudaGetLastError(); if (e != cudaSuccess) return e;`, blamed on a correct CHECK) */
+    const char *full = strstr(expect_call, "LastError") ? "cudaGetLastError" : "cudaDeviceSynchronize";
+    ck_assert_msg((report[0] != REPORT_POISON && report[0]) || called_without_check(full) != 1,
+                  "%s returned an error but wrote no report, and in scale_checked_gpu %s() is checked by hand, not with CHECK(...): "
+                  "check_cuda never sees that error, so no report is written\n  likely mistake: a check written by hand (if (err != "
+                  "cudaSuccess) return err;) instead of CHECK(%s()): use CHECK, which writes the report with file, line and call",
+                  what, full, full);
     ck_assert_msg(report[0] != REPORT_POISON && report[0],
                   "%s returned an error but wrote no report\n  likely mistake: CHECK must pass the report and cap to check_cuda", what);
     int parsed = parse_report(report, file, sizeof file, &line, call, sizeof call);
