@@ -1213,6 +1213,19 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
        The simulator reports the grid; a GPU does not (-1). */
     unsigned long long grid_blocks = 0, grid_threads = 0;
     int grid_launches = judge_last_call_grid("transform_kernel", &grid_blocks, &grid_threads);
+    /* every launch sized for a whole batch, the last, partial one included (trial 20, b073:
+       blocks_for(batch, 256) for a batch of len < batch elements, blamed on a grid in elements):
+       the grid is then exactly batches x blocks_for(batch, threads), more than the tail needs */
+    if (grid_launches > 0 && grid_threads && (size_t)grid_launches == batches && n % st.batch) {
+        unsigned long long t = grid_threads, whole = (st.batch + t - 1) / t, tail_blocks = (n % st.batch + t - 1) / t;
+        ck_assert_msg(whole == tail_blocks || grid_blocks != (unsigned long long)batches * whole,
+                      "%s: the values are right, but every one of its %d launches of transform_kernel ran %llu blocks of %llu threads, "
+                      "the grid of a whole batch of %zu, the last one included: that batch holds only n - offset = %zu elements and "
+                      "needs %llu block(s); the surplus threads only failed the i < n guard\n"
+                      "  likely mistake: the last, partial batch's grid was sized for a full batch: size each launch by that batch's "
+                      "len, not by batch: transform_kernel<<<blocks_for(len, 256), 256, 0, s[b]>>>(d[b], len)",
+                      what, grid_launches, whole, t, st.batch, n % st.batch, tail_blocks);
+    }
     if (grid_launches > 0 && grid_blocks && grid_threads)
         ck_assert_msg(grid_blocks * grid_threads <= n + (unsigned long long)grid_launches * grid_threads,
                       "%s: the values are right, but its %d launches of transform_kernel ran %llu blocks of %llu threads, %llu threads "
