@@ -370,6 +370,27 @@ static const char *kernel_occupancy_hint(const OccKernel *k, const OccDevice *d,
     return occupancy_hint(k, d, got);
 }
 
+/* Simulator: the runtime's answer refused once (cudaFuncGetAttributes fails, and with it the
+   cudaOccupancyMaxPotentialBlockSize template, as on a GPU whose binary has no code for the
+   device): `which` 0 is kernel_occupancy(heavy_kernel, 256, 0), 1 heavy_gpu(n = 0, block 0); its
+   error must come back (trial 20, b063 and b065: the call's result ignored, full points). Skipped
+   where nothing was refused (a GPU; or a function that never asked). */
+static void expect_refused_attributes_returned(int which) {
+    int faults = 0;
+    cudaError_t e = (cudaError_t)probe_refused_attributes(which, &faults);
+    if (faults <= 0) return;
+    const char *what = which == 0 ? "kernel_occupancy(heavy_kernel, block 256, 0 bytes dynamic)" : "heavy_gpu(n = 0, block 0)";
+    const char *call = which == 0 ? "cudaFuncGetAttributes(&a, func)" : "cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)";
+    ck_assert_msg(which != 0 || e != cudaSuccess,
+                  "%s returned cudaSuccess, but the grader made cudaFuncGetAttributes fail (cudaErrorInvalidDeviceFunction, as for a "
+                  "kernel with no code for this device): the attributes it went on with were never filled in\n"
+                  "  likely mistake: the result of cudaFuncGetAttributes is ignored: keep it and return it when it is not cudaSuccess "
+                  "(cudaError_t err = cudaFuncGetAttributes(&a, func); if (err != cudaSuccess) return err;)",
+                  what);
+    ck_assert_msg(e == cudaErrorInvalidDeviceFunction, "%s returned %s, but the call that failed (%s) answered cudaErrorInvalidDeviceFunction: return that error",
+                  what, judge_error_name(e), call);
+}
+
 START_TEST(test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels) {
     static const int blocks[] = {32, 64, 96, 128, 160, 256, 384, 512, 640, 768, 1024};
     OccDevice d;
@@ -402,6 +423,7 @@ START_TEST(test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels) {
             }
         }
     }
+    expect_refused_attributes_returned(0);
 }
 END_TEST
 

@@ -43,7 +43,8 @@
     X(int, probe_occupancy_device_elsewhere, GRADER, INOUT(OccDevice *, d, sizeof *d, "d", NULL),                               \
       INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))                                                                  \
     X(int, probe_kernel_occupancy_on_device_1, GRADER, NUM(int, which), NUM(int, block), NUM(size_t, dynamic_smem),             \
-      INOUT(OccResult *, r, sizeof *r, "r", NULL), INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))
+      INOUT(OccResult *, r, sizeof *r, "r", NULL), INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))                     \
+    X(int, probe_refused_attributes, GRADER, NUM(int, which), LOCAL(int *, faults), THEN(*faults = (int)(int64_t)c.out[0]))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -247,6 +248,44 @@ static int64_t call_probe_kernel_occupancy_on_device_1(const RunnerCall *c) {
     (void)r, (void)p;
     return -1;
 #endif
+}
+/* The fault: cudaFuncGetAttributes failing once, as it does for a kernel with no code for the device.
+   On the simulator lesson 14's runners are linked with --wrap=cudaFuncGetAttributes
+   (lessons/14-occupancy/lesson.mk), so that every call of it -- the student's, and the one inside
+   the cudaOccupancyMaxPotentialBlockSize template, as in CUDA's own cuda_runtime.h -- comes here
+   first. While armed, the next call asks the runtime about no kernel (NULL), which answers
+   cudaErrorInvalidDeviceFunction and records it as the last error, as a real failure does. (The
+   __real_ name is weak, so that a runner linked without --wrap still links: then nothing fails.) */
+__attribute__((weak)) cudaError_t __real_cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func);
+cudaError_t __wrap_cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func);
+static int g_attributes_armed, g_attributes_refused;
+cudaError_t __wrap_cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func) {
+    if (g_attributes_armed) {
+        g_attributes_armed = 0;
+        g_attributes_refused++;
+        func = NULL;
+    }
+    return __real_cudaFuncGetAttributes(a, func);
+}
+/* The student's kernel_occupancy(heavy_kernel, 256, 0) (which 0) or heavy_gpu(n = 0, block = 0)
+   (which 1: the runtime picks the block; n = 0 launches nothing, so a block left at 0 cannot crash
+   the launch arithmetic) with the next cudaFuncGetAttributes failing: returns the student's error;
+   out[0] the calls that failed so (0: the function asked nothing; -1: no --wrap here). */
+static int64_t call_probe_refused_attributes(const RunnerCall *c) {
+    if (!__real_cudaFuncGetAttributes) {
+        c->rep->out[0] = (uint64_t)-1;
+        return -1;
+    }
+    OccResult r;
+    int used = -1;
+    cudaGetLastError();
+    g_attributes_refused = 0;
+    g_attributes_armed = 1;
+    cudaError_t e = rc_i64(c, 0) == 0 ? kernel_occupancy(lesson_kernel(KERNEL_HEAVY), 256, 0, &r) : heavy_gpu(NULL, NULL, 0, 0, &used);
+    g_attributes_armed = 0;
+    c->rep->out[0] = (uint64_t)g_attributes_refused;
+    cudaGetLastError(); /* the refused call's error, handled here */
+    return e;
 }
 #define RUNNER_EXTRA {"probe_live_streams_events", call_probe_live_streams_events},
 #else

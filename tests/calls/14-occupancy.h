@@ -39,6 +39,11 @@ int probe_occupancy_device_elsewhere(OccDevice *d, struct cudaDeviceProp *p);
     on the simulator modelled as a second GPU (an sm_86, its properties written into *p) beside
     device 0: returns its error, or -1 on a GPU, where the devices are what they are. */
 int probe_kernel_occupancy_on_device_1(int which, int block, size_t dynamic_smem, OccResult *r, struct cudaDeviceProp *p);
+/** Simulator: the student's kernel_occupancy(heavy_kernel, 256, 0, r) (which 0) or heavy_gpu(n = 0,
+    block = 0) (which 1) while the next cudaFuncGetAttributes fails (cudaErrorInvalidDeviceFunction;
+    the cudaOccupancyMaxPotentialBlockSize template calls it too): returns the student's error, with
+    in *faults the calls refused so (0: none was made; -1: not possible here, a GPU). */
+int probe_refused_attributes(int which, int *faults);
 /** Streams and events alive in the runner now (created, not destroyed), for leak checks; -1 each on
     a GPU, where the runtime does not tell. */
 void probe_live_streams_events(int *streams, int *events);
