@@ -387,6 +387,14 @@ static void expect_refused_attributes_returned(int which) {
                   "  likely mistake: the result of cudaFuncGetAttributes is ignored: keep it and return it when it is not cudaSuccess "
                   "(cudaError_t err = cudaFuncGetAttributes(&a, func); if (err != cudaSuccess) return err;)",
                   what);
+    ck_assert_msg(which != 1 || e != cudaSuccess,
+                  "%s returned cudaSuccess, but the grader made cudaOccupancyMaxPotentialBlockSize fail (through the "
+                  "cudaFuncGetAttributes it calls: cudaErrorInvalidDeviceFunction, as for a kernel with no code for this device): the "
+                  "block it went on with was never chosen\n"
+                  "  likely mistake: the result of cudaOccupancyMaxPotentialBlockSize is ignored: keep it and return it when it is not "
+                  "cudaSuccess (cudaError_t err = cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0); if (err != "
+                  "cudaSuccess) return err;)",
+                  what);
     ck_assert_msg(e == cudaErrorInvalidDeviceFunction, "%s returned %s, but the call that failed (%s) answered cudaErrorInvalidDeviceFunction: return that error",
                   what, judge_error_name(e), call);
 }
@@ -790,6 +798,7 @@ START_TEST(test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one) {
     static const size_t sizes[] = {1, 1000, ON_SIM ? 20011 : 70001};
     static const int blocks[] = {0, 96, 256};
     check_heavy(sizes[_i / 3], blocks[_i % 3]);
+    if (_i == 0) expect_refused_attributes_returned(1);
 }
 END_TEST
 
