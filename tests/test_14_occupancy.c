@@ -303,7 +303,7 @@ START_TEST(test_occupancy_device_describes_this_gpu) {
        simulator models are right there and wrong on any other (trial 13, b020: an H200's numbers). */
     struct cudaDeviceProp other;
     memset(&got, 0x5A, sizeof got);
-    if (probe_occupancy_device_elsewhere(&got, &other) == -1) return;
+    if (probe_occupancy_device_elsewhere(0, &got, &other) == -1) return;
     device_from_props(&other, &want);
     const int *gi2 = &got.warp_size, *wi2 = &want.warp_size;
     const size_t *gs2 = &got.smem_per_sm, *ws2 = &want.smem_per_sm;
@@ -324,6 +324,16 @@ START_TEST(test_occupancy_device_describes_this_gpu) {
                   wrong < 0 ? "" : wrong < 100 ? names[wrong] : wrong < 200 ? snames[wrong - 100] : "multiprocessors",
                   wrong < 0 ? 0LL : wrong < 100 ? (long long)gi2[wrong] : wrong < 200 ? (long long)gs2[wrong - 100] : (long long)got.multiprocessors,
                   wrong < 0 ? 0LL : wrong < 100 ? (long long)wi2[wrong] : wrong < 200 ? (long long)ws2[wrong - 100] : (long long)want.multiprocessors);
+    /* the allocation unit, on a modelled sm_75 (trial 20, b062: 128 written in, right on every
+       device from compute capability 8.0 on, the only ones the other checks use) */
+    memset(&got, 0x5A, sizeof got);
+    if (probe_occupancy_device_elsewhere(1, &got, &other) != cudaSuccess) return;
+    device_from_props(&other, &want);
+    ck_assert_msg(got.smem_alloc_unit == want.smem_alloc_unit,
+                  "occupancy_device(0) on a modelled GPU of compute capability %d.%d (%s) gave smem_alloc_unit = %zu, want %zu (on "
+                  "the simulator's H200, 9.0, it was right)\n  likely mistake: the shared-memory allocation unit is written in: it "
+                  "depends on the compute capability -- 256 bytes before 8.0, 128 from 8.0 on: p.major >= 8 ? 128 : 256",
+                  other.major, other.minor, other.name, got.smem_alloc_unit, want.smem_alloc_unit);
 }
 END_TEST
 
