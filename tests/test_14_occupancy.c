@@ -303,7 +303,7 @@ START_TEST(test_occupancy_device_describes_this_gpu) {
        simulator models are right there and wrong on any other (trial 13, b020: an H200's numbers). */
     struct cudaDeviceProp other;
     memset(&got, 0x5A, sizeof got);
-    if (probe_occupancy_device_elsewhere(&got, &other) == -1) return;
+    if (probe_occupancy_device_elsewhere(0, &got, &other) == -1) return;
     device_from_props(&other, &want);
     const int *gi2 = &got.warp_size, *wi2 = &want.warp_size;
     const size_t *gs2 = &got.smem_per_sm, *ws2 = &want.smem_per_sm;
@@ -324,6 +324,16 @@ START_TEST(test_occupancy_device_describes_this_gpu) {
                   wrong < 0 ? "" : wrong < 100 ? names[wrong] : wrong < 200 ? snames[wrong - 100] : "multiprocessors",
                   wrong < 0 ? 0LL : wrong < 100 ? (long long)gi2[wrong] : wrong < 200 ? (long long)gs2[wrong - 100] : (long long)got.multiprocessors,
                   wrong < 0 ? 0LL : wrong < 100 ? (long long)wi2[wrong] : wrong < 200 ? (long long)ws2[wrong - 100] : (long long)want.multiprocessors);
+    /* the allocation unit, on a modelled sm_75 (trial 20, b062: 128 written in, right on every
+       device from compute capability 8.0 on, the only ones the other checks use) */
+    memset(&got, 0x5A, sizeof got);
+    if (probe_occupancy_device_elsewhere(1, &got, &other) != cudaSuccess) return;
+    device_from_props(&other, &want);
+    ck_assert_msg(got.smem_alloc_unit == want.smem_alloc_unit,
+                  "occupancy_device(0) on a modelled GPU of compute capability %d.%d (%s) gave smem_alloc_unit = %zu, want %zu (on "
+                  "the simulator's H200, 9.0, it was right)\n  likely mistake: the shared-memory allocation unit is written in: it "
+                  "depends on the compute capability -- 256 bytes before 8.0, 128 from 8.0 on: p.major >= 8 ? 128 : 256",
+                  other.major, other.minor, other.name, got.smem_alloc_unit, want.smem_alloc_unit);
 }
 END_TEST
 
@@ -370,6 +380,35 @@ static const char *kernel_occupancy_hint(const OccKernel *k, const OccDevice *d,
     return occupancy_hint(k, d, got);
 }
 
+/* Simulator: the runtime's answer refused once (cudaFuncGetAttributes fails, and with it the
+   cudaOccupancyMaxPotentialBlockSize template, as on a GPU whose binary has no code for the
+   device): `which` 0 is kernel_occupancy(heavy_kernel, 256, 0), 1 heavy_gpu(n = 0, block 0); its
+   error must come back (trial 20, b063 and b065: the call's result ignored, full points). Skipped
+   where nothing was refused (a GPU; or a function that never asked). */
+static void expect_refused_attributes_returned(int which) {
+    int faults = 0;
+    cudaError_t e = (cudaError_t)probe_refused_attributes(which, &faults);
+    if (faults <= 0) return;
+    const char *what = which == 0 ? "kernel_occupancy(heavy_kernel, block 256, 0 bytes dynamic)" : "heavy_gpu(n = 0, block 0)";
+    const char *call = which == 0 ? "cudaFuncGetAttributes(&a, func)" : "cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0)";
+    ck_assert_msg(which != 0 || e != cudaSuccess,
+                  "%s returned cudaSuccess, but the grader made cudaFuncGetAttributes fail (cudaErrorInvalidDeviceFunction, as for a "
+                  "kernel with no code for this device): the attributes it went on with were never filled in\n"
+                  "  likely mistake: the result of cudaFuncGetAttributes is ignored: keep it and return it when it is not cudaSuccess "
+                  "(cudaError_t err = cudaFuncGetAttributes(&a, func); if (err != cudaSuccess) return err;)",
+                  what);
+    ck_assert_msg(which != 1 || e != cudaSuccess,
+                  "%s returned cudaSuccess, but the grader made cudaOccupancyMaxPotentialBlockSize fail (through the "
+                  "cudaFuncGetAttributes it calls: cudaErrorInvalidDeviceFunction, as for a kernel with no code for this device): the "
+                  "block it went on with was never chosen\n"
+                  "  likely mistake: the result of cudaOccupancyMaxPotentialBlockSize is ignored: keep it and return it when it is not "
+                  "cudaSuccess (cudaError_t err = cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, heavy_kernel, 0, 0); if (err != "
+                  "cudaSuccess) return err;)",
+                  what);
+    ck_assert_msg(e == cudaErrorInvalidDeviceFunction, "%s returned %s, but the call that failed (%s) answered cudaErrorInvalidDeviceFunction: return that error",
+                  what, judge_error_name(e), call);
+}
+
 START_TEST(test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels) {
     static const int blocks[] = {32, 64, 96, 128, 160, 256, 384, 512, 640, 768, 1024};
     OccDevice d;
@@ -402,6 +441,7 @@ START_TEST(test_kernel_occupancy_agrees_with_the_runtime_for_real_kernels) {
             }
         }
     }
+    expect_refused_attributes_returned(0);
 }
 END_TEST
 
@@ -768,6 +808,7 @@ START_TEST(test_heavy_gpu_computes_with_the_runtimes_block_or_the_given_one) {
     static const size_t sizes[] = {1, 1000, ON_SIM ? 20011 : 70001};
     static const int blocks[] = {0, 96, 256};
     check_heavy(sizes[_i / 3], blocks[_i % 3]);
+    if (_i == 0) expect_refused_attributes_returned(1);
 }
 END_TEST
 
@@ -911,9 +952,39 @@ static int line_has(const char *file, int line, const char *text) {
 }
 
 /* Checks a report names a call containing `expect_call` (a substring), at a line of the source that holds it. */
+/* 1 when scale_checked_gpu's source (comments blanked) calls `call` somewhere not as CHECK's argument
+   (`CHECK(call(...))`): a check written by hand, which returns the error without a report; 0 when
+   every use is inside CHECK; -1 when the source cannot be read. */
+static int called_without_check(const char *call) {
+    static char body[16384];
+    if (grade_source_function("occupancy.cu", "scale_checked_gpu", body, sizeof body) != 1) return -1;
+    size_t len = strlen(call);
+    for (const char *p = strstr(body, call); p; p = strstr(p + len, call)) {
+        if ((p > body && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) || isalnum((unsigned char)p[len]) || p[len] == '_') continue;
+        const char *q = p;
+        while (q > body && isspace((unsigned char)q[-1])) q--;
+        if (q > body && q[-1] == '(') {
+            q--;
+            while (q > body && isspace((unsigned char)q[-1])) q--;
+            if (q - body >= 5 && !strncmp(q - 5, "CHECK", 5) && (q - body == 5 || !(isalnum((unsigned char)q[-6]) || q[-6] == '_')))
+                continue;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static void expect_report(const char *what, const char *report, const char *expect_call, const char *why, int sticky) {
     char file[512], call[256];
     int line = 0;
+    /* the call's error returned by hand, CHECK not used on it (trial 20, b069: `cudaError_t e =
+       cudaGetLastError(); if (e != cudaSuccess) return e;`, blamed on a correct CHECK) */
+    const char *full = strstr(expect_call, "LastError") ? "cudaGetLastError" : "cudaDeviceSynchronize";
+    ck_assert_msg((report[0] != REPORT_POISON && report[0]) || called_without_check(full) != 1,
+                  "%s returned an error but wrote no report, and in scale_checked_gpu %s() is checked by hand, not with CHECK(...): "
+                  "check_cuda never sees that error, so no report is written\n  likely mistake: a check written by hand (if (err != "
+                  "cudaSuccess) return err;) instead of CHECK(%s()): use CHECK, which writes the report with file, line and call",
+                  what, full, full);
     ck_assert_msg(report[0] != REPORT_POISON && report[0],
                   "%s returned an error but wrote no report\n  likely mistake: CHECK must pass the report and cap to check_cuda", what);
     int parsed = parse_report(report, file, sizeof file, &line, call, sizeof call);
@@ -1183,6 +1254,19 @@ static void check_batched(size_t n, size_t max_batch, size_t budget) {
        The simulator reports the grid; a GPU does not (-1). */
     unsigned long long grid_blocks = 0, grid_threads = 0;
     int grid_launches = judge_last_call_grid("transform_kernel", &grid_blocks, &grid_threads);
+    /* every launch sized for a whole batch, the last, partial one included (trial 20, b073:
+       blocks_for(batch, 256) for a batch of len < batch elements, blamed on a grid in elements):
+       the grid is then exactly batches x blocks_for(batch, threads), more than the tail needs */
+    if (grid_launches > 0 && grid_threads && (size_t)grid_launches == batches && n % st.batch) {
+        unsigned long long t = grid_threads, whole = (st.batch + t - 1) / t, tail_blocks = (n % st.batch + t - 1) / t;
+        ck_assert_msg(whole == tail_blocks || grid_blocks != (unsigned long long)batches * whole,
+                      "%s: the values are right, but every one of its %d launches of transform_kernel ran %llu blocks of %llu threads, "
+                      "the grid of a whole batch of %zu, the last one included: that batch holds only n - offset = %zu elements and "
+                      "needs %llu block(s); the surplus threads only failed the i < n guard\n"
+                      "  likely mistake: the last, partial batch's grid was sized for a full batch: size each launch by that batch's "
+                      "len, not by batch: transform_kernel<<<blocks_for(len, 256), 256, 0, s[b]>>>(d[b], len)",
+                      what, grid_launches, whole, t, st.batch, n % st.batch, tail_blocks);
+    }
     if (grid_launches > 0 && grid_blocks && grid_threads)
         ck_assert_msg(grid_blocks * grid_threads <= n + (unsigned long long)grid_launches * grid_threads,
                       "%s: the values are right, but its %d launches of transform_kernel ran %llu blocks of %llu threads, %llu threads "

@@ -40,10 +40,11 @@
       LOCAL(int *, blocks_per_sm), THEN(*blocks_per_sm = (int)c.out[0]))                                                         \
     X(size_t, probe_limit_device_memory, GRADER, NUM(size_t, budget))                                                          \
     X(int, probe_default_stream_busy, GRADER)                                                                                  \
-    X(int, probe_occupancy_device_elsewhere, GRADER, INOUT(OccDevice *, d, sizeof *d, "d", NULL),                               \
+    X(int, probe_occupancy_device_elsewhere, GRADER, NUM(int, which), INOUT(OccDevice *, d, sizeof *d, "d", NULL),              \
       INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))                                                                  \
     X(int, probe_kernel_occupancy_on_device_1, GRADER, NUM(int, which), NUM(int, block), NUM(size_t, dynamic_smem),             \
-      INOUT(OccResult *, r, sizeof *r, "r", NULL), INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))
+      INOUT(OccResult *, r, sizeof *r, "r", NULL), INOUT(struct cudaDeviceProp *, p, sizeof *p, "p", NULL))                     \
+    X(int, probe_refused_attributes, GRADER, NUM(int, which), LOCAL(int *, faults), THEN(*faults = (int)(int64_t)c.out[0]))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -215,12 +216,27 @@ static int sm86_props(struct cudaDeviceProp *p) {
     p->reservedSharedMemPerBlock = 1024;
     return 0;
 }
+/* ... and with a Turing's (a T4's, sm_75): before compute capability 8.0 shared memory is allocated
+   in units of 256 bytes, not 128 (trial 20, b062: 128 written in, right on every sm_80+) */
+static int sm75_props(struct cudaDeviceProp *p) {
+    if (cudaGetDeviceProperties(p, 0) != cudaSuccess) return -1;
+    snprintf(p->name, sizeof p->name, "a modelled Turing GPU (sm_75, T4-like)");
+    p->major = 7, p->minor = 5;
+    p->multiProcessorCount = 40;
+    p->maxThreadsPerMultiProcessor = 1024;
+    p->maxBlocksPerMultiProcessor = 16;
+    p->sharedMemPerMultiprocessor = 64 * 1024;
+    p->sharedMemPerBlockOptin = 64 * 1024;
+    p->reservedSharedMemPerBlock = 0;
+    return 0;
+}
 #endif
+/* which 0: the sm_86 above; 1: the sm_75 */
 static int64_t call_probe_occupancy_device_elsewhere(const RunnerCall *c) {
-    OccDevice *d = rc_ptr(c, 0);
-    struct cudaDeviceProp *p = rc_ptr(c, 1);
+    OccDevice *d = rc_ptr(c, 1);
+    struct cudaDeviceProp *p = rc_ptr(c, 2);
 #if ON_SIM
-    if (sm86_props(p) != 0) return -1;
+    if ((rc_i64(c, 0) == 1 ? sm75_props(p) : sm86_props(p)) != 0) return -1;
     simcuda_model_device_props(p);
     cudaError_t e = occupancy_device(0, d);
     simcuda_model_device_props(NULL);
@@ -247,6 +263,44 @@ static int64_t call_probe_kernel_occupancy_on_device_1(const RunnerCall *c) {
     (void)r, (void)p;
     return -1;
 #endif
+}
+/* The fault: cudaFuncGetAttributes failing once, as it does for a kernel with no code for the device.
+   On the simulator lesson 14's runners are linked with --wrap=cudaFuncGetAttributes
+   (lessons/14-occupancy/lesson.mk), so that every call of it -- the student's, and the one inside
+   the cudaOccupancyMaxPotentialBlockSize template, as in CUDA's own cuda_runtime.h -- comes here
+   first. While armed, the next call asks the runtime about no kernel (NULL), which answers
+   cudaErrorInvalidDeviceFunction and records it as the last error, as a real failure does. (The
+   __real_ name is weak, so that a runner linked without --wrap still links: then nothing fails.) */
+__attribute__((weak)) cudaError_t __real_cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func);
+cudaError_t __wrap_cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func);
+static int g_attributes_armed, g_attributes_refused;
+cudaError_t __wrap_cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func) {
+    if (g_attributes_armed) {
+        g_attributes_armed = 0;
+        g_attributes_refused++;
+        func = NULL;
+    }
+    return __real_cudaFuncGetAttributes(a, func);
+}
+/* The student's kernel_occupancy(heavy_kernel, 256, 0) (which 0) or heavy_gpu(n = 0, block = 0)
+   (which 1: the runtime picks the block; n = 0 launches nothing, so a block left at 0 cannot crash
+   the launch arithmetic) with the next cudaFuncGetAttributes failing: returns the student's error;
+   out[0] the calls that failed so (0: the function asked nothing; -1: no --wrap here). */
+static int64_t call_probe_refused_attributes(const RunnerCall *c) {
+    if (!__real_cudaFuncGetAttributes) {
+        c->rep->out[0] = (uint64_t)-1;
+        return -1;
+    }
+    OccResult r;
+    int used = -1;
+    cudaGetLastError();
+    g_attributes_refused = 0;
+    g_attributes_armed = 1;
+    cudaError_t e = rc_i64(c, 0) == 0 ? kernel_occupancy(lesson_kernel(KERNEL_HEAVY), 256, 0, &r) : heavy_gpu(NULL, NULL, 0, 0, &used);
+    g_attributes_armed = 0;
+    c->rep->out[0] = (uint64_t)g_attributes_refused;
+    cudaGetLastError(); /* the refused call's error, handled here */
+    return e;
 }
 #define RUNNER_EXTRA {"probe_live_streams_events", call_probe_live_streams_events},
 #else

@@ -31,14 +31,20 @@ size_t probe_limit_device_memory(size_t budget);
 /** 1 when the legacy default stream still had work queued (the grader's cudaStreamQuery(0) said
     cudaErrorNotReady), 0 when it was idle; it then waits for that work. */
 int probe_default_stream_busy(void);
-/** The student's occupancy_device(0, d) on a second modelled GPU, whose properties (an sm_86's: 1536
-    threads and 16 blocks per SM, 100 KiB of shared memory per SM, 82 SMs) are written into *p:
-    returns its error, or -1 on a GPU, where only the GPU itself answers. */
-int probe_occupancy_device_elsewhere(OccDevice *d, struct cudaDeviceProp *p);
+/** The student's occupancy_device(0, d) on another modelled GPU, whose properties are written into
+    *p -- which 0: an sm_86's (1536 threads and 16 blocks per SM, 100 KiB of shared memory per SM, 84
+    SMs); which 1: an sm_75's (a T4's: 1024 threads per SM, 64 KiB, 40 SMs) -- returns its error, or
+    -1 on a GPU, where only the GPU itself answers. */
+int probe_occupancy_device_elsewhere(int which, OccDevice *d, struct cudaDeviceProp *p);
 /** The student's kernel_occupancy(kernel `which`, block, dynamic_smem, r) while device 1 is current,
     on the simulator modelled as a second GPU (an sm_86, its properties written into *p) beside
     device 0: returns its error, or -1 on a GPU, where the devices are what they are. */
 int probe_kernel_occupancy_on_device_1(int which, int block, size_t dynamic_smem, OccResult *r, struct cudaDeviceProp *p);
+/** Simulator: the student's kernel_occupancy(heavy_kernel, 256, 0, r) (which 0) or heavy_gpu(n = 0,
+    block = 0) (which 1) while the next cudaFuncGetAttributes fails (cudaErrorInvalidDeviceFunction;
+    the cudaOccupancyMaxPotentialBlockSize template calls it too): returns the student's error, with
+    in *faults the calls refused so (0: none was made; -1: not possible here, a GPU). */
+int probe_refused_attributes(int which, int *faults);
 /** Streams and events alive in the runner now (created, not destroyed), for leak checks; -1 each on
     a GPU, where the runtime does not tell. */
 void probe_live_streams_events(int *streams, int *events);

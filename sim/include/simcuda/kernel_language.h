@@ -668,6 +668,10 @@ template <class UnaryFunction, class T>
 inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *min_grid, int *block, T func, UnaryFunction smem_of_block,
                                                                            int block_limit = 0, unsigned int = 0) {
     if (!min_grid || !block) return cudaErrorInvalidValue;
+    /* as CUDA's cuda_runtime.h: the kernel's attributes first, and their error is the answer */
+    cudaFuncAttributes attr_;
+    cudaError_t attr_err_ = ::cudaFuncGetAttributes(&attr_, (const void *)func);
+    if (attr_err_ != cudaSuccess) return attr_err_;
     simcuda::occupancy_best_block((const void *)func, min_grid, block,
                                   [](int b, const void *ctx) { return (size_t)(*(const UnaryFunction *)ctx)(b); }, &smem_of_block, block_limit);
     return cudaSuccess;
@@ -680,6 +684,9 @@ template <class T>
 inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block, T func, size_t dynamic_smem = 0, int block_limit = 0,
                                                                unsigned int = 0) {
     if (!min_grid || !block) return cudaErrorInvalidValue;
+    cudaFuncAttributes attr_; /* as above */
+    cudaError_t attr_err_ = ::cudaFuncGetAttributes(&attr_, (const void *)func);
+    if (attr_err_ != cudaSuccess) return attr_err_;
     simcuda::occupancy_best_block((const void *)func, min_grid, block, [](int, const void *ctx) { return *(const size_t *)ctx; }, &dynamic_smem,
                                   block_limit);
     return cudaSuccess;
