@@ -398,6 +398,35 @@ static const char *kGrayFallback = "every pixel was written, but with wrong valu
                                    "that r, g, b are bytes 0, 1, 2 of pixel i (which starts at byte i * channels), and that the result goes "
                                    "to gray[i] with i = y * width + x";
 
+/* 03.1 with the guard's sides swapped, if (x < height && y < width), the index right (trial 20, a057):
+   on a non-square image the rows y >= width are never written, and the threads past the right edge
+   (width <= x < height, which the grid's edge blocks have) write the next row's first pixels, right
+   values at right places; the unwritten pixels look scattered, not an edge strip. Replayed with the
+   grid rounded up: NULL when the result is something else. */
+static char g_swapped_guard[600];
+static const char *gray_guard_swapped_why(const Image *im, const Run *r) {
+    if (im->ch == 1 || im->w == im->h || !r->by) return NULL;
+    size_t w = (size_t)im->w, h = (size_t)im->h, gx = round_up((unsigned)w, r->bx), gy = round_up((unsigned)h, r->by);
+    unsigned char *alt = grade_alloc(im->n);
+    memset(alt, 0, im->n);
+    for (size_t y = 0; y < gy && y < w; y++)
+        for (size_t x = 0; x < gx && x < h; x++)
+            if (y * w + x < im->n) alt[y * w + x] = 1;
+    int match = 1;
+    for (size_t i = 0; i < im->n && match; i++)
+        match = alt[i] ? im->h_got[i] == im->h_want[i] : im->h_got[i] == UNWRITTEN;
+    free(alt);
+    if (!match) return NULL;
+    snprintf(g_swapped_guard, sizeof g_swapped_guard,
+             "the bounds guard has width and height swapped, if (x < height && y < width): on this %zu wide, %zu tall image %s; "
+             "the index y * width + x is right. A thread has a pixel when x < width && y < height",
+             w, h,
+             h > w ? "the rows y >= width were never written, and the threads past the right edge (x >= width) wrote the next "
+                     "row's first pixels"
+                   : "the columns x >= height were never written");
+    return g_swapped_guard;
+}
+
 /* The likely mistake for a wrong 2D grayscale result (03.1). */
 static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t cap) {
     unsigned char *written = grade_alloc(im->n);
@@ -410,6 +439,8 @@ static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t ca
         return "no pixel was written: was grayscale_kernel launched (grayscale_kernel<<<grid, block>>>(...) in grayscale_gpu), and "
                "does every thread with a pixel (x < width and y < height) reach the store gray[y * width + x]?";
     if (c == COVER_RECT) return buf;
+    const char *swapped = gray_guard_swapped_why(im, r);
+    if (swapped) return swapped;
     return "pixels were left unwritten all over the image, not in an edge strip: the pixel index is wrong; pixel (x, y) of a "
            "width-wide image is number y * width + x (rows are width pixels long), with x = blockIdx.x * blockDim.x + threadIdx.x and "
            "y = blockIdx.y * blockDim.y + threadIdx.y, and its bytes start at that number times channels";
