@@ -946,6 +946,46 @@ START_TEST(test_wide_grayscale_stores_16_bytes_at_once) {
 }
 END_TEST
 
+/* The read-only pointer narrower than 16 bytes (`const unsigned *`, ...) that a kernel names, or NULL;
+   `const unsigned char *` is allowed (the leftover pixels are read a byte at a time). */
+static const char *names_narrow_read_pointer(const char *body) {
+    static const char *types[] = {"unsigned int", "unsigned long long", "unsigned long", "unsigned short", "unsigned", "uint32_t",
+                                  "uint64_t", "uint16_t", "int", "short", "long long", "long", "float", "double", "uint2", "int2",
+                                  "uchar4", "char4", "float2", "ushort2", "ushort4", "ulonglong1", "uint1"};
+    for (const char *c = strstr(body, "const"); c; c = strstr(c + 1, "const")) {
+        if (c > body && (isalnum((unsigned char)c[-1]) || c[-1] == '_')) continue;
+        const char *q = c + 5;
+        if (!isspace((unsigned char)*q)) continue;
+        while (isspace((unsigned char)*q)) q++;
+        for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+            size_t tl = strlen(types[k]);
+            if (strncmp(q, types[k], tl) || isalnum((unsigned char)q[tl]) || q[tl] == '_') continue;
+            const char *r = q + tl;
+            while (isspace((unsigned char)*r)) r++;
+            if (*r == '*') return types[k];
+            break; /* `const unsigned char`, `const int n`, ...: not a narrow pointer */
+        }
+    }
+    return NULL;
+}
+
+/* 03.3's 16-byte loads (trial 20, a028: the chunk read through `const unsigned *src32 =
+   reinterpret_cast<const unsigned *>(src)`, 4 * C word loads where C uint4 loads belong; right image,
+   passed). The simulator's compiler splits a uint4 load into 4-byte loads, so the profiler counts
+   the same requests either way: the kernel's source is read instead (skipped without it). */
+START_TEST(test_wide_grayscale_loads_16_bytes_at_once) {
+    static char body[16384];
+    if (grade_source_function("grayscale.cu", "grayscale_wide_kernel", body, sizeof body) != 1) return;
+    const char *narrow = names_narrow_read_pointer(body);
+    ck_assert_msg(!narrow,
+                  "grayscale_wide_kernel reads through a `const %s *` pointer (read in grayscale.cu): the image is right, but a "
+                  "chunk's 16 * C input bytes are not loaded with C 16-byte loads\n  likely mistake: the chunk is read in 4-byte "
+                  "(or narrower) words, not as uint4 values: load them through the 16-byte pointer, const uint4 *src = "
+                  "reinterpret_cast<const uint4 *>(rgb) + t * C; uint4 v = src[k]; for k < C, then take the bytes out of v.x .. v.w",
+                  narrow);
+}
+END_TEST
+
 START_TEST(test_wide_grayscale_accepts_an_empty_image) {
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 0, 5, 3, 256), "grayscale_wide_gpu with width 0");
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 5, 0, 4, 256), "grayscale_wide_gpu with height 0");
@@ -973,6 +1013,7 @@ static Suite *build_suite(void) {
 #endif
         {"03.3", test_wide_grayscale_accepts_an_empty_image, 1},
         {"03.3", test_wide_grayscale_stores_16_bytes_at_once, 1},
+        {"03.3", test_wide_grayscale_loads_16_bytes_at_once, 1},
     };
     return grade_suite("03-image-grayscale", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
