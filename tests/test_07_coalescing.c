@@ -365,6 +365,28 @@ START_TEST(test_strided_copy_returns_a_refused_launch) {
 }
 END_TEST
 
+/* One thread per output element (trial 20, a043: blocks_for(n * stride, block), stride times the
+   threads, all but n of them idle behind the guard; right values, it passed). The simulator records
+   the launch's grid (a GPU's is not observed: skipped there). */
+START_TEST(test_strided_copy_launches_one_thread_per_element) {
+    enum { N = 1000, STRIDE = 4, BLOCK = 128 };
+    float *d_in = grade_device_alloc((size_t)N * STRIDE * sizeof(float)), *d_out = grade_device_alloc(N * sizeof(float));
+    GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, N, STRIDE, 0, BLOCK), "copy_strided_gpu, n = 1000, stride 4, block 128");
+    unsigned long long blocks, threads;
+    int seen = judge_last_call_grid("copy_strided_kernel", &blocks, &threads);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    if (seen <= 0) return; /* not launched (the other tests say so), or the grid not observed (a GPU) */
+    unsigned long long need = (N + BLOCK - 1) / BLOCK;
+    ck_assert_msg(blocks * threads <= need * BLOCK,
+                  "copy_strided_gpu (n = %d, stride %d, offset 0, block %d) launched a grid of %llu blocks of %llu threads (%llu "
+                  "threads), where one thread per output element takes %llu blocks: the values are right, but %llu threads had "
+                  "nothing to do\n  likely mistake: the grid is sized for the input's span, not for the n outputs: launch "
+                  "blocks_for(n, block) blocks (not n * stride): thread i copies out[i] = in[offset + i * stride]",
+                  N, STRIDE, BLOCK, blocks, threads, blocks * threads, need, blocks * threads - (unsigned long long)N);
+}
+END_TEST
+
 START_TEST(test_strided_copy_is_coalesced_at_stride_one) {
     grade_profile_begin();
     static const StrideCase unit = {1, 0, 256};
@@ -1161,6 +1183,7 @@ static Suite *build_suite(void) {
         {"07.1", test_strided_copy_matches_cpu_on_a_large_input, 1},
         {"07.1", test_strided_copy_of_nothing_launches_nothing, 1},
         {"07.1", test_strided_copy_returns_a_refused_launch, 1},
+        {"07.1", test_strided_copy_launches_one_thread_per_element, 1},
 #if !ON_SIM
         {"07.1", test_strided_copy_indexes_past_four_billion_elements, 1},
 #endif
