@@ -13,6 +13,7 @@
  * NaN read out of shared memory nobody wrote (the simulator fills shared memory with NaN); CANARY
  * elements after each output must stay untouched.
  */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -386,6 +387,47 @@ START_TEST(test_strided_copy_launches_one_thread_per_element) {
                   N, STRIDE, BLOCK, blocks, threads, blocks * threads, need, blocks * threads - (unsigned long long)N);
 }
 END_TEST
+
+#if ON_SIM
+/* The element index in 64 bits, on the simulator (trial 20, a042: `unsigned i = blockIdx.x *
+   blockDim.x + threadIdx.x;`, so offset + i * stride, all unsigned, wraps past 2^32 elements). The
+   GPU test above reads 16 GiB in; the simulator cannot hold that, so the kernel's source is read: an
+   index declared as a 32-bit integer from blockIdx, with no 64-bit type anywhere in the body (a cast
+   or a size_t variable that makes the product 64-bit), is the mistake. Skipped without the source. */
+static int word_at(const char *s, const char *body, const char *w) {
+    size_t l = strlen(w);
+    return !strncmp(s, w, l) && (s == body || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) &&
+           !(isalnum((unsigned char)s[l]) || s[l] == '_');
+}
+START_TEST(test_strided_copy_index_is_64_bit) {
+    static char src[8192];
+    if (grade_source_function("coalescing.cu", "copy_strided_kernel", src, sizeof src) != 1) return;
+    const char *body = strchr(src, '{');
+    if (!body) return;
+    static const char *wide[] = {"size_t", "long", "uint64_t", "int64_t", "ptrdiff_t", "ssize_t", "uintptr_t", "double"};
+    for (const char *s = body; *s; s++)
+        for (size_t k = 0; k < sizeof wide / sizeof *wide; k++)
+            if (word_at(s, body, wide[k])) return; /* something is 64-bit: the product may well be */
+    static const char *narrow[] = {"unsigned int", "unsigned", "int", "uint32_t", "int32_t"};
+    for (const char *s = body; *s; s++)
+        for (size_t k = 0; k < sizeof narrow / sizeof *narrow; k++) {
+            if (!word_at(s, body, narrow[k])) continue;
+            const char *q = s + strlen(narrow[k]), *semi;
+            while (isspace((unsigned char)*q)) q++;
+            if (!(isalpha((unsigned char)*q) || *q == '_') || !(semi = strchr(q, ';'))) break;
+            const char *bi = strstr(q, "blockIdx");
+            ck_assert_msg(!bi || bi > semi,
+                          "copy_strided_kernel's element index is a 32-bit `%s` (read in coalescing.cu) and nothing in the kernel is "
+                          "64-bit: offset + i * stride is computed in 32 bits, and wraps once it passes 2^32 elements (16 GiB of "
+                          "floats; the simulator cannot hold such an input, so the source is read)\n  likely mistake: the element "
+                          "index is 32-bit: make it a size_t, size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, so that "
+                          "offset + i * stride is computed in 64 bits",
+                          narrow[k]);
+            break;
+        }
+}
+END_TEST
+#endif
 
 START_TEST(test_strided_copy_is_coalesced_at_stride_one) {
     grade_profile_begin();
@@ -1184,6 +1226,9 @@ static Suite *build_suite(void) {
         {"07.1", test_strided_copy_of_nothing_launches_nothing, 1},
         {"07.1", test_strided_copy_returns_a_refused_launch, 1},
         {"07.1", test_strided_copy_launches_one_thread_per_element, 1},
+#if ON_SIM
+        {"07.1", test_strided_copy_index_is_64_bit, 1},
+#endif
 #if !ON_SIM
         {"07.1", test_strided_copy_indexes_past_four_billion_elements, 1},
 #endif
