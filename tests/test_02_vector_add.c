@@ -165,8 +165,20 @@ START_TEST(test_vector_add_gpu_returns_the_error_of_a_refused_launch) {
 END_TEST
 
 START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
-    /* n = 0 is legal and must not launch an empty grid (a launch error). */
-    GRADE_EXPECT_CUDA_OK(vector_add_gpu(NULL, NULL, NULL, 0, 256), "vector_add_gpu with n = 0");
+    /* n = 0 is legal and must not launch an empty grid (a launch error). A launch refused as an invalid
+       configuration here is the n == 0 early return dropped (trial 20, a053: the grid rounded up is
+       (0 + 255) / 256 = 0 blocks): the generic reading put "round up" first, which the grid already
+       does; here nothing but n = 0 can make the grid empty. */
+    cudaError_t e = vector_add_gpu(NULL, NULL, NULL, 0, 256);
+    char said[2048];
+    judge_last_call_output(said, sizeof said);
+    /* a GPU refuses it as cudaErrorInvalidConfiguration; the simulator says the launch did not run */
+    ck_assert_msg(e != cudaErrorInvalidConfiguration && !(e && strstr(said, "did not run") && strstr(said, "zero dimension")),
+                  "vector_add_gpu with n = 0 (block 256) returned %s (%s)%s\n  likely mistake: a launch of 0 blocks for n = 0: "
+                  "(n + block - 1) / block is 0 when n is 0, and a grid of 0 blocks is an invalid launch configuration; return "
+                  "cudaSuccess before the launch when n == 0 (there is nothing to add)",
+                  cudaGetErrorName(e), cudaGetErrorString(e), said);
+    GRADE_EXPECT_CUDA_OK(e, "vector_add_gpu with n = 0");
 }
 END_TEST
 
