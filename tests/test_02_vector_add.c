@@ -462,6 +462,27 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* The grid-stride loop's start and step both scaled by k (trial 20, a006: i = (blockIdx.x *
+   blockDim.x + threadIdx.x) * 4 and i += stride * 4, the float4 version's indexing in the scalar
+   kernel): exactly the elements i % k == 0 are written, right, and the others never. The generic
+   reading ("too few threads, or some skipped their work") hid the pattern. 0 when it is not that. */
+static size_t every_kth_written(const Problem *p, size_t n) {
+    if (n < 3) return 0;
+    size_t k = 0;
+    for (size_t i = 1; i < n && !k; i++) {
+        uint32_t bits;
+        memcpy(&bits, &p->h_got[i], 4);
+        if (bits != GRADE_DEVICE_GARBAGE_BITS) k = i;
+    }
+    if (k < 2 || k > 16) return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &p->h_got[i], 4);
+        if (i % k == 0 ? p->h_got[i] != p->h_want[i] : bits != GRADE_DEVICE_GARBAGE_BITS) return 0;
+    }
+    return k;
+}
+
 /* Only the last element never written, the launch as asked (trial 19, a009: the loop ran while
    i < n - 1). At n = 1 that is every element, which reads like a kernel never launched: the launch
    record says it was, and a second call at n = 301 with the same grid and block tells the loop
@@ -689,6 +710,14 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                                   name, n, grids[g], blocks[b], threads, (unsigned long long)grade_seed(), threads);
                 }
                 if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, grids[g], blocks[b], 0);
+                size_t k = launch == vector_add_grid_stride_gpu ? every_kth_written(&p, n) : 0;
+                ck_assert_msg(!k,
+                              "%s (n = %zu, grid %u x block %u, GRADE_SEED=%llu): exactly the elements whose index is a multiple of "
+                              "%zu were written (right), every other element never\n  likely mistake: the grid-stride loop's start "
+                              "and step are both multiplied by %zu (the float4 version's indexing in the one-float kernel): thread "
+                              "i = blockIdx.x * blockDim.x + threadIdx.x does element i, then i + stride, with stride = gridDim.x * "
+                              "blockDim.x, nothing scaled",
+                              name, n, grids[g], blocks[b], (unsigned long long)grade_seed(), k, k);
                 expect_last_element_written(launch, name,
                                             launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
                                             &p, grids[g], blocks[b]);
