@@ -165,8 +165,20 @@ START_TEST(test_vector_add_gpu_returns_the_error_of_a_refused_launch) {
 END_TEST
 
 START_TEST(test_vector_add_gpu_accepts_an_empty_vector) {
-    /* n = 0 is legal and must not launch an empty grid (a launch error). */
-    GRADE_EXPECT_CUDA_OK(vector_add_gpu(NULL, NULL, NULL, 0, 256), "vector_add_gpu with n = 0");
+    /* n = 0 is legal and must not launch an empty grid (a launch error). A launch refused as an invalid
+       configuration here is the n == 0 early return dropped (trial 20, a053: the grid rounded up is
+       (0 + 255) / 256 = 0 blocks): the generic reading put "round up" first, which the grid already
+       does; here nothing but n = 0 can make the grid empty. */
+    cudaError_t e = vector_add_gpu(NULL, NULL, NULL, 0, 256);
+    char said[2048];
+    judge_last_call_output(said, sizeof said);
+    /* a GPU refuses it as cudaErrorInvalidConfiguration; the simulator says the launch did not run */
+    ck_assert_msg(e != cudaErrorInvalidConfiguration && !(e && strstr(said, "did not run") && strstr(said, "zero dimension")),
+                  "vector_add_gpu with n = 0 (block 256) returned %s (%s)%s\n  likely mistake: a launch of 0 blocks for n = 0: "
+                  "(n + block - 1) / block is 0 when n is 0, and a grid of 0 blocks is an invalid launch configuration; return "
+                  "cudaSuccess before the launch when n == 0 (there is nothing to add)",
+                  cudaGetErrorName(e), cudaGetErrorString(e), said);
+    GRADE_EXPECT_CUDA_OK(e, "vector_add_gpu with n = 0");
 }
 END_TEST
 
@@ -450,6 +462,27 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* The grid-stride loop's start and step both scaled by k (trial 20, a006: i = (blockIdx.x *
+   blockDim.x + threadIdx.x) * 4 and i += stride * 4, the float4 version's indexing in the scalar
+   kernel): exactly the elements i % k == 0 are written, right, and the others never. The generic
+   reading ("too few threads, or some skipped their work") hid the pattern. 0 when it is not that. */
+static size_t every_kth_written(const Problem *p, size_t n) {
+    if (n < 3) return 0;
+    size_t k = 0;
+    for (size_t i = 1; i < n && !k; i++) {
+        uint32_t bits;
+        memcpy(&bits, &p->h_got[i], 4);
+        if (bits != GRADE_DEVICE_GARBAGE_BITS) k = i;
+    }
+    if (k < 2 || k > 16) return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &p->h_got[i], 4);
+        if (i % k == 0 ? p->h_got[i] != p->h_want[i] : bits != GRADE_DEVICE_GARBAGE_BITS) return 0;
+    }
+    return k;
+}
+
 /* Only the last element never written, the launch as asked (trial 19, a009: the loop ran while
    i < n - 1). At n = 1 that is every element, which reads like a kernel never launched: the launch
    record says it was, and a second call at n = 301 with the same grid and block tells the loop
@@ -677,6 +710,14 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
                                   name, n, grids[g], blocks[b], threads, (unsigned long long)grade_seed(), threads);
                 }
                 if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, grids[g], blocks[b], 0);
+                size_t k = launch == vector_add_grid_stride_gpu ? every_kth_written(&p, n) : 0;
+                ck_assert_msg(!k,
+                              "%s (n = %zu, grid %u x block %u, GRADE_SEED=%llu): exactly the elements whose index is a multiple of "
+                              "%zu were written (right), every other element never\n  likely mistake: the grid-stride loop's start "
+                              "and step are both multiplied by %zu (the float4 version's indexing in the one-float kernel): thread "
+                              "i = blockIdx.x * blockDim.x + threadIdx.x does element i, then i + stride, with stride = gridDim.x * "
+                              "blockDim.x, nothing scaled",
+                              name, n, grids[g], blocks[b], (unsigned long long)grade_seed(), k, k);
                 expect_last_element_written(launch, name,
                                             launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
                                             &p, grids[g], blocks[b]);

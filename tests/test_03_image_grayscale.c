@@ -398,6 +398,35 @@ static const char *kGrayFallback = "every pixel was written, but with wrong valu
                                    "that r, g, b are bytes 0, 1, 2 of pixel i (which starts at byte i * channels), and that the result goes "
                                    "to gray[i] with i = y * width + x";
 
+/* 03.1 with the guard's sides swapped, if (x < height && y < width), the index right (trial 20, a057):
+   on a non-square image the rows y >= width are never written, and the threads past the right edge
+   (width <= x < height, which the grid's edge blocks have) write the next row's first pixels, right
+   values at right places; the unwritten pixels look scattered, not an edge strip. Replayed with the
+   grid rounded up: NULL when the result is something else. */
+static char g_swapped_guard[600];
+static const char *gray_guard_swapped_why(const Image *im, const Run *r) {
+    if (im->ch == 1 || im->w == im->h || !r->by) return NULL;
+    size_t w = (size_t)im->w, h = (size_t)im->h, gx = round_up((unsigned)w, r->bx), gy = round_up((unsigned)h, r->by);
+    unsigned char *alt = grade_alloc(im->n);
+    memset(alt, 0, im->n);
+    for (size_t y = 0; y < gy && y < w; y++)
+        for (size_t x = 0; x < gx && x < h; x++)
+            if (y * w + x < im->n) alt[y * w + x] = 1;
+    int match = 1;
+    for (size_t i = 0; i < im->n && match; i++)
+        match = alt[i] ? im->h_got[i] == im->h_want[i] : im->h_got[i] == UNWRITTEN;
+    free(alt);
+    if (!match) return NULL;
+    snprintf(g_swapped_guard, sizeof g_swapped_guard,
+             "the bounds guard has width and height swapped, if (x < height && y < width): on this %zu wide, %zu tall image %s; "
+             "the index y * width + x is right. A thread has a pixel when x < width && y < height",
+             w, h,
+             h > w ? "the rows y >= width were never written, and the threads past the right edge (x >= width) wrote the next "
+                     "row's first pixels"
+                   : "the columns x >= height were never written");
+    return g_swapped_guard;
+}
+
 /* The likely mistake for a wrong 2D grayscale result (03.1). */
 static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t cap) {
     unsigned char *written = grade_alloc(im->n);
@@ -410,6 +439,8 @@ static const char *gray_hint(const Image *im, const Run *r, char *buf, size_t ca
         return "no pixel was written: was grayscale_kernel launched (grayscale_kernel<<<grid, block>>>(...) in grayscale_gpu), and "
                "does every thread with a pixel (x < width and y < height) reach the store gray[y * width + x]?";
     if (c == COVER_RECT) return buf;
+    const char *swapped = gray_guard_swapped_why(im, r);
+    if (swapped) return swapped;
     return "pixels were left unwritten all over the image, not in an edge strip: the pixel index is wrong; pixel (x, y) of a "
            "width-wide image is number y * width + x (rows are width pixels long), with x = blockIdx.x * blockDim.x + threadIdx.x and "
            "y = blockIdx.y * blockDim.y + threadIdx.y, and its bytes start at that number times channels";
@@ -915,6 +946,46 @@ START_TEST(test_wide_grayscale_stores_16_bytes_at_once) {
 }
 END_TEST
 
+/* The read-only pointer narrower than 16 bytes (`const unsigned *`, ...) that a kernel names, or NULL;
+   `const unsigned char *` is allowed (the leftover pixels are read a byte at a time). */
+static const char *names_narrow_read_pointer(const char *body) {
+    static const char *types[] = {"unsigned int", "unsigned long long", "unsigned long", "unsigned short", "unsigned", "uint32_t",
+                                  "uint64_t", "uint16_t", "int", "short", "long long", "long", "float", "double", "uint2", "int2",
+                                  "uchar4", "char4", "float2", "ushort2", "ushort4", "ulonglong1", "uint1"};
+    for (const char *c = strstr(body, "const"); c; c = strstr(c + 1, "const")) {
+        if (c > body && (isalnum((unsigned char)c[-1]) || c[-1] == '_')) continue;
+        const char *q = c + 5;
+        if (!isspace((unsigned char)*q)) continue;
+        while (isspace((unsigned char)*q)) q++;
+        for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+            size_t tl = strlen(types[k]);
+            if (strncmp(q, types[k], tl) || isalnum((unsigned char)q[tl]) || q[tl] == '_') continue;
+            const char *r = q + tl;
+            while (isspace((unsigned char)*r)) r++;
+            if (*r == '*') return types[k];
+            break; /* `const unsigned char`, `const int n`, ...: not a narrow pointer */
+        }
+    }
+    return NULL;
+}
+
+/* 03.3's 16-byte loads (trial 20, a028: the chunk read through `const unsigned *src32 =
+   reinterpret_cast<const unsigned *>(src)`, 4 * C word loads where C uint4 loads belong; right image,
+   passed). The simulator's compiler splits a uint4 load into 4-byte loads, so the profiler counts
+   the same requests either way: the kernel's source is read instead (skipped without it). */
+START_TEST(test_wide_grayscale_loads_16_bytes_at_once) {
+    static char body[16384];
+    if (grade_source_function("grayscale.cu", "grayscale_wide_kernel", body, sizeof body) != 1) return;
+    const char *narrow = names_narrow_read_pointer(body);
+    ck_assert_msg(!narrow,
+                  "grayscale_wide_kernel reads through a `const %s *` pointer (read in grayscale.cu): the image is right, but a "
+                  "chunk's 16 * C input bytes are not loaded with C 16-byte loads\n  likely mistake: the chunk is read in 4-byte "
+                  "(or narrower) words, not as uint4 values: load them through the 16-byte pointer, const uint4 *src = "
+                  "reinterpret_cast<const uint4 *>(rgb) + t * C; uint4 v = src[k]; for k < C, then take the bytes out of v.x .. v.w",
+                  narrow);
+}
+END_TEST
+
 START_TEST(test_wide_grayscale_accepts_an_empty_image) {
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 0, 5, 3, 256), "grayscale_wide_gpu with width 0");
     GRADE_EXPECT_CUDA_OK(grayscale_wide_gpu(NULL, NULL, 5, 0, 4, 256), "grayscale_wide_gpu with height 0");
@@ -942,6 +1013,7 @@ static Suite *build_suite(void) {
 #endif
         {"03.3", test_wide_grayscale_accepts_an_empty_image, 1},
         {"03.3", test_wide_grayscale_stores_16_bytes_at_once, 1},
+        {"03.3", test_wide_grayscale_loads_16_bytes_at_once, 1},
     };
     return grade_suite("03-image-grayscale", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

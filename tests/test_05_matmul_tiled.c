@@ -832,6 +832,48 @@ START_TEST(test_register_tiled_takes_its_float4_path) {
                   M);
 }
 END_TEST
+
+/* The float4 path only on 16-byte aligned buffers (trial 20, a025: `bool vec = K % 4 == 0 && N % 4 ==
+   0;`, the alignment test dropped; every other test passes cudaMalloc's aligned buffers, and it
+   passed). One 8 x 8 x 8 call on buffers that start 4 bytes into their allocations: K and N are
+   multiples of 4, the pointers are not 16-byte aligned, so only the scalar path is right. A float4
+   load there is misaligned: the simulator's alignment check stops the run (a GPU faults), and the
+   crash hint below names the launcher's test. */
+static const char *misaligned_float4_hint(const char *said) {
+    if (!strstr(said, "misaligned") && !strstr(said, "alignment")) return NULL;
+    return "matmul_register_tiled_gpu took the float4 path on buffers that start 4 bytes into their allocations (not "
+           "16-byte aligned; K and N multiples of 4): a float4 load needs a 16-byte aligned address. The launcher's test "
+           "for the float4 path misses the pointers' alignment: bool vec = K % 4 == 0 && N % 4 == 0 && (((uintptr_t)d_a | "
+           "(uintptr_t)d_b | (uintptr_t)d_c) % 16) == 0; otherwise launch matmul_register_tiled_kernel<false>";
+}
+START_TEST(test_register_tiled_takes_the_scalar_path_on_misaligned_buffers) {
+    enum { M = 8, K = 8, N = 8 };
+    float *a = NULL, *b = NULL, *c = NULL;
+    float h_a[M * K], h_b[K * N], want[M * N], got[M * N];
+    for (int i = 0; i < M * K; i++) h_a[i] = (float)((i * 7) % 11) - 5.0f;
+    for (int i = 0; i < K * N; i++) h_b[i] = (float)((i * 5) % 13) - 6.0f;
+    matmul_cpu(h_a, h_b, want, M, K, N);
+    ck_assert(cudaMalloc((void **)&a, (M * K + 4) * sizeof(float)) == cudaSuccess &&
+              cudaMalloc((void **)&b, (K * N + 4) * sizeof(float)) == cudaSuccess &&
+              cudaMalloc((void **)&c, (M * N + 4) * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMemcpy(a + 1, h_a, sizeof h_a, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMemcpy(b + 1, h_b, sizeof h_b, cudaMemcpyHostToDevice) == cudaSuccess);
+    judge_set_crash_hint(misaligned_float4_hint);
+    cudaError_t e = matmul_register_tiled_gpu(a + 1, b + 1, c + 1, M, K, N);
+    cudaError_t s = cudaDeviceSynchronize();
+    judge_set_crash_hint(NULL);
+    cudaError_t m = cudaMemcpy(got, c + 1, sizeof got, cudaMemcpyDeviceToHost);
+    cudaFree(a), cudaFree(b), cudaFree(c);
+    GRADE_EXPECT_CUDA_OK(e, "matmul_register_tiled_gpu on buffers 4 bytes into their allocations");
+    GRADE_EXPECT_CUDA_OK(s, "waiting for matmul_register_tiled_gpu on buffers 4 bytes into their allocations");
+    GRADE_EXPECT_CUDA_OK(m, "copying the result back");
+    for (int i = 0; i < M * N; i++)
+        ck_assert_msg(got[i] == want[i],
+                      "matmul_register_tiled_gpu(M = K = N = %d) on buffers that start 4 bytes into their allocations (not 16-byte "
+                      "aligned): C[%d][%d] is %g, expected %g (on such buffers only the scalar path is right)",
+                      M, i / N, i % N, got[i], want[i]);
+}
+END_TEST
 #endif
 
 static Suite *build_suite(void) {
@@ -845,6 +887,7 @@ static Suite *build_suite(void) {
         {"05.2", test_register_tiled_multiply_adds_read_the_shared_slices, 1},
 #if ON_SIM
         {"05.2", test_register_tiled_takes_its_float4_path, 1},
+        {"05.2", test_register_tiled_takes_the_scalar_path_on_misaligned_buffers, 1},
 #endif
     };
     return grade_suite("05-matmul-tiled", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));

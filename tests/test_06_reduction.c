@@ -226,7 +226,17 @@ static const char *lost_tail_hint(const SumRun *r, size_t k, char *buf, size_t c
 
 /* 06.2 replayed with the last warp starting from s[tid] alone (trial 8, a043: without s[tid + 32]):
    each block's sum drops the upper 32 of the 64 values its tree leaves, in every pass. */
-static double shuffle_without_upper_half(const SumRun *r) {
+static double shuffle_replay(const SumRun *r, int upper, size_t lanes);
+static double shuffle_without_upper_half(const SumRun *r) { return shuffle_replay(r, 0, 32); }
+
+/* 06.2 replayed with warp_sum's offsets starting at 8, not 16 (trial 20, a032): lane 0 adds lanes 0 ..
+   15 only, so each block's sum is that of the lower 16 of the 32 values its last warp holds, in every
+   pass. On a small input this looks like a lost tail (the first 16 of 31 elements). */
+static double shuffle_half_warp_sum(const SumRun *r) { return shuffle_replay(r, 1, 16); }
+
+/* The shuffle kernel replayed: the last warp starts from s[tid] (+ s[tid + 32] when `upper` and the
+   block has 64 threads or more), and its warp_sum adds the first `lanes` lanes. */
+static double shuffle_replay(const SumRun *r, int upper, size_t lanes) {
     size_t B = r->block, pb = 2 * B, m = r->n;
     double *v = malloc((m ? m : 1) * sizeof(double)), *s = malloc(B * sizeof(double));
     if (!v || !s) {
@@ -245,7 +255,7 @@ static double shuffle_without_upper_half(const SumRun *r) {
             for (size_t stride = B / 2; stride > 32; stride >>= 1)
                 for (size_t t = 0; t < stride; t++) s[t] += s[t + stride];
             double sum = 0.0;
-            for (size_t t = 0; t < 32; t++) sum += s[t];
+            for (size_t t = 0; t < lanes && t < B; t++) sum += s[t] + (upper && B >= 64 ? s[t + 32] : 0.0);
             v[b] = sum; /* block b read elements from b * pb >= b on: no later block needs v[b] */
         }
         if (g == 1) break;
@@ -326,6 +336,10 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
         return buf;
     }
     if (order_dependent) return barrier_hint(r->ex);
+    if (r->ex == 2 && !isnan(got) && near(got, shuffle_half_warp_sum(r), tol) && !near(got, r->want, tol))
+        return "warp_sum stops a step early: each block's sum is exactly that of the lower 16 lanes of its last warp (what warp_sum "
+               "gives when its offsets start at 8), so lane 0 never adds lanes 16 .. 31. The offsets are 16, 8, 4, 2 and 1: "
+               "for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset)";
     if (r->ex == 2 && r->block >= 64 && !isnan(got) && near(got, shuffle_without_upper_half(r), tol) && !near(got, r->want, tol))
         return "the last warp starts from s[tid] alone: with 64 or more threads the tree stops at 64 partial sums in s[0 .. 63], and "
                "the first warp must start from v = s[tid] + s[tid + 32] (the upper half too) before its shuffles";

@@ -13,6 +13,7 @@
  * NaN read out of shared memory nobody wrote (the simulator fills shared memory with NaN); CANARY
  * elements after each output must stay untouched.
  */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -364,6 +365,69 @@ START_TEST(test_strided_copy_returns_a_refused_launch) {
                   N, (int)e, cudaGetErrorName(e));
 }
 END_TEST
+
+/* One thread per output element (trial 20, a043: blocks_for(n * stride, block), stride times the
+   threads, all but n of them idle behind the guard; right values, it passed). The simulator records
+   the launch's grid (a GPU's is not observed: skipped there). */
+START_TEST(test_strided_copy_launches_one_thread_per_element) {
+    enum { N = 1000, STRIDE = 4, BLOCK = 128 };
+    float *d_in = grade_device_alloc((size_t)N * STRIDE * sizeof(float)), *d_out = grade_device_alloc(N * sizeof(float));
+    GRADE_EXPECT_CUDA_OK(copy_strided_gpu(d_in, d_out, N, STRIDE, 0, BLOCK), "copy_strided_gpu, n = 1000, stride 4, block 128");
+    unsigned long long blocks, threads;
+    int seen = judge_last_call_grid("copy_strided_kernel", &blocks, &threads);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    if (seen <= 0) return; /* not launched (the other tests say so), or the grid not observed (a GPU) */
+    unsigned long long need = (N + BLOCK - 1) / BLOCK;
+    ck_assert_msg(blocks * threads <= need * BLOCK,
+                  "copy_strided_gpu (n = %d, stride %d, offset 0, block %d) launched a grid of %llu blocks of %llu threads (%llu "
+                  "threads), where one thread per output element takes %llu blocks: the values are right, but %llu threads had "
+                  "nothing to do\n  likely mistake: the grid is sized for the input's span, not for the n outputs: launch "
+                  "blocks_for(n, block) blocks (not n * stride): thread i copies out[i] = in[offset + i * stride]",
+                  N, STRIDE, BLOCK, blocks, threads, blocks * threads, need, blocks * threads - (unsigned long long)N);
+}
+END_TEST
+
+#if ON_SIM
+/* The element index in 64 bits, on the simulator (trial 20, a042: `unsigned i = blockIdx.x *
+   blockDim.x + threadIdx.x;`, so offset + i * stride, all unsigned, wraps past 2^32 elements). The
+   GPU test above reads 16 GiB in; the simulator cannot hold that, so the kernel's source is read: an
+   index declared as a 32-bit integer from blockIdx, with no 64-bit type anywhere in the body (a cast
+   or a size_t variable that makes the product 64-bit), is the mistake. Skipped without the source. */
+static int word_at(const char *s, const char *body, const char *w) {
+    size_t l = strlen(w);
+    return !strncmp(s, w, l) && (s == body || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) &&
+           !(isalnum((unsigned char)s[l]) || s[l] == '_');
+}
+START_TEST(test_strided_copy_index_is_64_bit) {
+    static char src[8192];
+    if (grade_source_function("coalescing.cu", "copy_strided_kernel", src, sizeof src) != 1) return;
+    const char *body = strchr(src, '{');
+    if (!body) return;
+    static const char *wide[] = {"size_t", "long", "uint64_t", "int64_t", "ptrdiff_t", "ssize_t", "uintptr_t", "double"};
+    for (const char *s = body; *s; s++)
+        for (size_t k = 0; k < sizeof wide / sizeof *wide; k++)
+            if (word_at(s, body, wide[k])) return; /* something is 64-bit: the product may well be */
+    static const char *narrow[] = {"unsigned int", "unsigned", "int", "uint32_t", "int32_t"};
+    for (const char *s = body; *s; s++)
+        for (size_t k = 0; k < sizeof narrow / sizeof *narrow; k++) {
+            if (!word_at(s, body, narrow[k])) continue;
+            const char *q = s + strlen(narrow[k]), *semi;
+            while (isspace((unsigned char)*q)) q++;
+            if (!(isalpha((unsigned char)*q) || *q == '_') || !(semi = strchr(q, ';'))) break;
+            const char *bi = strstr(q, "blockIdx");
+            ck_assert_msg(!bi || bi > semi,
+                          "copy_strided_kernel's element index is a 32-bit `%s` (read in coalescing.cu) and nothing in the kernel is "
+                          "64-bit: offset + i * stride is computed in 32 bits, and wraps once it passes 2^32 elements (16 GiB of "
+                          "floats; the simulator cannot hold such an input, so the source is read)\n  likely mistake: the element "
+                          "index is 32-bit: make it a size_t, size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, so that "
+                          "offset + i * stride is computed in 64 bits",
+                          narrow[k]);
+            break;
+        }
+}
+END_TEST
+#endif
 
 START_TEST(test_strided_copy_is_coalesced_at_stride_one) {
     grade_profile_begin();
@@ -1161,6 +1225,10 @@ static Suite *build_suite(void) {
         {"07.1", test_strided_copy_matches_cpu_on_a_large_input, 1},
         {"07.1", test_strided_copy_of_nothing_launches_nothing, 1},
         {"07.1", test_strided_copy_returns_a_refused_launch, 1},
+        {"07.1", test_strided_copy_launches_one_thread_per_element, 1},
+#if ON_SIM
+        {"07.1", test_strided_copy_index_is_64_bit, 1},
+#endif
 #if !ON_SIM
         {"07.1", test_strided_copy_indexes_past_four_billion_elements, 1},
 #endif
