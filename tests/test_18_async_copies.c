@@ -239,6 +239,14 @@ static const char *in_flight_read_hint(const char *said) {
         !strstr(said, "read of shared memory whose asynchronous copy has not been waited for") ||
         !strstr(said, "this thread issued that copy and has not waited for it yet"))
         return NULL;
+    /* Two stages let at most one batch (the next tile's) stay in flight: a wait that left two or more
+       is wrong whatever the stages (trial 21, c028: __pipeline_wait_prior(2) was told the stage
+       index first). The simulator says how many the thread's last wait left. */
+    if (left && atoi(left + strlen("(its last wait left ")) >= 2)
+        return "read of shared memory whose asynchronous copy has not been waited for, and the thread's last wait left more "
+               "batches in flight than two stages allow (at most one: the next tile's): the __pipeline_wait_prior count is too "
+               "high. After issuing tile t + 1's copy, __pipeline_wait_prior(1) leaves only that one, so tile t's copy is done; on "
+               "the last tile, __pipeline_wait_prior(0)";
     return "read of shared memory whose asynchronous copy has not been waited for, and the products of one tile were right: two "
            "mistakes fit. Either the next tile's copy went into the stage being read (tile t + 1 goes into the other stage, "
            "As[1 - s] and Bs[1 - s], while stage s is read), or the wait leaves the wrong batch in flight (after issuing tile t + 1's "
