@@ -12,6 +12,7 @@
  * the grader pads the sizes with zeros. A warp whose lanes do not all call a wmma function is
  * stopped by the simulator itself, naming both places.
  */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -1239,6 +1240,54 @@ START_TEST(test_gemm_loads_fragments_with_wmma_load_shared) {
 }
 END_TEST
 
+/* The end of the bracketed text that opens at s[0] ('(' or '{'), or NULL. */
+static const char *matching_close(const char *s) {
+    char open = *s, close = open == '(' ? ')' : '}';
+    int depth = 0;
+    for (; *s; s++) {
+        if (*s == open) depth++;
+        else if (*s == close && --depth == 0) return s;
+    }
+    return NULL;
+}
+
+/* 17.2 double-buffers its slices: each step multiplies one buffer while the next slices go into the
+   other, so one __syncthreads() per step suffices. With a single buffer (trial 21, c024: cur = 0 and
+   stage(0), with a second __syncthreads() before it) the values are right and the tensor cores still
+   do the work, so no run tells; a single buffer needs two barriers per step (one before overwriting
+   the slices others still read, one before reading the new ones), so the grader counts the barriers
+   in the loop over K: the first braced `for` of wmma_gemm_kernel whose body calls mma_sync. (A
+   single buffer with one barrier per step races: the schedules and the race check catch that.) */
+START_TEST(test_gemm_double_buffers_with_one_barrier_per_step) {
+    static char body[16384];
+    if (grade_source_function("tensor_cores.cu", "wmma_gemm_kernel", body, sizeof body) != 1) return; /* no source at hand */
+    for (const char *f = strstr(body, "for"); f; f = strstr(f + 3, "for")) {
+        if ((f > body && (isalnum((unsigned char)f[-1]) || f[-1] == '_')) || isalnum((unsigned char)f[3]) || f[3] == '_') continue;
+        const char *h = f + 3;
+        while (isspace((unsigned char)*h)) h++;
+        if (*h != '(' || !(h = matching_close(h))) continue;
+        for (h++; isspace((unsigned char)*h); h++) {}
+        const char *end = *h == '{' ? matching_close(h) : NULL;
+        if (!end) continue;
+        int has_mma = 0, barriers = 0;
+        for (const char *q = h; q < end; q++) {
+            if (!strncmp(q, "mma_sync", 8)) has_mma = 1;
+            if (!strncmp(q, "__syncthreads", 13)) barriers++;
+        }
+        if (!has_mma) continue;
+        ck_assert_msg(barriers <= 1,
+                      "wmma_gemm_kernel's loop over K has %d __syncthreads() per step, where double buffering needs one (the values "
+                      "were right)\n"
+                      "  likely mistake: the double buffer was dropped: every step reads and restages the same buffer (cur = 0, "
+                      "stage(0)), which takes a second barrier so nobody overwrites slices others still read. Read buffer "
+                      "cur = s & 1, fetch the next slices into registers while the tensor cores work, stage them into the other "
+                      "buffer, stage(cur ^ 1), then one __syncthreads() ends the step",
+                      barriers);
+        return;
+    }
+}
+END_TEST
+
 /* ---- 17.3 ---- */
 START_TEST(test_padded_gemm_matches_cpu_for_every_size_and_schedule) { check_product(&kPadded, kPaddedSizes[_i], 3); }
 END_TEST
@@ -1308,6 +1357,7 @@ static Suite *build_suite(void) {
         {"17.2", test_gemm_refuses_sizes_not_multiple_of_16_and_handles_empty_and_k_zero, 1},
         {"17.2", test_gemm_runs_on_the_tensor_cores_from_shared_memory, 1, .profiled = 1},
         {"17.2", test_gemm_loads_fragments_with_wmma_load_shared, 1},
+        {"17.2", test_gemm_double_buffers_with_one_barrier_per_step, 1},
         {"17.3", test_padded_gemm_matches_cpu_for_every_size_and_schedule, N_PADDED_SIZES},
         {"17.3", test_padded_gemm_handles_empty_and_k_zero, 1},
         {"17.3", test_padded_gemm_is_race_free_under_the_race_check, 1},

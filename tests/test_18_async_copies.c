@@ -239,6 +239,14 @@ static const char *in_flight_read_hint(const char *said) {
         !strstr(said, "read of shared memory whose asynchronous copy has not been waited for") ||
         !strstr(said, "this thread issued that copy and has not waited for it yet"))
         return NULL;
+    /* Two stages let at most one batch (the next tile's) stay in flight: a wait that left two or more
+       is wrong whatever the stages (trial 21, c028: __pipeline_wait_prior(2) was told the stage
+       index first). The simulator says how many the thread's last wait left. */
+    if (left && atoi(left + strlen("(its last wait left ")) >= 2)
+        return "read of shared memory whose asynchronous copy has not been waited for, and the thread's last wait left more "
+               "batches in flight than two stages allow (at most one: the next tile's): the __pipeline_wait_prior count is too "
+               "high. After issuing tile t + 1's copy, __pipeline_wait_prior(1) leaves only that one, so tile t's copy is done; on "
+               "the last tile, __pipeline_wait_prior(0)";
     return "read of shared memory whose asynchronous copy has not been waited for, and the products of one tile were right: two "
            "mistakes fit. Either the next tile's copy went into the stage being read (tile t + 1 goes into the other stage, "
            "As[1 - s] and Bs[1 - s], while stage s is read), or the wait leaves the wrong batch in flight (after issuing tile t + 1's "
@@ -634,12 +642,16 @@ START_TEST(test_histogram_of_nothing_is_zeros_and_clusters_have_several_blocks) 
                               : "the cluster dimension must be (HIST_CLUSTER, 1, 1): each block owns HIST_BINS / HIST_CLUSTER bins");
     /* and the kernel counted in the cluster's distributed shared memory: some map_shared_rank reached
        another block's bins (simulator only, -1 on a GPU). The values are right without it (trial 13,
-       b084: every pixel atomically added straight into hist, the cluster's bins unused). */
+       b084: every pixel atomically added straight into hist, the cluster's bins unused; trial 21, c038:
+       a private HIST_BINS histogram in each block's shared memory). Which of the two, no count here
+       tells (the profiler's atomics mix shared and global ones), so both are named. */
     long remote = l18_remote_maps(); /* (waits for the kernel) */
     ck_assert_msg(remote != 0,
                   "cluster_histogram_gpu, 5000 random pixels: no map_shared_rank reached another block's shared memory, so no pixel was "
-                  "counted in the cluster's distributed shared memory (the values are right)\n  likely mistake: the pixels were added "
-                  "straight into hist in global memory (atomicAdd(&hist[v], 1)); this exercise counts each pixel in its owner's shared "
+                  "counted in the cluster's distributed shared memory (the values are right)\n  likely mistake: the cluster's shared bins "
+                  "were bypassed: either each block counted into a private histogram of all HIST_BINS bins in its own shared memory, or "
+                  "the pixels were added straight into hist in global memory (atomicAdd(&hist[v], 1)); this exercise counts each pixel "
+                  "in its owner's shared "
                   "bins, atomicAdd(&cluster.map_shared_rank(mine, v / (HIST_BINS / HIST_CLUSTER))[v %% (HIST_BINS / HIST_CLUSTER)], 1u), "
                   "and only the owners add their bins to hist, once per bin, after cluster.sync()");
     cudaFree(d_px);
