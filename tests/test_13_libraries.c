@@ -1049,6 +1049,29 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
                           ? "the grid and the block are swapped, <<<threads, blocks>>>: the block size must be `threads`"
                           : got_threads != threads ? "the block size must be the `threads` the caller asks for"
                                                    : "the grid must be the `blocks` the caller asks for");
+    /* hits[t] += inside (trial 21, b099): the count is added to whatever d_hits held (the grader's
+       0xFF poison, so each count came out one less), and the estimate check below blamed the right
+       circle test. When the counts look wrong, a rerun into a zeroed d_hits tells: if every count
+       moved by exactly the poison, the kernel read d_hits[t] before writing it. */
+    {
+        unsigned long long sum = 0;
+        int over = 0;
+        for (size_t t = 0; t < T; t++) sum += a[t], over |= a[t] > samples;
+        if (over || fabs(4.0 * (double)sum / ((double)T * samples) - M_PI) > pi_tolerance((double)T * samples)) {
+            GRADE_EXPECT_CUDA_OK(cudaMemset(d_hits, 0, T * 4), "zeroing d_hits");
+            GRADE_EXPECT_CUDA_OK(pi_curand_device_gpu(seed, blocks, threads, samples, d_hits), "pi_curand_device_gpu");
+            GRADE_EXPECT_CUDA_OK(cudaMemcpy(b, d_hits, T * 4, cudaMemcpyDeviceToHost), "copying the counts back");
+            int by_poison = 1;
+            for (size_t t = 0; t < T && by_poison; t++) by_poison = a[t] == b[t] + 0xFFFFFFFFu && b[t] <= samples;
+            ck_assert_msg(!by_poison,
+                          "pi_curand_device_gpu (" SEED_TEXT "): into a d_hits the grader filled with 0xFF bytes every thread's count came "
+                          "out as the right count + 0xFFFFFFFF (thread 0: %u, %u when d_hits starts zeroed)\n"
+                          "  likely mistake: pi_device_kernel adds its count to what d_hits[t] already held (hits[t] += inside), and "
+                          "nobody zeroed d_hits: write the count, hits[t] = inside (or zero d_hits with cudaMemset(d_hits, 0, "
+                          "blocks * threads * sizeof *d_hits) before the launch)",
+                          SEED, a[0], b[0]);
+        }
+    }
     unsigned long long total = 0;
     int all_same = 1, blocks_repeat = 1, within_block_same = 1;
     for (size_t t = 0; t < T; t++) {
