@@ -538,6 +538,30 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
                       "the other %zu bytes still hold the grader's 0xFF: only n bytes of the n keys arrived\n  likely mistake: the keys "
                       "were copied out with n bytes where n keys were meant: cudaMemcpy's size is in bytes, n * sizeof(unsigned)",
                       n, SEED, n, n, n * 3);
+        /* thrust::sort_by_key(v.begin(), v.end(), keys.begin()) (trial 21, b082): the squares sorted, the keys carried
+           along, so d_keys_out holds every key, ordered by its value's square. The keys are distinct and want_keys
+           ascending: a binary search finds each key's pair, sorted[] holds that pair's value. */
+        if (n > 1 && memcmp(got_keys, want_keys, n * 4)) {
+            int by_square = 1;
+            float prev = -1.0f;
+            for (size_t i = 0; i < n && by_square; i++) {
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                    size_t mid = (lo + hi) / 2;
+                    if (want_keys[mid] < got_keys[i]) lo = mid + 1;
+                    else hi = mid;
+                }
+                float sq = lo < n && want_keys[lo] == got_keys[i] ? sorted[lo] * sorted[lo] : -1.0f;
+                by_square = sq >= 0.0f && sq >= prev;
+                prev = sq;
+            }
+            ck_assert_msg(!by_square,
+                          "cdf_thrust_gpu (n = %zu, " SEED_TEXT "): d_keys_out holds the keys in the order of their values' squares, not "
+                          "ascending (d_keys_out[0] = %u, want %u)\n  likely mistake: thrust::sort_by_key's arguments are swapped: it "
+                          "sorts its first range (the keys) and carries the second (the values) along: "
+                          "thrust::sort_by_key(keys.begin(), keys.end(), v.begin())",
+                          n, SEED, got_keys[0], want_keys[0]);
+        }
         GradeCompare kc = {.what = "cdf_thrust_gpu: the sorted keys", .n = n, .schedule = s};
         GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
         /* A float scan of n terms errs by about sqrt(n) eps of the total; a mistake moves values by a whole term or more. */
