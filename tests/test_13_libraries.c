@@ -696,6 +696,18 @@ static void expect_cub_sort_pairs_in_source(void) {
                   "the temporary storage's size, then cudaMalloc temp_bytes and call SortPairs again with the same arguments and "
                   "that buffer to sort (Thrust is 13.3's cdf_thrust_gpu)",
                   strstr(body, "thrust") ? " (it sorts with Thrust)" : "");
+    /* Both calls of the protocol (trial 21, b107: one SortPairs into a fixed 16 MiB cudaMalloc sorted
+       right and passed; CUB's storage need grows with n and differs between versions and GPUs, so
+       only the size query's answer is safe). The first call, d_temp_storage == NULL, is a second
+       SortPairs in the source (or a SortKeys query, which the runs below diagnose: it asks for too little). */
+    int calls = 0;
+    for (const char *p = strstr(body, "SortPairs"); p; p = strstr(p + 1, "SortPairs")) calls++;
+    for (const char *p = strstr(body, "SortKeys"); p; p = strstr(p + 1, "SortKeys")) calls++;
+    ck_assert_msg(calls >= 2,
+                  "sort_pairs_cub_gpu calls cub::DeviceRadixSort::SortPairs once: it never asks CUB how much temporary storage "
+                  "the sort needs\n  likely mistake: the size query is missing: a fixed-size buffer may be too small for another n, "
+                  "CUB version or GPU. First call SortPairs(NULL, temp_bytes, d_keys, d_keys_out, d_vals, d_vals_out, n) (it only "
+                  "writes temp_bytes), then cudaMalloc(&d_temp, temp_bytes) and call SortPairs again with d_temp");
 }
 
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
