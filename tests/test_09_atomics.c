@@ -832,6 +832,21 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
                   "as in 09.1. Count the chunks' words into the block's shared histogram, count_word(s_hist, v.x) ..., and merge it "
                   "into hist once per block",
                   n, BLOCK, GRID, p.atomics, n, (long long)p.atomics - (long long)n, GRID, GRID * HIST_BINS);
+    /* Every thread zeroing all 256 bins (trial 21, b091: for (b = 0; b < 256; b++) s_hist[b] = 0 in each
+       thread) gives right counts, with block times the stores: each warp writes all 256 bins. Shared
+       by the threads, the zeroing is about block / 32 store requests per block (the counting and the
+       merge are atomics); allow 64 per block. Thread 0 zeroing alone (trial 21, b092) makes 256 per
+       block, every thread (b091) 256 per warp. */
+    int every_thread = p.shared_store_requests >= (unsigned long long)GRID * (BLOCK / 32) * HIST_BINS / 2;
+    ck_assert_msg(p.shared_store_requests <= 64ull * GRID,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
+                  "shared-memory store requests, where zeroing %d blocks' 256 bins takes about %d\n  likely mistake: %s. Each "
+                  "thread zeroes its own bins: for (unsigned b = threadIdx.x; b < HIST_BINS; b += blockDim.x) s_hist[b] = 0",
+                  n, BLOCK, GRID, p.shared_store_requests, GRID, GRID * (HIST_BINS / 32),
+                  every_thread ? "every thread zeroes all of s_hist (for (b = 0; b < HIST_BINS; b++) s_hist[b] = 0): blockDim.x "
+                                 "times the stores"
+                               : "the zeroing of s_hist is done by one thread (if (threadIdx.x == 0) for (b = 0; b < HIST_BINS; "
+                                 "b++) s_hist[b] = 0): 256 stores in a row per block while the other threads wait");
     ck_assert_msg(p.threads_per_instruction >= 24.0,
                   "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel ran %.1f active "
                   "threads per warp instruction (32: no lane idle; the reference runs 31.9): a large part of it ran on few lanes\n"
