@@ -858,6 +858,39 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
 END_TEST
 #endif
 
+#if ON_SIM
+/* grid = 0 is default_grid: one 16-byte chunk per thread, at most 2048 threads per SM (trial 21,
+   b118: (n + block - 1) / block, one block per `block` bytes, counts right with 16 times the blocks,
+   15 of 16 with nothing to count). 16 * 1024 + 5 bytes, block 256: 4 blocks (5 on the simulator's
+   one SM would still be too many). Recorded by the simulator. */
+START_TEST(test_shared_histogram_default_grid_has_no_idle_blocks) {
+    enum { BLOCK = 256 };
+    const size_t n = (size_t)16 * BLOCK * 4 + 5;
+    unsigned char *h_in = grade_alloc(n);
+    unsigned want[HIST_BINS], *got = grade_alloc(HIST_BINS * sizeof(unsigned) + CANARY);
+    unsigned char *d_in = grade_device_alloc(n);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned) + CANARY);
+    make_input(h_in, n, IN_UNIFORM, grade_seed());
+    histogram_cpu(h_in, n, want);
+    grade_to_device(d_in, h_in, n);
+    run_hist(2, d_in, n, d_hist, BLOCK, 0, 0, got, "histogram_shared_gpu, 16389 bytes, block 256, grid 0");
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    int right = same_hist(got, want);
+    free(h_in);
+    free(got);
+    unsigned long long blocks, threads, need = (n / 16 + BLOCK - 1) / BLOCK;
+    if (!right || judge_last_call_grid("histogram_shared_kernel", &blocks, &threads) != 1) return;
+    ck_assert_msg(blocks <= need,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid 0: the counts are right, but histogram_shared_kernel was launched "
+                  "with %llu blocks, where %zu 16-byte chunks of one per thread need %llu: %llu blocks had no chunk to count\n"
+                  "  likely mistake: grid = 0 must become default_grid(n, block), one 16-byte chunk per thread (n / 16 threads, at "
+                  "most 2048 per SM), not one byte per thread ((n + block - 1) / block)",
+                  n, BLOCK, blocks, n / 16, need, blocks - need);
+}
+END_TEST
+#endif
+
 /* ---------------------------------------------------------------------------------------------- */
 /* 09.3                                                                                            */
 
@@ -1367,6 +1400,7 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"09.2", test_shared_histogram_loads_chunks_and_merges_in_parallel, 1, .profiled = 1},
         {"09.2", test_shared_histogram_returns_the_launch_error, 1},
+        {"09.2", test_shared_histogram_default_grid_has_no_idle_blocks, 1},
 #endif
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},
