@@ -1379,6 +1379,35 @@ START_TEST(test_global_histogram_returns_the_launch_error) { check_launch_error_
 END_TEST
 START_TEST(test_shared_histogram_returns_the_launch_error) { check_launch_error_returned(2); }
 END_TEST
+
+/* histogram.h: both histograms "do not wait" -- the caller decides when (trial 21, b115: a
+   cudaDeviceSynchronize before returning, the counts right). The simulator's timeline records every
+   host wait inside the call (calls/09-atomics.c, hist_watched); a GPU records none. */
+unsigned long long l09_hist_host_wait(void); /* the first host wait inside the last histogram call, 0 when none */
+static void check_hist_does_not_wait(int ex) {
+    static const char *const waits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
+                                        "a blocking cudaMemcpy", "a host wait"};
+    const size_t n = 1000;
+    const char *name = ex == 1 ? "histogram_global_gpu" : "histogram_shared_gpu";
+    unsigned char *d_in = grade_device_alloc(n);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    ck_assert(cudaMemset(d_in, 7, n) == cudaSuccess);
+    cudaError_t e = ex == 1 ? histogram_global_gpu(d_in, n, d_hist, 128) : histogram_shared_gpu(d_in, n, d_hist, 128, 2);
+    unsigned long long w = l09_hist_host_wait();
+    cudaDeviceSynchronize();
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    GRADE_EXPECT_CUDA_OK(e, name);
+    ck_assert_msg(w == 0,
+                  "%s, %zu bytes, block 128: the host waited for the device inside the call (%s)\n  likely mistake: %s waits: "
+                  "histogram.h says \"does not wait\". Return cudaGetLastError() after the launch and let the caller decide when to "
+                  "wait: remove the %s",
+                  name, n, waits[w < 6 ? w : 5], name, waits[w < 6 ? w : 5]);
+}
+START_TEST(test_global_histogram_does_not_wait) { check_hist_does_not_wait(1); }
+END_TEST
+START_TEST(test_shared_histogram_does_not_wait) { check_hist_does_not_wait(2); }
+END_TEST
 START_TEST(test_float_max_returns_the_launch_error) { check_launch_error_returned(3); }
 END_TEST
 START_TEST(test_float_max_returns_the_copy_error) { check_max_copy_error_returned(); }
@@ -1393,6 +1422,7 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"09.1", test_global_histogram_loads_are_coalesced, 1, .profiled = 1},
         {"09.1", test_global_histogram_returns_the_launch_error, 1},
+        {"09.1", test_global_histogram_does_not_wait, 1},
 #endif
         {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
         {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
@@ -1400,6 +1430,7 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"09.2", test_shared_histogram_loads_chunks_and_merges_in_parallel, 1, .profiled = 1},
         {"09.2", test_shared_histogram_returns_the_launch_error, 1},
+        {"09.2", test_shared_histogram_does_not_wait, 1},
         {"09.2", test_shared_histogram_default_grid_has_no_idle_blocks, 1},
 #endif
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
