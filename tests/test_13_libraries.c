@@ -1178,6 +1178,28 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
 }
 END_TEST
 
+/* libraries.h: pi_curand_device_gpu "does not wait" -- the caller decides when (trial 21, b116: a
+   cudaDeviceSynchronize after the launch, the counts right). The simulator's timeline records the
+   host waits inside the call (calls/13-libraries.c, pi_device_watched); a GPU records none. */
+unsigned long long l13_pi_device_waited(void);
+START_TEST(test_device_api_does_not_wait) {
+    if (!ON_SIM) return;
+    const unsigned blocks = 2, threads = 32, samples = 4;
+    unsigned *d_hits;
+    ck_assert(cudaMalloc((void **)&d_hits, blocks * threads * 4) == cudaSuccess);
+    cudaError_t e = pi_curand_device_gpu(grade_seed(), blocks, threads, samples, d_hits);
+    unsigned long long waited = l13_pi_device_waited();
+    cudaDeviceSynchronize();
+    cudaFree(d_hits);
+    GRADE_EXPECT_CUDA_OK(e, "pi_curand_device_gpu");
+    ck_assert_msg(!waited,
+                  "pi_curand_device_gpu (blocks = %u, threads = %u): the host waited for the device inside the call\n"
+                  "  likely mistake: pi_curand_device_gpu waits: libraries.h says \"does not wait\". Return cudaGetLastError() "
+                  "after the launch and let the caller decide when to wait: remove the cudaDeviceSynchronize()",
+                  blocks, threads);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"13.1", test_inverse_f32_is_an_inverse_at_every_size, N_INV_SIZES},
@@ -1193,6 +1215,7 @@ static Suite *build_suite(void) {
         {"13.4", test_host_api_adds_one_atomic_per_warp, 1, .profiled = 1},
 #endif
         {"13.4", test_device_api_estimate_is_close_independent_and_reproducible, 1},
+        {"13.4", test_device_api_does_not_wait, 1},
     };
     return grade_suite("13-libraries", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }
