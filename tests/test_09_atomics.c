@@ -840,8 +840,8 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
     int every_thread = p.shared_store_requests >= (unsigned long long)GRID * (BLOCK / 32) * HIST_BINS / 2;
     ck_assert_msg(p.shared_store_requests <= 64ull * GRID,
                   "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
-                  "shared-memory store requests, where zeroing %d blocks' 256 bins takes about %d\n  likely mistake: %s. Each "
-                  "thread zeroes its own bins: for (unsigned b = threadIdx.x; b < HIST_BINS; b += blockDim.x) s_hist[b] = 0",
+                  "shared-memory store requests, where zeroing %d blocks' 256 bins takes about %d\n  likely mistake: s_hist's zeroing is not shared "
+                  "by the threads: %s. Each thread zeroes its own bins: for (unsigned b = threadIdx.x; b < HIST_BINS; b += blockDim.x) s_hist[b] = 0",
                   n, BLOCK, GRID, p.shared_store_requests, GRID, GRID * (HIST_BINS / 32),
                   every_thread ? "every thread zeroes all of s_hist (for (b = 0; b < HIST_BINS; b++) s_hist[b] = 0): blockDim.x "
                                  "times the stores"
@@ -1399,10 +1399,10 @@ static void check_hist_does_not_wait(int ex) {
     cudaFree(d_hist);
     GRADE_EXPECT_CUDA_OK(e, name);
     ck_assert_msg(w == 0,
-                  "%s, %zu bytes, block 128: the host waited for the device inside the call (%s)\n  likely mistake: %s waits: "
-                  "histogram.h says \"does not wait\". Return cudaGetLastError() after the launch and let the caller decide when to "
-                  "wait: remove the %s",
-                  name, n, waits[w < 6 ? w : 5], name, waits[w < 6 ? w : 5]);
+                  "%s, %zu bytes, block 128: the host waited for the device inside the call (%s)\n  likely mistake: the "
+                  "launcher waits, and histogram.h says \"does not wait\": return cudaGetLastError() after the launch and let the "
+                  "caller decide when to wait: remove the %s from %s",
+                  name, n, waits[w < 6 ? w : 5], waits[w < 6 ? w : 5], name);
 }
 START_TEST(test_global_histogram_does_not_wait) { check_hist_does_not_wait(1); }
 END_TEST
