@@ -832,6 +832,21 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
                   "as in 09.1. Count the chunks' words into the block's shared histogram, count_word(s_hist, v.x) ..., and merge it "
                   "into hist once per block",
                   n, BLOCK, GRID, p.atomics, n, (long long)p.atomics - (long long)n, GRID, GRID * HIST_BINS);
+    /* Every thread zeroing all 256 bins (trial 21, b091: for (b = 0; b < 256; b++) s_hist[b] = 0 in each
+       thread) gives right counts, with block times the stores: each warp writes all 256 bins. Shared
+       by the threads, the zeroing is about block / 32 store requests per block (the counting and the
+       merge are atomics); allow 64 per block. Thread 0 zeroing alone (trial 21, b092) makes 256 per
+       block, every thread (b091) 256 per warp. */
+    int every_thread = p.shared_store_requests >= (unsigned long long)GRID * (BLOCK / 32) * HIST_BINS / 2;
+    ck_assert_msg(p.shared_store_requests <= 64ull * GRID,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel made %llu "
+                  "shared-memory store requests, where zeroing %d blocks' 256 bins takes about %d\n  likely mistake: s_hist's zeroing is not shared "
+                  "by the threads: %s. Each thread zeroes its own bins: for (unsigned b = threadIdx.x; b < HIST_BINS; b += blockDim.x) s_hist[b] = 0",
+                  n, BLOCK, GRID, p.shared_store_requests, GRID, GRID * (HIST_BINS / 32),
+                  every_thread ? "every thread zeroes all of s_hist (for (b = 0; b < HIST_BINS; b++) s_hist[b] = 0): blockDim.x "
+                                 "times the stores"
+                               : "the zeroing of s_hist is done by one thread (if (threadIdx.x == 0) for (b = 0; b < HIST_BINS; "
+                                 "b++) s_hist[b] = 0): 256 stores in a row per block while the other threads wait");
     ck_assert_msg(p.threads_per_instruction >= 24.0,
                   "histogram_shared_gpu, %zu bytes, block %d, grid %d (profiled): the counts are right, but the kernel ran %.1f active "
                   "threads per warp instruction (32: no lane idle; the reference runs 31.9): a large part of it ran on few lanes\n"
@@ -839,6 +854,39 @@ START_TEST(test_shared_histogram_loads_chunks_and_merges_in_parallel) {
                   "atomicAdd(&hist[b], s_hist[b]) is 256 atomics in a row per block while the other threads wait. Share the bins "
                   "among the threads: for (b = threadIdx.x; b < HIST_BINS; b += blockDim.x)",
                   n, BLOCK, GRID, p.threads_per_instruction);
+}
+END_TEST
+#endif
+
+#if ON_SIM
+/* grid = 0 is default_grid: one 16-byte chunk per thread, at most 2048 threads per SM (trial 21,
+   b118: (n + block - 1) / block, one block per `block` bytes, counts right with 16 times the blocks,
+   15 of 16 with nothing to count). 16 * 1024 + 5 bytes, block 256: 4 blocks (5 on the simulator's
+   one SM would still be too many). Recorded by the simulator. */
+START_TEST(test_shared_histogram_default_grid_has_no_idle_blocks) {
+    enum { BLOCK = 256 };
+    const size_t n = (size_t)16 * BLOCK * 4 + 5;
+    unsigned char *h_in = grade_alloc(n);
+    unsigned want[HIST_BINS], *got = grade_alloc(HIST_BINS * sizeof(unsigned) + CANARY);
+    unsigned char *d_in = grade_device_alloc(n);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned) + CANARY);
+    make_input(h_in, n, IN_UNIFORM, grade_seed());
+    histogram_cpu(h_in, n, want);
+    grade_to_device(d_in, h_in, n);
+    run_hist(2, d_in, n, d_hist, BLOCK, 0, 0, got, "histogram_shared_gpu, 16389 bytes, block 256, grid 0");
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    int right = same_hist(got, want);
+    free(h_in);
+    free(got);
+    unsigned long long blocks, threads, need = (n / 16 + BLOCK - 1) / BLOCK;
+    if (!right || judge_last_call_grid("histogram_shared_kernel", &blocks, &threads) != 1) return;
+    ck_assert_msg(blocks <= need,
+                  "histogram_shared_gpu, %zu bytes, block %d, grid 0: the counts are right, but histogram_shared_kernel was launched "
+                  "with %llu blocks, where %zu 16-byte chunks of one per thread need %llu: %llu blocks had no chunk to count\n"
+                  "  likely mistake: grid = 0 must become default_grid(n, block), one 16-byte chunk per thread (n / 16 threads, at "
+                  "most 2048 per SM), not one byte per thread ((n + block - 1) / block)",
+                  n, BLOCK, blocks, n / 16, need, blocks - need);
 }
 END_TEST
 #endif
@@ -1331,6 +1379,35 @@ START_TEST(test_global_histogram_returns_the_launch_error) { check_launch_error_
 END_TEST
 START_TEST(test_shared_histogram_returns_the_launch_error) { check_launch_error_returned(2); }
 END_TEST
+
+/* histogram.h: both histograms "do not wait" -- the caller decides when (trial 21, b115: a
+   cudaDeviceSynchronize before returning, the counts right). The simulator's timeline records every
+   host wait inside the call (calls/09-atomics.c, hist_watched); a GPU records none. */
+unsigned long long l09_hist_host_wait(void); /* the first host wait inside the last histogram call, 0 when none */
+static void check_hist_does_not_wait(int ex) {
+    static const char *const waits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()",
+                                        "a blocking cudaMemcpy", "a host wait"};
+    const size_t n = 1000;
+    const char *name = ex == 1 ? "histogram_global_gpu" : "histogram_shared_gpu";
+    unsigned char *d_in = grade_device_alloc(n);
+    unsigned *d_hist = grade_device_alloc(HIST_BINS * sizeof(unsigned));
+    ck_assert(cudaMemset(d_in, 7, n) == cudaSuccess);
+    cudaError_t e = ex == 1 ? histogram_global_gpu(d_in, n, d_hist, 128) : histogram_shared_gpu(d_in, n, d_hist, 128, 2);
+    unsigned long long w = l09_hist_host_wait();
+    cudaDeviceSynchronize();
+    cudaFree(d_in);
+    cudaFree(d_hist);
+    GRADE_EXPECT_CUDA_OK(e, name);
+    ck_assert_msg(w == 0,
+                  "%s, %zu bytes, block 128: the host waited for the device inside the call (%s)\n  likely mistake: the "
+                  "launcher waits, and histogram.h says \"does not wait\": return cudaGetLastError() after the launch and let the "
+                  "caller decide when to wait: remove the %s from %s",
+                  name, n, waits[w < 6 ? w : 5], waits[w < 6 ? w : 5], name);
+}
+START_TEST(test_global_histogram_does_not_wait) { check_hist_does_not_wait(1); }
+END_TEST
+START_TEST(test_shared_histogram_does_not_wait) { check_hist_does_not_wait(2); }
+END_TEST
 START_TEST(test_float_max_returns_the_launch_error) { check_launch_error_returned(3); }
 END_TEST
 START_TEST(test_float_max_returns_the_copy_error) { check_max_copy_error_returned(); }
@@ -1345,6 +1422,7 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"09.1", test_global_histogram_loads_are_coalesced, 1, .profiled = 1},
         {"09.1", test_global_histogram_returns_the_launch_error, 1},
+        {"09.1", test_global_histogram_does_not_wait, 1},
 #endif
         {"09.2", test_shared_histogram_is_exact_at_every_size_input_block_and_grid, N_SIZES},
         {"09.2", test_shared_histogram_is_exact_on_a_large_input, 1},
@@ -1352,6 +1430,8 @@ static Suite *build_suite(void) {
 #if ON_SIM
         {"09.2", test_shared_histogram_loads_chunks_and_merges_in_parallel, 1, .profiled = 1},
         {"09.2", test_shared_histogram_returns_the_launch_error, 1},
+        {"09.2", test_shared_histogram_does_not_wait, 1},
+        {"09.2", test_shared_histogram_default_grid_has_no_idle_blocks, 1},
 #endif
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},

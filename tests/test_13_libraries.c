@@ -538,6 +538,30 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
                       "the other %zu bytes still hold the grader's 0xFF: only n bytes of the n keys arrived\n  likely mistake: the keys "
                       "were copied out with n bytes where n keys were meant: cudaMemcpy's size is in bytes, n * sizeof(unsigned)",
                       n, SEED, n, n, n * 3);
+        /* thrust::sort_by_key(v.begin(), v.end(), keys.begin()) (trial 21, b082): the squares sorted, the keys carried
+           along, so d_keys_out holds every key, ordered by its value's square. The keys are distinct and want_keys
+           ascending: a binary search finds each key's pair, sorted[] holds that pair's value. */
+        if (n > 1 && memcmp(got_keys, want_keys, n * 4)) {
+            int by_square = 1;
+            float prev = -1.0f;
+            for (size_t i = 0; i < n && by_square; i++) {
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                    size_t mid = (lo + hi) / 2;
+                    if (want_keys[mid] < got_keys[i]) lo = mid + 1;
+                    else hi = mid;
+                }
+                float sq = lo < n && want_keys[lo] == got_keys[i] ? sorted[lo] * sorted[lo] : -1.0f;
+                by_square = sq >= 0.0f && sq >= prev;
+                prev = sq;
+            }
+            ck_assert_msg(!by_square,
+                          "cdf_thrust_gpu (n = %zu, " SEED_TEXT "): d_keys_out holds the keys in the order of their values' squares, not "
+                          "ascending (d_keys_out[0] = %u, want %u)\n  likely mistake: thrust::sort_by_key's arguments are swapped: it "
+                          "sorts its first range (the keys) and carries the second (the values) along: "
+                          "thrust::sort_by_key(keys.begin(), keys.end(), v.begin())",
+                          n, SEED, got_keys[0], want_keys[0]);
+        }
         GradeCompare kc = {.what = "cdf_thrust_gpu: the sorted keys", .n = n, .schedule = s};
         GRADE_EXPECT_INTS((const int *)got_keys, (const int *)want_keys, &kc);
         /* A float scan of n terms errs by about sqrt(n) eps of the total; a mistake moves values by a whole term or more. */
@@ -672,6 +696,18 @@ static void expect_cub_sort_pairs_in_source(void) {
                   "the temporary storage's size, then cudaMalloc temp_bytes and call SortPairs again with the same arguments and "
                   "that buffer to sort (Thrust is 13.3's cdf_thrust_gpu)",
                   strstr(body, "thrust") ? " (it sorts with Thrust)" : "");
+    /* Both calls of the protocol (trial 21, b107: one SortPairs into a fixed 16 MiB cudaMalloc sorted
+       right and passed; CUB's storage need grows with n and differs between versions and GPUs, so
+       only the size query's answer is safe). The first call, d_temp_storage == NULL, is a second
+       SortPairs in the source (or a SortKeys query, which the runs below diagnose: it asks for too little). */
+    int calls = 0;
+    for (const char *p = strstr(body, "SortPairs"); p; p = strstr(p + 1, "SortPairs")) calls++;
+    for (const char *p = strstr(body, "SortKeys"); p; p = strstr(p + 1, "SortKeys")) calls++;
+    ck_assert_msg(calls >= 2,
+                  "sort_pairs_cub_gpu calls cub::DeviceRadixSort::SortPairs once: it never asks CUB how much temporary storage "
+                  "the sort needs\n  likely mistake: the size query is missing: a fixed-size buffer may be too small for another n, "
+                  "CUB version or GPU. First call SortPairs(NULL, temp_bytes, d_keys, d_keys_out, d_vals, d_vals_out, n) (it only "
+                  "writes temp_bytes), then cudaMalloc(&d_temp, temp_bytes) and call SortPairs again with d_temp");
 }
 
 START_TEST(test_cub_sort_pairs_is_exact_and_stable) {
@@ -1049,6 +1085,29 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
                           ? "the grid and the block are swapped, <<<threads, blocks>>>: the block size must be `threads`"
                           : got_threads != threads ? "the block size must be the `threads` the caller asks for"
                                                    : "the grid must be the `blocks` the caller asks for");
+    /* hits[t] += inside (trial 21, b099): the count is added to whatever d_hits held (the grader's
+       0xFF poison, so each count came out one less), and the estimate check below blamed the right
+       circle test. When the counts look wrong, a rerun into a zeroed d_hits tells: if every count
+       moved by exactly the poison, the kernel read d_hits[t] before writing it. */
+    {
+        unsigned long long sum = 0;
+        int over = 0;
+        for (size_t t = 0; t < T; t++) sum += a[t], over |= a[t] > samples;
+        if (over || fabs(4.0 * (double)sum / ((double)T * samples) - M_PI) > pi_tolerance((double)T * samples)) {
+            GRADE_EXPECT_CUDA_OK(cudaMemset(d_hits, 0, T * 4), "zeroing d_hits");
+            GRADE_EXPECT_CUDA_OK(pi_curand_device_gpu(seed, blocks, threads, samples, d_hits), "pi_curand_device_gpu");
+            GRADE_EXPECT_CUDA_OK(cudaMemcpy(b, d_hits, T * 4, cudaMemcpyDeviceToHost), "copying the counts back");
+            int by_poison = 1;
+            for (size_t t = 0; t < T && by_poison; t++) by_poison = a[t] == b[t] + 0xFFFFFFFFu && b[t] <= samples;
+            ck_assert_msg(!by_poison,
+                          "pi_curand_device_gpu (" SEED_TEXT "): into a d_hits the grader filled with 0xFF bytes every thread's count came "
+                          "out as the right count + 0xFFFFFFFF (thread 0: %u, %u when d_hits starts zeroed)\n"
+                          "  likely mistake: pi_device_kernel adds its count to what d_hits[t] already held (hits[t] += inside), and "
+                          "nobody zeroed d_hits: write the count, hits[t] = inside (or zero d_hits with cudaMemset(d_hits, 0, "
+                          "blocks * threads * sizeof *d_hits) before the launch)",
+                          SEED, a[0], b[0]);
+        }
+    }
     unsigned long long total = 0;
     int all_same = 1, blocks_repeat = 1, within_block_same = 1;
     for (size_t t = 0; t < T; t++) {
@@ -1119,6 +1178,28 @@ START_TEST(test_device_api_estimate_is_close_independent_and_reproducible) {
 }
 END_TEST
 
+/* libraries.h: pi_curand_device_gpu "does not wait" -- the caller decides when (trial 21, b116: a
+   cudaDeviceSynchronize after the launch, the counts right). The simulator's timeline records the
+   host waits inside the call (calls/13-libraries.c, pi_device_watched); a GPU records none. */
+unsigned long long l13_pi_device_waited(void);
+START_TEST(test_device_api_does_not_wait) {
+    if (!ON_SIM) return;
+    const unsigned blocks = 2, threads = 32, samples = 4;
+    unsigned *d_hits;
+    ck_assert(cudaMalloc((void **)&d_hits, blocks * threads * 4) == cudaSuccess);
+    cudaError_t e = pi_curand_device_gpu(grade_seed(), blocks, threads, samples, d_hits);
+    unsigned long long waited = l13_pi_device_waited();
+    cudaDeviceSynchronize();
+    cudaFree(d_hits);
+    GRADE_EXPECT_CUDA_OK(e, "pi_curand_device_gpu");
+    ck_assert_msg(!waited,
+                  "pi_curand_device_gpu (blocks = %u, threads = %u): the host waited for the device inside the call\n"
+                  "  likely mistake: pi_curand_device_gpu waits: libraries.h says \"does not wait\". Return cudaGetLastError() "
+                  "after the launch and let the caller decide when to wait: remove the cudaDeviceSynchronize()",
+                  blocks, threads);
+}
+END_TEST
+
 static Suite *build_suite(void) {
     const GradeTest tests[] = {
         {"13.1", test_inverse_f32_is_an_inverse_at_every_size, N_INV_SIZES},
@@ -1134,6 +1215,7 @@ static Suite *build_suite(void) {
         {"13.4", test_host_api_adds_one_atomic_per_warp, 1, .profiled = 1},
 #endif
         {"13.4", test_device_api_estimate_is_close_independent_and_reproducible, 1},
+        {"13.4", test_device_api_does_not_wait, 1},
     };
     return grade_suite("13-libraries", kExercises, N_EXERCISES, tests, (int)(sizeof tests / sizeof *tests));
 }

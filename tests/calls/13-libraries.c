@@ -16,7 +16,8 @@
     X(int, pi_curand_host_gpu, HANDLE(curandGenerator_t, gen), NUM(size_t, n), DEV(unsigned long long *, d_hits),             \
       FIRST(g_pi_memset_after_kernel = 0), THEN(g_pi_memset_after_kernel = c.out[0]), AROUND(pi_host_watched))                 \
     X(cudaError_t, pi_curand_device_gpu, NUM(unsigned long long, seed), NUM(unsigned, blocks), NUM(unsigned, threads),         \
-      NUM(unsigned, samples), DEV(unsigned *, d_hits))
+      NUM(unsigned, samples), DEV(unsigned *, d_hits), FIRST(g_pi_device_waited = 0), THEN(g_pi_device_waited = c.out[0]),    \
+      AROUND(pi_device_watched))
 
 #ifdef GRADE_RUNNER_SIDE
 #include "backend.h" /* ON_SIM */
@@ -85,6 +86,26 @@ static int64_t pi_host_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCa
 #endif
 }
 
+/* 13.4 on the simulator: pi_curand_device_gpu with the timeline recording. c->rep->out[0] is 1 when the
+   host waited for the device inside the call (libraries.h: "does not wait"; trial 21, b116: a
+   cudaDeviceSynchronize after the launch). */
+static int64_t pi_device_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
+#if ON_SIM
+    int64_t ret;
+    size_t n;
+    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
+    if (ops) {
+        uint64_t waited = 0;
+        for (size_t i = 0; i < n; i++) waited |= ops[i].kind == SIM_TL_HOST_WAIT;
+        c->rep->out[0] = waited;
+        free(ops);
+    }
+    return ret;
+#else
+    return fn(c);
+#endif
+}
+
 #define RUNNER_EXTRA                                                                                                   \
     {"cusolver.Create", b_cusolver_create}, {"cusolver.Destroy", b_cusolver_destroy}, CUBLAS_BUILTINS,                         \
         {"cublas.GetMathMode", b_cublas_get_math_mode}, {"curand.Create", b_curand_create}, {"curand.Destroy", b_curand_destroy}, \
@@ -96,6 +117,8 @@ static int64_t pi_host_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCa
 
 static unsigned long long g_pi_memset_after_kernel;
 unsigned long long l13_pi_memset_after_kernel(void) { return g_pi_memset_after_kernel; }
+static unsigned long long g_pi_device_waited;
+unsigned long long l13_pi_device_waited(void) { return g_pi_device_waited; }
 
 /* ---- the grader's own library calls ---- */
 static uint64_t builtin_create(const char *name, int nargs, uint64_t a0, uint64_t a1, int *status) {
