@@ -799,6 +799,7 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     grade_poison_device(d->d_out, r->n * 4 + CANARY);
     grade_poison_device(d->d_work, d->work_bytes);
     cudaError_t e;
+    unsigned long long sp_blocks = 0, sp_threads = 0; /* 10.4's launched grid, when it was seen */
     switch (r->kind) {
     case K_HS:
         g_hs_block = r->block;
@@ -816,6 +817,8 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
         ck_assert(cudaMemset(d->d_work, 0xFE, sizeof(unsigned)) == cudaSuccess); /* the ticket's garbage, told apart from other garbage */
         judge_set_crash_hint(single_pass_crash_hint);
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
+        /* the launch's grid, for the ticket count read back below (the grader's own calls come next) */
+        if (judge_last_call_grid("scan_single_pass_kernel", &sp_blocks, &sp_threads) != 1) sp_blocks = sp_threads = 0;
     }
     if (r->kind == K_MULTI) expect_written(e, r->what, "10.2");
     if ((r->kind == K_HS || r->kind == K_WARP) && e == cudaErrorInvalidValue) {
@@ -847,7 +850,20 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     if (r->kind == K_SINGLE) {
         /* how many tiles took a ticket (0: unknown -- garbage, a counter never zeroed, or a layout of the student's own) */
         unsigned t = 0;
-        g_tickets = cudaMemcpy(&t, d->d_work, sizeof t, cudaMemcpyDeviceToHost) == cudaSuccess && t >= 1 && t <= r->n ? t : 0;
+        int read = cudaMemcpy(&t, d->d_work, sizeof t, cudaMemcpyDeviceToHost) == cudaSuccess;
+        g_tickets = read && t >= 1 && t <= r->n ? t : 0;
+        /* One ticket per block: the counter ends at the number of blocks. Ending at blocks x threads, every
+           thread drew one (trial 21, b094: atomicAdd outside `if (t == 0)`, only the shared store guarded) --
+           thread 0's tile index then skips by the block size, and on more tiles the look-back reads status
+           words past the workspace, which looks like a missing bounds check. One tile (n <= 4096) shows
+           the count before any crash. */
+        ck_assert_msg(!(read && sp_threads > 1 && sp_blocks >= 1 && t == sp_blocks * sp_threads),
+                      "%s: after a launch of %llu block(s) of %llu threads, the ticket counter (d_work's first word) reads %u -- "
+                      "one ticket per thread, not one per block\n"
+                      "  likely mistake: every thread takes a ticket: atomicAdd(ticket, 1u) runs outside `if (t == 0)`, so the tile "
+                      "index skips by the block size. Take the ticket once per block (thread 0: `if (t == 0) sh.tile = "
+                      "atomicAdd(ticket, 1u);`) and share it through shared memory, read by every thread after the __syncthreads()",
+                      r->what, sp_blocks, sp_threads, t);
     }
     judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
     const unsigned char *canary = (const unsigned char *)got + r->n * 4;
