@@ -481,26 +481,21 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                 return buf;
             }
         }
-        /* One grid size divided by the other block size (trial 21, b071: grid.y = ceil(height / block_x)): with
-           blocks of 32 x 4 exactly the first ceil(height / 32) * 4 rows are written (or, for grid.x by block_y,
-           the first ceil(width / 4) * 32 columns -- more than the image, so only grid.y can show). */
+        /* grid.y divided by the other block size (trial 21, b071: grid.y = ceil(height / block_x)): with blocks
+           of 32 x 4 exactly the first ceil(height / 32) * 4 rows are written. (grid.x by block_y gives more
+           columns than the image: nothing missing there.) */
         if ((s->kind == K_DIRECT || s->kind == K_CONST) && s->bx != s->by && s->bx && s->by) {
-            unsigned rows = ((unsigned)h + s->bx - 1) / s->bx * s->by, cols = ((unsigned)w + s->by - 1) / s->by * s->bx;
-            for (int dim = 0; dim < 2; dim++) {
-                unsigned lim = dim ? cols : rows;
-                if (lim >= (unsigned)(dim ? w : h)) continue;
-                int match = 1;
-                for (int y = 0; y < h && match; y++)
-                    for (int x = 0; x < w && match; x++)
-                        match = ((unsigned)(dim ? x : y) < lim) == (bits_of(got[(size_t)y * w + x]) != GRADE_DEVICE_GARBAGE_BITS);
-                if (!match) continue;
+            unsigned rows = ((unsigned)h + s->bx - 1) / s->bx * s->by;
+            int match = rows < (unsigned)h;
+            for (int y = 0; y < h && match; y++)
+                for (int x = 0; x < w && match; x++)
+                    match = ((unsigned)y < rows) == (bits_of(got[(size_t)y * w + x]) != GRADE_DEVICE_GARBAGE_BITS);
+            if (match) {
                 snprintf(buf, cap,
-                         "%zu of %zu pixels were never written: exactly the %s past the first %u, which is ceil(%s / %u) * %u -- the "
-                         "grid's %s size was computed with the other block size. With blocks of %u x %u it must be grid.%s = "
-                         "(%s + block_%s - 1) / block_%s (square blocks hide the mix-up)",
-                         unwritten, im->n, dim ? "columns" : "rows", lim, dim ? "width" : "height", dim ? s->by : s->bx,
-                         dim ? s->bx : s->by, dim ? "x" : "y", s->bx, s->by, dim ? "x" : "y", dim ? "width" : "height",
-                         dim ? "x" : "y", dim ? "x" : "y");
+                         "%zu of %zu pixels were never written: exactly the rows past the first %u, which is ceil(height / %u) * %u "
+                         "-- the grid's y size was divided by block_x. With blocks of %u x %u it must be grid.y = (height + "
+                         "block_y - 1) / block_y (square blocks hide the mix-up)",
+                         unwritten, im->n, rows, s->bx, s->by, s->bx, s->by);
                 return buf;
             }
         }
