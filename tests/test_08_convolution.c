@@ -481,6 +481,24 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                 return buf;
             }
         }
+        /* grid.y divided by the other block size (trial 21, b071: grid.y = ceil(height / block_x)): with blocks
+           of 32 x 4 exactly the first ceil(height / 32) * 4 rows are written. (grid.x by block_y gives more
+           columns than the image: nothing missing there.) */
+        if ((s->kind == K_DIRECT || s->kind == K_CONST) && s->bx != s->by && s->bx && s->by) {
+            unsigned rows = ((unsigned)h + s->bx - 1) / s->bx * s->by;
+            int match = rows < (unsigned)h;
+            for (int y = 0; y < h && match; y++)
+                for (int x = 0; x < w && match; x++)
+                    match = ((unsigned)y < rows) == (bits_of(got[(size_t)y * w + x]) != GRADE_DEVICE_GARBAGE_BITS);
+            if (match) {
+                snprintf(buf, cap,
+                         "%zu of %zu pixels were never written: exactly the rows past the first %u, which is ceil(height / %u) * %u "
+                         "-- the grid's y size was divided by block_x. With blocks of %u x %u it must be grid.y = (height + "
+                         "block_y - 1) / block_y (square blocks hide the mix-up)",
+                         unwritten, im->n, rows, s->bx, s->by, s->bx, s->by);
+                return buf;
+            }
+        }
         snprintf(buf, cap,
                  "%zu of %zu pixels were never written: the grid must cover the whole image, rounded up in both directions, and every "
                  "thread inside the image must store its pixel",
@@ -1209,6 +1227,32 @@ START_TEST(test_separable_filter_runs_the_two_passes) {
 }
 END_TEST
 
+/* convolution.h: conv_separable_gpu "Does not wait" (trial 21, b114: a cudaDeviceSynchronize between the two
+   passes, the values right). The two launches queue in one stream, so the column pass already starts after
+   the row pass has finished. The simulator's timeline of the call (calls/08-convolution.c, sep_watched). */
+unsigned long long l08_sep_host_wait(void); /* calls/08-convolution.c: the first host wait inside the last call, 0 when none */
+START_TEST(test_separable_filter_does_not_wait) {
+    if (!ON_SIM) return; /* a GPU records no timeline */
+    static const char *const waits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()"};
+    int w = 17, h = 31, fw = 3;
+    Image im;
+    image_make(&im, w, h, 47);
+    float row[CONV_MAX_FW], col[CONV_MAX_FW];
+    random_taps(row, fw, im.seed + 2);
+    random_taps(col, fw, im.seed + 3);
+    cudaError_t e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 16, 16);
+    unsigned long long wait = l08_sep_host_wait();
+    image_free(&im);
+    GRADE_EXPECT_CUDA_OK(e, "conv_separable_gpu, 17 x 31, fw 3");
+    ck_assert_msg(wait == 0,
+                  "conv_separable_gpu, image 17 x 31, taps of width 3: the host waited for the device inside the call (%s)\n"
+                  "  likely mistake: the separable filter waits between or after its passes: convolution.h says \"Does not "
+                  "wait\". Both launches go to the same stream, so the column pass starts only after the row pass has "
+                  "finished writing d_tmp; remove the %s and let the caller decide when to wait",
+                  waits[wait < 4 ? wait : 0], waits[wait < 4 ? wait : 0]);
+}
+END_TEST
+
 /* 08.4's launches refused one at a time (simulator only): conv_separable_gpu must return the first
    error (trial 14, a082 dropped the row pass's and ran the column pass on a d_tmp nobody wrote). */
 START_TEST(test_separable_filter_returns_a_refused_launch_error) {
@@ -1354,6 +1398,7 @@ static Suite *build_suite(void) {
         {"08.4", test_empty_images_launch_nothing, 1},
         {"08.4", test_separable_filter_runs_the_two_passes, 1},
         {"08.4", test_separable_filter_returns_a_refused_launch_error, 1},
+        {"08.4", test_separable_filter_does_not_wait, 1},
 #if ON_SIM
         {"08.4", test_row_pass_launches_no_idle_blocks, 1, .profiled = 1},
         {"08.4", test_column_pass_launches_no_idle_blocks, 1, .profiled = 1},

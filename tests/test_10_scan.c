@@ -311,6 +311,9 @@ static int lane0_or_inclusive_probe(unsigned block) {
    element where the scan restarts from 0 starts a tile (trial8a a108: element 128 of a one-tile scan
    was taken for the start of tile 1). */
 static unsigned g_tickets;
+/* 10.4: the first tile past 0 whose status word still said STATUS_AGG after the last run (0: none, or unknown),
+   and the number of tiles then */
+static unsigned g_sp_unpublished, g_sp_unpublished_of;
 
 /* 10.2: 1 when every tile of `block` elements is off by one amount throughout (its own scan right, its
    offset wrong), some tile wrong. */
@@ -799,6 +802,7 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     grade_poison_device(d->d_out, r->n * 4 + CANARY);
     grade_poison_device(d->d_work, d->work_bytes);
     cudaError_t e;
+    unsigned long long sp_blocks = 0, sp_threads = 0; /* 10.4's launched grid, when it was seen */
     switch (r->kind) {
     case K_HS:
         g_hs_block = r->block;
@@ -816,6 +820,8 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
         ck_assert(cudaMemset(d->d_work, 0xFE, sizeof(unsigned)) == cudaSuccess); /* the ticket's garbage, told apart from other garbage */
         judge_set_crash_hint(single_pass_crash_hint);
         e = r->is_float ? scan_single_pass_float_gpu(d->d_in, d->d_out, r->n, d->d_work) : scan_single_pass_uint_gpu(d->d_in, d->d_out, r->n, d->d_work);
+        /* the launch's grid, for the ticket count read back below (the grader's own calls come next) */
+        if (judge_last_call_grid("scan_single_pass_kernel", &sp_blocks, &sp_threads) != 1) sp_blocks = sp_threads = 0;
     }
     if (r->kind == K_MULTI) expect_written(e, r->what, "10.2");
     if ((r->kind == K_HS || r->kind == K_WARP) && e == cudaErrorInvalidValue) {
@@ -847,7 +853,31 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
     if (r->kind == K_SINGLE) {
         /* how many tiles took a ticket (0: unknown -- garbage, a counter never zeroed, or a layout of the student's own) */
         unsigned t = 0;
-        g_tickets = cudaMemcpy(&t, d->d_work, sizeof t, cudaMemcpyDeviceToHost) == cudaSuccess && t >= 1 && t <= r->n ? t : 0;
+        int read = cudaMemcpy(&t, d->d_work, sizeof t, cudaMemcpyDeviceToHost) == cudaSuccess;
+        g_tickets = read && t >= 1 && t <= r->n ? t : 0;
+        /* One ticket per block: the counter ends at the number of blocks. Ending at blocks x threads, every
+           thread drew one (trial 21, b094: atomicAdd outside `if (t == 0)`, only the shared store guarded) --
+           thread 0's tile index then skips by the block size, and on more tiles the look-back reads status
+           words past the workspace, which looks like a missing bounds check. One tile (n <= 4096) shows
+           the count before any crash. */
+        ck_assert_msg(!(read && sp_threads > 1 && sp_blocks >= 1 && t == sp_blocks * sp_threads),
+                      "%s: after a launch of %llu block(s) of %llu threads, the ticket counter (d_work's first word) reads %u -- "
+                      "one ticket per thread, not one per block\n"
+                      "  likely mistake: every thread takes a ticket: atomicAdd(ticket, 1u) runs outside `if (t == 0)`, so the tile "
+                      "index skips by the block size. Take the ticket once per block (thread 0: `if (t == 0) sh.tile = "
+                      "atomicAdd(ticket, 1u);`) and share it through shared memory, read by every thread after the __syncthreads()",
+                      r->what, sp_blocks, sp_threads, t);
+        /* The status words after the call (single_pass_gpu's layout, tile 0's word STATUS_INC confirming it):
+           every tile ends STATUS_INC. One left at STATUS_AGG never published its inclusive prefix, so each later
+           look-back walked past it towards tile 0 -- right values, but the walk is no longer short (trial 21,
+           b106). Judged in check_run once the values are right. */
+        g_sp_unpublished = 0;
+        if (g_tickets >= 2 && g_tickets <= 4096) {
+            unsigned long long w[4097];
+            if (cudaMemcpy(w, d->d_work, (g_tickets + 1) * sizeof w[0], cudaMemcpyDeviceToHost) == cudaSuccess && w[1] >> 32 == 2u)
+                for (unsigned k = 1; k < g_tickets && !g_sp_unpublished; k++)
+                    if (w[1 + k] >> 32 == 1u) g_sp_unpublished = k, g_sp_unpublished_of = g_tickets;
+        }
     }
     judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
     const unsigned char *canary = (const unsigned char *)got + r->n * 4;
@@ -876,7 +906,17 @@ static void check_run(Run *r, Dev *d, int nsched) {
     for (int s = 0; s < nsched; s++) {
         size_t first;
         run_once(r, d, s, got);
-        if (!count_bad(r, got, tol, &first)) continue;
+        if (!count_bad(r, got, tol, &first)) {
+            ck_assert_msg(!(r->kind == K_SINGLE && g_sp_unpublished),
+                          "%s (schedule %s): the values are right, but after the call tile %u's status word (of %u tiles) still "
+                          "says STATUS_AGG: the tile never published its inclusive prefix, so every later tile's look-back walked "
+                          "past it towards tile 0 -- the walk grows with the tile index, not a single pass\n"
+                          "  likely mistake: look_back never publishes the inclusive prefix: after the walk, lane 0 must store "
+                          "status_store(&status[tile], pack_status(STATUS_INC, to_bits(exclusive + aggregate))), so that the next "
+                          "tiles stop there",
+                          r->what, grade_schedule_name(s), g_sp_unpublished, g_sp_unpublished_of);
+            continue;
+        }
         for (int s2 = 0; s2 < grade_schedule_count() && !r->order_dependent; s2++) {
             if (s2 == s) continue;
             run_once(r, d, s2, again);

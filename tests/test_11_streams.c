@@ -282,6 +282,25 @@ static void check_timing(int reps) {
         float least = runs[0];
         for (int i = 0; i < reps; i++)
             if (i != slow && runs[i] < least) least = runs[i];
+        /* The events' streams, seen in the simulator's timeline of one more small call (trial 21, b080: both
+           events in a created non-blocking stream, busy_run on stream 0; the list below had it third). */
+        int ev[2] = {-1, -1};
+        if (least < 0.1 * g_busy_ref_ms) {
+            BusyWork w2 = {g_busy_x, g_busy_n, g_busy_work, -1, 0};
+            cudaDeviceSynchronize();
+            timing_event_streams(&w2, 2, ev);
+            cudaDeviceSynchronize();
+            cudaGetLastError();
+        }
+        ck_assert_msg(!(ev[1] > 0 && ev[0] == ev[1]),
+                      "a run took %.4f ms, but busy_kernel takes about %.2f ms (the grader timed it with events, in the same run); "
+                      "the simulator's timeline shows all %d of the call's events recorded in a stream where busy_run's kernels "
+                      "never ran\n"
+                      "  likely mistake: the events were recorded in another stream than the kernel's: busy_run launches on the "
+                      "default stream, and an event recorded in another stream (a non-blocking one above all) waits for nothing "
+                      "there, so stop - start does not contain the kernel. Record both on stream 0: cudaEventRecord(start, 0), "
+                      "busy_run, cudaEventRecord(stop, 0)",
+                      least, g_busy_ref_ms, ev[1]);
         ck_assert_msg(least >= 0.1 * g_busy_ref_ms,
                       "a run took %.4f ms, but busy_kernel takes about %.2f ms (the grader timed it with events, in the same run)\n"
                       "  the time does not contain the kernel; one of these:\n"

@@ -670,6 +670,7 @@ START_TEST(test_best_block_size_agrees_with_the_runtime_for_real_kernels) {
 }
 END_TEST
 
+unsigned long long l14_heavy_host_wait(void); /* calls/14-occupancy.c: the first host wait inside the last heavy_gpu call */
 static void check_heavy(size_t n, int block) {
     float *h = grade_alloc((n ? n : 1) * sizeof(float)), *want = grade_alloc((n ? n : 1) * sizeof(float)),
           *got = grade_alloc((n ? n : 1) * sizeof(float)), *d_in = NULL, *d_out = NULL;
@@ -684,6 +685,7 @@ static void check_heavy(size_t n, int block) {
     char what[160];
     snprintf(what, sizeof what, "heavy_gpu(n = %zu, block %d)", n, block);
     GRADE_EXPECT_CUDA_OK(heavy_gpu(d_in, d_out, n, block, &used), what);
+    unsigned long long host_wait = l14_heavy_host_wait(); /* (the simulator's; 0 on a GPU) */
     GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for heavy_kernel");
     if (block == 0) {
         int api_blocks = 0, api = probe_api_best_block(KERNEL_HEAVY, 0, 0, &api_blocks);
@@ -755,6 +757,14 @@ static void check_heavy(size_t n, int block) {
     ck_assert(cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     GradeCompare cmp = {.what = what, .n = n, .block = (unsigned)(block ? block : used), .atol = 1e-6, .rtol = 1e-5};
     GRADE_EXPECT_FLOATS(got, want, &cmp);
+    /* occupancy.h: heavy_gpu "does not wait" (trial 21, b117: `return ... cudaDeviceSynchronize()` after the
+       launch, the values right); the simulator's timeline of the call (calls/14-occupancy.c, heavy_watched) */
+    static const char *const waits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()"};
+    ck_assert_msg(host_wait == 0,
+                  "%s: the host waited for the device inside the call (%s)\n"
+                  "  likely mistake: heavy_gpu waits for its kernel: occupancy.h says \"does not wait\". Return the launch's "
+                  "error, cudaGetLastError(), without the %s, and let the caller decide when to wait",
+                  what, waits[host_wait < 4 ? host_wait : 0], waits[host_wait < 4 ? host_wait : 0]);
     CUDA_FREE_ALL(d_in, d_out);
     FREE_ALL(h, want, got);
 }

@@ -1,7 +1,9 @@
 /* calls/08-convolution.c -- lesson 08's functions across the judge/runner boundary, one row each:
    common/calls_table.h makes the judge's stubs and the runner's thunks from them. Images are
    device buffers (only pointers travel); the filters of 08.2 - 08.4 are host arrays and travel by
-   value. */
+   value. On the simulator the runner also records conv_separable_gpu's timeline, to tell whether the
+   host waited inside it (sep_watched, below). */
+#include "backend.h"
 #include "convolution.h"
 
 /* A host filter of fw * fw taps (square) or fw taps: 0 bytes when fw is out of range (the function
@@ -18,7 +20,46 @@
     PASS(X, conv_cols_gpu)                                                                                                        \
     X(cudaError_t, conv_separable_gpu, DEV(const float *, d_in), DEV(float *, d_tmp), DEV(float *, d_out), NUM(int, width),       \
       NUM(int, height), TAPS(const float *, h_row, 0), TAPS(const float *, h_col, 0), NUM(int, fw), NUM(unsigned, block_x),       \
-      NUM(unsigned, block_y))
+      NUM(unsigned, block_y), FIRST(g_sep_host_wait = 0), THEN(g_sep_host_wait = c.out[0]), AROUND(sep_watched))
+
+#ifdef GRADE_RUNNER_SIDE
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#if ON_SIM
+#include "timeline_recorded.h"
+#endif
+/* 08.4 on the simulator: conv_separable_gpu with the timeline recording. c->rep->out[0]: the first explicit
+   host wait inside the call, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize, 3 cudaEventSynchronize, 0 none
+   (convolution.h: "Does not wait"; trial 21, b114). The taps' uploads are not counted: the simulator's
+   symbol copy (even cudaMemcpyToSymbolAsync) records a cudaDeviceSynchronize of its own, always followed by
+   the kernel that reads the taps. So a cudaDeviceSynchronize counts only when the next wait-or-kernel after
+   it is another wait, or nothing (the call ends waiting). */
+static int64_t sep_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
+#if ON_SIM
+    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize"};
+    int64_t ret;
+    size_t n;
+    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
+    for (size_t i = 0; ops && i < n && !c->rep->out[0]; i++)
+        if (ops[i].kind == SIM_TL_HOST_WAIT)
+            for (int k = 0; k < 3; k++)
+                if (!strncmp(ops[i].name, names[k], strlen(names[k]))) {
+                    size_t j = i + 1;
+                    while (j < n && ops[j].kind != SIM_TL_HOST_WAIT && ops[j].kind != SIM_TL_KERNEL) j++;
+                    if (k > 0 || j == n || ops[j].kind == SIM_TL_HOST_WAIT) c->rep->out[0] = (uint64_t)k + 1;
+                }
+    free(ops);
+    return ret;
+#else
+    return fn(c);
+#endif
+}
+#else
+static unsigned long long g_sep_host_wait;
+unsigned long long l08_sep_host_wait(void) { return g_sep_host_wait; }
+#endif
 
 #ifndef GRADE_RUNNER_SIDE
 #include <stddef.h>

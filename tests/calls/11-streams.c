@@ -22,6 +22,8 @@
     X(int, busy_reference, GRADER, DEV(float *, d_x), NUM(size_t, n), NUM(int, work), NUM(int, reps),                          \
       INOUT(double *, ms, sizeof(double), "ms", NULL))                                                                          \
     X(int, live_events, GRADER, INOUT(int *, n, sizeof(int), "n", NULL))                                                      \
+    X(int, timing_event_streams, GRADER, INOUT(BusyWork *, w, sizeof *w, "w", NULL), NUM(int, reps),                          \
+      INOUT(int *, out, 2 * sizeof(int), "out", NULL))                                                                          \
     X(int, pipeline_create_run_destroy, IN(const PipeConfig *, cfg, sizeof *cfg), IN(const float *, in, cfg->n * sizeof(float)), \
       INOUT(float *, out, cfg->n * sizeof(float), "h_out", "pipeline_run wrote past h_out[n - 1]: the last chunk is n - off elements long"), \
       INOUT(PipeReport *, rep, sizeof *rep, "report", NULL), INOUT(TimelineOp *, ops, max * sizeof *ops, "ops", NULL), NUM(size_t, max))
@@ -207,6 +209,41 @@ static int64_t call_live_events(const RunnerCall *c) {
     simcuda_live_streams_events(NULL, n);
 #endif
     return 0;
+}
+
+/* timing_event_streams(w, reps, out): the student's time_kernel_ms once more, with the simulator's timeline
+   recording, to see in which streams its events were recorded (trial 21, b080: both events in a created
+   non-blocking stream, busy_run on stream 0). out[0]: events recorded in a stream where no kernel of the call
+   ran; out[1]: events recorded. -1 and -1 on a GPU. (The recording changes the times the events tell: only
+   the streams are read here, never the times.) */
+static int64_t call_timing_event_streams(const RunnerCall *c) {
+    BusyWork *w = rc_ptr(c, 0);
+    int reps = (int)rc_u64(c, 1), *out = rc_ptr(c, 2);
+    float runs[16], median;
+    out[0] = out[1] = -1;
+    if (reps < 1 || reps > 16) return cudaErrorInvalidValue;
+#if ON_SIM
+    simcuda_timeline_start(NULL);
+    cudaError_t e = time_kernel_ms(w, reps, runs, &median);
+    simcuda_timeline_stop();
+    size_t n = simcuda_timeline_take(NULL, 0);
+    SimTimelineOp *ops = calloc(n ? n : 1, sizeof *ops);
+    if (!ops) return e;
+    simcuda_timeline_take(ops, n);
+    out[0] = out[1] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ops[i].kind != SIM_TL_EVENT) continue;
+        int with_kernel = 0;
+        for (size_t j = 0; j < n && !with_kernel; j++) with_kernel = ops[j].kind == SIM_TL_KERNEL && ops[j].stream == ops[i].stream;
+        out[0] += !with_kernel;
+        out[1]++;
+    }
+    free(ops);
+    return e;
+#else
+    (void)w, (void)runs, (void)median;
+    return 0;
+#endif
 }
 
 /* busy_reference(d_x, n, work, reps, double *ms): median of reps event-timed runs after a warm-up. */

@@ -58,6 +58,9 @@ typedef struct {
 int bw_probe(size_t bytes, int reps, BwReport *rep, TimelineOp *ops, size_t max);
 int busy_reference(float *d_x, size_t n, int work, int reps, double *ms);
 int live_events(int *n); /* events alive now (the simulator; -1 on a GPU) */
+/* time_kernel_ms(w, reps) again with the simulator's timeline recording: out[0] the events recorded in a stream
+   where none of the call's kernels ran, out[1] the events recorded (-1, -1 on a GPU) */
+int timing_event_streams(BusyWork *w, int reps, int *out);
 int pipeline_create_run_destroy(const PipeConfig *cfg, const float *in, float *out, PipeReport *rep, TimelineOp *ops, size_t max);
 
 #endif

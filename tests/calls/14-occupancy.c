@@ -20,7 +20,8 @@
     X(void, best_block_size, IN(const OccKernel *, k, sizeof *k), NUM(size_t, smem_per_thread), NUM(int, block_limit),           \
       IN(const OccDevice *, d, sizeof *d), INOUT(OccChoice *, ch, sizeof *ch, "c", NULL))                                        \
     X(cudaError_t, heavy_gpu, DEV(const float *, d_in), DEV(float *, d_out), NUM(size_t, n), NUM(int, block),                    \
-      INOUT(int *, used_block, sizeof *used_block, "used_block", NULL))                                                          \
+      INOUT(int *, used_block, sizeof *used_block, "used_block", NULL), FIRST(g_heavy_host_wait = 0),                            \
+      THEN(g_heavy_host_wait = c.out[0]), AROUND(heavy_watched))                                                                 \
     X(cudaError_t, heavy_bounded_gpu, DEV(const float *, d_in), DEV(float *, d_out), NUM(size_t, n), NUM(int, block))            \
     X(int, cuda_error_is_sticky, NUM(cudaError_t, err))                                                                          \
     X(cudaError_t, check_cuda, NUM(cudaError_t, err), STR(const char *, call), STR(const char *, file), NUM(int, line), REPORT)  \
@@ -50,6 +51,29 @@
 #include <stdlib.h>
 
 #include "runner.h"
+
+/* heavy_gpu on the simulator, with the timeline recording. c->rep->out[0]: the first explicit host wait inside
+   the call, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize, 3 cudaEventSynchronize, 0 none (occupancy.h:
+   "does not wait"; trial 21, b117). */
+static int64_t heavy_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
+#if ON_SIM
+    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize"};
+    simcuda_timeline_start(NULL);
+    int64_t ret = fn(c);
+    simcuda_timeline_stop();
+    size_t n = simcuda_timeline_take(NULL, 0);
+    SimTimelineOp *ops = calloc(n ? n : 1, sizeof *ops);
+    if (ops) simcuda_timeline_take(ops, n);
+    for (size_t i = 0; ops && i < n && !c->rep->out[0]; i++)
+        if (ops[i].kind == SIM_TL_HOST_WAIT)
+            for (int k = 0; k < 3; k++)
+                if (!strncmp(ops[i].name, names[k], strlen(names[k]))) c->rep->out[0] = (uint64_t)k + 1;
+    free(ops);
+    return ret;
+#else
+    return fn(c);
+#endif
+}
 
 /* process_batched, and the streams its copies and kernels went to, in the reply's out[]: out[0] the
    BatchStreams' `observed`, out[1..3] its legacy, per_thread and created counts. */
@@ -305,6 +329,9 @@ static int64_t call_probe_refused_attributes(const RunnerCall *c) {
 #define RUNNER_EXTRA {"probe_live_streams_events", call_probe_live_streams_events},
 #else
 #include "judge.h"
+
+static unsigned long long g_heavy_host_wait;
+unsigned long long l14_heavy_host_wait(void) { return g_heavy_host_wait; }
 
 /* What the runner saw of the last process_batched call's streams (probe_batched_streams). */
 static BatchStreams g_batched_streams;
