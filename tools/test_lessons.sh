@@ -177,6 +177,11 @@ variants() {
     # VARIANTS="a b": only these wrong variants (a quicker look at a few on a slow machine)
     if [ -n "${VARIANTS:-}" ] && [[ " $VARIANTS " != *" $name "* ]]; then continue; fi
     only=$(sed -n 's/^backend: //p' "$p" | head -1)
+    # anything but exactly sim or gpu (say "sim (why)") would skip the variant everywhere: fail it
+    if [ -n "$only" ] && [ "$only" != sim ] && [ "$only" != gpu ]; then
+      : > "$log"; bad "wrong variant '$name': its line 'backend: $only' names no backend: write 'backend: sim' or 'backend: gpu' alone (put the reason in the description)"
+      continue
+    fi
     if [ -n "$only" ] && [ "$only" != "$backend" ]; then
       echo "  skip  wrong variant '$name' (its exercise runs only with BACKEND=$only)"
       continue
