@@ -1214,6 +1214,44 @@ static int channels_offset_probe(void) {
     return offset;
 }
 
+/* 1 when exactly the elements the right index map gives to a warp whose position in its block,
+   (threadIdx.x / 32) % 2, differs in parity from its grid warp are wrong (trial 22, a045: the branch on
+   the block's warp). Element i's warp is w = 2 * (i / 64) + i % 2, the (w % (block / 32))-th of its block. */
+static int channels_branch_within_block(const float *got, const float *want, size_t n, unsigned block) {
+    for (size_t i = 0; i < n; i++) {
+        size_t w = 2 * (i / 64) + i % 2;
+        int predicted = (w % (block / 32)) % 2 != w % 2;
+        int wrong = !(fabsf(got[i] - want[i]) <= 1e-6f + 1e-5f * fabsf(want[i]));
+        if (predicted != wrong) return 0;
+    }
+    return 1;
+}
+
+/* With blocks of one warp every odd element is wrong under that mistake, as under others (an index
+   whose parity is not the warp's): one more launch, n = 384 in blocks of 96 (three warps: the grid's
+   warp 2 is the third of block 0, an even one, while warp 4 is the second of block 1), tells. */
+static int channels_branch_probe(void) {
+    size_t n = 384;
+    float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float)), *got = grade_alloc(n * sizeof(float));
+    float *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(in, n, grade_seed() + 11u, -0.9f, 0.9f);
+    channels_cpu(in, want, n);
+    int yes = 0;
+    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, in, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        grade_poison_device(d_out, n * sizeof(float));
+        if (channels_uniform_gpu(d_in, d_out, n, 96) == cudaSuccess &&
+            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+            yes = channels_branch_within_block(got, want, n, 96);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(in);
+    free(want);
+    free(got);
+    return yes;
+}
+
 static const char *channels_hint(const float *in, const float *got, const float *want, size_t n, unsigned block, char *buf, size_t cap) {
     size_t bad = 0, swapped = 0, garbage = 0, first = n;
     for (size_t i = 0; i < n; i++) {
@@ -1227,6 +1265,21 @@ static const char *channels_hint(const float *in, const float *got, const float 
         else if (fabsf(got[i] - other) <= 1e-6f + 1e-5f * fabsf(other)) swapped++;
     }
     if (!bad) return NULL;
+    /* the right index map with the branch taken on the warp's position within its block, (threadIdx.x /
+       32) % 2, instead of the grid's warp % 2 (trial 22, a045): the element i's warp w = 2 * (i / 64) +
+       i % 2 is the (w % (block / 32))-th of its block, and takes the wrong channel exactly when that
+       parity differs from w's: only with blocks of an odd number of warps */
+    if (swapped == bad && (block / 32) % 2 && channels_branch_within_block(got, want, n, block) && channels_branch_probe()) {
+        {
+            snprintf(buf, cap, "element %zu (%s) got channel %s's value, and exactly the elements whose warp is at a position of the other "
+                               "parity within its block went wrong: the elements are the right ones, but the branch tests the warp's "
+                               "position inside its block ((threadIdx.x / 32) %% 2), which differs from the grid's warp when a block has "
+                               "an odd number of warps (here %u; a probe with blocks of three warps agrees). Branch on the same warp as the index: warp = t / 32 with t = "
+                               "blockIdx.x * blockDim.x + threadIdx.x, if (warp %% 2 == 0) channel A, else channel B",
+                     first, first % 2 ? "odd" : "even", first % 2 ? "A" : "B", block / 32);
+            return buf;
+        }
+    }
     if (swapped == bad) {
         snprintf(buf, cap, "element %zu (%s) got channel %s's value: even elements (i %% 2 == 0) go through channel_a, odd ones through "
                            "channel_b, whichever thread computes them. The warp's branch picks the channel, so the element a lane takes "
