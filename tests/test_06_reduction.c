@@ -779,6 +779,32 @@ static int leftovers_added_by_every_block(const SumRun *r) {
     return g >= 2 && !isnan(got) && (double)got == 4.0 * B + g;
 }
 
+/* 06.2 whose sum depends on the thread order: a missing __syncthreads(), or (trial 22, a038) a last warp
+   finished in shared memory, s[tid] += s[tid + o], with no __syncwarp() between its steps: lanes of
+   one warp race, after the last barrier, and "a __syncthreads() is missing" sent the student to
+   barriers that were there. The simulator's race check names the two accesses and says when they are
+   two lanes of one warp; this hint reads that. */
+static const char *shuffle_race_hint(const char *said) {
+    if (!strstr(said, "data race in kernel 'reduce_shuffle_kernel'")) return NULL;
+    if (strstr(said, "two lanes of one warp"))
+        return "two lanes of one warp race on s[] after the last __syncthreads(): the last warp adds shared-memory slots that other "
+               "lanes of the same warp write (s[tid] += s[tid + offset]), and the lanes of a warp do not run in step (independent "
+               "thread scheduling): a __syncwarp() is missing between its steps, also after s[tid] += s[tid + 32]. This exercise "
+               "finishes the warp with shuffles instead: v = s[tid] + s[tid + 32], then v = warp_sum(v) (__shfl_down_sync, "
+               "registers only, no shared memory and no race)";
+    return barrier_hint(2);
+}
+static void race_check_shuffle(const SumRun *r) {
+    if (!grade_use_racecheck(1)) return; /* a GPU, or a runner that cannot check */
+    grade_use_schedule(0);
+    judge_set_crash_hint(shuffle_race_hint);
+    cudaError_t e = reduce_shuffle_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block);
+    cudaError_t w = cudaDeviceSynchronize();
+    judge_set_crash_hint(NULL);
+    grade_use_racecheck(0);
+    (void)e, (void)w; /* no race seen: the caller explains the wrong sum */
+}
+
 static void expect_sum(SumRun *r, int nsched) {
     for (int s = 0; s < nsched; s++) {
         float got = run_sum(r, s);
@@ -815,6 +841,7 @@ static void expect_sum(SumRun *r, int nsched) {
         int order_dependent = 0;
         for (int s2 = 0; s2 < grade_schedule_count() && !order_dependent; s2++)
             if (s2 != s && sum_ok(r, run_sum(r, s2))) order_dependent = 1;
+        if (order_dependent && r->ex == 2) race_check_shuffle(r); /* a race stops the runner here, with the hint above */
         char buf[1536];
         const char *hint = sum_hint(r, got, order_dependent, buf, sizeof buf);
         char allowed[96];
