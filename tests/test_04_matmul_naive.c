@@ -282,6 +282,21 @@ static const char *explain_matmul(const Problem *p, int bx, int by, const Block 
     int M = p->M, K = p->K, N = p->N;
     size_t nc = elems_C(p), nan_count = 0;
     for (size_t i = 0; i < nc; i++) nan_count += isnan(p->h_got[i]) != 0;
+    if (nan_count == nc && K == 0 && !cublas) {
+        /* Trial 22, a024: the store inside the k loop (runs K times, so never with K = 0) was told "no early
+           return", which it had not. Whether the kernel was launched for this call tells the two apart. */
+        unsigned long long blocks, threads;
+        int launches = judge_last_call_grid("matmul_naive_kernel", &blocks, &threads);
+        if (launches > 0)
+            return "with K = 0 every element of C is an empty sum, 0, but C was left as it was although matmul_naive_kernel was "
+                   "launched: its threads stored nothing. Most likely the store of C sits inside the k loop, which runs K times, so "
+                   "never when K = 0: sum into a local float in the loop and store it once after the loop (C[row * N + col] = sum), "
+                   "which also runs when K = 0; or the kernel returns early for K == 0";
+        if (launches < 0) /* a GPU: the launch is not observed */
+            return "with K = 0 every element of C is an empty sum, 0, but C was left as it was: either the store of C sits inside the "
+                   "k loop, which never runs when K = 0 (store sum once after the loop), or there is an early return for K == 0 (only "
+                   "M = 0 or N = 0 means nothing to do)";
+    }
     if (nan_count == nc && K == 0)
         return "with K = 0 every element of C is an empty sum, 0, but C was left as it was: only M = 0 or N = 0 means nothing to do; "
                "with K = 0 the kernel must still run and store sum = 0 into every element (no early return for K == 0)";

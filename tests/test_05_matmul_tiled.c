@@ -262,17 +262,83 @@ static int grid_covered(const Subject *s, const Problem *p) {
            blocks >= (unsigned long long)((p->N + s->block_x - 1) / s->block_x) * ((p->M + s->block_y - 1) / s->block_y);
 }
 
+/* Whether 05.1's launcher makes its grid with x counting the M rows (trial 22, a028: dim3 grid((M + TILE
+   - 1) / TILE, (N + TILE - 1) / TILE)): 1 yes, 0 x counts N, -1 not told. The launch's grid is recorded
+   as a count of blocks only, and a swapped grid leaves C exactly as a kernel taking its row from
+   blockIdx.x does (tiled_block_x_used_for_rows); the launcher's source tells which. Reads the launch's
+   first argument, dim3(x, y) or a name declared as dim3 NAME(x, y) / NAME = dim3(x, y) / NAME{x, y}. */
+static int launcher_grid_x_counts_rows(const Subject *s) {
+    static char body[65536];
+    if (!s->kernel || grade_source_function("matmul_tiled.cu", s->name, body, sizeof body) != 1) return -1;
+    const char *at = strstr(body, "<<<");
+    if (!at) return -1;
+    at += 3;
+    while (*at == ' ') at++;
+    const char *args = NULL;
+    if (!strncmp(at, "dim3", 4)) args = at + 4;
+    else {
+        char name[64];
+        size_t n = 0;
+        while (ident(at[n]) && n < sizeof name - 1) name[n] = at[n], n++;
+        name[n] = '\0';
+        if (!n) return -1;
+        for (const char *d = find_word(body, name); d && !args; d = find_word(d + 1, name)) {
+            const char *q = d + n;
+            int assigned = 0, declared = d >= body + 5 && !strncmp(d - 5, "dim3 ", 5);
+            while (*q == ' ') q++;
+            if (*q == '=') {
+                q++;
+                while (*q == ' ') q++;
+                if (strncmp(q, "dim3", 4)) continue;
+                q += 4, assigned = 1;
+            }
+            while (*q == ' ') q++;
+            if ((*q == '(' || *q == '{') && (declared || assigned)) args = q;
+        }
+    }
+    if (!args) return -1;
+    while (*args == ' ') args++;
+    if (*args != '(' && *args != '{') return -1;
+    /* the first argument: up to the comma at depth 1 */
+    int depth = 0;
+    const char *a = args, *end = NULL;
+    for (; *a; a++) {
+        if (*a == '(' || *a == '{') depth++;
+        else if (*a == ')' || *a == '}') { if (--depth == 0) break; }
+        else if (*a == ',' && depth == 1) { end = a; break; }
+    }
+    if (!end) return -1;
+    char first[256];
+    size_t len = (size_t)(end - args - 1) < sizeof first - 1 ? (size_t)(end - args - 1) : sizeof first - 1;
+    memcpy(first, args + 1, len);
+    first[len] = '\0';
+    int has_m = find_word(first, "M") != NULL, has_n = find_word(first, "N") != NULL;
+    return has_m && !has_n ? 1 : has_n && !has_m ? 0 : -1;
+}
+
 static int guard_band_why(const Subject *s, const Problem *p, int covered, int R, int C, char *msg, size_t cap) {
     int M = p->M, N = p->N;
     int shaped = C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N);
     if (covered == 0 || (covered == -1 && !shaped)) return 0;
     if (covered == 1 && ((R < M && R == (int)s->block_y) || (C < N && C == (int)s->block_x))) {
-        /* one tile's worth along x or y: also the kernel's row or column taken from the other block index */
+        /* one tile's worth along x or y: also the kernel's row or column taken from the other block index,
+           or the grid's x and y swapped (as many blocks: the count the simulator records is right) */
+        int swapped = launcher_grid_x_counts_rows(s);
+        if (swapped == 1) {
+            snprintf(msg, cap,
+                     "only the top-left %d x %d of C was written: the grid's x and y are swapped in %s. Its launch has as many blocks as "
+                     "C needs, but its x size counts the M rows ((M + TILE - 1) / TILE) and its y size the N columns, while the kernel "
+                     "takes the column from blockIdx.x and the row from blockIdx.y (which is right). x counts the columns: dim3 grid((N + "
+                     "TILE - 1) / TILE, (M + TILE - 1) / TILE)",
+                     R, C, s->name);
+            return 1;
+        }
         snprintf(msg, cap,
                  "only the top-left %d x %d of C was written although the launched grid has a thread for every element: the kernel's "
                  "row or column does not reach the rest. The row comes from the y indices (blockIdx.y * TILE + threadIdx.y), the column "
-                 "from the x indices (blockIdx.x * TILE + threadIdx.x); or the store's guard stops early (row < M && col < N)",
-                 R, C);
+                 "from the x indices (blockIdx.x * TILE + threadIdx.x); or the store's guard stops early (row < M && col < N)%s",
+                 R, C, swapped == -1 ? "; or the launcher's grid has x and y swapped (x counts the N columns: dim3 grid((N + TILE - 1) / "
+                                       "TILE, (M + TILE - 1) / TILE))" : "");
         return 1;
     }
     char where[240];

@@ -201,6 +201,7 @@ static int match_block_partial(const SumRun *r, float got, size_t grid, size_t *
 }
 
 static int adds_nothing_on_a_probe(const SumRun *r);
+static int leftovers_added_by_every_block(const SumRun *r);
 static int two_passes_are_exact(const SumRun *r);
 
 /* A sum of the first k elements only. */
@@ -369,6 +370,20 @@ static const char *sum_hint(const SumRun *r, float got, int order_dependent, cha
                                "index in float4s used on the floats", n % 4);
             return buf;
         }
+    }
+    /* 06.3's n % 4 leftovers indexed by threadIdx.x instead of the global t (trial 22, a042): every
+       block adds them, so the sum is right plus (blocks - 1) x the leftovers' sum. With n < 4 (only
+       leftovers) that is also "every block summed block 0's elements" (t without blockIdx.x in both
+       loops, fast_index_without_block): a probe whose float4s lie outside block 0 tells them apart. */
+    if (r->ex == 3 && n % 4 && !isnan(got) && !near(got, r->want, tol) && leftovers_added_by_every_block(r)) {
+        double tail = 0.0;
+        for (size_t t = n / 4 * 4; t < n; t++) tail += r->h_in[t];
+        snprintf(buf, cap, "every block added the last n %% 4 = %zu floats (their sum is %g; here the error is %.9g): the float4 loop is "
+                           "right (a probe with float4s outside block 0 sums them right), but the leftover loop indexes them with "
+                           "threadIdx.x, which is 0 .. n %% 4 - 1 in every block. Use the thread's global index t = blockIdx.x * "
+                           "blockDim.x + threadIdx.x there too: if (t < n %% 4) v += in[n4 * 4 + t], so that only the first threads "
+                           "of the grid add them", n % 4, tail, got - r->want);
+        return buf;
     }
     /* A value nobody wrote was added: on the simulator that is NaN (fresh device and shared memory
        hold NaN); on a GPU it is whatever the memory held, which may also be infinite or, with n = 0,
@@ -743,6 +758,53 @@ static int adds_nothing_on_a_probe(const SumRun *r) {
     return bits == 0;
 }
 
+/* 06.3 on a probe of 8 x block + 1 floats: zeros in block 0's float4s (the first blockDim.x), ones in
+   block 1's, and one leftover 1. Right: 4 x block + 1; leftovers added by every one of the g blocks:
+   4 x block + g (g >= 2); every block reading block 0's float4s: g. 1 for the second (exactly). */
+static int leftovers_added_by_every_block(const SumRun *r) {
+    size_t B = r->block, pn = 8 * B + 1;
+    float *h = grade_alloc(pn * sizeof(float)), *d_in = NULL, *d_out = NULL, got = -1.0f;
+    for (size_t i = 0; i < pn; i++) h[i] = i < 4 * B ? 0.0f : 1.0f;
+    if (cudaMalloc((void **)&d_in, pn * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, h, pn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        grade_use_schedule(0);
+        if (reduce_fast_gpu(d_in, pn, d_out, r->block, r->grid) != cudaSuccess ||
+            cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess)
+            got = -1.0f;
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h);
+    double g = r->grid ? r->grid : 2; /* the default grid: one block per blockDim.x float4s, 2 here */
+    return g >= 2 && !isnan(got) && (double)got == 4.0 * B + g;
+}
+
+/* 06.2 whose sum depends on the thread order: a missing __syncthreads(), or (trial 22, a038) a last warp
+   finished in shared memory, s[tid] += s[tid + o], with no __syncwarp() between its steps: lanes of
+   one warp race, after the last barrier, and "a __syncthreads() is missing" sent the student to
+   barriers that were there. The simulator's race check names the two accesses and says when they are
+   two lanes of one warp; this hint reads that. */
+static const char *shuffle_race_hint(const char *said) {
+    if (!strstr(said, "data race in kernel 'reduce_shuffle_kernel'")) return NULL;
+    if (strstr(said, "two lanes of one warp"))
+        return "two lanes of one warp race on s[] after the last __syncthreads(): the last warp adds shared-memory slots that other "
+               "lanes of the same warp write (s[tid] += s[tid + offset]), and the lanes of a warp do not run in step (independent "
+               "thread scheduling): a __syncwarp() is missing between its steps, also after s[tid] += s[tid + 32]. This exercise "
+               "finishes the warp with shuffles instead: v = s[tid] + s[tid + 32], then v = warp_sum(v) (__shfl_down_sync, "
+               "registers only, no shared memory and no race)";
+    return barrier_hint(2);
+}
+static void race_check_shuffle(const SumRun *r) {
+    if (!grade_use_racecheck(1)) return; /* a GPU, or a runner that cannot check */
+    grade_use_schedule(0);
+    judge_set_crash_hint(shuffle_race_hint);
+    cudaError_t e = reduce_shuffle_gpu(r->d_in, r->n, r->d_out, r->d_scratch, r->block);
+    cudaError_t w = cudaDeviceSynchronize();
+    judge_set_crash_hint(NULL);
+    grade_use_racecheck(0);
+    (void)e, (void)w; /* no race seen: the caller explains the wrong sum */
+}
+
 static void expect_sum(SumRun *r, int nsched) {
     for (int s = 0; s < nsched; s++) {
         float got = run_sum(r, s);
@@ -779,6 +841,7 @@ static void expect_sum(SumRun *r, int nsched) {
         int order_dependent = 0;
         for (int s2 = 0; s2 < grade_schedule_count() && !order_dependent; s2++)
             if (s2 != s && sum_ok(r, run_sum(r, s2))) order_dependent = 1;
+        if (order_dependent && r->ex == 2) race_check_shuffle(r); /* a race stops the runner here, with the hint above */
         char buf[1536];
         const char *hint = sum_hint(r, got, order_dependent, buf, sizeof buf);
         char allowed[96];
@@ -1178,6 +1241,44 @@ static int channels_offset_probe(void) {
     return offset;
 }
 
+/* 1 when exactly the elements the right index map gives to a warp whose position in its block,
+   (threadIdx.x / 32) % 2, differs in parity from its grid warp are wrong (trial 22, a045: the branch on
+   the block's warp). Element i's warp is w = 2 * (i / 64) + i % 2, the (w % (block / 32))-th of its block. */
+static int channels_branch_within_block(const float *got, const float *want, size_t n, unsigned block) {
+    for (size_t i = 0; i < n; i++) {
+        size_t w = 2 * (i / 64) + i % 2;
+        int predicted = (w % (block / 32)) % 2 != w % 2;
+        int wrong = !(fabsf(got[i] - want[i]) <= 1e-6f + 1e-5f * fabsf(want[i]));
+        if (predicted != wrong) return 0;
+    }
+    return 1;
+}
+
+/* With blocks of one warp every odd element is wrong under that mistake, as under others (an index
+   whose parity is not the warp's): one more launch, n = 384 in blocks of 96 (three warps: the grid's
+   warp 2 is the third of block 0, an even one, while warp 4 is the second of block 1), tells. */
+static int channels_branch_probe(void) {
+    size_t n = 384;
+    float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float)), *got = grade_alloc(n * sizeof(float));
+    float *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(in, n, grade_seed() + 11u, -0.9f, 0.9f);
+    channels_cpu(in, want, n);
+    int yes = 0;
+    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, in, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        grade_poison_device(d_out, n * sizeof(float));
+        if (channels_uniform_gpu(d_in, d_out, n, 96) == cudaSuccess &&
+            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+            yes = channels_branch_within_block(got, want, n, 96);
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(in);
+    free(want);
+    free(got);
+    return yes;
+}
+
 static const char *channels_hint(const float *in, const float *got, const float *want, size_t n, unsigned block, char *buf, size_t cap) {
     size_t bad = 0, swapped = 0, garbage = 0, first = n;
     for (size_t i = 0; i < n; i++) {
@@ -1191,6 +1292,21 @@ static const char *channels_hint(const float *in, const float *got, const float 
         else if (fabsf(got[i] - other) <= 1e-6f + 1e-5f * fabsf(other)) swapped++;
     }
     if (!bad) return NULL;
+    /* the right index map with the branch taken on the warp's position within its block, (threadIdx.x /
+       32) % 2, instead of the grid's warp % 2 (trial 22, a045): the element i's warp w = 2 * (i / 64) +
+       i % 2 is the (w % (block / 32))-th of its block, and takes the wrong channel exactly when that
+       parity differs from w's: only with blocks of an odd number of warps */
+    if (swapped == bad && (block / 32) % 2 && channels_branch_within_block(got, want, n, block) && channels_branch_probe()) {
+        {
+            snprintf(buf, cap, "element %zu (%s) got channel %s's value, and exactly the elements whose warp is at a position of the other "
+                               "parity within its block went wrong: the elements are the right ones, but the branch tests the warp's "
+                               "position inside its block ((threadIdx.x / 32) %% 2), which differs from the grid's warp when a block has "
+                               "an odd number of warps (here %u; a probe with blocks of three warps agrees). Branch on the same warp as the index: warp = t / 32 with t = "
+                               "blockIdx.x * blockDim.x + threadIdx.x, if (warp %% 2 == 0) channel A, else channel B",
+                     first, first % 2 ? "odd" : "even", first % 2 ? "A" : "B", block / 32);
+            return buf;
+        }
+    }
     if (swapped == bad) {
         snprintf(buf, cap, "element %zu (%s) got channel %s's value: even elements (i %% 2 == 0) go through channel_a, odd ones through "
                            "channel_b, whichever thread computes them. The warp's branch picks the channel, so the element a lane takes "
