@@ -994,6 +994,28 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     "with K = 0 C must be all zeros (an empty sum): the accumulators start at zero (wmma::fill_fragment(acc, 0.0f)), the loop "    \
     "over K runs no step (and reads nothing of A or B), and every fragment inside C is stored"
 
+/* 17.2 with K = 0 (M = 32, N = 48: one block, at the edges of C along M and N): A and B are empty
+   (NULL here), so any read of them is a null dereference that names no buffer or size. The block lies
+   at an edge of C, so its loads must be tested, and the tests along K reject every vector when K = 0
+   (trial 22, c048: `edge = K % BK != 0` only, false for K = 0, so the block took the unguarded loads).
+   NULL (the simulator's hint) for another kernel or another fault. */
+static const char *gemm_k_zero_crash_hint(const char *said) {
+    static char hint[900];
+    const char *at = strstr(said, "block (");
+    unsigned bx = 0, by = 0;
+    if (!strstr(said, "'wmma_gemm_kernel'") || !strstr(said, "null-deref") || !at || sscanf(at, "block (%u,%u", &bx, &by) != 2)
+        return NULL;
+    snprintf(hint, sizeof hint,
+             "with K = 0 (M = 32, N = 48) block (%u, %u) read A or B, which are empty then (NULL here): the loop over K runs no step, "
+             "and the slice fetched before it must be all zeros. This block lies at an edge of C (its rows pass M = 32 and its "
+             "columns pass N = 48, BM = BN = 128), so it must take the tested loads, and the tests along K reject every vector "
+             "when K = 0. The edge flag must be true for a block whose rows or columns pass M or N too, not only when "
+             "K %% BK != 0: edge = m0 + BM > M || n0 + BN > N || K %% BK != 0 (or else a test along K lets column or row K "
+             "through: k0 + c < K and k0 + r < K, not <=)",
+             bx, by);
+    return hint;
+}
+
 /* K = 0 is legal (C is all zeros: an empty sum), and an empty C must not launch an empty grid. */
 static void check_degenerate(const Subject *s) {
     GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, NULL, 0, 16, 16), "an empty C (M = 0)");
@@ -1006,8 +1028,10 @@ static void check_degenerate(const Subject *s) {
     ck_assert(want != NULL);
     grade_use_schedule(0);
     ck_assert(cudaMemset(d_c, FILL_BYTE, (mn + CANARY) * sizeof(float)) == cudaSuccess);
+    if (s->kind == SUBJECT_BF16) judge_set_crash_hint(gemm_k_zero_crash_hint);
     GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, d_c, M, N, 0), "K = 0 (C must become all zeros: the kernel must not read A or B)");
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_c, (mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost), "copying C back");
+    judge_set_crash_hint(NULL);
     normalise(got, norm, mn);
     char what[96];
     snprintf(what, sizeof what, "%s with K = 0 (C = 0)", s->name);
