@@ -126,6 +126,18 @@ START_TEST(test_managed_axpy_is_right_and_takes_no_page_fault_in_the_kernel) {
                   "cudaMemPrefetchAsync(y, bytes, {cudaMemLocationTypeHost, 0}, 0, s) goes after axpy_launch, before "
                   "cudaStreamSynchronize(s)",
                   what, r.prefetch_host_before_launch, faults);
+    /* the kernel in the legacy default stream between prefetches queued in s (trial 22, c062: passed,
+       right only because the legacy stream waits for the blocking stream s, and s for it; in a
+       non-blocking stream, or with per-thread default streams, nothing orders the kernel after the
+       prefetches). The simulator's timeline records the kernel's stream. */
+    ck_assert_msg(r.kernel_on_legacy != 1,
+                  "%s: the values and the page faults are right, but the kernel ran in stream 0 (the legacy default stream), not "
+                  "in the stream s of the prefetches\n"
+                  "  likely mistake: axpy_launch(a, x, y, n, 0) instead of axpy_launch(a, x, y, n, s): the prefetches, the kernel "
+                  "and the prefetch back are one sequence in one stream, so that the stream's order alone puts the kernel after "
+                  "the pages arrive (here only the legacy default stream's implicit waits did, which a non-blocking stream or "
+                  "per-thread default streams drop)",
+                  what);
     if (r.observed == OBSERVED_SIM) {
         if (r.prefetched_to_device < 2 * pages && r.prefetch_host_before_launch > 0)
             ck_assert_msg(r.device_faults == 0,

@@ -994,6 +994,28 @@ static void check_product(const Subject *s, Dims d, uint64_t salt) {
     "with K = 0 C must be all zeros (an empty sum): the accumulators start at zero (wmma::fill_fragment(acc, 0.0f)), the loop "    \
     "over K runs no step (and reads nothing of A or B), and every fragment inside C is stored"
 
+/* 17.2 with K = 0 (M = 32, N = 48: one block, at the edges of C along M and N): A and B are empty
+   (NULL here), so any read of them is a null dereference that names no buffer or size. The block lies
+   at an edge of C, so its loads must be tested, and the tests along K reject every vector when K = 0
+   (trial 22, c048: `edge = K % BK != 0` only, false for K = 0, so the block took the unguarded loads).
+   NULL (the simulator's hint) for another kernel or another fault. */
+static const char *gemm_k_zero_crash_hint(const char *said) {
+    static char hint[900];
+    const char *at = strstr(said, "block (");
+    unsigned bx = 0, by = 0;
+    if (!strstr(said, "'wmma_gemm_kernel'") || !strstr(said, "null-deref") || !at || sscanf(at, "block (%u,%u", &bx, &by) != 2)
+        return NULL;
+    snprintf(hint, sizeof hint,
+             "with K = 0 (M = 32, N = 48) block (%u, %u) read A or B, which are empty then (NULL here): the loop over K runs no step, "
+             "and the slice fetched before it must be all zeros. This block lies at an edge of C (its rows pass M = 32 and its "
+             "columns pass N = 48, BM = BN = 128), so it must take the tested loads, and the tests along K reject every vector "
+             "when K = 0. The edge flag must be true for a block whose rows or columns pass M or N too, not only when "
+             "K %% BK != 0: edge = m0 + BM > M || n0 + BN > N || K %% BK != 0 (or else a test along K lets column or row K "
+             "through: k0 + c < K and k0 + r < K, not <=)",
+             bx, by);
+    return hint;
+}
+
 /* K = 0 is legal (C is all zeros: an empty sum), and an empty C must not launch an empty grid. */
 static void check_degenerate(const Subject *s) {
     GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, NULL, 0, 16, 16), "an empty C (M = 0)");
@@ -1006,8 +1028,10 @@ static void check_degenerate(const Subject *s) {
     ck_assert(want != NULL);
     grade_use_schedule(0);
     ck_assert(cudaMemset(d_c, FILL_BYTE, (mn + CANARY) * sizeof(float)) == cudaSuccess);
+    if (s->kind == SUBJECT_BF16) judge_set_crash_hint(gemm_k_zero_crash_hint);
     GRADE_EXPECT_CUDA_OK(call(s, NULL, NULL, d_c, M, N, 0), "K = 0 (C must become all zeros: the kernel must not read A or B)");
     GRADE_EXPECT_CUDA_OK(cudaMemcpy(got, d_c, (mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost), "copying C back");
+    judge_set_crash_hint(NULL);
     normalise(got, norm, mn);
     char what[96];
     snprintf(what, sizeof what, "%s with K = 0 (C = 0)", s->name);
@@ -1201,6 +1225,15 @@ START_TEST(test_tiles_run_on_the_tensor_cores) {
                       "tile at all (the values were right)\n  likely mistake: the grid has a block per tile, but a block holds "
                       "TILES_PER_BLOCK warps, one tile each: blocks = (tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK",
                       blocks, threads, blocks * warps_per_block, blocks - (5 + warps_per_block - 1) / warps_per_block);
+        /* blocks of TILES_PER_BLOCK warps, as the README prescribes (trial 22, c017: blocks of one warp,
+           a block per tile: the values are right, with a quarter of the warps per block) */
+        ck_assert_msg(threads == 4 * 32,
+                      "wmma_tiles_gpu(tiles = 5): launched %llu blocks of %llu threads (%llu warp(s) a block), where the README's "
+                      "launch is blocks of TILES_PER_BLOCK = 4 warps, 128 threads, one tile each (the values were right)\n"
+                      "  likely mistake: the block size is not TILES_PER_BLOCK * 32: launch "
+                      "wmma_tile_kernel<<<(tiles + TILES_PER_BLOCK - 1) / TILES_PER_BLOCK, TILES_PER_BLOCK * 32>>>, and each warp "
+                      "takes the tile (blockIdx.x * blockDim.x + threadIdx.x) / warpSize",
+                      blocks, threads, warps_per_block);
     }
 }
 END_TEST
@@ -1292,7 +1325,27 @@ END_TEST
 START_TEST(test_padded_gemm_matches_cpu_for_every_size_and_schedule) { check_product(&kPadded, kPaddedSizes[_i], 3); }
 END_TEST
 
-START_TEST(test_padded_gemm_handles_empty_and_k_zero) { check_degenerate(&kPadded); }
+START_TEST(test_padded_gemm_handles_empty_and_k_zero) {
+    check_degenerate(&kPadded);
+    /* The grid rounds up, no block without a tile of C (trial 22, c071: N / PN + 1, M / PM + 1 blocks,
+       one row of blocks too many when M is a multiple of PM = 128; no graded size is, and the extra
+       blocks store nothing, so the values stay right). A cheap call, M = 128, N = 16, K = 0 (nothing of
+       A or B read); the simulator reports the grid (a GPU does not: then nothing is checked). */
+    enum { M = 128, N = 16 };
+    float *d_c = grade_device_alloc((size_t)M * N * sizeof(float));
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(wmma_gemm_padded_gpu(NULL, NULL, d_c, M, N, 0), "wmma_gemm_padded_gpu(M = 128, N = 16, K = 0)");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for wmma_gemm_padded_gpu(M = 128, N = 16, K = 0)");
+    cudaFree(d_c);
+    unsigned long long blocks = 0, threads = 0;
+    if (judge_last_call_grid("wmma_gemm_padded_kernel", &blocks, &threads) == 1 && blocks)
+        ck_assert_msg(blocks == 1,
+                      "wmma_gemm_padded_gpu(M = 128, N = 16, K = 0) launched %llu blocks, where ceil(N / PN) x ceil(M / PM) = 1 x 1 "
+                      "block covers C: %llu block(s) had no tile of C (the values were right)\n"
+                      "  likely mistake: the grid does not round up exactly: N / PN + 1 (or M / PM + 1) is one block too many when N "
+                      "(or M) is a multiple of 128; dim3 grid((N + PN - 1) / PN, (M + PM - 1) / PM)",
+                      blocks, blocks - 1);
+}
 END_TEST
 
 /* The simulator's race check over one product whose warps store several fragments, one after the

@@ -1608,6 +1608,38 @@ END_TEST
 START_TEST(test_flash_attention_allocates_no_square_scratch) { check_no_square_scratch(); }
 END_TEST
 
+/* The tiles used: each block reads its Q rows once and every row of K and V once per tile, into Ks
+   and Vs, and the scores and the output read the tiles (trial 22, c045: the scores read K from global
+   memory in each thread, K[base + (k0 + j) * d + c], the tile staged but unused: values right, the
+   block reading each row of K ATT_BR times instead of once). A profiled small call (bh = 1, n = 64:
+   one block of queries, two tiles of keys; d = 32): the solution loads 2560 sectors, Q's n d floats a
+   sector each (each thread reads its own row: 32 rows a request) and K's and V's n d floats once, 8 to
+   a sector; a thread reading K (or V) itself adds 32 sectors a key per warp, 4096 here. */
+START_TEST(test_flash_attention_reads_k_and_v_through_the_tiles) {
+    AttCase ac = {1, 64, 32, 0};
+    AttProblem p;
+    grade_profile_begin();
+    att_problem_make(&p, ac, 0, 41);
+    grade_use_schedule(0);
+    GRADE_EXPECT_CUDA_OK(attention_flash_gpu(p.d_q, p.d_k, p.d_v, p.d_o, ac.bh, ac.n, ac.d, 0), "attention_flash_gpu (profiled)");
+    GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for attention_flash_gpu (profiled)");
+    att_problem_free(&p);
+    grade_profile_end();
+    GradeProfile g;
+    if (!grade_profile_global("attention_flash_kernel", 32.0, &g)) return;
+    double el = (double)ac.bh * ac.n * ac.d, once = el + 2.0 * el * sizeof(float) / 32, budget = 1.5 * once;
+    ck_assert_msg(g.global_load_sectors <= budget,
+                  "attention_flash_kernel (bh = %d, n = %d, d = %d: one block of queries, %d tiles of keys) read %llu sectors of 32 bytes "
+                  "from global memory, %.1f times the %.0f that reading each thread's row of Q and the tiles of K and V once each "
+                  "takes (the values were right)\n"
+                  "  likely mistake: the tile in shared memory is bypassed: a thread reads the rows of K for its scores (or of V for "
+                  "its output) from global memory itself, so the block reads each row ATT_BR times. The block copies the tile once "
+                  "(Ks[j][c], Vs[j][c]), and then the scores read it, acc += q[c] * Ks[j][c], and the output o[c] += p * Vs[j][c]",
+                  ac.bh, ac.n, ac.d, (ac.n + ATT_BC - 1) / ATT_BC, (unsigned long long)g.global_load_sectors,
+                  g.global_load_sectors / once, once);
+}
+END_TEST
+
 /* ---- 19.4 ---- */
 START_TEST(test_causal_attention_matches_cpu_for_every_size_and_schedule) { check_attention(kCausalCases[_i], 1, 4); }
 END_TEST
@@ -1671,6 +1703,7 @@ static Suite *build_suite(void) {
         {"19.3", test_flash_attention_matches_cpu_for_every_size_and_schedule, N_FLASH_CASES},
         {"19.3", test_flash_attention_refuses_bad_sizes_and_launches_nothing_when_empty, 1},
         {"19.3", test_flash_attention_allocates_no_square_scratch, 1},
+        {"19.3", test_flash_attention_reads_k_and_v_through_the_tiles, 1, .profiled = 1},
         {"19.4", test_causal_attention_matches_cpu_for_every_size_and_schedule, N_CAUSAL_CASES},
         {"19.4", test_visible_masks_the_keys_past_n_without_the_causal_mask, 1},
         {"19.4", test_causal_attention_skips_the_tiles_above_the_diagonal, 1},

@@ -74,12 +74,24 @@ static int64_t call_managed_axpy_graded(const RunnerCall *c) {
     unsigned long long k0, k1, g0, g1;
     simcuda_launch_counts(&k0, &g0);
     simcuda_managed_counts(&s0);
+    simcuda_timeline_start(NULL); /* each kernel's stream: the kernel belongs in s, not in stream 0 */
 #else
     RunnerStreamOps o0, o1;
     int seen = runner_stream_ops(&o0);
 #endif
+    rep->kernel_on_legacy = -1;
     cudaError_t e = managed_axpy(a, rc_ptr(c, 1), rc_ptr(c, 2), rc_ptr(c, 3), n, 0);
 #if ON_SIM
+    simcuda_timeline_stop();
+    size_t nops = simcuda_timeline_take(NULL, 0);
+    SimTimelineOp *ops = calloc(nops ? nops : 1, sizeof *ops);
+    if (ops) {
+        simcuda_timeline_take(ops, nops);
+        rep->kernel_on_legacy = 0;
+        for (size_t i = 0; i < nops; i++)
+            if (ops[i].stream == 0 && ops[i].kind == SIM_TL_KERNEL) rep->kernel_on_legacy = 1;
+        free(ops);
+    }
     simcuda_managed_counts(&s1);
     simcuda_launch_counts(&k1, &g1);
     rep->observed = OBSERVED_SIM;

@@ -26,6 +26,9 @@ typedef struct {
     /* simulator: the bytes of the kernel's managed buffers that held the read-mostly advice at its
        launch (x's, n * sizeof(float)); -1 where not seen (a GPU, or no kernel launched in the call) */
     long long read_mostly_bytes_at_launch;
+    /* simulator: 1 when a kernel of the call ran in stream 0 (the legacy default stream), 0 when none
+       did, -1 where not seen (a GPU: CUPTI's observer does not record a launch's stream) */
+    int kernel_on_legacy;
 } ManagedReport;
 
 /** 16.2: one chain to capture, replay and destroy. */
