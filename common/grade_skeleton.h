@@ -19,4 +19,10 @@ int grade_exercise_untouched(const char *exercise, char *files, size_t cap);
    checks that no run can make: what the simulator executes is not what a GPU's compiler may do. */
 int grade_source_function(const char *file, const char *name, char *out, size_t cap);
 
+/* 1 when a function's source (from grade_source_function) declares pointers to TYPE ("float4",
+   "uint4") and never reads or writes through one (no NAME[...], *NAME, NAME + k, nor an indexed
+   reinterpret_cast<... TYPE *>(p)[...]): 16-byte accesses written but bypassed, which the simulator
+   cannot see (its compiler splits them into 4-byte ones). 0 otherwise. */
+int grade_source_wide_pointer_unused(const char *body, const char *type);
+
 #endif

@@ -775,51 +775,6 @@ END_TEST
    32 float loads cover 4. The simulator's profiler counts them on one small call (n = 4096, no
    leftovers, grid 4 x block 256). */
 #if ON_SIM
-/* Whether a kernel's source (grade_source_function: comments and strings blanked) declares pointers
-   to TYPE ("float4", "uint4") and never reads or writes through one: no NAME[...], *NAME, NAME + k,
-   and no reinterpret_cast<... TYPE *>(p)[...] either. The simulator cannot see it (trial 19: its
-   compiler splits every 16-byte access into four 4-byte ones, so four scalar loads at a stride of 4
-   floats make the same requests and sectors as one float4 load); the source can. */
-static int wide_pointer_unused(const char *body, const char *type) {
-    size_t tl = strlen(type);
-    int declared = 0;
-    for (const char *s = strstr(body, type); s; s = strstr(s + 1, type)) {
-        if (s > body && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) continue;
-        const char *q = s + tl;
-        while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-        if (*q != '*') continue;
-        q++;
-        while (*q == ' ' || *q == '\t' || *q == '\n' || !strncmp(q, "const", 5) || !strncmp(q, "__restrict__", 12)) {
-            if (!strncmp(q, "const", 5)) q += 5;
-            else if (!strncmp(q, "__restrict__", 12)) q += 12;
-            else q++;
-        }
-        if (*q == '>') { /* a cast, reinterpret_cast<const TYPE *>(p): used when its (p) is indexed */
-            q++;
-            if (*q != '(') continue;
-            int depth = 0;
-            for (; *q; q++) {
-                if (*q == '(') depth++;
-                else if (*q == ')' && --depth == 0) break;
-            }
-            if (*q && q[1] == '[') return 0;
-            continue;
-        }
-        size_t nl = 0;
-        while (isalnum((unsigned char)q[nl]) || q[nl] == '_') nl++;
-        if (!nl) continue;
-        declared = 1;
-        for (const char *u = q + nl; *u; u++) {
-            if (strncmp(u, q, nl) || isalnum((unsigned char)u[nl]) || u[nl] == '_' || isalnum((unsigned char)u[-1]) || u[-1] == '_') continue;
-            const char *after = u + nl;
-            while (*after == ' ') after++;
-            const char *before = u - 1;
-            while (before > body && *before == ' ') before--;
-            if (*after == '[' || *after == '+' || *after == '-' || *before == '*') return 0;
-        }
-    }
-    return declared;
-}
 
 #define MIN_FLOAT4_SECTORS 12.0
 START_TEST(test_float4_version_loads_16_bytes_per_thread) {
@@ -845,7 +800,7 @@ START_TEST(test_float4_version_loads_16_bytes_per_thread) {
        loads; the source shows a4 / b4 / c4 declared and never used. */
     char body[16384];
     if (grade_source_function("vector_add.cu", "vector_add_float4_kernel", body, sizeof body) != 1) return;
-    ck_assert_msg(!wide_pointer_unused(body, "float4"),
+    ck_assert_msg(!grade_source_wide_pointer_unused(body, "float4"),
                   "vector_add_float4_gpu: the sums are right, but vector_add_float4_kernel declares float4 pointers and never "
                   "loads or stores through one (read in vector_add.cu)\n  likely mistake: the float4 loads are bypassed: each "
                   "float4's four floats are loaded one at a time (a[4 * q + k]), four 4-byte loads where one 16-byte load belongs. "

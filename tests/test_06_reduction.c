@@ -1066,58 +1066,13 @@ START_TEST(test_fast_sum_is_right_on_a_large_input) {
 }
 END_TEST
 
-/* Whether a kernel's source (grade_source_function: comments and strings blanked) declares pointers
-   to TYPE ("float4", "uint4") and never reads or writes through one: no NAME[...], *NAME, NAME + k,
-   and no reinterpret_cast<... TYPE *>(p)[...] either. The simulator cannot see it (trial 19: its
-   compiler splits every 16-byte access into four 4-byte ones, so four scalar loads at a stride of 4
-   floats make the same requests and sectors as one float4 load); the source can. */
-static int wide_pointer_unused(const char *body, const char *type) {
-    size_t tl = strlen(type);
-    int declared = 0;
-    for (const char *s = strstr(body, type); s; s = strstr(s + 1, type)) {
-        if (s > body && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) continue;
-        const char *q = s + tl;
-        while (*q == ' ' || *q == '\t' || *q == '\n') q++;
-        if (*q != '*') continue;
-        q++;
-        while (*q == ' ' || *q == '\t' || *q == '\n' || !strncmp(q, "const", 5) || !strncmp(q, "__restrict__", 12)) {
-            if (!strncmp(q, "const", 5)) q += 5;
-            else if (!strncmp(q, "__restrict__", 12)) q += 12;
-            else q++;
-        }
-        if (*q == '>') { /* a cast, reinterpret_cast<const TYPE *>(p): used when its (p) is indexed */
-            q++;
-            if (*q != '(') continue;
-            int depth = 0;
-            for (; *q; q++) {
-                if (*q == '(') depth++;
-                else if (*q == ')' && --depth == 0) break;
-            }
-            if (*q && q[1] == '[') return 0;
-            continue;
-        }
-        size_t nl = 0;
-        while (isalnum((unsigned char)q[nl]) || q[nl] == '_') nl++;
-        if (!nl) continue;
-        declared = 1;
-        for (const char *u = q + nl; *u; u++) {
-            if (strncmp(u, q, nl) || isalnum((unsigned char)u[nl]) || u[nl] == '_' || isalnum((unsigned char)u[-1]) || u[-1] == '_') continue;
-            const char *after = u + nl;
-            while (*after == ' ') after++;
-            const char *before = u - 1;
-            while (before > body && *before == ' ') before--;
-            if (*after == '[' || *after == '+' || *after == '-' || *before == '*') return 0;
-        }
-    }
-    return declared;
-}
 
 /* 06.3's float4 loads (trial 19, a052: in4 declared, then a scalar grid-stride loop over all n floats,
    v += in[q]; right sums, passed). Read in the source of reduce_fast_kernel (skipped without it). */
 START_TEST(test_fast_kernel_loads_float4s) {
     static char body[16384];
     if (grade_source_function("reduce.cu", "reduce_fast_kernel", body, sizeof body) != 1) return;
-    ck_assert_msg(!wide_pointer_unused(body, "float4"),
+    ck_assert_msg(!grade_source_wide_pointer_unused(body, "float4"),
                   "reduce_fast_kernel declares a float4 pointer and never loads through it (read in reduce.cu): the sums are "
                   "right, but the exercise's float4 loads are not used\n  likely mistake: the float4 loads are bypassed: the "
                   "grid-stride loop reads one float at a time, v += in[q] over all n floats. Loop over the n / 4 float4s, "
