@@ -24,22 +24,14 @@
 
 /* The call with the timeline recording (simulator only); c->rep->out[0] = the first host wait inside
    it: 0 none, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize, 3 cudaEventSynchronize, 4 a blocking
-   cudaMemcpy, 5 another wait (as calls/10-scan.c codes them). */
+   cudaMemcpy, 5 another wait (timeline_recorded.h's first_host_wait). */
 static int64_t hist_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
-    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy"};
     int64_t ret;
     size_t n;
     SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
     if (ops) {
-        uint64_t wait = 0;
-        for (size_t i = 0; i < n && !wait; i++)
-            if (ops[i].kind == SIM_TL_HOST_WAIT) {
-                wait = 5;
-                for (int k = 0; k < 4; k++)
-                    if (!strncmp(ops[i].name, names[k], strlen(names[k]))) wait = (uint64_t)k + 1;
-            }
-        c->rep->out[0] = wait;
+        c->rep->out[0] = first_host_wait(ops, n);
         free(ops);
     }
     return ret;

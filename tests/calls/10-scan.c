@@ -33,20 +33,6 @@
 #include "timeline_recorded.h"
 #endif
 
-#if ON_SIM
-/* The first host wait among the recorded ops: 0 when none, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize,
-   3 cudaEventSynchronize, 4 a blocking cudaMemcpy, 5 another wait. */
-static uint64_t first_host_wait(const SimTimelineOp *ops, size_t n) {
-    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy"};
-    for (size_t i = 0; i < n; i++)
-        if (ops[i].kind == SIM_TL_HOST_WAIT) {
-            for (int k = 0; k < 4; k++)
-                if (!strncmp(ops[i].name, names[k], strlen(names[k]))) return (uint64_t)k + 1;
-            return 5;
-        }
-    return 0;
-}
-#endif
 
 /* 10.4 on the simulator: the single-pass call with the timeline recording. c->rep->out[0] is 0, or,
    when a memset (the workspace's zeroing) was queued in another stream than the first kernel's,

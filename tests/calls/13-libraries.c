@@ -95,9 +95,7 @@ static int64_t pi_device_watched(const RunnerCall *c, int64_t (*fn)(const Runner
     size_t n;
     SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
     if (ops) {
-        uint64_t waited = 0;
-        for (size_t i = 0; i < n; i++) waited |= ops[i].kind == SIM_TL_HOST_WAIT;
-        c->rep->out[0] = waited;
+        c->rep->out[0] = first_host_wait(ops, n) != 0;
         free(ops);
     }
     return ret;

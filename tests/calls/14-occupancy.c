@@ -51,6 +51,9 @@
 #include <stdlib.h>
 
 #include "runner.h"
+#if ON_SIM
+#include "timeline_recorded.h"
+#endif
 
 /* heavy_gpu on the simulator, with the timeline recording. c->rep->out[0]: the first explicit host wait inside
    the call, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize, 3 cudaEventSynchronize, 0 none (occupancy.h:
@@ -58,12 +61,9 @@
 static int64_t heavy_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
     static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize"};
-    simcuda_timeline_start(NULL);
-    int64_t ret = fn(c);
-    simcuda_timeline_stop();
-    size_t n = simcuda_timeline_take(NULL, 0);
-    SimTimelineOp *ops = calloc(n ? n : 1, sizeof *ops);
-    if (ops) simcuda_timeline_take(ops, n);
+    int64_t ret;
+    size_t n;
+    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
     for (size_t i = 0; ops && i < n && !c->rep->out[0]; i++)
         if (ops[i].kind == SIM_TL_HOST_WAIT)
             for (int k = 0; k < 3; k++)

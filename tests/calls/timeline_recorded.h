@@ -1,10 +1,12 @@
 /* timeline_recorded.h -- for the runner side of a calls table, simulator builds only: one call of
    the student's function with the simulator's timeline recording, and what it recorded. Included by
-   the calls tables whose graders ask about the order of copies and launches (02, 06). */
+   the calls tables whose graders ask about the order of copies and launches, or the host's waits. */
 #ifndef TESTS_CALLS_TIMELINE_RECORDED_H
 #define TESTS_CALLS_TIMELINE_RECORDED_H
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <simcuda/timeline.h>
 
@@ -12,7 +14,7 @@
 
 /* Calls fn(c) with the timeline recording; its result in *ret, the recorded operations in a calloc'd
    array (the caller frees it) of *n, or NULL when there is no memory for them. */
-static SimTimelineOp *timeline_recorded(const RunnerCall *c, int64_t (*fn)(const RunnerCall *), int64_t *ret, size_t *n) {
+static inline SimTimelineOp *timeline_recorded(const RunnerCall *c, int64_t (*fn)(const RunnerCall *), int64_t *ret, size_t *n) {
     simcuda_timeline_start(NULL);
     *ret = fn(c);
     simcuda_timeline_stop();
@@ -20,6 +22,20 @@ static SimTimelineOp *timeline_recorded(const RunnerCall *c, int64_t (*fn)(const
     SimTimelineOp *ops = calloc(*n ? *n : 1, sizeof *ops);
     if (ops) simcuda_timeline_take(ops, *n);
     return ops;
+}
+
+/* The first host wait among the recorded ops: 0 when none, 1 cudaDeviceSynchronize, 2 cudaStreamSynchronize,
+   3 cudaEventSynchronize, 4 a blocking cudaMemcpy, 5 another wait (for the functions whose headers say
+   they do not wait). */
+static inline uint64_t first_host_wait(const SimTimelineOp *ops, size_t n) {
+    static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy"};
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].kind == SIM_TL_HOST_WAIT) {
+            for (int k = 0; k < 4; k++)
+                if (!strncmp(ops[i].name, names[k], strlen(names[k]))) return (uint64_t)k + 1;
+            return 5;
+        }
+    return 0;
 }
 
 #endif
