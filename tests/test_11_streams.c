@@ -284,6 +284,16 @@ static void check_timing(int reps) {
             if (i != slow && runs[i] < least) least = runs[i];
         /* The events' streams, seen in the simulator's timeline of one more small call (trial 21, b080: both
            events in a created non-blocking stream, busy_run on stream 0; the list below had it third). */
+        /* fewer busy_run calls than runs (trial 23, b038: the warm-up and the timed busy_run both removed):
+           some runs timed no kernel at all; the events' streams below would all be "without a kernel" too,
+           and blame the stream instead of the missing launch */
+        ck_assert_msg(!(least < 0.1 * g_busy_ref_ms && w.calls < reps),
+                      "a run took %.4f ms, but busy_kernel takes about %.2f ms (the grader timed it with events, in the same run); "
+                      "time_kernel_ms(reps = %d) called busy_run %d times, fewer than its %d runs\n"
+                      "  likely mistake: a run with no kernel between its start and stop events times nothing: call busy_run(w) "
+                      "between cudaEventRecord(start, 0) and cudaEventRecord(stop, 0) in every run (and once before the loop, "
+                      "untimed, as the warm-up)",
+                      least, g_busy_ref_ms, reps, w.calls, reps);
         int ev[2] = {-1, -1};
         if (least < 0.1 * g_busy_ref_ms) {
             BusyWork w2 = {g_busy_x, g_busy_n, g_busy_work, -1, 0};
