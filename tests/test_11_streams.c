@@ -334,6 +334,23 @@ static void check_timing(int reps) {
         for (int i = 0; i < reps; i++) copy[i] = runs[i];
         copy[slow] = copy[reps - 1 == slow ? 0 : reps - 1];
         float typical = median_cpu(copy, reps - 1);
+        /* every run at least half a run longer than the one before: each time counts the runs before it,
+           the start recorded once before the loop (trial 23, b086). Sorted in place (below) the times are
+           ascending too, but the typical runs stay equal there, so their differences are near 0 */
+        int cumulative = 1;
+        char listed[160] = "";
+        size_t at = 0;
+        for (int i = 0; i < reps; i++) {
+            if (i > 0 && runs[i] - runs[i - 1] < 0.5 * g_busy_ref_ms) cumulative = 0;
+            if (at < sizeof listed) at += (size_t)snprintf(listed + at, sizeof listed - at, "%s%.2f", i ? ", " : "", runs[i]);
+        }
+        ck_assert_msg(!cumulative,
+                      "runs_ms = {%s} ms: each run's time is at least half a run (one run takes about %.2f ms) longer than the "
+                      "one before -- each time holds the runs before it as well\n"
+                      "  likely mistake: the start was taken once, before the loop: record cudaEventRecord(start, 0) in every run, "
+                      "right before its busy_run, so that stop - start holds that run only (with a clock, read the start time in "
+                      "every run)",
+                      listed, g_busy_ref_ms);
         /* the slow run moved to the end and the others in ascending order: runs_ms was sorted in
            place for the median (trial 10, a127) */
         int ascending = 1;
