@@ -175,6 +175,19 @@ START_TEST(test_bandwidth_is_measured_with_events_from_pageable_and_pinned_memor
                   "  likely mistake: not written yet, or a time of 0 or less: GB/s = bytes x reps / (ms x 1e6), with ms from "
                   "cudaEventElapsedTime(&ms, start, stop) -- the start event first (swapped, the time is negative)",
                   r.pageable_gbs, r.pinned_gbs);
+    /* each figure is the grader's measurement of the other kind (trial 23, b114: the pageable timing written to
+       *pinned_gbs and the pinned one to *pageable_gbs, the buffers right): swapped outputs, not an unpinned buffer,
+       which would give two figures alike */
+    int swapped = r.pageable_gbs > 1.5 * r.pinned_gbs && r.pinned_gbs >= lo * r.ref_pageable_gbs &&
+                  r.pinned_gbs <= hi * r.ref_pageable_gbs && r.pageable_gbs >= lo * r.ref_pinned_gbs &&
+                  r.pageable_gbs <= hi * r.ref_pinned_gbs;
+    ck_assert_msg(!swapped,
+                  "pinned: %.2f GB/s, pageable: %.2f GB/s; the grader measured %.2f GB/s pinned and %.2f GB/s pageable, in the same "
+                  "run: the two figures are swapped\n"
+                  "  likely mistake: the pageable buffer's time went to *pinned_gbs and the pinned buffer's to *pageable_gbs: the "
+                  "copies from the malloc'd buffer give *pageable_gbs, those from the cudaMallocHost buffer *pinned_gbs -- check "
+                  "which output each timing writes (or which buffer each one copies from)",
+                  r.pinned_gbs, r.pageable_gbs, r.ref_pinned_gbs, r.ref_pageable_gbs);
     ck_assert_msg(r.pinned_gbs > 1.5 * r.pageable_gbs,
                   "pinned (%.2f GB/s) is not faster than pageable (%.2f GB/s); the grader measured %.2f and %.2f\n"
                   "  likely mistake: the pinned buffer is not pinned: cudaMallocHost, not malloc",
