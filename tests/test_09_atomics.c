@@ -1270,9 +1270,10 @@ END_TEST
 /* The maximum is an atomic one (trial 14, b012: thread 0 looped over all n elements alone, no atomic,
    and the value was right). Profiled on 1000 floats in blocks of 256: every block's threads must
    fold their elements in with atomics -- at least one atomic per block launched (a block that
-   reduces first and then does one atomicCAS loop is fine; one thread doing all the work is not). */
+   reduces first and then does one atomicCAS loop is fine; one thread doing all the work is not).
+   1024 floats, a multiple of the block, so that n / block + 1 shows its idle block (as 09.1). */
 START_TEST(test_float_max_uses_atomics_across_the_grid) {
-    enum { N = 1000, B = 256 };
+    enum { N = 1024, B = 256 };
     float *h = grade_alloc(N * sizeof(float)), got;
     make_floats(h, N, F_ASCENDING, grade_seed() + 77); /* ascending, blocks in order: every block has a larger value to put in */
     float want = max_float_cpu(h, N);
@@ -1310,6 +1311,13 @@ START_TEST(test_float_max_uses_atomics_across_the_grid) {
                   "one SM and leaves every other idle. Launch one thread per element, the grid rounded up, with if (i < n) in the "
                   "kernel",
                   N, B, blocks, N, (N + B - 1) / B);
+    /* ... and not one more: n / block + 1 launches a fifth block with nothing to do (trial 23, b122, as 09.1's b077) */
+    ck_assert_msg(blocks <= (N + B - 1) / B,
+                  "max_float_atomic_gpu, n = %d, block %d (profiled): the maximum is right, but max_float_kernel was launched with "
+                  "%llu blocks, where %d floats of one per thread need %d: %llu block(s) had no float to compare\n  likely mistake: "
+                  "the grid's rounding adds a block when n is a multiple of the block size (n / block + 1 gives %d for %d / %d): "
+                  "round up with (n + block - 1) / block, which gives exactly %d here",
+                  N, B, blocks, N, (N + B - 1) / B, blocks - (N + B - 1) / B, N / B + 1, N, B, (N + B - 1) / B);
 }
 END_TEST
 #endif
