@@ -1253,6 +1253,32 @@ START_TEST(test_separable_filter_does_not_wait) {
 }
 END_TEST
 
+/* A stream created inside the call and never destroyed (trial 23, b115: cudaStreamCreateWithFlags on every
+   call, unused, the values right): each call leaks one, and a program that filters many images runs out.
+   The simulator counts the live streams around the call (calls/08-convolution.c, sep_watched); a GPU does
+   not tell. */
+unsigned long long l08_sep_streams_left(void); /* calls/08-convolution.c: streams the last call created and left alive */
+START_TEST(test_separable_filter_leaves_no_stream_behind) {
+    if (!ON_SIM) return;
+    int w = 17, h = 31, fw = 3;
+    Image im;
+    image_make(&im, w, h, 53);
+    float row[CONV_MAX_FW], col[CONV_MAX_FW];
+    random_taps(row, fw, im.seed + 2);
+    random_taps(col, fw, im.seed + 3);
+    cudaError_t e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 16, 16);
+    unsigned long long left = l08_sep_streams_left();
+    image_free(&im);
+    GRADE_EXPECT_CUDA_OK(e, "conv_separable_gpu, 17 x 31, fw 3");
+    ck_assert_msg(left == 0,
+                  "conv_separable_gpu, image 17 x 31, taps of width 3: it returned with %llu stream(s) it created still alive\n"
+                  "  likely mistake: a stream created inside conv_separable_gpu (cudaStreamCreate / cudaStreamCreateWithFlags) is "
+                  "never destroyed: every call leaks one. The two passes need no stream of their own (both go to the default "
+                  "stream, in order); remove it, or cudaStreamDestroy it before returning, on the error paths too",
+                  left);
+}
+END_TEST
+
 /* 08.4's launches refused one at a time (simulator only): conv_separable_gpu must return the first
    error (trial 14, a082 dropped the row pass's and ran the column pass on a d_tmp nobody wrote). */
 START_TEST(test_separable_filter_returns_a_refused_launch_error) {
@@ -1399,6 +1425,7 @@ static Suite *build_suite(void) {
         {"08.4", test_separable_filter_runs_the_two_passes, 1},
         {"08.4", test_separable_filter_returns_a_refused_launch_error, 1},
         {"08.4", test_separable_filter_does_not_wait, 1},
+        {"08.4", test_separable_filter_leaves_no_stream_behind, 1},
 #if ON_SIM
         {"08.4", test_row_pass_launches_no_idle_blocks, 1, .profiled = 1},
         {"08.4", test_column_pass_launches_no_idle_blocks, 1, .profiled = 1},

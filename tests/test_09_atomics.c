@@ -1026,6 +1026,17 @@ static const char *max_source(void) {
     return body;
 }
 
+/* max_float_kernel's source (empty when not at hand). */
+static const char *max_kernel_source(void) {
+    static char body[8192];
+    static int done;
+    if (!done) {
+        done = 1;
+        if (grade_source_function("histogram.cu", "max_float_kernel", body, sizeof body) != 1) body[0] = 0;
+    }
+    return body;
+}
+
 /* 1 when the source leaves its CAS loop on a failed CAS: a `break` whose `if` tests with != (old !=
    assumed), and no ==. */
 static int breaks_on_failure(const char *body) {
@@ -1109,6 +1120,14 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
     if (same_float(got, 0.0f) && want < 0)
         return "the result is 0 but every value is negative (or there is none): *d_max started at 0 instead of -infinity, and no "
                "negative value beats 0";
+    /* A kernel that never calls atomic_max_float nor any atomic (trial 23, b096: `if (in[i] > *out) *out = in[i];`)
+       races, and its plain > also keeps -0.0 against +0.0: blaming float_greater, which it never calls, would have the
+       student edit a correct function. (On the simulator the race check runs first and names the race itself.) */
+    if (max_kernel_source()[0] && !strstr(max_kernel_source(), "atomic"))
+        return "max_float_kernel's source names no atomic (not atomic_max_float, not atomicCAS): each thread updates *out with a "
+               "plain read and store, like `if (in[i] > *out) *out = in[i];` -- a data race (another thread can store between "
+               "your read and your store, and a larger value is overwritten), and a plain > ranks -0.0 and +0.0 equal. Fold each "
+               "element in with atomic_max_float(out, in[i]), the atomicCAS loop that compares with float_greater";
     if (same_float(got, -0.0f) && same_float(want, 0.0f))
         return "-0.0 where +0.0 was expected: -0.0 == +0.0 in float comparisons, so `val > old` never replaces -0.0 by +0.0; "
                "float_greater must also rank +0.0 (bits 0x00000000) above -0.0 (bits 0x80000000)";
@@ -1217,7 +1236,9 @@ static void check_max_race_free(void) {
     static const size_t n = 1000;
     float *h = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_max = NULL;
     ck_assert(cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess);
-    ck_assert(cudaMalloc((void **)&d_max, sizeof(float)) == cudaSuccess);
+    /* n floats, not one: this test runs before the exact ones, and a kernel writing out[i] instead of *out must
+       reach them (they name it) rather than stop here on an out-of-bounds write */
+    ck_assert(cudaMalloc((void **)&d_max, n * sizeof(float)) == cudaSuccess);
     make_floats(h, n, F_ASCENDING, grade_seed());
     ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     for (int b = 0; b < 2; b++) {
@@ -1249,9 +1270,10 @@ END_TEST
 /* The maximum is an atomic one (trial 14, b012: thread 0 looped over all n elements alone, no atomic,
    and the value was right). Profiled on 1000 floats in blocks of 256: every block's threads must
    fold their elements in with atomics -- at least one atomic per block launched (a block that
-   reduces first and then does one atomicCAS loop is fine; one thread doing all the work is not). */
+   reduces first and then does one atomicCAS loop is fine; one thread doing all the work is not).
+   1024 floats, a multiple of the block, so that n / block + 1 shows its idle block (as 09.1). */
 START_TEST(test_float_max_uses_atomics_across_the_grid) {
-    enum { N = 1000, B = 256 };
+    enum { N = 1024, B = 256 };
     float *h = grade_alloc(N * sizeof(float)), got;
     make_floats(h, N, F_ASCENDING, grade_seed() + 77); /* ascending, blocks in order: every block has a larger value to put in */
     float want = max_float_cpu(h, N);
@@ -1289,6 +1311,13 @@ START_TEST(test_float_max_uses_atomics_across_the_grid) {
                   "one SM and leaves every other idle. Launch one thread per element, the grid rounded up, with if (i < n) in the "
                   "kernel",
                   N, B, blocks, N, (N + B - 1) / B);
+    /* ... and not one more: n / block + 1 launches a fifth block with nothing to do (trial 23, b122, as 09.1's b077) */
+    ck_assert_msg(blocks <= (N + B - 1) / B,
+                  "max_float_atomic_gpu, n = %d, block %d (profiled): the maximum is right, but max_float_kernel was launched with "
+                  "%llu blocks, where %d floats of one per thread need %d: %llu block(s) had no float to compare\n  likely mistake: "
+                  "the grid's rounding adds a block when n is a multiple of the block size (n / block + 1 gives %d for %d / %d): "
+                  "round up with (n + block - 1) / block, which gives exactly %d here",
+                  N, B, blocks, N, (N + B - 1) / B, blocks - (N + B - 1) / B, N / B + 1, N, B, (N + B - 1) / B);
 }
 END_TEST
 #endif
@@ -1433,9 +1462,11 @@ static Suite *build_suite(void) {
         {"09.2", test_shared_histogram_does_not_wait, 1},
         {"09.2", test_shared_histogram_default_grid_has_no_idle_blocks, 1},
 #endif
+        /* the race check first (trial 23, b096): a plain compare-and-store into *out also gives wrong values (-0.0 for
+           +0.0), whose hints are about the CAS loop; the race names the real cause */
+        {"09.3", test_float_max_has_no_race_between_threads, 1},
         {"09.3", test_float_max_is_exact_at_every_size_and_input, N_SIZES},
         {"09.3", test_float_max_is_exact_on_a_large_input, 1},
-        {"09.3", test_float_max_has_no_race_between_threads, 1},
 #if ON_SIM
         {"09.3", test_float_max_uses_atomics_across_the_grid, 1, .profiled = 1},
         {"09.3", test_float_max_returns_the_launch_error, 1},

@@ -794,6 +794,48 @@ static const char *hs_crash_hint(const char *said) {
     return why;
 }
 
+/* 10.2's recursion that never reaches its base case (trial 23, b088: `if (blocks < 1)` for `blocks <= 1`:
+   one tile goes down the multi-level path again, blocks = 1 at every level, and each level's block
+   sums one element further along d_work). The simulator stops it when a launch's block-sums pointer
+   has walked past d_work into memory that is no allocation ("host pointer passed to a kernel"),
+   which on its own reads as a cudaMalloc missing. g_multi_run/g_multi_work: the current call. */
+static const Run *g_multi_run;
+static const Dev *g_multi_work;
+static int g_multi_for_compact; /* the call is 10.3's check of the scan it uses: say it is 10.2's to fix */
+static const char *multi_crash_hint(const char *said) {
+    const char *at = strstr(said, "host pointer passed to a kernel"), *a = at ? strstr(at, ") is 0x") : NULL;
+    if (!a || !g_multi_run || !g_multi_work) return NULL;
+    unsigned long long addr = strtoull(a + strlen(") is "), NULL, 16), base = (uintptr_t)g_multi_work->d_work;
+    size_t bytes = g_multi_work->work_bytes, n = g_multi_run->n;
+    unsigned block = g_multi_run->block;
+    if (addr < base + bytes || addr - base > ((unsigned long long)1 << 24)) return NULL; /* not just past d_work's end */
+    static char why[1000];
+    int k = snprintf(why, sizeof why, "%s", g_multi_for_compact ? "in 10.2's scan_uint_gpu, which compact_gpu uses (fix 10.2 first): " : "");
+    unsigned long long off = addr - base, past = off - bytes;
+    if (past <= 8) { /* it walked off the end a few bytes at a time: one element per level, a recursion with no end */
+        char fits[120] = "";
+        if (n <= block) snprintf(fits, sizeof fits, "n = %zu fits one tile of %u, which needs no block sums at all, yet ", n, block);
+        snprintf(why + k, sizeof why - k,
+                 "%sa kernel was given a block-sums pointer %llu bytes from the start of d_work (%zu bytes long), just past its "
+                 "end: scan_gpu's recursion never reached its base case -- once one tile is left, each level scans it into one "
+                 "block sum and calls itself again on that 1 element, one element further along the workspace. With one tile "
+                 "(blocks <= 1, not blocks < 1), scan it with one launch, no block sums (NULL), and return without recursing",
+                 fits, off, bytes);
+    } else { /* it jumped far past: the next level's sums placed too far along */
+        size_t b1 = (n + block - 1) / block;
+        char tiles[160] = "";
+        if (off == (unsigned long long)b1 * block * 4)
+            snprintf(tiles, sizeof tiles, " (%llu bytes is %zu tiles x %u elements: work + blocks * block?)", off, b1, block);
+        snprintf(why + k, sizeof why - k,
+                 "a kernel was given a block-sums pointer %llu bytes from the start of d_work%s, far past its end (%zu bytes, "
+                 "enough for every level of block sums that n = %zu needs with block %u): the next level's block sums start too "
+                 "far along the workspace. This level's sums take `blocks` elements at work; the next level's start right after "
+                 "them, at work + blocks (elements of T, one per tile, not a tile's worth each)",
+                 off, tiles, bytes, n, block);
+    }
+    return why;
+}
+
 /* One call under schedule s; got receives n elements + CANARY bytes. Fails the test on an error, a
    write past the output, or a changed input. */
 static void run_once(const Run *r, Dev *d, int s, void *got) {
@@ -811,6 +853,8 @@ static void run_once(const Run *r, Dev *d, int s, void *got) {
         break;
     case K_WARP: e = block_scan_warp_gpu(d->d_in, d->d_out, r->n, r->block); break;
     case K_MULTI:
+        g_multi_run = r, g_multi_work = d;
+        judge_set_crash_hint(multi_crash_hint);
         e = r->is_float ? scan_float_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work)
                         : scan_uint_gpu(d->d_in, d->d_out, r->n, r->exclusive, r->block, d->d_work);
         break;
@@ -1156,9 +1200,14 @@ static void expect_scan_for_compaction(size_t n, unsigned block) {
     Dev d;
     dev_alloc(&d, n);
     grade_poison_device(d.d_work, d.work_bytes);
+    Run r = {.kind = K_MULTI, .n = n, .exclusive = 1, .block = block};
+    g_multi_run = &r, g_multi_work = &d, g_multi_for_compact = 1;
+    judge_set_crash_hint(multi_crash_hint);
     int ran = cudaMemcpy(d.d_in, in, n * sizeof(unsigned), cudaMemcpyHostToDevice) == cudaSuccess &&
               scan_uint_gpu(d.d_in, d.d_out, n, 1, block, d.d_work) == cudaSuccess &&
               cudaMemcpy(got, d.d_out, n * sizeof(unsigned), cudaMemcpyDeviceToHost) == cudaSuccess;
+    judge_set_crash_hint(NULL);
+    g_multi_run = NULL, g_multi_for_compact = 0;
     cudaGetLastError();
     dev_free(&d);
     size_t at = 0;

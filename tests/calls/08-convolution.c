@@ -20,7 +20,8 @@
     PASS(X, conv_cols_gpu)                                                                                                        \
     X(cudaError_t, conv_separable_gpu, DEV(const float *, d_in), DEV(float *, d_tmp), DEV(float *, d_out), NUM(int, width),       \
       NUM(int, height), TAPS(const float *, h_row, 0), TAPS(const float *, h_col, 0), NUM(int, fw), NUM(unsigned, block_x),       \
-      NUM(unsigned, block_y), FIRST(g_sep_host_wait = 0), THEN(g_sep_host_wait = c.out[0]), AROUND(sep_watched))
+      NUM(unsigned, block_y), FIRST((g_sep_host_wait = 0, g_sep_streams_left = 0)),                                          \
+      THEN((g_sep_host_wait = c.out[0], g_sep_streams_left = c.out[1])), AROUND(sep_watched))
 
 #ifdef GRADE_RUNNER_SIDE
 #include <stdlib.h>
@@ -35,13 +36,18 @@
    (convolution.h: "Does not wait"; trial 21, b114). The taps' uploads are not counted: the simulator's
    symbol copy (even cudaMemcpyToSymbolAsync) records a cudaDeviceSynchronize of its own, always followed by
    the kernel that reads the taps. So a cudaDeviceSynchronize counts only when the next wait-or-kernel after
-   it is another wait, or nothing (the call ends waiting). */
+   it is another wait, or nothing (the call ends waiting). c->rep->out[1]: the streams the call created and left
+   alive (trial 23, b115: a cudaStreamCreateWithFlags on every call, never destroyed). */
 static int64_t sep_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
     static const char *const names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize"};
     int64_t ret;
     size_t n;
+    int streams_before = 0, streams_after = 0;
+    simcuda_live_streams_events(&streams_before, NULL);
     SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
+    simcuda_live_streams_events(&streams_after, NULL);
+    c->rep->out[1] = streams_after > streams_before ? (uint64_t)(streams_after - streams_before) : 0;
     for (size_t i = 0; ops && i < n && !c->rep->out[0]; i++)
         if (ops[i].kind == SIM_TL_HOST_WAIT)
             for (int k = 0; k < 3; k++)
@@ -57,8 +63,9 @@ static int64_t sep_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *
 #endif
 }
 #else
-static unsigned long long g_sep_host_wait;
+static unsigned long long g_sep_host_wait, g_sep_streams_left;
 unsigned long long l08_sep_host_wait(void) { return g_sep_host_wait; }
+unsigned long long l08_sep_streams_left(void) { return g_sep_streams_left; }
 #endif
 
 #ifndef GRADE_RUNNER_SIDE
