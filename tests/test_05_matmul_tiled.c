@@ -390,6 +390,57 @@ static int grid_axes_swapped(const Subject *s, char *msg, size_t cap) {
     return 1;
 }
 
+/* The launch's block for a fixed-block subject (05.1) when it is not the s->block_x x s->block_y the
+   kernel is written for (trial 24, a070 / a034: dim3 block(TILE / 2, TILE / 2) or block(TILE, 8),
+   with the grid rounded for that block; the kernel's indexing is right, but each thread stores one
+   slot of As and Bs, so rows or columns of every tile are never stored and the multiply-adds read
+   the simulator's NaN fill). The simulator records each launch's block count and threads per block,
+   not the shape; two probes (one row of PROBE_SHAPE columns, one column of PROBE_SHAPE rows, K = 1)
+   give the blocks along x and along y, and a shape is named only when it is the one that fits both
+   counts and the threads per block. Returns 1 with the message; 0 when the block is right or not
+   observed (a GPU). */
+#define PROBE_SHAPE 1024
+static unsigned long long probe_blocks(const Subject *s, int M, int N) {
+    Problem q;
+    problem_make(&q, s->name, (Dims){M, 1, N}, 5);
+    float *out = grade_alloc((q.mn + CANARY) * sizeof(float));
+    run_into(s, &q, 0, out);
+    unsigned long long blocks = 0, threads = 0;
+    if (judge_last_call_grid(s->kernel, &blocks, &threads) <= 0) blocks = 0;
+    free(out);
+    problem_free(&q);
+    return blocks;
+}
+/* The one block width w dividing `threads` with ceil(PROBE_SHAPE / w) == count; 0 when none or several. */
+static unsigned long long side_from_count(unsigned long long threads, unsigned long long count) {
+    unsigned long long found = 0;
+    for (unsigned long long w = 1; w <= threads && w <= PROBE_SHAPE; w++) {
+        if (threads % w || (PROBE_SHAPE + w - 1) / w != count) continue;
+        if (found) return 0;
+        found = w;
+    }
+    return found;
+}
+static int wrong_block_shape(const Subject *s, char *msg, size_t cap) {
+    unsigned long long blocks, threads;
+    if (!s->block_x || judge_last_call_grid(s->kernel, &blocks, &threads) <= 0) return 0;
+    unsigned long long want = (unsigned long long)s->block_x * s->block_y;
+    if (threads == want) return 0;
+    unsigned long long bx = side_from_count(threads, probe_blocks(s, 1, PROBE_SHAPE));
+    unsigned long long by = side_from_count(threads, probe_blocks(s, PROBE_SHAPE, 1));
+    char shape[96] = "";
+    if (bx && by && bx * by == threads)
+        snprintf(shape, sizeof shape, " (%llu x %llu, as the grader's probes of its grid show)", bx, by);
+    snprintf(msg, cap,
+             "%s launches %s with blocks of %llu threads%s, but the kernel is written for TILE x TILE = %u x %u = %llu threads: "
+             "each thread stores one slot of As and one of Bs, so with another block part of every tile is never stored (or "
+             "threads load slots past the tile), and the multiply-adds over all TILE values of k read what nobody wrote. Fix the "
+             "launch before the kernel's indexing (the header's block %ux%u is the one the kernel needs, not the one launched): "
+             "dim3 block(TILE, TILE) and dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE)",
+             s->name, s->kernel, threads, shape, s->block_x, s->block_y, want, s->block_x, s->block_y);
+    return 1;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
    most specific to the least: unwritten elements, then whether C changes between runs (a race,
@@ -403,6 +454,11 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
     size_t stride = p->mn + CANARY;
     const float *out = outs + (size_t)bad * stride;
 
+    /* the launch itself first: with the wrong block every other experiment misleads */
+    if (wrong_block_shape(s, msg, 2048)) {
+        g_why_replaces_likely = 1;
+        return msg;
+    }
     size_t unwritten = 0, first = 0;
     for (size_t i = 0; i < p->mn; i++)
         if (bits_of(out[i]) == FILL_BITS && !unwritten++) first = i;
@@ -527,7 +583,9 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
 #else
     snprintf(msg, 2048,
              "both runs gave the same wrong C, and padding to whole tiles does not help. A missing __syncthreads() can still look like "
-             "this on a GPU (`compute-sanitizer --tool racecheck` tells), but more likely: %s",
+             "this on a GPU (`compute-sanitizer --tool racecheck` tells), but more likely: %s%s",
+             /* a GPU's launch records carry no block (wrong_block_shape sees it on the simulator only) */
+             s->block_x ? "the launch's block is not TILE x TILE (it must be dim3 block(TILE, TILE): each thread stores one slot of each tile), or " : "",
              s->indexing_hint);
 #endif
     return msg;
