@@ -1198,13 +1198,19 @@ static long channels_shift_probe(const float *got, size_t n, unsigned block, siz
     return found;
 }
 
+/* Which elements a shift by d leaves unwritten, as the subject of "... never written". */
+static void channels_shift_span(long d, char *which, size_t cap) {
+    unsigned long ad = (unsigned long)(d < 0 ? -d : d);
+    if (ad == 1) snprintf(which, cap, "element %s was", d > 0 ? "0" : "n - 1");
+    else snprintf(which, cap, "the %s %lu elements were", d > 0 ? "first" : "last", ad);
+}
+
 static const char *channels_shift_hint(const float *got, size_t n, unsigned block, size_t launched, char *buf, size_t cap) {
     long d = channels_shift_probe(got, n, block, launched);
     if (!d) return NULL;
     unsigned long ad = (unsigned long)(d < 0 ? -d : d);
     char which[64];
-    if (ad == 1) snprintf(which, sizeof which, "element %s was", d > 0 ? "0" : "n - 1");
-    else snprintf(which, sizeof which, "the %s %lu elements were", d > 0 ? "first" : "last", ad);
+    channels_shift_span(d, which, sizeof which);
     snprintf(buf, cap,
              "%s never written, and a probe (n = 256, blocks of 32) wrote exactly the elements of the right index map moved %lu %s: "
              "every thread's element is %lu too %s (the grid is not the problem). Pair p of warps covers the elements 64p .. 64p + "
