@@ -135,13 +135,113 @@ static uint32_t bits_of(float f) {
     return u;
 }
 
+/* ---- the simulator's out-of-bounds reports, read (trial 24: a031, 05.1's A tile loaded without
+   a_col < K; a039, 05.2's scalar store without col + j < N; both got only the simulator's generic
+   off-by-one words) ---- */
+static const Subject *g_oob_subject;
+static const Problem *g_oob_problem;
+static char g_oob_why[900];
+
+/* Line `line` (from 1) of the student's `file` in $GRADE_SOURCE_DIR, into out; 0 when not read. */
+static int source_line(const char *file, int line, char *out, size_t cap) {
+    const char *dir = getenv("GRADE_SOURCE_DIR");
+    char path[1024];
+    if (!dir || !*dir || line < 1) return 0;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int n = 0, got = 0;
+    while (!got && fgets(out, (int)cap, f)) {
+        size_t len = strlen(out);
+        if (len && out[len - 1] != '\n' && !feof(f)) { /* a line longer than cap: skip the rest of it */
+            int c;
+            while ((c = fgetc(f)) != EOF && c != '\n') {}
+        }
+        got = ++n == line;
+    }
+    fclose(f);
+    return got;
+}
+
+static int find_word_in(const char *text, const char *word);
+
+/* 05.1's read past A or B: which tile load's guard let it through, from the reading thread, the
+   element and the buffer's size; the line the simulator names tells A's load from B's where both
+   fit (M = K = N = 1: thread (1, 0) reads element 1 of A or of B). g_oob_why, filled; NULL when none fits. */
+static void other_tile_note(size_t col, char *out, size_t cap) {
+    snprintf(out, cap, " (the same read fits the B tile's load with col = %zu not below N: its guard is b_row < K && col < N)", col);
+}
+static const char *tiled_load_oob_why(const JudgeOobRead *r, const Problem *p) {
+    size_t T = MATMUL_TILE, M = (size_t)p->M, K = (size_t)p->K, N = (size_t)p->N, i = r->index;
+    size_t tx = r->thread[0], ty = r->thread[1], row = r->block[1] * T + ty, col = r->block[0] * T + tx;
+    /* candidate 0: A[row * K + a_col], a_col = t + tx; candidate 1: B[b_row * N + col], b_row = t + ty */
+    int fits[2] = {0, 0};
+    size_t idx[2] = {0, 0}; /* a_col, b_row */
+    if (r->buffer_bytes == M * K * sizeof(float) && K && i >= row * K && i - row * K >= tx && (i - row * K - tx) % T == 0)
+        fits[0] = 1, idx[0] = i - row * K;
+    if (r->buffer_bytes == K * N * sizeof(float) && N && i >= col && (i - col) % N == 0 && (i - col) / N >= ty && ((i - col) / N - ty) % T == 0)
+        fits[1] = 1, idx[1] = (i - col) / N;
+    if (fits[0] && fits[1]) {
+        char said_line[512];
+        const char *at = strstr(g_oob_why, "matmul_tiled.cu:"); /* the caller left the report's line number here */
+        int line = at ? atoi(at + strlen("matmul_tiled.cu:")) : 0;
+        if (source_line("matmul_tiled.cu", line, said_line, sizeof said_line)) {
+            int a = find_word_in(said_line, "A"), b = find_word_in(said_line, "B");
+            if (a && !b) fits[1] = 0;
+            if (b && !a) fits[0] = 0;
+        }
+    }
+    int c = fits[0] ? 0 : fits[1] ? 1 : -1;
+    if (c < 0) return NULL;
+    /* what got through: the index along K, or the row / column of C */
+    int along_k = c == 0 ? idx[0] >= K : idx[1] >= K;
+    const char *what = c == 0 ? (along_k ? "a_col = t + tx" : "row") : (along_k ? "b_row = t + ty" : "col");
+    size_t value = c == 0 ? (along_k ? idx[0] : row) : (along_k ? idx[1] : col);
+    const char *bound = along_k ? "K" : c == 0 ? "M" : "N";
+    size_t bound_value = along_k ? K : c == 0 ? M : N;
+    char other[300] = "";
+    if (fits[0] && fits[1]) other_tile_note(col, other, sizeof other);
+    snprintf(g_oob_why, sizeof g_oob_why,
+             "thread (%zu, %zu) of block (%u, %u) read %s[%zu], past the end of %s (%zu x %zu): its %s = %zu is not below %s = %zu, and the "
+             "%s tile's load let it through%s. A partial tile (at the bottom and right edges, and the last one along K) is padded with "
+             "zeros: %s",
+             tx, ty, r->block[0], r->block[1], c == 0 ? "A" : "B", i, c == 0 ? "A" : "B", c == 0 ? M : K, c == 0 ? K : N, what, value,
+             bound, bound_value, c == 0 ? "A" : "B", other,
+             c == 0 ? "As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f" : "Bs[ty][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f");
+    return g_oob_why;
+}
+
+static const char *tile_oob_hint(const char *said) {
+    const Subject *s = g_oob_subject;
+    const Problem *p = g_oob_problem;
+    char head[200];
+    if (!s || !p) return NULL;
+    snprintf(head, sizeof head, "out-of-bounds access in kernel '%s", s->kernel);
+    const char *at = strstr(said, head);
+    if (!at) return NULL;
+    /* a write: only C is written, and the grader's CANARY spare elements after it were passed too */
+    if (strstr(at, "-byte write"))
+        return "a missing guard on the store, or a wrong one: a thread (or one of its micro-tile elements) wrote past the end of "
+               "C and of the grader's spare elements after it; elements with row >= M or col >= N (col + j >= N for the j-th of a "
+               "group) must not write C";
+    JudgeOobRead r;
+    if (!s->block_x || !judge_oob_read(said, s->kernel, &r) || r.elem_bytes != sizeof(float)) return NULL;
+    const char *read_at = strstr(at, "-byte read at "), *line = read_at ? strstr(read_at, "matmul_tiled.cu:") : NULL; /* not the launch's line */
+    snprintf(g_oob_why, sizeof g_oob_why, "%.40s", line ? line : "");
+    return tiled_load_oob_why(&r, p);
+}
+
 /* Fills C (and the canary after it), runs the student's launcher, copies C and the canary back. */
 static void run_into(const Subject *s, Problem *p, int schedule, float *out) {
     grade_use_schedule(schedule);
     cudaError_t e = cudaMemset(p->d_c, FILL_BYTE, (p->mn + CANARY) * sizeof(float));
     ck_assert_msg(e == cudaSuccess, "grader: cudaMemset of C failed: %s", cudaGetErrorName(e));
+    /* (kept through the copy: the simulator runs the kernel when it is waited for) */
+    g_oob_subject = s, g_oob_problem = p;
+    judge_set_crash_hint(tile_oob_hint);
     GRADE_EXPECT_CUDA_OK(s->fn(p->d_a, p->d_b, p->d_c, p->M, p->K, p->N), s->name);
     e = cudaMemcpy(out, p->d_c, (p->mn + CANARY) * sizeof(float), cudaMemcpyDeviceToHost);
+    judge_set_crash_hint(NULL);
     GRADE_EXPECT_CUDA_OK(e, "copying C back (an error here comes from the kernel)");
 }
 
@@ -212,6 +312,7 @@ static const char *find_word(const char *text, const char *word) {
         if ((p == text || !ident(p[-1])) && !ident(p[n])) return p;
     return NULL;
 }
+static int find_word_in(const char *text, const char *word) { return find_word(text, word) != NULL; }
 static int missing_barrier_in_source(const char *kernel) {
     static char body[65536];
     if (!kernel || grade_source_function("matmul_tiled.cu", kernel, body, sizeof body) != 1) return 0;
@@ -390,6 +491,57 @@ static int grid_axes_swapped(const Subject *s, char *msg, size_t cap) {
     return 1;
 }
 
+/* The launch's block for a fixed-block subject (05.1) when it is not the s->block_x x s->block_y the
+   kernel is written for (trial 24, a070 / a034: dim3 block(TILE / 2, TILE / 2) or block(TILE, 8),
+   with the grid rounded for that block; the kernel's indexing is right, but each thread stores one
+   slot of As and Bs, so rows or columns of every tile are never stored and the multiply-adds read
+   the simulator's NaN fill). The simulator records each launch's block count and threads per block,
+   not the shape; two probes (one row of PROBE_SHAPE columns, one column of PROBE_SHAPE rows, K = 1)
+   give the blocks along x and along y, and a shape is named only when it is the one that fits both
+   counts and the threads per block. Returns 1 with the message; 0 when the block is right or not
+   observed (a GPU). */
+#define PROBE_SHAPE 1024
+static unsigned long long probe_blocks(const Subject *s, int M, int N) {
+    Problem q;
+    problem_make(&q, s->name, (Dims){M, 1, N}, 5);
+    float *out = grade_alloc((q.mn + CANARY) * sizeof(float));
+    run_into(s, &q, 0, out);
+    unsigned long long blocks = 0, threads = 0;
+    if (judge_last_call_grid(s->kernel, &blocks, &threads) <= 0) blocks = 0;
+    free(out);
+    problem_free(&q);
+    return blocks;
+}
+/* The one block width w dividing `threads` with ceil(PROBE_SHAPE / w) == count; 0 when none or several. */
+static unsigned long long side_from_count(unsigned long long threads, unsigned long long count) {
+    unsigned long long found = 0;
+    for (unsigned long long w = 1; w <= threads && w <= PROBE_SHAPE; w++) {
+        if (threads % w || (PROBE_SHAPE + w - 1) / w != count) continue;
+        if (found) return 0;
+        found = w;
+    }
+    return found;
+}
+static int wrong_block_shape(const Subject *s, char *msg, size_t cap) {
+    unsigned long long blocks, threads;
+    if (!s->block_x || judge_last_call_grid(s->kernel, &blocks, &threads) <= 0) return 0;
+    unsigned long long want = (unsigned long long)s->block_x * s->block_y;
+    if (threads == want) return 0;
+    unsigned long long bx = side_from_count(threads, probe_blocks(s, 1, PROBE_SHAPE));
+    unsigned long long by = side_from_count(threads, probe_blocks(s, PROBE_SHAPE, 1));
+    char shape[96] = "";
+    if (bx && by && bx * by == threads)
+        snprintf(shape, sizeof shape, " (%llu x %llu, as the grader's probes of its grid show)", bx, by);
+    snprintf(msg, cap,
+             "%s launches %s with blocks of %llu threads%s, but the kernel is written for TILE x TILE = %u x %u = %llu threads: "
+             "each thread stores one slot of As and one of Bs, so with another block part of every tile is never stored (or "
+             "threads load slots past the tile), and the multiply-adds over all TILE values of k read what nobody wrote. Fix the "
+             "launch before the kernel's indexing (the header's block %ux%u is the one the kernel needs, not the one launched): "
+             "dim3 block(TILE, TILE) and dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE)",
+             s->name, s->kernel, threads, shape, s->block_x, s->block_y, want, s->block_x, s->block_y);
+    return 1;
+}
+
 /* Why is C wrong? outs holds `runs` results of the same product (different schedules; on a GPU,
    two runs); `bad` is the first wrong one. Returns a malloc'd explanation. The checks go from the
    most specific to the least: unwritten elements, then whether C changes between runs (a race,
@@ -403,6 +555,11 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
     size_t stride = p->mn + CANARY;
     const float *out = outs + (size_t)bad * stride;
 
+    /* the launch itself first: with the wrong block every other experiment misleads */
+    if (wrong_block_shape(s, msg, 2048)) {
+        g_why_replaces_likely = 1;
+        return msg;
+    }
     size_t unwritten = 0, first = 0;
     for (size_t i = 0; i < p->mn; i++)
         if (bits_of(out[i]) == FILL_BITS && !unwritten++) first = i;
@@ -527,7 +684,9 @@ static char *diagnose(const Subject *s, const Problem *p, const float *outs, int
 #else
     snprintf(msg, 2048,
              "both runs gave the same wrong C, and padding to whole tiles does not help. A missing __syncthreads() can still look like "
-             "this on a GPU (`compute-sanitizer --tool racecheck` tells), but more likely: %s",
+             "this on a GPU (`compute-sanitizer --tool racecheck` tells), but more likely: %s%s",
+             /* a GPU's launch records carry no block (wrong_block_shape sees it on the simulator only) */
+             s->block_x ? "the launch's block is not TILE x TILE (it must be dim3 block(TILE, TILE): each thread stores one slot of each tile), or " : "",
              s->indexing_hint);
 #endif
     return msg;

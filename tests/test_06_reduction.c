@@ -1145,7 +1145,10 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
 /* local_warp 3: the right span of 64 with the second warp of each pair 32 elements on instead of 1,
    i = (warp / 2) * 64 + 2 * lane + (warp % 2) * 32 (trial 14, a051): only even elements are written.
    With blocks of one warp and n <= 64 it writes what local_warp 1 writes: channels_offset_probe tells. */
-static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp, size_t launched) {
+/* local_warp 4: the right map, and `shift` (any mode) moves every element by that many, as
+   i = (warp / 2) * 64 + 2 * lane + warp % 2 + shift does (trial 24, a052: + 1); an element moved
+   below 0 wraps, as a size_t index does, and its thread writes nothing. */
+static int channels_written_shifted(const float *got, size_t n, unsigned block, int local_warp, size_t launched, long shift) {
     size_t threads = (n + 63) / 64 * 64;
     threads = (threads + block - 1) / block * block;
     if (launched) threads = launched;
@@ -1154,7 +1157,7 @@ static int channels_written_as(const float *got, size_t n, unsigned block, int l
     for (size_t t = 0; t < threads; t++) {
         size_t warp = local_warp == 1 ? t % block / 32 : local_warp == 2 ? t % 32 : t / 32;
         size_t lane = local_warp == 2 ? t / 32 : t % 32;
-        size_t i = (warp / 2) * (local_warp ? 64 : 32) + 2 * lane + warp % 2 * (local_warp == 3 ? 32 : 1);
+        size_t i = (warp / 2) * (local_warp ? 64 : 32) + 2 * lane + warp % 2 * (local_warp == 3 ? 32 : 1) + (size_t)shift;
         if (i < n) hit[i] = 1;
     }
     int same = 1;
@@ -1165,6 +1168,56 @@ static int channels_written_as(const float *got, size_t n, unsigned block, int l
     }
     free(hit);
     return same;
+}
+static int channels_written_as(const float *got, size_t n, unsigned block, int local_warp, size_t launched) {
+    return channels_written_shifted(got, n, block, local_warp, launched, 0);
+}
+
+/* The right map moved by a constant (trial 24, a052: i = (warp / 2) * 64 + 2 * lane + warp % 2 + 1,
+   element 0 never written) leaves the first elements unwritten, which for a small n (n = 1: nothing
+   written at all) looks like a grid too small or an empty launch. One launch tells: n = 256 in blocks
+   of 32 (the right grid, 8 warps) writes exactly the right map's elements moved by d. Returns that d
+   (-64 .. 64, not 0) when it does and `got` (n, block, the launch's `launched` threads or 0) is what
+   the same map leaves there too; 0 otherwise. */
+static long channels_shift_probe(const float *got, size_t n, unsigned block, size_t launched) {
+    size_t pn = 256;
+    float *probe = grade_alloc(pn * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(probe, pn, grade_seed() + 13u, -0.9f, 0.9f);
+    long found = 0;
+    if (cudaMalloc((void **)&d_in, pn * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, pn * sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, probe, pn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        grade_poison_device(d_out, pn * sizeof(float));
+        if (channels_uniform_gpu(d_in, d_out, pn, 32) == cudaSuccess &&
+            cudaMemcpy(probe, d_out, pn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+            for (long d = -64; d <= 64 && !found; d++)
+                if (d && channels_written_shifted(probe, pn, 32, 4, 0, d) && channels_written_shifted(got, n, block, 4, launched, d)) found = d;
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(probe);
+    return found;
+}
+
+/* Which elements a shift by d leaves unwritten, as the subject of "... never written". */
+static void channels_shift_span(long d, char *which, size_t cap) {
+    unsigned long ad = (unsigned long)(d < 0 ? -d : d);
+    if (ad == 1) snprintf(which, cap, "element %s was", d > 0 ? "0" : "n - 1");
+    else snprintf(which, cap, "the %s %lu elements were", d > 0 ? "first" : "last", ad);
+}
+
+static const char *channels_shift_hint(const float *got, size_t n, unsigned block, size_t launched, char *buf, size_t cap) {
+    long d = channels_shift_probe(got, n, block, launched);
+    if (!d) return NULL;
+    unsigned long ad = (unsigned long)(d < 0 ? -d : d);
+    char which[64];
+    channels_shift_span(d, which, sizeof which);
+    snprintf(buf, cap,
+             "%s never written, and a probe (n = 256, blocks of 32) wrote exactly the elements of the right index map moved %lu %s: "
+             "every thread's element is %lu too %s (the grid is not the problem). Pair p of warps covers the elements 64p .. 64p + "
+             "63: i = (warp / 2) * 64 + 2 * lane + warp %% 2, with nothing added%s",
+             which, ad, d > 0 ? "up" : "down", ad, d > 0 ? "high" : "low",
+             ad % 2 ? " (an odd shift also gives each element the other channel: its parity picks the channel)" : "");
+    return buf;
 }
 
 static const char kChannelsOffset32[] =
@@ -1272,6 +1325,8 @@ static const char *channels_hint(const float *in, const float *got, const float 
     /* some even elements with channel B's value and the odd ones unwritten: the second warp of a pair
        writes even elements (larger n; a small n leaves only the holes, below) */
     if (garbage && swapped && garbage + swapped == bad && channels_written_as(got, n, block, 3, 0)) return kChannelsOffset32;
+    /* an odd shift: the first (or last) elements unwritten, every other one through the other channel */
+    if (garbage && swapped && garbage + swapped == bad && channels_shift_hint(got, n, block, 0, buf, cap)) return buf;
     if (garbage == bad) {
         /* A grid too small leaves a tail, [first, n), unwritten; an index map whose pairs of warps
            overlap or skip leaves holes with written elements after them. */
@@ -1321,6 +1376,8 @@ static const char *channels_hint(const float *in, const float *got, const float 
                    "threadIdx.x / 32 numbers the warps of one block only, so every block's warps take the same pairs (with blocks "
                    "of one warp, every warp is an even one). The warp and the lane come from the thread's global index: t = "
                    "blockIdx.x * blockDim.x + threadIdx.x, warp = t / 32, lane = t % 32";
+        /* the right map moved by a constant leaves elements unwritten at the start (or the end) with the grid right */
+        if (channels_shift_hint(got, n, block, seen > 0 ? (size_t)(lb * lt) : 0, buf, cap)) return buf;
         if (last_written == n && channels_written_as(got, n, block, 0, 0))
             return "some elements were never written, though the grid covers n rounded up to whole pairs of warps: exactly the "
                    "elements an index map whose pairs of warps step 32 elements instead of 64 leaves out (pairs overlap, and the "

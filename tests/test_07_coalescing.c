@@ -1111,6 +1111,26 @@ static const char *conversion_hint(const float *got, size_t n, int k, unsigned b
     return "soa.f[k][i] must be field k of particle i";
 }
 
+/* The simulator stopped aos_to_soa_kernel reading past the AoS input (trial 24, a069: the load into
+   shared memory without its guard, so the last, partly full block's threads read particles past n;
+   the simulator's words named only an off-by-one). A read of float n * 8 or beyond is that load's. */
+static size_t g_conv_n;
+static char g_conv_why[500];
+static const char *conversion_crash_hint(const char *said) {
+    JudgeOobRead r;
+    size_t nf = g_conv_n * PARTICLE_FIELDS;
+    if (!judge_oob_read(said, "aos_to_soa_kernel", &r) || r.elem_bytes != sizeof(float) || r.buffer_bytes != nf * sizeof(float) ||
+        r.index < nf)
+        return NULL;
+    snprintf(g_conv_why, sizeof g_conv_why,
+             "thread %u of block %u read float %zu of the AoS input, past its n * 8 = %zu floats (n = %zu): the load into "
+             "shared memory has no guard for the last block, which is only partly full. A block's particles are first = blockIdx.x * "
+             "32 on, count = min(32, n - first) of them: only threads t < count * 8 may load flat[first * 8 + t] (if (t < count * "
+             "PARTICLE_FIELDS)), and only i < count may store",
+             r.thread[0], r.block[0], r.index, nf, g_conv_n);
+    return g_conv_why;
+}
+
 static void check_conversion(size_t n, int schedules) {
     size_t nf = n * PARTICLE_FIELDS;
     int runs = schedules > 1 ? schedules : 2;
@@ -1129,9 +1149,12 @@ static void check_conversion(size_t n, int schedules) {
     for (int r = 0; r < runs; r++) {
         grade_use_schedule(r < schedules ? r : 0);
         for (int k = 0; k < PARTICLE_FIELDS; k++) fill_device(d.f[k], (n + CANARY) * sizeof(float));
+        g_conv_n = n;
+        judge_set_crash_hint(conversion_crash_hint);
         GRADE_EXPECT_CUDA_OK(aos_to_soa_gpu(d_aos, d, n), what);
         for (int k = 0; k < PARTICLE_FIELDS; k++) {
             from_device(GOT(r, k), d.f[k], (n + CANARY) * sizeof(float));
+            if (k == 0) judge_set_crash_hint(NULL); /* (kept through the first copy: the simulator runs the kernel when it is waited for) */
             expect_canary(GOT(r, k), n, what, "a missing guard: only particles i < n exist; the last block is only partly full");
         }
     }
