@@ -1188,6 +1188,21 @@ static const char *max_hint(const float *v, size_t n, float got, float want, uns
            "(i < n) compared?";
 }
 
+/* The simulator stopped max_float_kernel as a deadlock: a thread "repeats an atomic on a word that
+   does not change" (trial 24, b022: `old = assumed;` after a failed atomicCAS). The kernel's only
+   atomic is the CAS loop's, and a CAS on a word nobody changes fails only when the bits it compares
+   with are not the word's: the loop retries with a stale value, not the one atomicCAS returned. The
+   simulator's own hint (blocks waiting for each other: an atomic ticket) is 10.4's and would send the
+   student to the wrong code. (On a GPU the same loop spins until the time limit.) */
+static const char *max_crash_hint(const char *said) {
+    const char *at = strstr(said, "deadlock between blocks in kernel 'max_float_kernel'");
+    if (!at || !strstr(at, "repeats an atomic on a word that does not change")) return NULL;
+    return "a thread of max_float_kernel repeats its atomicCAS on a word that no other thread changes any more, so its CAS "
+           "fails for ever: the bits it compares with (assumed) are stale. A failed atomicCAS returns the bits the word holds now; "
+           "the loop must retry with them -- old = atomicCAS(word, assumed, __float_as_uint(val)), then assumed = old at the top "
+           "of the next round -- not throw them away (old = assumed) or keep the value read before the loop";
+}
+
 static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched) {
     float *h = grade_alloc((n ? n : 1) * sizeof(float)), *d_in = NULL, *d_max = NULL;
     ck_assert(cudaMalloc((void **)&d_in, (n ? n : 1) * sizeof(float)) == cudaSuccess);
@@ -1198,6 +1213,7 @@ static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched)
         make_floats(h, n, (FKind)k, seed);
         float want = max_float_cpu(h, n);
         if (n) ck_assert(cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+        judge_set_crash_hint(max_crash_hint);
         for (int b = 0; b < nblocks; b++)
             for (int s = 0; s < nsched; s++) {
                 char what[256];
@@ -1214,6 +1230,7 @@ static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched)
                 float got;
                 memcpy(&got, got_bytes, sizeof got);
                 if (same_float(got, want)) continue;
+                judge_set_crash_hint(NULL); /* (max_hint's probes run the kernel again: a crash there is not this call's) */
                 uint32_t gb, wb;
                 memcpy(&gb, &got, 4);
                 memcpy(&wb, &want, 4);
@@ -1221,6 +1238,7 @@ static void check_max(size_t n, const unsigned *blocks, int nblocks, int nsched)
                               what, grade_schedule_name(s), (unsigned long long)grade_seed(), got, gb, want, wb, max_hint(h, n, got, want, blocks[b]));
             }
     }
+    judge_set_crash_hint(NULL);
     cudaFree(d_in);
     cudaFree(d_max);
     free(h);
@@ -1245,8 +1263,10 @@ static void check_max_race_free(void) {
         char what[256];
         snprintf(what, sizeof what, "max_float_atomic_gpu under the simulator's race check, n = %zu, %s, block %u", n, kFKindName[F_ASCENDING], kBlocks3[b]);
         grade_use_schedule(0);
+        judge_set_crash_hint(max_crash_hint);
         GRADE_EXPECT_CUDA_OK(max_float_atomic_gpu(d_in, n, d_max, kBlocks3[b]), what);
         GRADE_EXPECT_CUDA_OK(cudaDeviceSynchronize(), "waiting for the maximum (an error here comes from the kernel)");
+        judge_set_crash_hint(NULL);
     }
     grade_use_racecheck(0);
     cudaFree(d_in);

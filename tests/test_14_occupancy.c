@@ -984,6 +984,38 @@ static int called_without_check(const char *call) {
     return 0;
 }
 
+/* 1 when `text` is one identifier and line `line` of `file` holds CHECK(text): CHECK was given a
+   variable (trial 24, b043: `cudaError_t launch_err = cudaGetLastError(); CHECK(launch_err);`), and a
+   right #call turns that name into the report's text. A macro that passes a string literal instead
+   of #call (trial 8, a043) prints its literal at a line whose CHECK( holds a call: 0 then. */
+static int check_given_a_variable(const char *file, int line, const char *text) {
+    if (!*text || isdigit((unsigned char)*text)) return 0;
+    for (const char *t = text; *t; t++)
+        if (!isalnum((unsigned char)*t) && *t != '_') return 0;
+    FILE *f = fopen(file, "r");
+    if (!f) return 0;
+    char buf[1024];
+    int at = 0, found = 0;
+    size_t len = strlen(text);
+    while (fgets(buf, sizeof buf, f))
+        if (++at == line) {
+            for (const char *c = strstr(buf, "CHECK"); c && !found; c = strstr(c + 1, "CHECK")) {
+                if (c > buf && (isalnum((unsigned char)c[-1]) || c[-1] == '_')) continue;
+                const char *q = c + 5;
+                while (isspace((unsigned char)*q)) q++;
+                if (*q++ != '(') continue;
+                while (isspace((unsigned char)*q)) q++;
+                if (strncmp(q, text, len)) continue;
+                q += len;
+                while (isspace((unsigned char)*q)) q++;
+                found = *q == ')';
+            }
+            break;
+        }
+    fclose(f);
+    return found;
+}
+
 static void expect_report(const char *what, const char *report, const char *expect_call, const char *why, int sticky) {
     char file[512], call[256];
     int line = 0;
@@ -1006,6 +1038,14 @@ static void expect_report(const char *what, const char *report, const char *expe
                   "buffer's; pass cap, the capacity the caller gave",
                   what, report, strlen(report), sizeof(char *), REPORT_CAP, sizeof(char *));
     ck_assert_msg(parsed, "%s wrote the report \"%.300s\", which is not \"<file>:<line>: <call> failed: ...\"", what, report);
+    /* the call's text is a variable's name because CHECK was given the variable: the macro is right, the
+       call belongs inside CHECK (trial 24, b043; the hint below would have the student edit the macro) */
+    ck_assert_msg(!check_given_a_variable(file, line, call),
+                  "%s reported the failure at `%s` (%s:%d): that is not the text of a call, but the name of the variable that "
+                  "line gives to CHECK\n  likely mistake: CHECK(%s) was given a variable holding the call's result, so #call "
+                  "turns the variable's name into the report (your macro is right): pass the call itself, CHECK(%s()), and the "
+                  "report names the call that failed",
+                  what, call, file, line, call, full);
     /* the call's text is a word, not a call (trial 8, a043: CHECK passed the literal "call", not #call):
        the line may be right, so the hint about which check found the failure would point at right code */
     ck_assert_msg(strchr(call, '(') != NULL,
