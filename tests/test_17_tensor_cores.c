@@ -626,6 +626,24 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                          unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, products, tiles);
                 return msg;
             }
+            /* One product per tile written, and a grid with a warp for every tile (trial 24, c039: the tile
+               index blockIdx.x * blockDim.x + threadIdx.x / warpSize, the block's offset counted in threads,
+               so only block 0's warps land on tiles and the others leave at the guard): the grid is right,
+               the index is not. The simulator reports the grid of its last call (tile_products' run). */
+            unsigned long long blocks = 0, threads = 0;
+            if (products == k && judge_last_call_grid(s->kernel, &blocks, &threads) == 1 && blocks && threads &&
+                blocks * ((threads + 31) / 32) >= (unsigned long long)tiles) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d of the %d "
+                         "are in C, one product (mma_sync) each, yet the launch covers every tile: %llu block(s) of %llu threads, %llu "
+                         "warps for %d tiles. The other warps took tile indices past the last tile and left at the guard: the tile "
+                         "index must count the warps of the whole grid, (blockIdx.x * blockDim.x + threadIdx.x) / warpSize with the "
+                         "parentheses (blockIdx.x * blockDim.x + threadIdx.x / warpSize divides only threadIdx.x, so block b starts at "
+                         "tile b * blockDim.x), or blockIdx.x * TILES_PER_BLOCK + threadIdx.x / warpSize",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, tiles, blocks, threads,
+                         blocks * ((threads + 31) / 32), tiles);
+                return msg;
+            }
             if (products < 0) {
                 snprintf(msg, 2048,
                          "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d of the %d "
