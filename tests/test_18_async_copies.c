@@ -98,6 +98,19 @@ static int stage_read_matches(const float *out, const float *a, const float *b, 
     return 1;
 }
 
+/* 1 when out is A B over only the first j k's of each tile (trial 24, c102: the multiply's loop
+   `k < ASYNC_TILE - 1`, each tile's last k dropped). */
+static int product_of_tile_prefixes(const float *out, const float *a, const float *b, Dims d, int j, double atol) {
+    for (int i = 0; i < d.M; i++)
+        for (int c = 0; c < d.N; c++) {
+            double acc = 0;
+            for (int k = 0; k < d.K; k++)
+                if (k % ASYNC_TILE < j) acc += (double)a[(size_t)i * d.K + k] * b[(size_t)k * d.N + c];
+            if (!(fabs(out[(size_t)i * d.N + c] - acc) <= atol)) return 0;
+        }
+    return 1;
+}
+
 /* 1 when s's C for M = N = K = ASYNC_TILE, one whole tile (every element inside A and B, so every
    slot of the stage has a copy), is NaN everywhere: the multiply read a stage no copy went into
    (trial 24, c100 / c101: the stage (t + 1) % stages read instead of t % stages). */
@@ -227,6 +240,10 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
         snprintf(msg, 1024, "C is the product with step t reading the slices of another tile: the multiply reads stage t %% "
                  "(ASYNC_STAGES - 1), but stage_tile copies tile t into stage t %% ASYNC_STAGES. The stage read must be the stage "
                  "written: s = t %% ASYNC_STAGES in both");
+    else if (d.K >= ASYNC_TILE && product_of_tile_prefixes(out, a, b, d, ASYNC_TILE - 1, atol))
+        snprintf(msg, 1024, "C is the product over only the first %d of each tile's %d k's (k = %d, %d, ... never multiplied): the "
+                 "multiply's loop stops one short. It runs over the whole tile, for (int k = 0; k < ASYNC_TILE; k++) (slots past K "
+                 "hold zeros)", ASYNC_TILE - 1, ASYNC_TILE, ASYNC_TILE - 1, 2 * ASYNC_TILE - 1);
     else
         snprintf(msg, 1024, "every schedule gave the same wrong C: check the tile indices -- element (ty, tx) of A's tile t is A[row * K + t "
                  "* ASYNC_TILE + tx], of B's is B[(t * ASYNC_TILE + ty) * N + col] -- and that the multiply reads As[s][ty][k] * Bs[s][k][tx]");
