@@ -866,6 +866,21 @@ static void check_peer(int dev_a, int dev_b, size_t n, int allow_peer, int peer_
                   "  likely mistake: a copy went the wrong way: peer_copy_gpu(d_dst, dst_dev, d_src, src_dev, n) copies from its "
                   "third argument into its first -- the staged copy is peer_copy_gpu(staged, dev_b, d_x, dev_a, n)",
                   what, dev_a, all_poison(out, n) ? ", and out holds no sum" : "");
+    /* a peer copy's device ids not those of its pointers (trial 24, c093: the staged copy's ids swapped,
+       peer_copy_gpu(staged, dev_a, d_x, dev_b, n)): one address space copies by address all the same,
+       but cudaMemcpyPeer's dstDevice and srcDevice are the devices dst and src live on */
+    ck_assert_msg(r.peer_ids_phase == 0,
+                  "%s: %s made a peer copy (cudaMemcpyPeerAsync or cudaMemcpyPeer) with dst_dev = %d and src_dev = %d, but its "
+                  "destination lives on device %d and its source on device %d (the values were right: one address space copies "
+                  "by address)\n  likely mistake: %s",
+                  what, r.peer_ids_phase == 1 ? "peer_copy_gpu" : "peer_add_gpu", r.peer_ids_given[0], r.peer_ids_given[1],
+                  r.peer_ids_owner[0], r.peer_ids_owner[1],
+                  r.peer_ids_phase == 1
+                      ? "peer_copy_gpu's copy names other devices than those its pointers live on (its ids swapped?): the copy is "
+                        "cudaMemcpyPeerAsync(d_dst, dst_dev, d_src, src_dev, n * sizeof(float), stream), each id the device its "
+                        "pointer lives on"
+                      : "the staged copy's device ids are swapped: staged is allocated on dev_b (the current device) and d_x lives on "
+                        "dev_a, so it is peer_copy_gpu(staged, dev_b, d_x, dev_a, n) -- each id names the device its pointer lives on");
     char aw[400];
     snprintf(aw, sizeof aw, "peer_add_gpu: out = x + y (%s)", what);
     expect_floats(out, want, n, 0, aw, 0, 0,

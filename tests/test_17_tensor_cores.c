@@ -393,6 +393,95 @@ static int matches_gemm_ldm(const Problem *p, const float *got, int lda, int ldb
     return ok;
 }
 
+/* 17.2 / 17.3: C as a sum of the products over K's 16-wide steps (one mma_sync's K each), each counted
+   some whole number of times (trial 24, c094: 17.3's loop over K steps k0 += 16 while a slice spans
+   PK = 32, so every k past the first 16 is counted twice; c095: 17.2's loop inside a slice steps kk +=
+   32, so every other 16 of K is skipped). The weights are fitted by least squares on the CPU's partial
+   products; 1 with w[c] (the times step c, k = 16 c .. 16 c + 15, was counted) when the weights are whole
+   numbers from 0 to 3, not all 1, and C is their sum within the tolerance. */
+#define KW_MAX 8
+static int matches_k_steps_weighted(const Subject *s, const Problem *p, const float *got, int *w, int *steps) {
+    int M = p->M, N = p->N, K = p->K, nc = (K + 15) / 16;
+    *steps = nc;
+    if (s->kind == SUBJECT_TILES || nc < 2 || nc > KW_MAX || !p->mn) return 0;
+    for (size_t i = 0; i < p->mn; i++)
+        if (got[i] != got[i] || bits_of(got[i]) == FILL_BITS) return 0;
+    float *part = grade_alloc((size_t)nc * p->mn * sizeof(float));
+    uint16_t *a = grade_alloc((size_t)M * 16 * 2), *b = grade_alloc((size_t)16 * N * 2);
+    for (int c = 0; c < nc; c++) {
+        int kc = K - 16 * c < 16 ? K - 16 * c : 16;
+        for (int m = 0; m < M; m++)
+            for (int k = 0; k < kc; k++) a[(size_t)m * kc + k] = p->h_a[(size_t)m * K + 16 * c + k];
+        for (int k = 0; k < kc; k++) memcpy(b + (size_t)k * N, p->h_b + (size_t)(16 * c + k) * N, (size_t)N * 2);
+        cpu_product(s, a, b, part + (size_t)c * p->mn, M, N, kc);
+    }
+    /* the normal equations G x = r, solved by elimination with partial pivoting */
+    double G[KW_MAX][KW_MAX + 1] = {{0}}, x[KW_MAX];
+    for (int c = 0; c < nc; c++) {
+        for (int d = 0; d < nc; d++) {
+            double g = 0;
+            for (size_t i = 0; i < p->mn; i++) g += (double)part[c * p->mn + i] * part[d * p->mn + i];
+            G[c][d] = g;
+        }
+        double r = 0;
+        for (size_t i = 0; i < p->mn; i++) r += (double)part[c * p->mn + i] * got[i];
+        G[c][nc] = r;
+    }
+    int ok = 1;
+    for (int c = 0; c < nc && ok; c++) {
+        int piv = c;
+        for (int r = c + 1; r < nc; r++)
+            if (fabs(G[r][c]) > fabs(G[piv][c])) piv = r;
+        if (fabs(G[piv][c]) < 1e-9) ok = 0;
+        for (int q = 0; ok && q <= nc; q++) {
+            double t = G[c][q];
+            G[c][q] = G[piv][q], G[piv][q] = t;
+        }
+        for (int r = 0; ok && r < nc; r++) {
+            if (r == c) continue;
+            double f = G[r][c] / G[c][c];
+            for (int q = c; q <= nc; q++) G[r][q] -= f * G[c][q];
+        }
+    }
+    int all_one = 1;
+    for (int c = 0; c < nc && ok; c++) {
+        x[c] = G[c][nc] / G[c][c];
+        w[c] = (int)lround(x[c]);
+        ok = w[c] >= 0 && w[c] <= 3 && fabs(x[c] - w[c]) < 0.05;
+        all_one &= w[c] == 1;
+    }
+    if (ok && !all_one) {
+        float *want = grade_alloc(p->mn * sizeof(float));
+        for (size_t i = 0; i < p->mn; i++) {
+            double v = 0;
+            for (int c = 0; c < nc; c++) v += w[c] * (double)part[c * p->mn + i];
+            want[i] = (float)v;
+        }
+        GradeCompare cmp = compare_for(p, 3 * p->atol, 0); /* a step counted 3 times: 3 roundings of its sum */
+        char *diff = grade_diff_floats(got, want, &cmp);
+        ok = diff == NULL;
+        free(diff);
+        free(want);
+    }
+    FREE_ALL(part, a, b);
+    return ok && !all_one;
+}
+
+/* "k = 0 to 15 once, k = 16 to 32 twice": the weights as runs of K. */
+static void describe_k_weights(const int *w, int nc, int K, char *out, size_t cap) {
+    static const char *times[] = {"never", "once", "twice", "three times"};
+    size_t len = 0;
+    out[0] = '\0';
+    for (int c = 0; c < nc;) {
+        int e = c;
+        while (e + 1 < nc && w[e + 1] == w[c]) e++;
+        int last = 16 * e + 15 < K - 1 ? 16 * e + 15 : K - 1;
+        len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%sk = %d to %d %s", c ? ", " : "", 16 * c, last, times[w[c]]);
+        if (len >= cap) return;
+        c = e + 1;
+    }
+}
+
 /* 17.3's C when the scratch tile goes out transposed: the product of A and B zero-padded to whole
    16 x 16 tiles, each tile transposed, its top-left M x N corner. */
 static int matches_scratch_transposed(const Subject *s, const Problem *p, const float *got) {
@@ -626,6 +715,24 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                          unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, products, tiles);
                 return msg;
             }
+            /* One product per tile written, and a grid with a warp for every tile (trial 24, c039: the tile
+               index blockIdx.x * blockDim.x + threadIdx.x / warpSize, the block's offset counted in threads,
+               so only block 0's warps land on tiles and the others leave at the guard): the grid is right,
+               the index is not. The simulator reports the grid of its last call (tile_products' run). */
+            unsigned long long blocks = 0, threads = 0;
+            if (products == k && judge_last_call_grid(s->kernel, &blocks, &threads) == 1 && blocks && threads &&
+                blocks * ((threads + 31) / 32) >= (unsigned long long)tiles) {
+                snprintf(msg, 2048,
+                         "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d of the %d "
+                         "are in C, one product (mma_sync) each, yet the launch covers every tile: %llu block(s) of %llu threads, %llu "
+                         "warps for %d tiles. The other warps took tile indices past the last tile and left at the guard: the tile "
+                         "index must count the warps of the whole grid, (blockIdx.x * blockDim.x + threadIdx.x) / warpSize with the "
+                         "parentheses (blockIdx.x * blockDim.x + threadIdx.x / warpSize divides only threadIdx.x, so block b starts at "
+                         "tile b * blockDim.x), or blockIdx.x * TILES_PER_BLOCK + threadIdx.x / warpSize",
+                         unwritten, p->mn, first / (size_t)p->N, first % (size_t)p->N, k - 1, tiles, blocks, threads,
+                         blocks * ((threads + 31) / 32), tiles);
+                return msg;
+            }
             if (products < 0) {
                 snprintf(msg, 2048,
                          "%zu of the %zu elements of C were never written (the first at row %zu, col %zu): only tiles 0 to %d of the %d "
@@ -764,6 +871,28 @@ static char *explain_wrong_product(const Subject *s, const Problem *p, const flo
                  "each 16 x 16 tile of C came out transposed: the accumulators were stored column by column. C is row-major: "
                  "wmma::store_matrix_sync(pointer, acc, ldm, wmma::mem_row_major)");
         return msg;
+    }
+    {
+        int w[KW_MAX], nc;
+        if (matches_k_steps_weighted(s, p, out, w, &nc)) {
+            int skipped = 0, twice = 0;
+            for (int c = 0; c < nc; c++) skipped |= w[c] == 0, twice |= w[c] > 1;
+            char runs[512];
+            describe_k_weights(w, nc, p->K, runs, sizeof runs);
+            snprintf(msg, 2048,
+                     "C is the sum of A B's products over K's steps of 16 (one mma_sync's K each), but not each counted once: %s. %s: "
+                     "%s",
+                     runs,
+                     skipped && twice ? "The loops over K skip some steps and repeat others"
+                     : skipped        ? "The loops over K skip part of K"
+                                      : "The loops over K count part of K twice",
+                     s->kind == SUBJECT_BF16
+                         ? "check their steps: the slices advance by BK, the one they stage (k0 = s * BK), and the loop inside a slice "
+                           "takes every 16 of it, for (int kk = 0; kk < BK; kk += 16), one mma_sync per fragment each step"
+                         : "check their steps: the loop over K advances by the slice it stages, for (int k0 = 0; k0 < K; k0 += PK), "
+                           "and the loop inside a slice takes every 16 of it, for (int kk = 0; kk < PK; kk += 16)");
+            return msg;
+        }
     }
     if (s->kind == SUBJECT_HALF && (p->M % PAD_MN || p->N % PAD_MN || p->K % PAD_K) &&
         passes_when_padded(s, p, round_up(p->M, PAD_MN), round_up(p->N, PAD_MN), round_up(p->K, PAD_K)) &&

@@ -98,6 +98,38 @@ static int stage_read_matches(const float *out, const float *a, const float *b, 
     return 1;
 }
 
+/* 1 when out is A B over only the first j k's of each tile (trial 24, c102: the multiply's loop
+   `k < ASYNC_TILE - 1`, each tile's last k dropped). */
+static int product_of_tile_prefixes(const float *out, const float *a, const float *b, Dims d, int j, double atol) {
+    for (int i = 0; i < d.M; i++)
+        for (int c = 0; c < d.N; c++) {
+            double acc = 0;
+            for (int k = 0; k < d.K; k++)
+                if (k % ASYNC_TILE < j) acc += (double)a[(size_t)i * d.K + k] * b[(size_t)k * d.N + c];
+            if (!(fabs(out[(size_t)i * d.N + c] - acc) <= atol)) return 0;
+        }
+    return 1;
+}
+
+/* 1 when s's C for M = N = K = ASYNC_TILE, one whole tile (every element inside A and B, so every
+   slot of the stage has a copy), is NaN everywhere: the multiply read a stage no copy went into
+   (trial 24, c100 / c101: the stage (t + 1) % stages read instead of t % stages). */
+static int whole_tile_all_nan(const Subject *s) {
+    const int T = ASYNC_TILE;
+    size_t n = (size_t)T * T;
+    float *h = grade_alloc(n * sizeof(float));
+    grade_fill_floats(h, n, grade_seed() + 18183, -1.0f, 1.0f);
+    float *d_a = grade_device_alloc(n * sizeof(float)), *d_b = grade_device_alloc(n * sizeof(float)), *d_c = grade_device_alloc(n * sizeof(float));
+    grade_to_device(d_a, h, n * sizeof(float));
+    grade_to_device(d_b, h, n * sizeof(float));
+    grade_use_schedule(0);
+    int all = s->f(d_a, d_b, d_c, T, T, T) == cudaSuccess && cudaMemcpy(h, d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (size_t i = 0; all && i < n; i++) all = h[i] != h[i];
+    cudaFree(d_a), cudaFree(d_b), cudaFree(d_c);
+    free(h);
+    return all;
+}
+
 /* 1 when out is A B plus (Kp - K) pad_a pad_b everywhere, Kp = K rounded up to whole tiles: the last
    tile's slots past K held pad_a (A's) and pad_b (B's) instead of zeros (trial 10, a094: zfill 0, so
    each such copy brought A[0] or B[0], the fallback source). */
@@ -141,7 +173,7 @@ static int product_is_right(const Subject *s, Dims d) {
    of several tiles, whether the same M and N with K = ASYNC_TILE, one tile, gave the right C (-1:
    not tried). */
 static char *explain(const float *outs, size_t stride, size_t mn, int runs, int bad, const float *a, const float *b, Dims d, double atol,
-                     int pipelined, int whole_k_right, int one_tile_right) {
+                     int pipelined, int whole_k_right, int one_tile_right, int tile_all_nan) {
     char *msg = malloc(1024);
     const float *out = outs + (size_t)bad * stride;
     size_t unwritten = 0, nans = 0;
@@ -177,6 +209,12 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
                  "%d tiles a stage was read that no tile was staged into. The prologue stages ASYNC_STAGES - 1 tiles (t = 0 .. "
                  "ASYNC_STAGES - 2) before the loop, and iteration t stages tile t + ASYNC_STAGES - 1 before its consumer_wait(), so that "
                  "tile t is in stage t %% ASYNC_STAGES when it is read", nans, ASYNC_TILE, (d.K + ASYNC_TILE - 1) / ASYNC_TILE);
+    else if (nans && tile_all_nan == 1)
+        snprintf(msg, 1024, "%zu elements of C are NaN, and with M = N = K = %d, one whole tile (every element inside A and B, so every "
+                 "slot of a stage has its copy), every element of C is NaN: the multiply read a stage that no copy went into. The stage "
+                 "read must be the one tile t was copied into, %s, not another (such as (t + 1) %% ...). Or none of a tile's copies "
+                 "ran: check their guards", nans, ASYNC_TILE,
+                 pipelined ? "s = t % ASYNC_STAGES, as stage_tile copied it" : "s = t % 2 (the next tile goes into 1 - s)");
     else if (nans)
         snprintf(msg, 1024, "%zu elements of C are NaN: the kernel multiplied shared memory that no copy wrote (NaN is the simulator's "
                  "poison for it). Check the size of each copy -- bytes, sizeof(float) per element, not a count of elements -- that every "
@@ -202,6 +240,10 @@ static char *explain(const float *outs, size_t stride, size_t mn, int runs, int 
         snprintf(msg, 1024, "C is the product with step t reading the slices of another tile: the multiply reads stage t %% "
                  "(ASYNC_STAGES - 1), but stage_tile copies tile t into stage t %% ASYNC_STAGES. The stage read must be the stage "
                  "written: s = t %% ASYNC_STAGES in both");
+    else if (d.K >= ASYNC_TILE && product_of_tile_prefixes(out, a, b, d, ASYNC_TILE - 1, atol))
+        snprintf(msg, 1024, "C is the product over only the first %d of each tile's %d k's (k = %d, %d, ... never multiplied): the "
+                 "multiply's loop stops one short. It runs over the whole tile, for (int k = 0; k < ASYNC_TILE; k++) (slots past K "
+                 "hold zeros)", ASYNC_TILE - 1, ASYNC_TILE, ASYNC_TILE - 1, 2 * ASYNC_TILE - 1);
     else
         snprintf(msg, 1024, "every schedule gave the same wrong C: check the tile indices -- element (ty, tx) of A's tile t is A[row * K + t "
                  "* ASYNC_TILE + tx], of B's is B[(t * ASYNC_TILE + ty) * N + col] -- and that the multiply reads As[s][ty][k] * Bs[s][k][tx]");
@@ -320,7 +362,11 @@ static void check_product(const Subject *s, Dims d) {
         if (whole_k_right < 0 && d.K % ASYNC_TILE && d.M > 0 && d.N > 0 &&
             product_with_pads(outs + (size_t)bad * stride, a, b, d, atol, a[0], b[0]))
             whole_k_right = product_is_right(s, (Dims){d.M, (d.K + ASYNC_TILE - 1) / ASYNC_TILE * ASYNC_TILE, d.N});
-        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined, whole_k_right, one_tile_right);
+        /* NaN that neither of those explains: is one whole tile NaN everywhere? */
+        int tile_all_nan = -1;
+        for (size_t i = 0; i < mn && tile_all_nan < 0 && whole_k_right != 1 && one_tile_right != 1; i++)
+            if (outs[(size_t)bad * stride + i] != outs[(size_t)bad * stride + i]) tile_all_nan = whole_tile_all_nan(s);
+        char *why = explain(outs, stride, mn, runs, bad, a, b, d, atol, s == &kPipelined, whole_k_right, one_tile_right, tile_all_nan);
         size_t cap;
         /* the lesson's diagnosis is the likely mistake (it replaces grade.c's generic one) */
         char *all = grade_with_hint(first, why, 64, &cap);

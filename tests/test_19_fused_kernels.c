@@ -114,13 +114,18 @@ typedef struct {
     int rows, cols, kind; /* kind 0: random; 1: softmax's edge rows; 2: layer norm's edge rows */
 } RowCase;
 
+/* A row longer than 256 threads hold (trial 24, c103 / c104: a launcher with a fixed 256 threads per row
+   instead of row_threads(cols) passed while the longest graded row was 4099): 512 threads, one row only
+   (the simulator's cost). Not a multiple of 4: the scalar path. */
+#define ROW_LONG_COLS (8192 + 37)
 /* 19.1: one element; a row shorter than a warp (threads with nothing to hold); exactly a warp; rows not
    a multiple of 32; the longest row one warp holds and one past it (two warps); several warps
    (256 threads); and rows of edge values (magnitudes up to 90, equal values, ascending, one spike, all far below 0). */
-static const RowCase kSoftmaxCases[] = {{1, 1, 0}, {3, 17, 0}, {2, 32, 0}, {4, 100, 0}, {2, 1024, 0}, {3, 1025, 0}, {2, 4099, 0}, {6, 300, 1}};
+static const RowCase kSoftmaxCases[] = {{1, 1, 0}, {3, 17, 0}, {2, 32, 0}, {4, 100, 0}, {2, 1024, 0}, {3, 1025, 0}, {2, 4099, 0}, {6, 300, 1},
+                                        {1, ROW_LONG_COLS, 0}};
 /* 19.2: the same sizes, and rows of edge values (equal values: variance 0; a mean far from 0; a mean of
    1e4 against a spread of 1, where E[x^2] - mean^2 cancels). */
-static const RowCase kLayerCases[] = {{1, 1, 0}, {3, 17, 0}, {4, 100, 0}, {2, 1025, 0}, {2, 4099, 0}, {4, 300, 2}, {2, 300, 3}};
+static const RowCase kLayerCases[] = {{1, 1, 0}, {3, 17, 0}, {4, 100, 0}, {2, 1025, 0}, {2, 4099, 0}, {4, 300, 2}, {2, 300, 3}, {1, ROW_LONG_COLS, 0}};
 #define N_SOFTMAX_CASES (int)(sizeof kSoftmaxCases / sizeof kSoftmaxCases[0])
 #define N_LAYER_CASES (int)(sizeof kLayerCases / sizeof kLayerCases[0])
 #define LN_EPS 1e-5f
@@ -451,11 +456,48 @@ static int softmax_slots_summed_probe(void) {
     return 1;
 }
 
+/* The outputs never written are exactly each row's columns from c0 = threads * ROW_PER_THREAD on, with
+   fewer threads than row_threads(cols) (trial 24, c103 / c104: a fixed 256 threads per row, so a row of
+   more than 8192 columns keeps its tail unread and unwritten). Returns that thread count, or 0. */
+static unsigned rows_cut_at_thread_count(const RowProblem *p, const float *out) {
+    int cols = p->rc.cols, c0 = -1;
+    for (int r = 0; r < p->rc.rows; r++) {
+        const float *g = out + (size_t)r * cols;
+        int j = 0;
+        while (j < cols && bits_of(g[j]) != GRADE_DEVICE_GARBAGE_BITS) j++;
+        if (c0 < 0) c0 = j;
+        if (j != c0) return 0;
+        for (; j < cols; j++)
+            if (bits_of(g[j]) != GRADE_DEVICE_GARBAGE_BITS) return 0;
+    }
+    unsigned threads = 32; /* row_threads(cols) */
+    while (threads * ROW_PER_THREAD < (unsigned)cols) threads *= 2;
+    if (c0 <= 0 || c0 >= cols || c0 % (32 * ROW_PER_THREAD) || (unsigned)c0 / ROW_PER_THREAD >= threads) return 0;
+    return (unsigned)c0 / ROW_PER_THREAD;
+}
+
+static void explain_rows_cut(const RowProblem *p, unsigned threads, size_t u, char *msg) {
+    unsigned want = 32;
+    while (want * ROW_PER_THREAD < (unsigned)p->rc.cols) want *= 2;
+    snprintf(msg, 2048,
+             "%zu of the %zu outputs were never written: in every row exactly columns %u to %d, past the first %u = %u threads x "
+             "ROW_PER_THREAD (%d): the block had %u threads, too few to hold a row of %d columns (a thread holds at most "
+             "ROW_PER_THREAD elements). The thread count must follow the row: launch %s<<<rows, row_threads(cols)>>> (%u threads "
+             "here), not a fixed count",
+             u, p->n, threads * ROW_PER_THREAD, p->rc.cols - 1, threads * ROW_PER_THREAD, threads, ROW_PER_THREAD, threads,
+             p->rc.cols, p->layer ? "layernorm_kernel" : "softmax_kernel", want);
+}
+
 static char *explain_softmax(const RowProblem *p, const float *outs, int runs, int bad) {
     char *msg = malloc(2048);
     size_t stride = p->n + CANARY, first = 0;
     const float *out = outs + (size_t)bad * stride;
     size_t u = unwritten(out, p->n, &first);
+    unsigned cut = u ? rows_cut_at_thread_count(p, out) : 0;
+    if (cut) {
+        explain_rows_cut(p, cut, u, msg);
+        return msg;
+    }
     if (u) {
         snprintf(msg, 2048,
                  "%zu of the %zu outputs were never written (the first at row %zu, col %zu): one block per row (grid = rows) of "
@@ -755,6 +797,11 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
     size_t stride = p->n + CANARY, first = 0;
     const float *out = outs + (size_t)bad * stride;
     size_t u = unwritten(out, p->n, &first);
+    unsigned cut = u ? rows_cut_at_thread_count(p, out) : 0;
+    if (cut) {
+        explain_rows_cut(p, cut, u, msg);
+        return msg;
+    }
     if (u) {
         snprintf(msg, 2048,
                  "%zu of the %zu outputs were never written (the first at row %zu, col %zu): one block per row of row_threads(cols) "

@@ -298,6 +298,29 @@ cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, 
 cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count);
 
 static int g_peer_copies; /* peer copies made, counted while peer_add_gpu runs */
+/* The device a pointer lives on, as the runtime records it; -1 for memory of no device. */
+static int pointer_device(const void *p) {
+    cudaError_t before = cudaPeekAtLastError();
+    struct cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess && before == cudaSuccess) cudaGetLastError(); /* our query's error is not the student's */
+    return e == cudaSuccess && a.type == cudaMemoryTypeDevice ? a.device : -1;
+}
+/* A peer copy's device ids checked against its pointers (trial 24, c093: the staged copy called
+   peer_copy_gpu(staged, dev_a, d_x, dev_b, n), the ids swapped; with one address space the copy
+   still came out right). The first mismatch, while g_peer_ids_phase says which call runs. */
+static int g_peer_ids_phase;
+static PeerReport *g_peer_ids_report;
+static void check_peer_ids(const void *dst, int dst_dev, const void *src, int src_dev) {
+    PeerReport *r = g_peer_ids_report;
+    if (!g_peer_ids_phase || !r || r->peer_ids_phase) return;
+    int dst_owner = pointer_device(dst), src_owner = pointer_device(src);
+    if ((dst_owner >= 0 && dst_owner != dst_dev) || (src_owner >= 0 && src_owner != src_dev)) {
+        r->peer_ids_phase = g_peer_ids_phase;
+        r->peer_ids_given[0] = dst_dev, r->peer_ids_given[1] = src_dev;
+        r->peer_ids_owner[0] = dst_owner, r->peer_ids_owner[1] = src_owner;
+    }
+}
 static int fault_now(void) {
     g_peer_copies++;
     if (!g_fault_armed) return 0;
@@ -306,9 +329,11 @@ static int fault_now(void) {
     return 1;
 }
 cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t count, cudaStream_t s) {
+    check_peer_ids(dst, dst_dev, src, src_dev);
     return fault_now() ? FAULT_ERROR : __real_cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, count, s);
 }
 cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count) {
+    check_peer_ids(dst, dst_dev, src, src_dev);
     return fault_now() ? FAULT_ERROR : __real_cudaMemcpyPeer(dst, dst_dev, src, src_dev, count);
 }
 
@@ -370,7 +395,10 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
             cudaLaunchHostFunc(0, runner_sleep_ms, (void *)(uintptr_t)rep->hold_ms);
         cudaSetDevice(0);
         g_peer_copies = 0;
+        rep->peer_ids_phase = 0;
+        g_peer_ids_report = rep, g_peer_ids_phase = 1;
         rep->copy_err = peer_copy_gpu(d_copy, rep->dev_b, d_x, rep->dev_a, n);
+        g_peer_ids_phase = 0;
         rep->copy_peer_copies = __real_cudaMemcpyPeerAsync ? g_peer_copies : -1;
         rep->device_after_copy = current_device();
         /* work still queued in either device's default stream when peer_copy_gpu returned: the copy
@@ -388,7 +416,9 @@ static int64_t call_peer_copy_gpu_then_peer_add_gpu(const RunnerCall *c) {
         g_enable_peer = g_enable_current = -1;
         g_enable_watch = 1;
         g_peer_copies = 0;
+        g_peer_ids_phase = 2;
         rep->add_err = peer_add_gpu(rep->dev_a, d_x, rep->dev_b, d_y, d_out, n, rep->allow_peer, &rep->direct);
+        g_peer_ids_phase = 0, g_peer_ids_report = NULL;
         rep->add_peer_copies = g_peer_copies;
         g_enable_watch = 0;
         rep->unsupported_peer = g_enable_peer;

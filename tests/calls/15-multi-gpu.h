@@ -84,6 +84,9 @@ typedef struct {
     /* out (trial 14, b063): peer copies peer_copy_gpu made (-1: not counted, a runner linked without
        the --wrap); 0 with x arrived is a copy staged by hand through the host */
     int copy_peer_copies;
+    /* out (trial 24, c093): the first peer copy whose device ids are not the devices its pointers live
+       on (cudaPointerGetAttributes), in peer_copy_gpu (phase 1) or peer_add_gpu (2); 0: none seen */
+    int peer_ids_phase, peer_ids_given[2], peer_ids_owner[2]; /* [0] the destination, [1] the source */
 } PeerReport;
 
 /** 15.3: mg_nccl_create, then the three collectives one after another, then mg_nccl_destroy. */
