@@ -421,7 +421,18 @@ static int guard_band_why(const Subject *s, const Problem *p, int covered, int R
     int M = p->M, N = p->N;
     int shaped = C == N - 1 || R == M - 1 || (C < N && C == M) || (R < M && R == N);
     if (covered == 0 || (covered == -1 && !shaped)) return 0;
-    if (covered == 1 && ((R < M && R == (int)s->block_y) || (C < N && C == (int)s->block_x))) {
+    int tile_band = (R < M && R == (int)s->block_y) || (C < N && C == (int)s->block_x);
+    /* the launcher's source names the swap on both backends (on a GPU, where covered is -1, the
+       launched grid is not recorded, but a grid whose x counts the M rows is swapped whatever it covers) */
+    if (covered == -1 && tile_band && launcher_grid_x_counts_rows(s) == 1) {
+        snprintf(msg, cap,
+                 "only the top-left %d x %d of C was written: the grid's x and y are swapped in %s. Its x size counts the M rows "
+                 "((M + TILE - 1) / TILE) and its y size the N columns, while the kernel takes the column from blockIdx.x and the row "
+                 "from blockIdx.y (which is right). x counts the columns: dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE)",
+                 R, C, s->name);
+        return 1;
+    }
+    if (covered == 1 && tile_band) {
         /* one tile's worth along x or y: also the kernel's row or column taken from the other block index,
            or the grid's x and y swapped (as many blocks: the count the simulator records is right) */
         int swapped = launcher_grid_x_counts_rows(s);
