@@ -12,8 +12,7 @@
  * threads computes a 128 x 128 tile of C, each thread 8 x 8 outputs in registers, walking K in slices
  * of BK; each thread reads its 8 values of A and 8 of B for one k from shared memory and does 64
  * fused multiply-adds with them. Step 4 (sgemm_wide_kernel, explained above it) doubles the outputs
- * a thread, to cuBLAS's 16 x 8; step 5 (sgemm_kmajor_kernel, likewise) keeps that shape and copies A
- * as steps 1-3 do. Why each step is faster:
+ * a thread, to cuBLAS's 16 x 8. Why each step is faster:
  *
  * - Lesson 05 (solutions/05-matmul-tiled/matmul_tiled.cu, 0.90 x cuBLAS): each thread loads the
  *   next slices of A and B into registers (one float4 each), computes the current slices, then
@@ -48,24 +47,18 @@
  *   the barriers and waits again: 2048 multiply-adds between two barriers; 3 stages of 34 KiB), and
  *   a block order that walks C in bands of 8 block rows, so that the blocks running at once share
  *   more of their slices of A and B in L2.
- * - Step 5: step 4 (128 outputs a thread, 0.93-0.96 x cuBLAS at BK 32) stores A transposed, which
- *   cp.async can only do 4 bytes at a time: 16 of its 24 copy instructions a slice. Step 5 keeps
- *   step 4's shape and stores A as it lies, As[m][k] padded to BK + 4 as in steps 1-3, copied 16
- *   bytes at a time (4 copies a thread a slice instead of 16); a thread reads one float4 per row of
- *   A for 4 values of k, so the shared reads stay as many as step 4's. A thread's rows are 8 (or 4)
- *   apart, not 4 consecutive rows, so that a warp's reads of A fall on distinct banks.
  *
  * With ptxas (CUDA 13, sm_90) the inner loop of a slice of BK = 16 is 1024 FFMA, 64 LDS.128 and
  * about 55 other instructions (copies, their addresses, the wait, the barrier, the loop): 90 % of
  * the issued instructions are multiply-adds (92 % with BK = 32), 128 registers, no spills.
  *
  * Requirements (the launcher returns cudaErrorInvalidValue otherwise; lesson 18's exercises take
- * any size): M and N multiples of 128 (steps 4 and 5's tiles of 256 may lie half outside C), K a
- * multiple of BK (32 covers all steps), every matrix below 2^31 elements, the three pointers 16-byte
+ * any size): M and N multiples of 128 (step 4's tiles of 256 may lie half outside C), K a multiple
+ * of BK (32 covers all steps), every matrix below 2^31 elements, the three pointers 16-byte
  * aligned (cudaMalloc's are). M = 0 or N = 0 launches nothing; K = 0 gives C = 0. bench.c checks
  * every step against the CPU (C filled with NaN first) on M x K x N = 128 x 64 x 256, 256 x 32 x 128
- * (fewer slices than stages; for steps 4 and 5 a tile half outside C either way) and 384 x 512 x
- * 384, and that it refuses N = 130, before timing it; .perf/sgemm_tune.cu (not in the repository) times more
+ * (fewer slices than stages; for step 4 a tile half outside C either way) and 384 x 512 x 384, and
+ * that it refuses N = 130, before timing it; .perf/sgemm_tune.cu (not in the repository) times more
  * configurations of the same template against cuBLAS.
  */
 #include <cuda_pipeline.h>
@@ -429,246 +422,6 @@ static cudaError_t sgemm_wide_launch(const float *d_a, const float *d_b, float *
     return cudaGetLastError();
 }
 
-// ---- Step 5: A k-contiguous in shared memory, copied 16 bytes at a time ----------------------------
-//
-// Step 4's loop of a BK 32 slice (128 x 256, SASS of ptxas 13.0): 4096 FFMA, 192 LDS.128, 24
-// LDGSTS and about 50 other instructions, 29 of them IMAD (the 64-bit sources of the copies); the
-// "~380 others" of docs/results/steps-h200.md count the whole kernel, prologue and stores included.
-// 16 of the 24 copies are the 4-byte copies that transpose A: each a warp instruction through L1
-// (LDGSTS.E, not the LDGSTS.E.BYPASS.128 of a 16-byte copy) for a quarter of the bytes, with its
-// own source address. Step 5 keeps step 4's block and thread shape and its register double
-// buffering, and stores A as it lies, as steps 1-3 do; its loop of a BK 32 slice: 4096 FFMA, 192
-// LDS.128, 12 LDGSTS (all 16-byte) and about 50 others (13 IMAD), 255 registers, no spills. (32-bit
-// offsets instead of the 64-bit source pointers saved registers but cost two LEA a copy.)
-//
-// - As[m][k], rows of BK + 4 floats (CPR = BK / 4 float4 chunks and one of padding: an odd number
-//   of chunks). A slice of A is BM x BK floats, BM BK / 4 chunks: CA = BM BK / 1024 16-byte copies a
-//   thread (4 for 128 x 256 at BK 32, against 16), the same cp.async as B. (Here, unlike step 4's
-//   comment, "k-major" names the layout where k is the contiguous index.)
-// - A thread reads the fragments of A for four values of k at once, one float4 per row of its TM
-//   rows (TM LDS.128 per 4 k, as many as step 4's TM / 4 per k: the shared reads do not change),
-//   then does the 4 k steps of FFMA, reading B per k as in step 4 (TN / 4 float4). Register double
-//   buffering: the fragments of B for k + 1 are read during the FFMA of k, those of A for the next
-//   group of 4 during the group's last k (when only its last column of A is still live); at the
-//   slice's last k the thread waits for the next slice, passes the barrier, refills the stage it has
-//   finished and reads the next slice's first fragments, hidden by that k's 128 FFMA (as in step 4).
-//   256 x 128 (16 rows: 64 registers of A a group) spilled so (ptxas hoists the reads of the next
-//   group and slice as far as it can): there a __syncwarp() before the reads of the next group keeps
-//   them in that group's last k, and of the next slice only rows 0-7 are read at the barrier, rows
-//   8-15 at the slice's first k (behind the FFMA of rows 0-7).
-// - A thread's rows are lm + LM i (i < TM) of its warp's 64, not 4 consecutive rows as in step 4:
-//   the lanes that read A together then read LM consecutive rows (8 for 128 x 256, 4 for 256 x 128),
-//   same chunk. Row r's chunk c starts at 16-byte slot (CPR + 1) r + c mod 8 of the 128-byte bank
-//   line and CPR + 1 is odd, so up to 8 consecutive rows lie on 8 different slots: the LM distinct
-//   float4 of a warp's read of A cover distinct banks (one pass), the lanes with the same lm share
-//   theirs (broadcast). Reads of B ask for LN consecutive float4 of one row (one pass, the rest
-//   broadcast), as in step 4. Served 8 lanes at a time (lane = lm LN + ln): each group of 8 lanes
-//   asks for 2 (128 x 256) or 1 (256 x 128) rows of A and 4 or 8 consecutive float4 of B, again on
-//   distinct slots. The simulator's profiler (simcc --profile, SIM_PROFILE=1) counts no bank conflict
-//   on these reads in any of the six configurations (it does not see the stores of cp.async).
-// - The copies of A into As: at BK 32 (CPR 8) the 8 lanes of a quarter warp copy the 8 chunks of
-//   one row (8 consecutive slots, shifted by the row); at BK 16 (CPR 4) lanes 8q..8q+3 copy row q of
-//   the warp's 8 rows and lanes 8q+4..8q+7 row q + 4, whose chunks start 4 (5 x 4 = 20) slots
-//   further: 8 distinct slots again (rows q and q + 1, 5 slots apart, would share one). Per warp: 32
-//   chunks of 4 (BK 32) or 8 (BK 16) rows, each slot taken 4 times, the minimum for 512 bytes. The
-//   global side reads whole rows of the slice (128 or 64 bytes): whole 32-byte sectors. The copies
-//   of B are step 4's: 8 lanes take 8 consecutive chunks of one row of Bs.
-// - Addresses: a thread's reads of A and B are its two shared pointers plus the stage's offset plus
-//   constants (the slice is fully unrolled: immediate offsets of LDS), its copies one shared pointer
-//   for A and one for B with constant offsets, and their sources a pointer for A, B (and the second
-//   half of A) advanced by BK columns or rows a slice.
-// - Shared memory: a stage is As[BM][BK + 4] then Bs[BK][BN]: 128 x 256 at BK 32, 18 + 32 = 50 KiB
-//   (4 stages: 200 KiB of the 227), 256 x 128 52 KiB.
-// - Tiles half outside C as in step 4 (M, N multiples of 128): the copies of the second half read
-//   the first half again, the warps of the second half store nothing.
-
-// The shape of one configuration.
-template <int BM, int BN, int BK>
-struct SgKmajor {
-    static_assert(BM * BN == 256 * 128 && (BM == 128 || BM == 256), "256 threads of 128 outputs");
-    static_assert(BK == 16 || BK == 32, "BK 16 or 32 (the copy layout of A is worked out for 4 or 8 chunks a row)");
-    static constexpr int TM = BM / 16, TN = BN / 16; // outputs a thread: rows, columns
-    static constexpr int LM = 64 / TM, LN = 64 / TN; // lanes of a warp along M, along N (LM LN = 32)
-    static constexpr int WN = BN / 64;               // warps along N (warp tiles 64 x 64)
-    static constexpr int CPR = BK / 4;               // 16-byte chunks of A in a row of the slice
-    static constexpr int AP = BK + 4;                // pitch of As in floats: CPR + 1 chunks, odd
-    static constexpr int A_FLOATS = BM * AP, FLOATS = BM * AP + BK * BN;
-    static constexpr size_t BYTES = FLOATS * sizeof(float);
-    static constexpr int CA = BM * BK / 1024, A_ROWS = 1024 / BK;  // 16-byte copies of A a thread, rows between them
-    static constexpr int CB = BK * BN / 1024, B_ROWS = 1024 / BN;  // 16-byte copies of B a thread, rows between them
-};
-
-// One slice into one stage, no commit. as, bs: this thread's first chunk of As and Bs in the stage;
-// a: its first chunk of A for the slice, a_back: 128 K where the tile's second half of rows lies
-// past M (its copies read the first half again), else 0; b: its first chunk of B (the shift already
-// in). ptxas computes each source from the previous one (one IMAD.WIDE a copy).
-template <int BM, int BN, int BK>
-__device__ __forceinline__ void sgk_copy_tile(float *as, float *bs, const float *a, size_t a_back, const float *b, int K, int N) {
-    using S = SgKmajor<BM, BN, BK>;
-#pragma unroll
-    for (int j = 0; j < S::CA; j++) // copy j: rows j A_ROWS ..., the tile's second half from j = CA / 2 (BM = 256)
-        __pipeline_memcpy_async(as + j * S::A_ROWS * S::AP, (BM == 256 && j >= S::CA / 2 ? a - a_back : a) + (size_t)j * S::A_ROWS * K, 16);
-#pragma unroll
-    for (int j = 0; j < S::CB; j++) __pipeline_memcpy_async(bs + j * S::B_ROWS * BN, b + (size_t)j * S::B_ROWS * N, 16);
-}
-
-// A thread's fragments of A for values 4g .. 4g+3 of k and 8 of its rows, i0 .. i0+7 (fa[i][kk]: row
-// i0 + i, value 4g + kk), one float4 a row; ra: its row lm of As in the slice's stage.
-template <int BM, int BN, int BK, int ROWS>
-__device__ __forceinline__ void sgk_fragments_a(float (*fa)[4], const float *ra, int g, int i0) {
-    using S = SgKmajor<BM, BN, BK>;
-#pragma unroll
-    for (int i = 0; i < ROWS; i++) {
-        const float4 v = *reinterpret_cast<const float4 *>(ra + (i0 + i) * S::LM * S::AP + 4 * g);
-        fa[i][0] = v.x, fa[i][1] = v.y, fa[i][2] = v.z, fa[i][3] = v.w;
-    }
-}
-
-// ... and of B for value k: TN / 4 float4; rb: its first float4 of Bs in the stage.
-template <int BM, int BN, int BK>
-__device__ __forceinline__ void sgk_fragments_b(float *fb, const float *rb, int k) {
-    using S = SgKmajor<BM, BN, BK>;
-#pragma unroll
-    for (int h = 0; h < S::TN / 4; h++) {
-        const float4 v = *reinterpret_cast<const float4 *>(rb + k * BN + h * S::LN * 4);
-        fb[4 * h] = v.x, fb[4 * h + 1] = v.y, fb[4 * h + 2] = v.z, fb[4 * h + 3] = v.w;
-    }
-}
-
-// C = A B for M, N multiples of 128 and K a multiple of BK: one BM x BN tile a block (row by row),
-// STAGES slices of BK in shared memory.
-template <int BM, int BN, int BK, int STAGES>
-__global__ void __launch_bounds__(SG_THREADS, 1)
-    sgemm_kmajor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N) {
-    using S = SgKmajor<BM, BN, BK>;
-    static_assert(STAGES >= 2, "stages");
-    constexpr bool SPLIT = S::TM == 16;
-    extern __shared__ float4 sg_smem[];
-    float *smem = reinterpret_cast<float *>(sg_smem);
-
-    int tm, tn;
-    sg_tile_of_block<0>((M + BM - 1) / BM, (N + BN - 1) / BN, &tm, &tn);
-    const int row0 = tm * BM, col0 = tn * BN, tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-
-    // Copies of A: warp w's copy j takes rows w (32 / CPR) + j A_ROWS + lrow, chunk lane % CPR, where
-    // lrow = lane / 8 for CPR 8 and (lane / 4) % 2 * 4 + lane / 8 for CPR 4 (see above); of B: row
-    // tid / (BN/4) + j B_ROWS, chunk tid % (BN/4).
-    const int lrow = S::CPR == 8 ? lane / 8 : (lane / 4) % 2 * 4 + lane / 8;
-    const int arow = warp * (32 / S::CPR) + lrow, ac = (lane % S::CPR) * 4;
-    float *const as0 = smem + arow * S::AP + ac;
-    const float *a_next = A + (size_t)(row0 + arow) * K + ac;
-    const size_t a_back = BM == 256 && row0 + 128 >= M ? (size_t)128 * K : 0;
-    const int bk = tid / (BN / 4), bn = (tid % (BN / 4)) * 4;
-    float *const bs0 = smem + S::A_FLOATS + bk * BN + bn;
-    const float *b_next = B + (size_t)bk * N + (col0 + bn < N ? col0 + bn : col0 + bn - 128);
-    const size_t b_step = (size_t)BK * N;
-
-    // This thread's outputs: rows wm 64 + lm + LM i (i < TM), columns wn 64 + ln 4 + h 4 LN + {0..3}.
-    const int wm = warp / S::WN, wn = warp % S::WN, lm = lane / S::LN, ln = lane % S::LN;
-    const float *const ra0 = smem + (wm * 64 + lm) * S::AP;
-    const float *const rb0 = smem + S::A_FLOATS + wn * 64 + ln * 4;
-
-    float acc[S::TM][S::TN];
-#pragma unroll
-    for (int i = 0; i < S::TM; i++)
-#pragma unroll
-        for (int j = 0; j < S::TN; j++) acc[i][j] = 0.0f;
-
-    // Prologue: slices 0 .. STAGES-1 in flight, one batch each (empty past the end).
-    const int tiles = K / BK;
-#pragma unroll
-    for (int s = 0; s < STAGES; s++) {
-        if (s < tiles) {
-            sgk_copy_tile<BM, BN, BK>(as0 + s * S::FLOATS, bs0 + s * S::FLOATS, a_next, a_back, b_next, K, N);
-            a_next += BK, b_next += b_step;
-        }
-        __pipeline_commit();
-    }
-    __pipeline_wait_prior(STAGES - 1); // slice 0 has landed
-    __syncthreads();
-
-    // At the slice's last k, once its fragments are all read: wait for slice t + 1, refill the stage
-    // of slice t, and move `off` to the stage of slice t + 1 (as in step 4: slice t + 1 has landed
-    // when at most STAGES - 2 batches are pending; after the barrier everyone has read all of slice
-    // t, whose stage takes slice t + STAGES).
-    int off = 0; // the stage of slice t, in floats from its start
-    auto next_slice = [&](int t) {
-        __pipeline_wait_prior(STAGES - 2);
-        __syncthreads();
-        if (t + STAGES < tiles) {
-            sgk_copy_tile<BM, BN, BK>(as0 + off, bs0 + off, a_next, a_back, b_next, K, N);
-            a_next += BK, b_next += b_step;
-        }
-        __pipeline_commit();
-        off = off + S::FLOATS == STAGES * S::FLOATS ? 0 : off + S::FLOATS;
-    };
-
-    // fa holds A for a group of 4 values of k (g % 2) and the next group, fb B for value k (k % 2)
-    // and the next one.
-    float fa[2][S::TM][4], fb[2][S::TN];
-    constexpr int EARLY = SPLIT ? 8 : S::TM; // rows of the next slice's first group read before its first k
-    if (tiles > 0) {
-        sgk_fragments_a<BM, BN, BK, EARLY>(fa[0], ra0, 0, 0);
-        sgk_fragments_b<BM, BN, BK>(fb[0], rb0, 0);
-    }
-    for (int t = 0; t < tiles; t++) {
-#pragma unroll
-        for (int k = 0; k < BK; k++) {
-            const int g = k / 4, kk = k % 4;
-            if (SPLIT && k == 0) {
-                __syncwarp();
-                sgk_fragments_a<BM, BN, BK, S::TM - 8>(fa[0] + 8, ra0 + off, 0, 8);
-            }
-            if (k < BK - 1) {
-                if (kk == 3) {
-                    if (SPLIT) __syncwarp();
-                    sgk_fragments_a<BM, BN, BK, S::TM>(fa[(g + 1) % 2], ra0 + off, g + 1, 0);
-                }
-                sgk_fragments_b<BM, BN, BK>(fb[(k + 1) % 2], rb0 + off, k + 1);
-            } else if (t + 1 < tiles) {
-                next_slice(t);
-                sgk_fragments_a<BM, BN, BK, EARLY>(fa[0], ra0 + off, 0, 0); // BK / 4 groups, an even number
-                sgk_fragments_b<BM, BN, BK>(fb[0], rb0 + off, 0);
-            }
-#pragma unroll
-            for (int i = 0; i < S::TM; i++)
-#pragma unroll
-                for (int j = 0; j < S::TN; j++) acc[i][j] += fa[g % 2][i][kk] * fb[k % 2][j];
-        }
-    }
-
-    // Warps whose 64 x 64 lies past M or N (the second half of a tile at the edge) store nothing;
-    // the others store each row as TN / 4 float4 (LN lanes side by side: whole 32-byte sectors).
-    if (row0 + wm * 64 < M && col0 + wn * 64 < N) {
-        float *const c_out = C + (size_t)(row0 + wm * 64 + lm) * N + col0 + wn * 64 + ln * 4;
-#pragma unroll
-        for (int i = 0; i < S::TM; i++)
-#pragma unroll
-            for (int h = 0; h < S::TN / 4; h++) {
-                const float *v = &acc[i][4 * h];
-                *reinterpret_cast<float4 *>(c_out + (size_t)i * S::LM * N + h * 4 * S::LN) = make_float4(v[0], v[1], v[2], v[3]);
-            }
-    }
-}
-
-// The launcher of one configuration of step 5: step 4's requirements and grid.
-template <int BM, int BN, int BK, int STAGES>
-static cudaError_t sgemm_kmajor_launch(const float *d_a, const float *d_b, float *d_c, int M, int K, int N) {
-    const long long limit = 2147483647LL;
-    if (M < 0 || K < 0 || N < 0 || M % 128 || N % 128 || K % BK) return cudaErrorInvalidValue;
-    if ((long long)M * K > limit || (long long)K * N > limit || (long long)M * N > limit) return cudaErrorInvalidValue;
-    if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % 16) return cudaErrorInvalidValue;
-    if (M == 0 || N == 0) return cudaSuccess;
-    constexpr size_t smem = STAGES * SgKmajor<BM, BN, BK>::BYTES;
-    if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(sgemm_kmajor_kernel<BM, BN, BK, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess) return e;
-    }
-    const unsigned blocks = (unsigned)((M + BM - 1) / BM) * (unsigned)((N + BN - 1) / BN);
-    sgemm_kmajor_kernel<BM, BN, BK, STAGES><<<blocks, SG_THREADS, smem>>>(d_a, d_b, d_c, M, K, N);
-    return cudaGetLastError();
-}
-
 // The steps: BK, stages, layout, values of k per read of A, blocks per multiprocessor, band height.
 static const struct {
     const char *name;
@@ -697,13 +450,6 @@ static const struct {
     // around the best of the second run (BK 32, 3 stages: 0.94-0.95 x): half as many barriers again
     {"step 4: 128x256 tile, 8x16, BK 32, 2 stages", sgemm_wide_launch<128, 256, 32, 2, 0>},
     {"step 4: 128x256 tile, 8x16, BK 32, 4 stages", sgemm_wide_launch<128, 256, 32, 4, 0>},
-    // BM, BN, BK, stages: A k-contiguous in shared memory, 16-byte copies (step 5 above)
-    {"step 5: k-major A, 128x256, BK 16, 3 stages", sgemm_kmajor_launch<128, 256, 16, 3>},
-    {"step 5: k-major A, 128x256, BK 32, 3 stages", sgemm_kmajor_launch<128, 256, 32, 3>},
-    {"step 5: k-major A, 128x256, BK 32, 2 stages", sgemm_kmajor_launch<128, 256, 32, 2>},
-    {"step 5: k-major A, 128x256, BK 32, 4 stages", sgemm_kmajor_launch<128, 256, 32, 4>},
-    {"step 5: k-major A, 256x128, BK 16, 3 stages", sgemm_kmajor_launch<256, 128, 16, 3>},
-    {"step 5: k-major A, 256x128, BK 32, 3 stages", sgemm_kmajor_launch<256, 128, 32, 3>},
 };
 
 /** Step k: its name and launcher; returns 0 past the last step. */
