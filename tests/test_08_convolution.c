@@ -1231,18 +1231,24 @@ END_TEST
    passes, the values right). The two launches queue in one stream, so the column pass already starts after
    the row pass has finished. The simulator's timeline of the call (calls/08-convolution.c, sep_watched). */
 unsigned long long l08_sep_host_wait(void); /* calls/08-convolution.c: the first host wait inside the last call, 0 when none */
+/* One small call of conv_separable_gpu (17 x 31, taps of width 3, seed SEED) for the simulator's records of
+   it (calls/08-convolution.c, sep_watched): the host waits and the streams left alive are read right after. */
+static cudaError_t sep_small_call(unsigned seed) {
+    Image im;
+    image_make(&im, 17, 31, seed);
+    float row[CONV_MAX_FW], col[CONV_MAX_FW];
+    random_taps(row, 3, im.seed + 2);
+    random_taps(col, 3, im.seed + 3);
+    cudaError_t e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, 17, 31, row, col, 3, 16, 16);
+    image_free(&im);
+    return e;
+}
+
 START_TEST(test_separable_filter_does_not_wait) {
     if (!ON_SIM) return; /* a GPU records no timeline */
     static const char *const waits[] = {"", "cudaDeviceSynchronize()", "cudaStreamSynchronize()", "cudaEventSynchronize()"};
-    int w = 17, h = 31, fw = 3;
-    Image im;
-    image_make(&im, w, h, 47);
-    float row[CONV_MAX_FW], col[CONV_MAX_FW];
-    random_taps(row, fw, im.seed + 2);
-    random_taps(col, fw, im.seed + 3);
-    cudaError_t e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 16, 16);
+    cudaError_t e = sep_small_call(47);
     unsigned long long wait = l08_sep_host_wait();
-    image_free(&im);
     GRADE_EXPECT_CUDA_OK(e, "conv_separable_gpu, 17 x 31, fw 3");
     ck_assert_msg(wait == 0,
                   "conv_separable_gpu, image 17 x 31, taps of width 3: the host waited for the device inside the call (%s)\n"
@@ -1260,15 +1266,8 @@ END_TEST
 unsigned long long l08_sep_streams_left(void); /* calls/08-convolution.c: streams the last call created and left alive */
 START_TEST(test_separable_filter_leaves_no_stream_behind) {
     if (!ON_SIM) return;
-    int w = 17, h = 31, fw = 3;
-    Image im;
-    image_make(&im, w, h, 53);
-    float row[CONV_MAX_FW], col[CONV_MAX_FW];
-    random_taps(row, fw, im.seed + 2);
-    random_taps(col, fw, im.seed + 3);
-    cudaError_t e = conv_separable_gpu(im.d_in, im.d_tmp, im.d_out, w, h, row, col, fw, 16, 16);
+    cudaError_t e = sep_small_call(53);
     unsigned long long left = l08_sep_streams_left();
-    image_free(&im);
     GRADE_EXPECT_CUDA_OK(e, "conv_separable_gpu, 17 x 31, fw 3");
     ck_assert_msg(left == 0,
                   "conv_separable_gpu, image 17 x 31, taps of width 3: it returned with %llu stream(s) it created still alive\n"
