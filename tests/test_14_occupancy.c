@@ -1170,7 +1170,30 @@ static const char *batched_crash_hint(const char *said) {
     const char *in1 = strstr(race, " in stream "), *in2 = in1 ? strstr(in1 + 1, " in stream ") : NULL;
     int s1, s2;
     if (!in2 || sscanf(in1, " in stream %d", &s1) != 1 || sscanf(in2, " in stream %d", &s2) != 1 || s1 == s2) return NULL;
-    static char why[600];
+    static char why[1000];
+    /* What raced: a copy in against a kernel (or a kernel against a copy out) in two streams is first a batch
+       whose copy went to another stream than its kernel (trial 25, b042: every copy in to s[0], the kernels in
+       s[k % 2], the buffers right, was blamed on a lost double buffer); two copies in into one buffer from two
+       streams are the lost double buffer. */
+    char first[400] = "", second[400] = "";
+    const char *and2 = strstr(in1, ", and ");
+    if (and2 && and2 < in2) {
+        snprintf(first, sizeof first, "%.*s", (int)(in1 - race), race);
+        snprintf(second, sizeof second, "%.*s", (int)(in2 - and2), and2);
+    }
+    int k1 = strstr(first, "kernel '") != NULL, k2 = strstr(second, "kernel '") != NULL;
+    const char *copy = k1 == k2 ? NULL : k1 ? second : first;
+    const char *dir = !copy ? NULL : strstr(copy, "host to device") ? "copy in" : strstr(copy, "device to host") ? "copy out" : NULL;
+    if (dir) {
+        snprintf(why, sizeof why,
+                 "a batch's %s and its kernel are in different streams (the %s queued in stream %d, the kernel in stream %d): "
+                 "nothing orders them, so the kernel may run before its data arrives or the copy out before the kernel is "
+                 "done. Give all three the batch's stream: batch k uses d[k %% 2] in s[k %% 2] for its copy in, its kernel "
+                 "and its copy out (the stream is cudaMemcpyAsync's last argument). (If every call has its batch's stream, "
+                 "one device buffer is used by batches in two streams: the double buffer is lost.)",
+                 dir, dir, k1 ? s2 : s1, k1 ? s1 : s2);
+        return why;
+    }
     snprintf(why, sizeof why,
              "one device buffer is used by batches in two streams (stream %d and stream %d): the double buffer is lost, and a "
              "batch's copy in overwrites the buffer while the batch before it, in the other stream, still computes on it or "
