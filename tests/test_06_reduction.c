@@ -1148,6 +1148,9 @@ static const unsigned kChannelBlocks[] = {32, 96, 256};
 /* local_warp 4: the right map, and `shift` (any mode) moves every element by that many, as
    i = (warp / 2) * 64 + 2 * lane + warp % 2 + shift does (trial 24, a052: + 1); an element moved
    below 0 wraps, as a size_t index does, and its thread writes nothing. */
+/* local_warp 5: each warp starting 32 elements after the one before, i = warp * 32 + 2 * lane + warp % 2
+   (trial 25, a045): the second warp of pair p starts at 64p + 33, so only the odd elements 1 .. 31 are
+   never written; with n = 2 and blocks of one warp that is what local_warp 1 leaves: channels_map_probe tells. */
 static int channels_written_shifted(const float *got, size_t n, unsigned block, int local_warp, size_t launched, long shift) {
     size_t threads = (n + 63) / 64 * 64;
     threads = (threads + block - 1) / block * block;
@@ -1157,7 +1160,8 @@ static int channels_written_shifted(const float *got, size_t n, unsigned block, 
     for (size_t t = 0; t < threads; t++) {
         size_t warp = local_warp == 1 ? t % block / 32 : local_warp == 2 ? t % 32 : t / 32;
         size_t lane = local_warp == 2 ? t / 32 : t % 32;
-        size_t i = (warp / 2) * (local_warp ? 64 : 32) + 2 * lane + warp % 2 * (local_warp == 3 ? 32 : 1) + (size_t)shift;
+        size_t i = (local_warp == 5 ? warp * 32 : (warp / 2) * (local_warp ? 64 : 32)) + 2 * lane +
+                   warp % 2 * (local_warp == 3 ? 32 : 1) + (size_t)shift;
         if (i < n) hit[i] = 1;
     }
     int same = 1;
@@ -1247,6 +1251,29 @@ static int channels_offset_probe(void) {
     cudaFree(d_out);
     free(got);
     return offset;
+}
+
+/* With blocks of one warp and a small n (n = 2: element 1 unwritten), a warp counted within the block
+   and each warp starting 32 elements after the one before (trial 25, a045 was told the former) leave
+   the same holes. One more launch tells them apart: n = 256 in blocks of 64 (two warps a block, four
+   blocks), where the local warp writes only elements 0 .. 63 and the warp * 32 map all but the odd
+   elements 1 .. 31. Returns 1 or 5 (channels_written_shifted's mode) for the one it matches, else 0. */
+static int channels_map_probe(void) {
+    size_t n = 256;
+    float *got = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(got, n, grade_seed() + 17u, -0.9f, 0.9f);
+    int which = 0;
+    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
+        cudaMemcpy(d_in, got, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        grade_poison_device(d_out, n * sizeof(float));
+        if (channels_uniform_gpu(d_in, d_out, n, 64) == cudaSuccess &&
+            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
+            which = channels_written_as(got, n, 64, 1, 0) ? 1 : channels_written_as(got, n, 64, 5, 0) ? 5 : 0;
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(got);
+    return which;
 }
 
 /* 1 when exactly the elements the right index map gives to a warp whose position in its block,
@@ -1354,6 +1381,24 @@ static const char *channels_hint(const float *in, const float *got, const float 
         /* the second warp offset by 32: before the grid and the local warp, which can leave the same holes */
         if (channels_written_as(got, n, block, 3, seen > 0 ? (size_t)(lb * lt) : 0) && ((!local && !short_grid) || channels_offset_probe()))
             return kChannelsOffset32;
+        /* each warp starting at warp * 32 (the odd elements 1 .. 31 unwritten): for a small n, in blocks of
+           one warp, a local warp (and on a GPU a guessed short grid) leaves the same: then a probe decides */
+        int base32 = channels_written_as(got, n, block, 5, seen > 0 ? (size_t)(lb * lt) : 0);
+        int probed = base32 && (local || short_grid) ? channels_map_probe() : -1;
+        if (base32 && (probed == -1 || probed == 5)) {
+            snprintf(buf, cap,
+                     "some elements were never written, exactly those an index map with each warp starting 32 elements after the one "
+                     "before leaves out (the odd elements 1 .. 31%s): with i = warp * 32 + 2 * lane + warp %% 2 the second warp of pair "
+                     "p starts at 64p + 33, inside the next pair's span. The two warps of a pair share its 64 elements, interleaved: "
+                     "i = (warp / 2) * 64 + 2 * lane + warp %% 2",
+                     probed == 5 ? "; a probe with n = 256 in blocks of 64 agrees" : "");
+            return buf;
+        }
+        if (base32 && local && !short_grid && probed != 1)
+            return "some elements were never written, exactly those two index maps leave out at this size, and a probe (n = 256 in "
+                   "blocks of 64) matched neither alone: a warp index counted within the block (warp = threadIdx.x / 32 instead of t / "
+                   "32, t = blockIdx.x * blockDim.x + threadIdx.x), or each warp starting 32 elements after the one before (i = warp * "
+                   "32 + ... instead of (warp / 2) * 64 + 2 * lane + warp % 2); maybe both";
         if (short_grid) {
             snprintf(buf, cap,
                      "some elements were never written, exactly those the right index map leaves with %s%zu threads, where n = %zu needs "

@@ -481,6 +481,40 @@ static const char *conv_hint(const Image *im, const Spec *s, char *buf, size_t c
                 return buf;
             }
         }
+        /* x and y swapped whole in the kernel (trial 25, b001: y = blockIdx.x * blockDim.x + threadIdx.x,
+           x = blockIdx.y * blockDim.y + threadIdx.y) with the grid right: the pixels reached are the image's
+           top-left gridDim.x * blockDim.x rows by gridDim.y * blockDim.y columns, with the right values (the
+           kernel reads and writes the same swapped pixel); on a wide image with blocks of 32 x 4 columns go
+           missing, which looked like a grid too small. The simulator's record of the launch says the grid
+           was right. */
+        if ((s->kind == K_DIRECT || s->kind == K_CONST) && s->bx && s->by) {
+            unsigned gx = ((unsigned)w + s->bx - 1) / s->bx, gy = ((unsigned)h + s->by - 1) / s->by;
+            unsigned long long lb = 0, lt = 0;
+            int seen = judge_last_call_grid(s->kind == K_DIRECT ? "conv2d_kernel" : "conv2d_const_kernel", &lb, &lt);
+            int grid_right = seen > 0 && lb == (unsigned long long)gx * gy && lt == (unsigned long long)s->bx * s->by;
+            unsigned cols = gy * s->by < (unsigned)w ? gy * s->by : (unsigned)w, rows = gx * s->bx < (unsigned)h ? gx * s->bx : (unsigned)h;
+            /* unrecorded (a GPU): only a column count no grid of whole blocks gives a right kernel (a grid
+               rounded down in y can leave the same rectangle otherwise) */
+            int match = grid_right || (seen < 0 && cols < (unsigned)w && cols % s->bx);
+            /* the launcher's dim3 block(block_y, block_x) with the kernel right (the same blocks and threads
+               on record) reaches gridDim.x * block_y columns and gridDim.y * block_x rows: the same pixels
+               when the grid is as many blocks across as down, only then */
+            match = match && gx != gy;
+            for (int y = 0; y < h && match; y++)
+                for (int x = 0; x < w && match; x++)
+                    match = ((unsigned)x < cols && (unsigned)y < rows) == (bits_of(got[(size_t)y * w + x]) != GRADE_DEVICE_GARBAGE_BITS);
+            if (match) {
+                snprintf(buf, cap,
+                         "%zu of %zu pixels were never written%s, and the ones written are exactly those reached with x and y swapped "
+                         "in the kernel: with x = blockIdx.y * blockDim.y + threadIdx.y and y = blockIdx.x * blockDim.x + threadIdx.x, "
+                         "blocks of %u x %u reach only the first %u columns (gridDim.y * blockDim.y) and %u rows (gridDim.x * "
+                         "blockDim.x). x runs along a row with the grid's x: x = blockIdx.x * blockDim.x + threadIdx.x, y = "
+                         "blockIdx.y * blockDim.y + threadIdx.y",
+                         unwritten, im->n, grid_right ? " though the launch's grid covers the image (the simulator recorded it)" : "",
+                         s->bx, s->by, gy * s->by, gx * s->bx);
+                return buf;
+            }
+        }
         /* grid.y divided by the other block size (trial 21, b071: grid.y = ceil(height / block_x)): with blocks
            of 32 x 4 exactly the first ceil(height / 32) * 4 rows are written. (grid.x by block_y gives more
            columns than the image: nothing missing there.) */
