@@ -1177,6 +1177,24 @@ static int channels_written_as(const float *got, size_t n, unsigned block, int l
     return channels_written_shifted(got, n, block, local_warp, launched, 0);
 }
 
+/* One probe launch of channels_uniform_gpu (the probes below, each for the index maps it tells apart): n
+   inputs drawn with seed grade_seed() + seed_add into `in` (scratch: `got`, when in is NULL), the output
+   poisoned first, launched in blocks of `block`; got: what came back. 1 when the launch and copies worked. */
+static int channels_probe_run(size_t n, unsigned block, unsigned seed_add, float *in, float *got) {
+    float *fill = in ? in : got, *d_in = NULL, *d_out = NULL;
+    grade_fill_floats(fill, n, grade_seed() + seed_add, -0.9f, 0.9f);
+    int ok = cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
+             cudaMemcpy(d_in, fill, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+    if (ok) {
+        grade_poison_device(d_out, n * sizeof(float));
+        ok = channels_uniform_gpu(d_in, d_out, n, block) == cudaSuccess &&
+             cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+    return ok;
+}
+
 /* The right map moved by a constant (trial 24, a052: i = (warp / 2) * 64 + 2 * lane + warp % 2 + 1,
    element 0 never written) leaves the first elements unwritten, which for a small n (n = 1: nothing
    written at all) looks like a grid too small or an empty launch. One launch tells: n = 256 in blocks
@@ -1185,19 +1203,11 @@ static int channels_written_as(const float *got, size_t n, unsigned block, int l
    the same map leaves there too; 0 otherwise. */
 static long channels_shift_probe(const float *got, size_t n, unsigned block, size_t launched) {
     size_t pn = 256;
-    float *probe = grade_alloc(pn * sizeof(float)), *d_in = NULL, *d_out = NULL;
-    grade_fill_floats(probe, pn, grade_seed() + 13u, -0.9f, 0.9f);
+    float *probe = grade_alloc(pn * sizeof(float));
     long found = 0;
-    if (cudaMalloc((void **)&d_in, pn * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, pn * sizeof(float)) == cudaSuccess &&
-        cudaMemcpy(d_in, probe, pn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
-        grade_poison_device(d_out, pn * sizeof(float));
-        if (channels_uniform_gpu(d_in, d_out, pn, 32) == cudaSuccess &&
-            cudaMemcpy(probe, d_out, pn * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
-            for (long d = -64; d <= 64 && !found; d++)
-                if (d && channels_written_shifted(probe, pn, 32, 4, 0, d) && channels_written_shifted(got, n, block, 4, launched, d)) found = d;
-    }
-    cudaFree(d_in);
-    cudaFree(d_out);
+    if (channels_probe_run(pn, 32, 13u, NULL, probe))
+        for (long d = -64; d <= 64 && !found; d++)
+            if (d && channels_written_shifted(probe, pn, 32, 4, 0, d) && channels_written_shifted(got, n, block, 4, launched, d)) found = d;
     free(probe);
     return found;
 }
@@ -1237,18 +1247,8 @@ static const char kChannelsOffset32[] =
    first 32. 1: the offset map's elements. */
 static int channels_offset_probe(void) {
     size_t n = 256;
-    float *got = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL;
-    grade_fill_floats(got, n, grade_seed() + 7u, -0.9f, 0.9f);
-    int offset = 0;
-    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
-        cudaMemcpy(d_in, got, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
-        grade_poison_device(d_out, n * sizeof(float));
-        if (channels_uniform_gpu(d_in, d_out, n, 32) == cudaSuccess &&
-            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
-            offset = channels_written_as(got, n, 32, 3, 0) && !channels_written_as(got, n, 32, 1, 0);
-    }
-    cudaFree(d_in);
-    cudaFree(d_out);
+    float *got = grade_alloc(n * sizeof(float));
+    int offset = channels_probe_run(n, 32, 7u, NULL, got) && channels_written_as(got, n, 32, 3, 0) && !channels_written_as(got, n, 32, 1, 0);
     free(got);
     return offset;
 }
@@ -1260,18 +1260,10 @@ static int channels_offset_probe(void) {
    elements 1 .. 31. Returns 1 or 5 (channels_written_shifted's mode) for the one it matches, else 0. */
 static int channels_map_probe(void) {
     size_t n = 256;
-    float *got = grade_alloc(n * sizeof(float)), *d_in = NULL, *d_out = NULL;
-    grade_fill_floats(got, n, grade_seed() + 17u, -0.9f, 0.9f);
+    float *got = grade_alloc(n * sizeof(float));
     int which = 0;
-    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
-        cudaMemcpy(d_in, got, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
-        grade_poison_device(d_out, n * sizeof(float));
-        if (channels_uniform_gpu(d_in, d_out, n, 64) == cudaSuccess &&
-            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
-            which = channels_written_as(got, n, 64, 1, 0) ? 1 : channels_written_as(got, n, 64, 5, 0) ? 5 : 0;
-    }
-    cudaFree(d_in);
-    cudaFree(d_out);
+    if (channels_probe_run(n, 64, 17u, NULL, got))
+        which = channels_written_as(got, n, 64, 1, 0) ? 1 : channels_written_as(got, n, 64, 5, 0) ? 5 : 0;
     free(got);
     return which;
 }
@@ -1295,19 +1287,11 @@ static int channels_branch_within_block(const float *got, const float *want, siz
 static int channels_branch_probe(void) {
     size_t n = 384;
     float *in = grade_alloc(n * sizeof(float)), *want = grade_alloc(n * sizeof(float)), *got = grade_alloc(n * sizeof(float));
-    float *d_in = NULL, *d_out = NULL;
-    grade_fill_floats(in, n, grade_seed() + 11u, -0.9f, 0.9f);
-    channels_cpu(in, want, n);
     int yes = 0;
-    if (cudaMalloc((void **)&d_in, n * sizeof(float)) == cudaSuccess && cudaMalloc((void **)&d_out, n * sizeof(float)) == cudaSuccess &&
-        cudaMemcpy(d_in, in, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
-        grade_poison_device(d_out, n * sizeof(float));
-        if (channels_uniform_gpu(d_in, d_out, n, 96) == cudaSuccess &&
-            cudaMemcpy(got, d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess)
-            yes = channels_branch_within_block(got, want, n, 96);
+    if (channels_probe_run(n, 96, 11u, in, got)) {
+        channels_cpu(in, want, n);
+        yes = channels_branch_within_block(got, want, n, 96);
     }
-    cudaFree(d_in);
-    cudaFree(d_out);
     free(in);
     free(want);
     free(got);
