@@ -504,6 +504,28 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* 02.3 stopped by a read of element n (trial 25, a009: the loop runs while i <= n): the simulator's
+   words put "the index is wrong" first. A read of exactly element n by a thread whose walk, i = its
+   global index t, t + stride, ..., lands on n (n - t a multiple of grid * block) is the loop's bound
+   letting i == n through. Set before each call: n, the grid and the block. */
+static size_t g_stride_n;
+static unsigned g_stride_grid, g_stride_block;
+static char g_stride_why[500];
+static const char *stride_crash_hint(const char *said) {
+    JudgeOobRead r;
+    if (!judge_oob_read(said, "vector_add_grid_stride_kernel", &r) || r.elem_bytes != sizeof(float)) return NULL;
+    size_t n = g_stride_n, t = (size_t)r.block[0] * g_stride_block + r.thread[0], stride = (size_t)g_stride_grid * g_stride_block;
+    if (r.block[1] || r.block[2] || r.thread[1] || r.thread[2] || r.index != n || r.buffer_bytes != n * sizeof(float) || t > n ||
+        !stride || (n - t) % stride)
+        return NULL;
+    snprintf(g_stride_why, sizeof g_stride_why,
+             "thread %zu (block %u, thread %u; grid %u x block %u, stride %zu) read element %zu = n, one past the last, on its walk "
+             "i = %zu, %zu + stride, ...: the grid-stride loop's bound lets i == n through (`i <= n`, or a loop run to n "
+             "inclusive). It must stop before n: for (i = ...; i < n; i += stride)",
+             t, r.block[0], r.thread[0], g_stride_grid, g_stride_block, stride, n, t, t);
+    return g_stride_why;
+}
+
 /* The grid-stride loop's start and step both scaled by k (trial 20, a006: i = (blockIdx.x *
    blockDim.x + threadIdx.x) * 4 and i += stride * 4, the float4 version's indexing in the scalar
    kernel): exactly the elements i % k == 0 are written, right, and the others never. The generic
@@ -661,7 +683,9 @@ static void expect_float4_pattern(const Problem *p, const char *name, unsigned g
 
 static void check_stride_launcher(StrideLauncher launch, const char *name, size_t n) {
     g_float4_n = n;
+    g_stride_n = n;
     if (launch == vector_add_float4_gpu && n < 4) judge_set_crash_hint(float4_crash_hint);
+    if (launch == vector_add_grid_stride_gpu) judge_set_crash_hint(stride_crash_hint);
     /* Grids far smaller than n / block force several trips round the loop; 1 block is the extreme. */
     static const unsigned grids[] = {1, 3, 132 * 4};
     static const unsigned blocks[] = {32, 256};
@@ -671,6 +695,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
        second pass would add b again. A loop that repeats work passes every other test. */
     grade_use_schedule(0);
     ck_assert(cudaMemcpy(p.d_c, p.d_a, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
+    g_stride_grid = 3, g_stride_block = 256;
     GRADE_EXPECT_CUDA_OK(launch(p.d_c, p.d_b, p.d_c, n, 256, 3), name);
     ck_assert(cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, 3, 256, 1);
@@ -735,6 +760,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
             for (int s = 0; s < grade_schedule_count(); s++) {
                 grade_use_schedule(s);
                 grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+                g_stride_grid = grids[g], g_stride_block = blocks[b];
                 GRADE_EXPECT_CUDA_OK(launch(p.d_a, p.d_b, p.d_c, n, blocks[b], grids[g]), name);
                 expect_launched_as_asked(name, launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
                                          n, grids[g], blocks[b]);
@@ -768,6 +794,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
     /* More than 1024 blocks: <<<block, grid>>> asks for a block of 2048 threads, which every GPU refuses. */
     grade_use_schedule(0);
     grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+    g_stride_grid = 2048, g_stride_block = 32;
     int err = (int)launch(p.d_a, p.d_b, p.d_c, n, 32, 2048);
     ck_assert_msg(err == 0,
                   "%s (n = %zu, grid 2048 x block 32, GRADE_SEED=%llu) returned CUDA error %d (%s)\n"
