@@ -50,23 +50,26 @@ typedef struct {
     float *d_a, *d_b, *d_c;
 } Problem;
 
-static void problem_make(Problem *p, size_t n, uint64_t salt) {
+/* `spare` more input elements than n, filled too (0: inputs exactly n long). */
+static void problem_make_spare(Problem *p, size_t n, uint64_t salt, size_t spare) {
+    size_t in = n + spare;
     p->n = n;
     p->seed = grade_seed() + salt * 7919 + n;
-    p->h_a = grade_alloc(n * sizeof(float));
-    p->h_b = grade_alloc(n * sizeof(float));
+    p->h_a = grade_alloc(in * sizeof(float));
+    p->h_b = grade_alloc(in * sizeof(float));
     p->h_want = grade_alloc(n * sizeof(float));
     p->h_got = grade_alloc((n + CANARY) * sizeof(float));
-    grade_fill_floats(p->h_a, n, p->seed, -100.0f, 100.0f);
-    grade_fill_floats(p->h_b, n, p->seed + 1, -100.0f, 100.0f);
+    grade_fill_floats(p->h_a, in, p->seed, -100.0f, 100.0f);
+    grade_fill_floats(p->h_b, in, p->seed + 1, -100.0f, 100.0f);
     vector_add_cpu(p->h_a, p->h_b, p->h_want, n);
-    /* Inputs are exactly n long, so reading past them is an out-of-bounds access the simulator reports. */
-    ck_assert(cudaMalloc((void **)&p->d_a, n * sizeof(float)) == cudaSuccess);
-    ck_assert(cudaMalloc((void **)&p->d_b, n * sizeof(float)) == cudaSuccess);
+    /* Inputs are exactly n (+ spare) long, so reading past them is an out-of-bounds access the simulator reports. */
+    ck_assert(cudaMalloc((void **)&p->d_a, in * sizeof(float)) == cudaSuccess);
+    ck_assert(cudaMalloc((void **)&p->d_b, in * sizeof(float)) == cudaSuccess);
     ck_assert(cudaMalloc((void **)&p->d_c, (n + CANARY) * sizeof(float)) == cudaSuccess);
-    ck_assert(cudaMemcpy(p->d_a, p->h_a, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
-    ck_assert(cudaMemcpy(p->d_b, p->h_b, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(p->d_a, p->h_a, in * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    ck_assert(cudaMemcpy(p->d_b, p->h_b, in * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
 }
+static void problem_make(Problem *p, size_t n, uint64_t salt) { problem_make_spare(p, n, salt, 0); }
 
 static void problem_free(Problem *p) {
     CUDA_FREE_ALL(p->d_a, p->d_b, p->d_c);
@@ -110,6 +113,19 @@ static void expect_device_result(Problem *p, const char *what, unsigned block, i
     for (size_t i = p->n; i < p->n + CANARY; i++) {
         uint32_t bits;
         memcpy(&bits, &p->h_got[i], 4);
+        /* c[n] alone written (trial 25: `i <= n`, seen where the inputs hold a spare element): the
+           guard is there but one too generous; a missing guard writes every slot the grid reaches */
+        int after = 0;
+        for (size_t j = i + 1; j < p->n + CANARY && !after; j++) {
+            uint32_t later;
+            memcpy(&later, &p->h_got[j], 4);
+            after = later != GRADE_DEVICE_GARBAGE_BITS;
+        }
+        ck_assert_msg(bits == GRADE_DEVICE_GARBAGE_BITS || i != p->n || after,
+                      "%s (n = %zu, block %u, GRADE_SEED=%llu): wrote element %zu = c[n], one past the last, and no element after it\n"
+                      "  likely mistake: an off-by-one in the bound: it lets i == n through (`i <= n` where `i < n` belongs); the "
+                      "last element is c[n - 1]",
+                      what, p->n, block, (unsigned long long)grade_seed(), i);
         ck_assert_msg(bits == GRADE_DEVICE_GARBAGE_BITS,
                       "%s (n = %zu, block %u, GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element output\n"
                       "  likely mistake: a missing bounds guard; threads with i >= n must not touch memory",
@@ -120,6 +136,29 @@ static void expect_device_result(Problem *p, const char *what, unsigned block, i
 typedef cudaError_t (*StrideLauncher)(const float *, const float *, float *, size_t, unsigned, unsigned);
 
 /* ---- 02.1 ---- */
+
+/* 02.1 stopped by a read past the inputs with no bounds guard at all (trial 25, a001): the
+   simulator's words list an off-by-one first, and with inputs exactly n long both mistakes fault
+   first at element n. The large-grid test's inputs hold one spare element: `i <= n` stays inside
+   them (and shows as c[n] written, expect_device_result), while a kernel that lets every thread of
+   the last block through faults at element n + 1 or later, read by the thread of that index. Set
+   before the call: n and the block. */
+static size_t g_guard_n;
+static unsigned g_guard_block;
+static char g_guard_why[500];
+static const char *guard_crash_hint(const char *said) {
+    JudgeOobRead r;
+    if (!judge_oob_read(said, "vector_add_kernel", &r) || r.elem_bytes != sizeof(float)) return NULL;
+    size_t t = (size_t)r.block[0] * g_guard_block + r.thread[0];
+    if (r.block[1] || r.block[2] || r.thread[1] || r.thread[2] || t != r.index || r.index <= g_guard_n) return NULL;
+    snprintf(g_guard_why, sizeof g_guard_why,
+             "the kernel has no bounds check at all: thread i = %zu (block %u, thread %u) read element %zu, past n = %zu, and the "
+             "inputs hold one spare element here, so an off-by-one (`i <= n`) would have stayed inside them. The grid is rounded "
+             "up to whole blocks, so its last block has threads with i >= n: guard the access, if (i < n) c[i] = a[i] + b[i]",
+             t, r.block[0], r.thread[0], r.index, g_guard_n);
+    return g_guard_why;
+}
+
 START_TEST(test_vector_add_matches_cpu_for_every_size_and_block) {
     size_t n = kSizes[_i];
     Problem p;
@@ -140,11 +179,14 @@ START_TEST(test_vector_add_covers_a_grid_of_more_than_65535_blocks) {
        sized for the demo's 2^24 elements in blocks of 256, leaves the last ones unwritten. */
     size_t n = (size_t)65536 * 32 + 1;
     Problem p;
-    problem_make(&p, n, 5);
+    problem_make_spare(&p, n, 5, 1); /* (the spare input element: guard_crash_hint) */
     grade_use_schedule(0);
     grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+    g_guard_n = n, g_guard_block = 32;
+    judge_set_crash_hint(guard_crash_hint);
     GRADE_EXPECT_CUDA_OK(vector_add_gpu(p.d_a, p.d_b, p.d_c, n, 32), "vector_add_gpu with 65,537 blocks of 32");
     expect_device_result(&p, "vector_add_gpu (grid of 65,537 blocks of 32)", 32, 0);
+    judge_set_crash_hint(NULL); /* (kept through the copy: the simulator runs the kernel when it is waited for) */
     problem_free(&p);
 }
 END_TEST
@@ -462,6 +504,28 @@ static const char *float4_crash_hint(const char *said) {
     return hint;
 }
 
+/* 02.3 stopped by a read of element n (trial 25, a009: the loop runs while i <= n): the simulator's
+   words put "the index is wrong" first. A read of exactly element n by a thread whose walk, i = its
+   global index t, t + stride, ..., lands on n (n - t a multiple of grid * block) is the loop's bound
+   letting i == n through. Set before each call: n, the grid and the block. */
+static size_t g_stride_n;
+static unsigned g_stride_grid, g_stride_block;
+static char g_stride_why[500];
+static const char *stride_crash_hint(const char *said) {
+    JudgeOobRead r;
+    if (!judge_oob_read(said, "vector_add_grid_stride_kernel", &r) || r.elem_bytes != sizeof(float)) return NULL;
+    size_t n = g_stride_n, t = (size_t)r.block[0] * g_stride_block + r.thread[0], stride = (size_t)g_stride_grid * g_stride_block;
+    if (r.block[1] || r.block[2] || r.thread[1] || r.thread[2] || r.index != n || r.buffer_bytes != n * sizeof(float) || t > n ||
+        !stride || (n - t) % stride)
+        return NULL;
+    snprintf(g_stride_why, sizeof g_stride_why,
+             "thread %zu (block %u, thread %u; grid %u x block %u, stride %zu) read element %zu = n, one past the last, on its walk "
+             "i = %zu, %zu + stride, ...: the grid-stride loop's bound lets i == n through (`i <= n`, or a loop run to n "
+             "inclusive). It must stop before n: for (i = ...; i < n; i += stride)",
+             t, r.block[0], r.thread[0], g_stride_grid, g_stride_block, stride, n, t, t);
+    return g_stride_why;
+}
+
 /* The grid-stride loop's start and step both scaled by k (trial 20, a006: i = (blockIdx.x *
    blockDim.x + threadIdx.x) * 4 and i += stride * 4, the float4 version's indexing in the scalar
    kernel): exactly the elements i % k == 0 are written, right, and the others never. The generic
@@ -619,7 +683,9 @@ static void expect_float4_pattern(const Problem *p, const char *name, unsigned g
 
 static void check_stride_launcher(StrideLauncher launch, const char *name, size_t n) {
     g_float4_n = n;
+    g_stride_n = n;
     if (launch == vector_add_float4_gpu && n < 4) judge_set_crash_hint(float4_crash_hint);
+    if (launch == vector_add_grid_stride_gpu) judge_set_crash_hint(stride_crash_hint);
     /* Grids far smaller than n / block force several trips round the loop; 1 block is the extreme. */
     static const unsigned grids[] = {1, 3, 132 * 4};
     static const unsigned blocks[] = {32, 256};
@@ -629,6 +695,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
        second pass would add b again. A loop that repeats work passes every other test. */
     grade_use_schedule(0);
     ck_assert(cudaMemcpy(p.d_c, p.d_a, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess);
+    g_stride_grid = 3, g_stride_block = 256;
     GRADE_EXPECT_CUDA_OK(launch(p.d_c, p.d_b, p.d_c, n, 256, 3), name);
     ck_assert(cudaMemcpy(p.h_got, p.d_c, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     if (launch == vector_add_float4_gpu) expect_float4_pattern(&p, name, 3, 256, 1);
@@ -693,6 +760,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
             for (int s = 0; s < grade_schedule_count(); s++) {
                 grade_use_schedule(s);
                 grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+                g_stride_grid = grids[g], g_stride_block = blocks[b];
                 GRADE_EXPECT_CUDA_OK(launch(p.d_a, p.d_b, p.d_c, n, blocks[b], grids[g]), name);
                 expect_launched_as_asked(name, launch == vector_add_float4_gpu ? "vector_add_float4_kernel" : "vector_add_grid_stride_kernel",
                                          n, grids[g], blocks[b]);
@@ -726,6 +794,7 @@ static void check_stride_launcher(StrideLauncher launch, const char *name, size_
     /* More than 1024 blocks: <<<block, grid>>> asks for a block of 2048 threads, which every GPU refuses. */
     grade_use_schedule(0);
     grade_poison_device(p.d_c, (n + CANARY) * sizeof(float));
+    g_stride_grid = 2048, g_stride_block = 32;
     int err = (int)launch(p.d_a, p.d_b, p.d_c, n, 32, 2048);
     ck_assert_msg(err == 0,
                   "%s (n = %zu, grid 2048 x block 32, GRADE_SEED=%llu) returned CUDA error %d (%s)\n"

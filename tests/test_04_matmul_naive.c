@@ -575,6 +575,19 @@ static const char *matmul_crash_hint(const char *said) {
                  row, M, col, r.index, r.index - row * K);
         return g_mm_why;
     }
+    /* The mirror image: a thread right of C, inside its rows, reading B's column `col` past B's end
+       (trial 25, a025: the guard `if (row < M)`, the column check dropped). The simulator's words
+       list an off-by-one first; the thread's column names the guard. A kernel with no guard at all
+       faults here first too (thread (1,0) of the 1 x 1 x 1 shape), so the advice names both checks. */
+    if (col >= N && row < M && r.buffer_bytes == K * N * sizeof(float) && N > 0 && r.index >= col && (r.index - col) % N == 0 &&
+        (r.index - col) / N < K) {
+        snprintf(g_mm_why, sizeof g_mm_why,
+                 "the thread of row %zu, column %zu (right of C: col >= N = %zu) read B[%zu] = B[k * N + col] at k = %zu, past B's "
+                 "end: nothing stops the columns of the blocks that overhang C on the right (the guard checks only the row, or "
+                 "there is none). Check the column as well as the row, if (row < M && col < N)",
+                 row, col, N, r.index, (r.index - col) / N);
+        return g_mm_why;
+    }
     if (row >= M || col >= N) return NULL; /* a thread outside C: the guard (the simulator's words say so) */
     /* (A read with rows of N or M shows first in the values, on a shape where it stays inside A) */
     if (r.buffer_bytes != K * N * sizeof(float)) return NULL;
