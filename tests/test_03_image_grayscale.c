@@ -719,7 +719,19 @@ static const char *wide_hint(const Image *im, unsigned block, char *buf, size_t 
                  "the last n %% 16 = %zu pixels were never written: the thread t == n / 16 (the first without a full chunk) must convert "
                  "them one at a time, and the grid needs that thread too: (n + 15) / 16 threads",
                  tail);
-    else if (first + unwritten == im->n && first == 16 * (size_t)block && im->n > 16 * (size_t)block + 16)
+    else if (first >= full && !memcmp(im->h_got, im->h_want, full)) {
+        /* Some, not all, of the leftovers unwritten and every full chunk right (trial 26a, a019: the loop
+           from chunks * 16 + 1): the chunk code is fine, the leftover loop's start or bound is off. */
+        size_t last = first;
+        for (size_t i = first; i < im->n; i++)
+            if (im->h_got[i] == UNWRITTEN) last = i;
+        snprintf(buf, cap,
+                 "%zu of the n %% 16 = %zu leftover pixels (numbers chunks * 16 = %zu .. n - 1 = %zu) were never written, from number "
+                 "%zu (chunks * 16 + %zu) to %zu (n - %zu); every full chunk was right. Check the leftover loop of the thread "
+                 "t == chunks: it must start at chunks * 16, the first pixel past the last full chunk, and run while i < n (pixel "
+                 "n - 1 included): for (size_t i = chunks * 16; i < n; i++)",
+                 unwritten, tail, full, im->n - 1, first, first - full, last, im->n - last);
+    } else if (first + unwritten == im->n && first == 16 * (size_t)block && im->n > 16 * (size_t)block + 16)
         snprintf(buf, cap,
                  "only the first block's pixels (16 x %u) were written, every chunk after them never: the chunk number is "
                  "t = blockIdx.x * blockDim.x + threadIdx.x (with threadIdx.x alone every block converts the same chunks)",
