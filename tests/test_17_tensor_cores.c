@@ -1329,8 +1329,22 @@ static void check_tensor_cores(const Subject *s, Dims d) {
 
 /* ---- 17.1 ---- */
 START_TEST(test_tiles_match_cpu_for_every_count_and_schedule) {
-    Dims d = {16 * kTileCounts[_i], 16, 16};
+    int tiles = kTileCounts[_i];
+    Dims d = {16 * tiles, 16, 16};
     check_product(&kTiles, d, 1);
+    /* A count that fills whole blocks (4 tiles, TILES_PER_BLOCK = 4) and exactly one block more than they
+       need: tiles / TILES_PER_BLOCK + 1, which rounds up right for 5 tiles (trial 26, c025; the values are
+       right). The simulator records the launch's grid (a GPU does not: skipped there). */
+    unsigned long long blocks = 0, threads = 0;
+    if (tiles % 4 == 0 && judge_last_call_grid("wmma_tile_kernel", &blocks, &threads) == 1 && blocks && threads) {
+        unsigned long long need = ((unsigned long long)tiles * 32 + threads - 1) / threads;
+        ck_assert_msg(blocks != need + 1,
+                      "wmma_tiles_gpu(tiles = %d): launched %llu blocks of %llu threads where %llu hold every tile: the last block "
+                      "had no tile at all (the values were right)\n  likely mistake: the grid's rounding adds a block when tiles is "
+                      "a multiple of TILES_PER_BLOCK (tiles / TILES_PER_BLOCK + 1 gives %d for %d tiles): round up with (tiles + "
+                      "TILES_PER_BLOCK - 1) / TILES_PER_BLOCK",
+                      tiles, blocks, threads, need, tiles / 4 + 1, tiles);
+    }
 }
 END_TEST
 
