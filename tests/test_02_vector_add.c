@@ -511,18 +511,47 @@ static const char *float4_crash_hint(const char *said) {
 static size_t g_stride_n;
 static unsigned g_stride_grid, g_stride_block;
 static char g_stride_why[500];
+/* The thread of a read of element n = its global index t, when it walks first, first + stride, ...
+   (first = start + t) and lands on n; (size_t)-1 when the read is not that. */
+static size_t walker_reading_n(const char *said, const char *kernel, size_t start, JudgeOobRead *r) {
+    if (!judge_oob_read(said, kernel, r) || r->elem_bytes != sizeof(float)) return (size_t)-1;
+    size_t n = g_stride_n, t = (size_t)r->block[0] * g_stride_block + r->thread[0], stride = (size_t)g_stride_grid * g_stride_block;
+    if (r->block[1] || r->block[2] || r->thread[1] || r->thread[2] || r->index != n || r->buffer_bytes != n * sizeof(float) ||
+        start + t > n || !stride || (n - start - t) % stride)
+        return (size_t)-1;
+    return t;
+}
+
 static const char *stride_crash_hint(const char *said) {
     JudgeOobRead r;
-    if (!judge_oob_read(said, "vector_add_grid_stride_kernel", &r) || r.elem_bytes != sizeof(float)) return NULL;
-    size_t n = g_stride_n, t = (size_t)r.block[0] * g_stride_block + r.thread[0], stride = (size_t)g_stride_grid * g_stride_block;
-    if (r.block[1] || r.block[2] || r.thread[1] || r.thread[2] || r.index != n || r.buffer_bytes != n * sizeof(float) || t > n ||
-        !stride || (n - t) % stride)
-        return NULL;
+    size_t n = g_stride_n, stride = (size_t)g_stride_grid * g_stride_block;
+    size_t t = walker_reading_n(said, "vector_add_grid_stride_kernel", 0, &r);
+    if (t == (size_t)-1) return NULL;
     snprintf(g_stride_why, sizeof g_stride_why,
              "thread %zu (block %u, thread %u; grid %u x block %u, stride %zu) read element %zu = n, one past the last, on its walk "
              "i = %zu, %zu + stride, ...: the grid-stride loop's bound lets i == n through (`i <= n`, or a loop run to n "
              "inclusive). It must stop before n: for (i = ...; i < n; i += stride)",
              t, r.block[0], r.thread[0], g_stride_grid, g_stride_block, stride, n, t, t);
+    return g_stride_why;
+}
+
+/* 02.4 stopped by a read of element n by the thread doing that leftover (trial 26, a011: the
+   one-by-one tail runs while i <= n): only the simulator's generic words came. Its walk is
+   4 * (n / 4) + t, + stride, ...; a float4 read is 16 bytes, so this is the tail's own read. */
+static const char *float4_tail_crash_hint(const char *said) {
+    if (g_float4_n < 4) {
+        const char *f4 = float4_crash_hint(said);
+        if (f4) return f4;
+    }
+    JudgeOobRead r;
+    size_t n = g_stride_n, start = 4 * (n / 4), stride = (size_t)g_stride_grid * g_stride_block;
+    size_t t = walker_reading_n(said, "vector_add_float4_kernel", start, &r);
+    if (t == (size_t)-1) return NULL;
+    snprintf(g_stride_why, sizeof g_stride_why,
+             "thread %zu (block %u, thread %u; grid %u x block %u, stride %zu) read element %zu = n, one past the last, on its walk "
+             "of the one-by-one leftovers i = 4 * (n / 4) + %zu = %zu, + stride, ...: the leftover loop's bound lets i == n through "
+             "(`i <= n`). It must stop before n: for (i = 4 * (n / 4) + first; i < n; i += stride)",
+             t, r.block[0], r.thread[0], g_stride_grid, g_stride_block, stride, n, t, start + t);
     return g_stride_why;
 }
 
@@ -684,7 +713,7 @@ static void expect_float4_pattern(const Problem *p, const char *name, unsigned g
 static void check_stride_launcher(StrideLauncher launch, const char *name, size_t n) {
     g_float4_n = n;
     g_stride_n = n;
-    if (launch == vector_add_float4_gpu && n < 4) judge_set_crash_hint(float4_crash_hint);
+    if (launch == vector_add_float4_gpu) judge_set_crash_hint(float4_tail_crash_hint);
     if (launch == vector_add_grid_stride_gpu) judge_set_crash_hint(stride_crash_hint);
     /* Grids far smaller than n / block force several trips round the loop; 1 block is the extreme. */
     static const unsigned grids[] = {1, 3, 132 * 4};
