@@ -150,11 +150,33 @@ static const char *occupancy_hint(const OccKernel *k, const OccDevice *d, const 
 }
 
 /* One case: the student's occupancy_calc against the reference; fails the test with both. */
+/* occupancy_calc stopped by an integer division by zero (trial 26, b038: the warps per block
+   rounded down, threads_per_block / warp_size): the report's generic words name "a count rounded
+   down" among others. A block of fewer than warp_size threads (the first case tried has 1) makes
+   exactly that count 0. Set around each call: its inputs. */
+static const OccKernel *g_occ_k;
+static const OccDevice *g_occ_d;
+static const char *occupancy_crash_hint(const char *said) {
+    if (strncmp(said, "occupancy_calc(", 15) || !strstr(said, "division by zero") || !g_occ_k || !g_occ_d) return NULL;
+    int t = g_occ_k->threads_per_block, w = g_occ_d->warp_size;
+    if (t <= 0 || w <= 0 || t >= w) return NULL;
+    static char why[500];
+    snprintf(why, sizeof why,
+             "it divided by zero for a block of %d threads, fewer than warp_size = %d: the block's warps were rounded down, "
+             "threads_per_block / warp_size = 0, and the next division by the warps crashed. A block takes whole warps, rounded "
+             "UP: warps = (threads_per_block + warp_size - 1) / warp_size (1 warp here, 2 for 33 threads)",
+             t, w);
+    return why;
+}
+
 static void expect_occupancy(const OccKernel *k, const OccDevice *d, const char *where) {
     OccResult want, got;
     occupancy_calc_cpu(k, d, &want);
     memset(&got, 0x5A, sizeof got);
+    g_occ_k = k, g_occ_d = d;
+    judge_set_crash_hint(occupancy_crash_hint);
     occupancy_calc(k, d, &got);
+    judge_set_crash_hint(NULL);
     if (same_result(&got, &want)) return;
     char c[700], w[300], g[300];
     describe_case(k, d, c, sizeof c);
