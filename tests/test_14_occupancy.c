@@ -162,10 +162,10 @@ static const char *occupancy_crash_hint(const char *said) {
     if (t <= 0 || w <= 0 || t >= w) return NULL;
     static char why[500];
     snprintf(why, sizeof why,
-             "it divided by zero for a block of %d threads, fewer than warp_size = %d: the block's warps were rounded down, "
+             "it divided by zero for a block of %d thread%s, fewer than warp_size = %d: the block's warps were rounded down, "
              "threads_per_block / warp_size = 0, and the next division by the warps crashed. A block takes whole warps, rounded "
              "UP: warps = (threads_per_block + warp_size - 1) / warp_size (1 warp here, 2 for 33 threads)",
-             t, w);
+             t, t == 1 ? "" : "s", w);
     return why;
 }
 
