@@ -167,11 +167,22 @@ static void check_inverse(int dbl, int n, int singular_row, int schedule) {
         ck_assert_msg(ret <= n, "%s (%d x %d, " SEED_TEXT "): returned %d for a singular matrix; devInfo is between 1 and n", fn, n, n, SEED, ret);
         goto out;
     }
+    /* A refused launch of the given identity_kernel (trial 26, c001: its grid (n * n) / 256 rounds
+       down to 0 blocks for n * n < 256, an invalid configuration) leaves d_inv unwritten and -1
+       returned, like the untouched skeleton: the launch record and the runtime's report tell. */
+    unsigned long long id_blocks = 0, id_threads = 0;
+    char said[2048] = "";
+    int id_launched = ret < 0 ? judge_last_call_grid("identity_kernel", &id_blocks, &id_threads) : 0;
+    if (ret < 0) judge_last_call_output(said, sizeof said);
+    int zero_grid = (id_launched > 0 && id_blocks == 0) || (strstr(said, "did not run") && strstr(said, "zero dimension"));
     ck_assert_msg(ret == 0,
-                  "%s (%d x %d, " SEED_TEXT "): returned %d (%s) for an invertible random matrix\n"
+                  "%s (%d x %d, " SEED_TEXT "): returned %d (%s) for an invertible random matrix%s\n"
                   "  likely mistake: %s",
-                  fn, n, n, SEED, ret, ret_meaning(ret),
+                  fn, n, n, SEED, ret, ret_meaning(ret), zero_grid ? said : "",
                   ret > 0 ? "devInfo was read before getrf ran, or from the wrong buffer; or getrf was given the wrong size or leading dimension"
+                  : zero_grid ? "identity_kernel's launch was refused: its grid had 0 blocks for n * n elements (the grid rounds down, "
+                                "e.g. (n * n) / 256 is 0 when n * n < 256); round the block count up, (n * n + 255) / 256, so "
+                                "every element of d_inv gets a thread"
                           : unwritten_inverse(h_X_probe(d_X, nn * elem))
                               ? "not written yet? d_inv was never written, and -1 is what the untouched skeleton returns; else a CUDA or "
                                 "cuSOLVER call failed before getrs: check each status (a workspace of Lwork elements, not bytes; lda = n)"
