@@ -661,8 +661,20 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
             if (isnan(g) || fabs(g - p) > tol * (1 + fabs(p))) by_plain_sum = 0;
             run_excl += (double)sorted[i] * sorted[i];
         }
+        /* thrust::sort on the keys alone (trial 26, c005): the keys come out sorted (checked above), the
+           values stay in input order, so d_cdf is the input order's exclusive scan of the squares. */
+        int input_order = n > 1;
+        double run_in = 0;
+        for (size_t i = 0; i < n && input_order; i++) {
+            double p = run_in / total, g = got[i];
+            input_order = !isnan(g) && fabs(g - p) <= tol * (1 + fabs(p));
+            run_in += (double)vals[i] * vals[i];
+        }
         if (!any) continue;
-        if (after_scan)
+        if (input_order)
+            why = "the keys are sorted but d_cdf follows the values in their input order: the values were not moved with their keys "
+                  "(thrust::sort sorts the keys alone). Sort the pairs with thrust::sort_by_key(keys.begin(), keys.end(), v.begin())";
+        else if (after_scan)
             why = "the total was taken after the exclusive scan: the scan overwrites v in place, so thrust::reduce then adds up the "
                   "prefix sums, not the squares (with one pair that total is 0, and 0 / 0 is NaN). Take the total with thrust::reduce "
                   "before thrust::exclusive_scan";
