@@ -124,6 +124,58 @@ static unsigned char *h_X_probe(const void *d_X, size_t bytes) {
     return b;
 }
 
+/* 1 when X (row-major, as read back) is what getrs gives when handed the unfactored matrix as its
+   LU factors with getrf's pivots (trial 26, c009: getrs(..., d_A, ...) instead of d_LU). In the
+   column-major view cuSOLVER sees, M = A^T is stored in the buffer as it is; the pivots are those
+   of partial pivoting on M, replayed here in double, then getrs's steps are replayed with the
+   buffer's own strict lower part as unit L and its upper part as U. */
+static int solved_with_unfactored_a(const double *A, const double *X, int n, double eps) {
+    size_t nn = (size_t)n * n;
+    double *lu = malloc(nn * sizeof(double)), *b = malloc(nn * sizeof(double));
+    int *piv = malloc((size_t)n * sizeof(int)), same = lu && b && piv;
+    for (size_t i = 0; same && i < nn; i++) lu[i] = A[i]; /* column-major M(i, j) = buf[i + j n] */
+    for (int k = 0; same && k < n; k++) {                  /* getrf's pivots: first largest |M(i, k)| */
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(lu[i + (size_t)k * n]) > fabs(lu[p + (size_t)k * n])) p = i;
+        piv[k] = p;
+        for (int j = 0; j < n; j++) {
+            double t = lu[k + (size_t)j * n];
+            lu[k + (size_t)j * n] = lu[p + (size_t)j * n], lu[p + (size_t)j * n] = t;
+        }
+        if (lu[k + (size_t)k * n] == 0) continue;
+        for (int i = k + 1; i < n; i++) {
+            double l = lu[i + (size_t)k * n] /= lu[k + (size_t)k * n];
+            for (int j = k + 1; j < n; j++) lu[i + (size_t)j * n] -= l * lu[k + (size_t)j * n];
+        }
+    }
+    for (int c = 0; same && c < n; c++) { /* column c of B = I, solved with the unfactored buffer */
+        double *x = b + (size_t)c * n;
+        for (int i = 0; i < n; i++) x[i] = i == c;
+        for (int k = 0; k < n; k++) {
+            double t = x[k];
+            x[k] = x[piv[k]], x[piv[k]] = t;
+        }
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < i; k++) x[i] -= A[i + (size_t)k * n] * x[k];
+        for (int i = n - 1; i >= 0; i--) {
+            for (int k = i + 1; k < n; k++) x[i] -= A[i + (size_t)k * n] * x[k];
+            x[i] /= A[i + (size_t)i * n];
+        }
+    }
+    double worst = 0, scale = 0;
+    for (size_t i = 0; same && i < nn; i++) {
+        if (!isfinite(b[i]) || !isfinite(X[i])) same = 0;
+        else {
+            worst = fmax(worst, fabs(b[i] - X[i]));
+            scale = fmax(scale, fabs(b[i]));
+        }
+    }
+    same = same && worst <= 1e3 * n * eps * (scale + 1);
+    free(lu), free(b), free(piv);
+    return same;
+}
+
 static const char *ret_meaning(int ret) {
     return ret > 0 ? "> 0: singular" : ret < 0 ? "< 0: a CUDA or cuSOLVER call failed" : "0: inverted";
 }
@@ -167,11 +219,22 @@ static void check_inverse(int dbl, int n, int singular_row, int schedule) {
         ck_assert_msg(ret <= n, "%s (%d x %d, " SEED_TEXT "): returned %d for a singular matrix; devInfo is between 1 and n", fn, n, n, SEED, ret);
         goto out;
     }
+    /* A refused launch of the given identity_kernel (trial 26, c001: its grid (n * n) / 256 rounds
+       down to 0 blocks for n * n < 256, an invalid configuration) leaves d_inv unwritten and -1
+       returned, like the untouched skeleton: the launch record and the runtime's report tell. */
+    unsigned long long id_blocks = 0, id_threads = 0;
+    char said[2048] = "";
+    int id_launched = ret < 0 ? judge_last_call_grid("identity_kernel", &id_blocks, &id_threads) : 0;
+    if (ret < 0) judge_last_call_output(said, sizeof said);
+    int zero_grid = (id_launched > 0 && id_blocks == 0) || (strstr(said, "did not run") && strstr(said, "zero dimension"));
     ck_assert_msg(ret == 0,
-                  "%s (%d x %d, " SEED_TEXT "): returned %d (%s) for an invertible random matrix\n"
+                  "%s (%d x %d, " SEED_TEXT "): returned %d (%s) for an invertible random matrix%s\n"
                   "  likely mistake: %s",
-                  fn, n, n, SEED, ret, ret_meaning(ret),
+                  fn, n, n, SEED, ret, ret_meaning(ret), zero_grid ? said : "",
                   ret > 0 ? "devInfo was read before getrf ran, or from the wrong buffer; or getrf was given the wrong size or leading dimension"
+                  : zero_grid ? "identity_kernel's launch was refused: its grid had 0 blocks for n * n elements (the grid rounds down, "
+                                "e.g. (n * n) / 256 is 0 when n * n < 256); round the block count up, (n * n + 255) / 256, so "
+                                "every element of d_inv gets a thread"
                           : unwritten_inverse(h_X_probe(d_X, nn * elem))
                               ? "not written yet? d_inv was never written, and -1 is what the untouched skeleton returns; else a CUDA or "
                                 "cuSOLVER call failed before getrs: check each status (a workspace of Lwork elements, not bytes; lda = n)"
@@ -204,7 +267,10 @@ static void check_inverse(int dbl, int n, int singular_row, int schedule) {
     double bound = 16.0 * n * eps * norm_inf(A, n) * norm_inf(X, n) + 4 * eps;
     if (isfinite(bound) && r <= bound) goto out;
     const char *why;
-    if (!isfinite(bound) && unwritten < nn)
+    if (n > 1 && unwritten == 0 && solved_with_unfactored_a(A, X, n, eps))
+        why = "getrs was given the unfactored matrix d_A: its result is exactly solving with A's own entries read as L and U; "
+              "pass getrs the copy that getrf factored (d_LU), with getrf's pivots";
+    else if (!isfinite(bound) && unwritten < nn)
         why = "d_inv holds NaN or infinite values: getrs must solve against the identity in d_inv (zeros, and ones on the diagonal), "
               "which must be written before getrs runs";
     else if (unwritten == nn) why = "d_inv was never written: getrs overwrites its right-hand sides B with the solution, so B must be d_inv, holding the identity";
@@ -595,8 +661,20 @@ START_TEST(test_thrust_cdf_matches_cpu_at_every_size) {
             if (isnan(g) || fabs(g - p) > tol * (1 + fabs(p))) by_plain_sum = 0;
             run_excl += (double)sorted[i] * sorted[i];
         }
+        /* thrust::sort on the keys alone (trial 26, c005): the keys come out sorted (checked above), the
+           values stay in input order, so d_cdf is the input order's exclusive scan of the squares. */
+        int input_order = n > 1;
+        double run_in = 0;
+        for (size_t i = 0; i < n && input_order; i++) {
+            double p = run_in / total, g = got[i];
+            input_order = !isnan(g) && fabs(g - p) <= tol * (1 + fabs(p));
+            run_in += (double)vals[i] * vals[i];
+        }
         if (!any) continue;
-        if (after_scan)
+        if (input_order)
+            why = "the keys are sorted but d_cdf follows the values in their input order: the values were not moved with their keys "
+                  "(thrust::sort sorts the keys alone). Sort the pairs with thrust::sort_by_key(keys.begin(), keys.end(), v.begin())";
+        else if (after_scan)
             why = "the total was taken after the exclusive scan: the scan overwrites v in place, so thrust::reduce then adds up the "
                   "prefix sums, not the squares (with one pair that total is 0, and 0 / 0 is NaN). Take the total with thrust::reduce "
                   "before thrust::exclusive_scan";

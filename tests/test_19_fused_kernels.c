@@ -762,6 +762,68 @@ static int layernorm_combine_without_spread(void) {
     return 1;
 }
 
+/* Welford pieces in double, for the replays below. */
+typedef struct {
+    double n, mean, m2;
+} WelfordD;
+
+/* welford_combine with its m2 correction not divided by n (trial 26, c043: delta * delta * a.n * b.n). */
+static WelfordD combine_undivided(WelfordD a, WelfordD b) {
+    if (b.n == 0) return a;
+    if (a.n == 0) return b;
+    double n = a.n + b.n, delta = b.mean - a.mean;
+    WelfordD r = {n, a.mean + delta * b.n / n, a.m2 + b.m2 + delta * delta * a.n * b.n};
+    return r;
+}
+
+/* Lane 0's result of a warp's shuffle tree over 32 pieces (offsets 16, 8, 4, 2, 1; down or xor give
+   lane 0 the same pairs). */
+static WelfordD welford_warp_tree(WelfordD *w) {
+    for (int offset = 16; offset > 0; offset >>= 1)
+        for (int i = 0; i + offset < 32; i++) w[i] = combine_undivided(w[i], w[i + offset]);
+    return w[0];
+}
+
+/* 19.2 with welford_combine's m2 correction missing its division by n (trial 26, c043): every combine
+   adds n times the spread between the means, and how much depends on the tree. The judge runs one row
+   of 4096 (128 threads of 32 elements) and replays it: each thread's Welford update, the warps' shuffle
+   trees, then warp 0's tree over the warps' pieces, with that combine. 1 when it matches. */
+static int layernorm_combine_undivided(void) {
+    enum { C = 4096 };
+    static float x[C], g[C], b[C], got[C + CANARY];
+    uint64_t seed = grade_seed() + 717171;
+    grade_fill_floats(x, C, seed, -3.0f, 3.0f);
+    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
+    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
+    if (!layernorm_run_once(x, g, b, got, 1, C, LN_EPS)) return 0;
+    unsigned threads = 32;
+    while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
+    WelfordD warps[32] = {{0, 0, 0}};
+    for (unsigned w0 = 0; w0 < threads; w0 += 32) {
+        WelfordD lanes[32];
+        for (unsigned t = w0; t < w0 + 32; t++) {
+            WelfordD m = {0, 0, 0};
+            for (int k = 0; k < ROW_PER_THREAD; k++) {
+                int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
+                if (e >= C) continue;
+                m.n += 1;
+                double d = x[e] - m.mean;
+                m.mean += d / m.n;
+                m.m2 += d * (x[e] - m.mean);
+            }
+            lanes[t - w0] = m;
+        }
+        warps[w0 / 32] = welford_warp_tree(lanes);
+    }
+    WelfordD row = welford_warp_tree(warps);
+    double rstd = 1 / sqrt(row.m2 / row.n + LN_EPS);
+    for (int j = 0; j < C; j++) {
+        double want = (x[j] - row.mean) * rstd * g[j] + b[j];
+        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
+    }
+    return 1;
+}
+
 /* 19.2 with welford_combine weighting by the wrong count (trial 20, c040: the mean moved by delta *
    a.n / n, not b.n / n): with pieces of equal counts the two weights are both 1/2 and the row comes out
    right; only rows whose pieces differ in count go wrong. So: a row of 4096 (128 threads of 32
@@ -819,6 +881,13 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
                  "the variance is only the spread inside each thread's piece: on a row of 4096 the outputs match m2 = the sum of the "
                  "threads' own m2. Combining two pieces must also count the spread between their means: m2 = a.m2 + b.m2 + delta * "
                  "delta * a.n * b.n / n, with delta = b.mean - a.mean and n = a.n + b.n");
+        return msg;
+    }
+    if (layernorm_combine_undivided()) {
+        snprintf(msg, 2048,
+                 "the variance is too large by the combining: on a row of 4096 the outputs match welford_combine with m2 = a.m2 + "
+                 "b.m2 + delta * delta * a.n * b.n, the spread between the means not divided by n. The correction is delta * "
+                 "delta * a.n * b.n / n (n = a.n + b.n), i.e. delta * delta * a.n * (b.n / n)");
         return msg;
     }
     /* Only the row of mean 1e4 and spread 1 wrong, the row near 0 right (trial 19, c036): the variance as
