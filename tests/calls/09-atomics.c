@@ -27,14 +27,7 @@
    cudaMemcpy, 5 another wait (timeline_recorded.h's first_host_wait). */
 static int64_t hist_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
-    int64_t ret;
-    size_t n;
-    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
-    if (ops) {
-        c->rep->out[0] = first_host_wait(ops, n);
-        free(ops);
-    }
-    return ret;
+    return host_wait_watched(c, fn);
 #else
     return fn(c);
 #endif

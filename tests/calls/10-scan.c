@@ -69,14 +69,7 @@ static int64_t sp_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)
    4 a blocking cudaMemcpy, 5 another wait. */
 static int64_t scan_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
-    int64_t ret;
-    size_t n;
-    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
-    if (ops) {
-        c->rep->out[0] = first_host_wait(ops, n);
-        free(ops);
-    }
-    return ret;
+    return host_wait_watched(c, fn);
 #else
     return fn(c);
 #endif

@@ -86,19 +86,12 @@ static int64_t pi_host_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCa
 #endif
 }
 
-/* 13.4 on the simulator: pi_curand_device_gpu with the timeline recording. c->rep->out[0] is 1 when the
-   host waited for the device inside the call (libraries.h: "does not wait"; trial 21, b116: a
+/* 13.4 on the simulator: pi_curand_device_gpu with the timeline recording. c->rep->out[0] is not 0 when
+   the host waited for the device inside the call (first_host_wait's code) (libraries.h: "does not wait"; trial 21, b116: a
    cudaDeviceSynchronize after the launch). */
 static int64_t pi_device_watched(const RunnerCall *c, int64_t (*fn)(const RunnerCall *)) {
 #if ON_SIM
-    int64_t ret;
-    size_t n;
-    SimTimelineOp *ops = timeline_recorded(c, fn, &ret, &n);
-    if (ops) {
-        c->rep->out[0] = first_host_wait(ops, n) != 0;
-        free(ops);
-    }
-    return ret;
+    return host_wait_watched(c, fn);
 #else
     return fn(c);
 #endif
