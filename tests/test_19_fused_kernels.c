@@ -721,6 +721,25 @@ static const char *layernorm_probe(const RowProblem *p) {
     return NULL;
 }
 
+/* One row of cols for the replays below: x, gamma and beta drawn from grade_seed() + salt, the student's
+   layer norm run once on it into got. 1 when it ran. */
+static int layernorm_probe_row(uint64_t salt, float *x, float *g, float *b, float *got, int cols) {
+    uint64_t seed = grade_seed() + salt;
+    grade_fill_floats(x, cols, seed, -3.0f, 3.0f);
+    grade_fill_floats(g, cols, seed + 1, 0.5f, 1.5f);
+    grade_fill_floats(b, cols, seed + 2, -1.0f, 1.0f);
+    return layernorm_run_once(x, g, b, got, 1, cols, LN_EPS);
+}
+
+/* 1 when got is (x - mean) * rstd * gamma + beta over the row, within the replays' tolerance. */
+static int layernorm_row_is(const float *x, const float *g, const float *b, const float *got, int cols, double mean, double rstd) {
+    for (int j = 0; j < cols; j++) {
+        double want = (x[j] - mean) * rstd * g[j] + b[j];
+        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
+    }
+    return 1;
+}
+
 /* 19.2 with welford_combine's m2 = a.m2 + b.m2, without delta^2 * a.n * b.n / n (trial 6, a95): the
    row's m2 is then the sum of the threads' own m2 (every combining drops the spread between the
    pieces' means), the mean right. A row where each thread holds one element has m2 = 0 that way,
@@ -729,11 +748,7 @@ static const char *layernorm_probe(const RowProblem *p) {
 static int layernorm_combine_without_spread(void) {
     enum { C = 4096 };
     static float x[C], g[C], b[C], got[C + CANARY];
-    uint64_t seed = grade_seed() + 515151;
-    grade_fill_floats(x, C, seed, -3.0f, 3.0f);
-    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
-    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
-    if (!layernorm_run_once(x, g, b, got, 1, C, LN_EPS)) return 0;
+    if (!layernorm_probe_row(515151, x, g, b, got, C)) return 0;
     unsigned threads = 32;
     while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
     double mean = 0, m2 = 0;
@@ -754,12 +769,7 @@ static int layernorm_combine_without_spread(void) {
         }
         m2 += st;
     }
-    double rstd = 1 / sqrt(m2 / C + LN_EPS);
-    for (int j = 0; j < C; j++) {
-        double want = (x[j] - mean) * rstd * g[j] + b[j];
-        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
-    }
-    return 1;
+    return layernorm_row_is(x, g, b, got, C, mean, 1 / sqrt(m2 / C + LN_EPS));
 }
 
 /* Welford pieces in double, for the replays below. */
@@ -791,11 +801,7 @@ static WelfordD welford_warp_tree(WelfordD *w) {
 static int layernorm_combine_undivided(void) {
     enum { C = 4096 };
     static float x[C], g[C], b[C], got[C + CANARY];
-    uint64_t seed = grade_seed() + 717171;
-    grade_fill_floats(x, C, seed, -3.0f, 3.0f);
-    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
-    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
-    if (!layernorm_run_once(x, g, b, got, 1, C, LN_EPS)) return 0;
+    if (!layernorm_probe_row(717171, x, g, b, got, C)) return 0;
     unsigned threads = 32;
     while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
     WelfordD warps[32] = {{0, 0, 0}};
@@ -816,12 +822,7 @@ static int layernorm_combine_undivided(void) {
         warps[w0 / 32] = welford_warp_tree(lanes);
     }
     WelfordD row = welford_warp_tree(warps);
-    double rstd = 1 / sqrt(row.m2 / row.n + LN_EPS);
-    for (int j = 0; j < C; j++) {
-        double want = (x[j] - row.mean) * rstd * g[j] + b[j];
-        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
-    }
-    return 1;
+    return layernorm_row_is(x, g, b, got, C, row.mean, 1 / sqrt(row.m2 / row.n + LN_EPS));
 }
 
 /* 19.2 with welford_combine weighting by the wrong count (trial 20, c040: the mean moved by delta *
@@ -833,20 +834,12 @@ static int layernorm_combine_undivided(void) {
 static int layernorm_only_unequal_pieces_wrong(void) {
     enum { C = 4096, E = 1025 };
     static float x[C], g[C], b[C], got[C + CANARY];
-    uint64_t seed = grade_seed() + 616161;
-    grade_fill_floats(x, C, seed, -3.0f, 3.0f);
-    grade_fill_floats(g, C, seed + 1, 0.5f, 1.5f);
-    grade_fill_floats(b, C, seed + 2, -1.0f, 1.0f);
-    if (!layernorm_run_once(x, g, b, got, 1, C, LN_EPS)) return 0;
+    if (!layernorm_probe_row(616161, x, g, b, got, C)) return 0;
     double mean = 0, m2 = 0;
     for (int j = 0; j < C; j++) mean += x[j];
     mean /= C;
     for (int j = 0; j < C; j++) m2 += (x[j] - mean) * (x[j] - mean);
-    double rstd = 1 / sqrt(m2 / C + LN_EPS);
-    for (int j = 0; j < C; j++) {
-        double want = (x[j] - mean) * rstd * g[j] + b[j];
-        if (!(fabs(got[j] - want) <= 1e-3 * (fabs(want) + 1))) return 0;
-    }
+    if (!layernorm_row_is(x, g, b, got, C, mean, 1 / sqrt(m2 / C + LN_EPS))) return 0;
     for (int j = 0; j < E; j++) x[j] = 3.25f; /* y = beta exactly: x - mean = 0 */
     if (!layernorm_run_once(x, g, b, got, 1, E, LN_EPS)) return 0;
     for (int j = 0; j < E; j++)
