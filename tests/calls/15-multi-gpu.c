@@ -63,12 +63,14 @@ static void wait_every_device(int ndev) {
     cudaGetLastError();
 }
 
-/* The device a pointer belongs to: -1 for NULL, -2 for anything but device memory. */
+/* The device a pointer belongs to, as the runtime records it: -1 for NULL, -2 for anything but device
+   memory. A failed query's error is cleared, but not an error the student's code left pending. */
 static int device_of(const void *p) {
     if (!p) return -1;
+    cudaError_t before = cudaPeekAtLastError();
     struct cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
+        if (before == cudaSuccess) cudaGetLastError(); /* our query's error is not the student's */
         return -2;
     }
     return a.type == cudaMemoryTypeDevice ? a.device : -2;
@@ -298,14 +300,6 @@ cudaError_t __wrap_cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, 
 cudaError_t __wrap_cudaMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t count);
 
 static int g_peer_copies; /* peer copies made, counted while peer_add_gpu runs */
-/* The device a pointer lives on, as the runtime records it; -1 for memory of no device. */
-static int pointer_device(const void *p) {
-    cudaError_t before = cudaPeekAtLastError();
-    struct cudaPointerAttributes a;
-    cudaError_t e = cudaPointerGetAttributes(&a, p);
-    if (e != cudaSuccess && before == cudaSuccess) cudaGetLastError(); /* our query's error is not the student's */
-    return e == cudaSuccess && a.type == cudaMemoryTypeDevice ? a.device : -1;
-}
 /* A peer copy's device ids checked against its pointers (trial 24, c093: the staged copy called
    peer_copy_gpu(staged, dev_a, d_x, dev_b, n), the ids swapped; with one address space the copy
    still came out right). The first mismatch, while g_peer_ids_phase says which call runs. */
@@ -314,7 +308,7 @@ static PeerReport *g_peer_ids_report;
 static void check_peer_ids(const void *dst, int dst_dev, const void *src, int src_dev) {
     PeerReport *r = g_peer_ids_report;
     if (!g_peer_ids_phase || !r || r->peer_ids_phase) return;
-    int dst_owner = pointer_device(dst), src_owner = pointer_device(src);
+    int dst_owner = device_of(dst), src_owner = device_of(src); /* < 0: no device's memory, not checked */
     if ((dst_owner >= 0 && dst_owner != dst_dev) || (src_owner >= 0 && src_owner != src_dev)) {
         r->peer_ids_phase = g_peer_ids_phase;
         r->peer_ids_given[0] = dst_dev, r->peer_ids_given[1] = src_dev;
