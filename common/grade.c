@@ -459,6 +459,12 @@ void grade_expect_cuda_ok(int err, const char *what, const char *file, int line)
              err == cudaErrorNotReady
                  ? "\n  likely mistake: a query of work that has not finished (cudaEventElapsedTime of an event not yet reached, "
                    "cudaEventQuery, cudaStreamQuery): wait for it first, e.g. cudaEventSynchronize(stop) before cudaEventElapsedTime"
+             /* a GPU's answer to a block whose threads need more registers (or shared memory) than a
+                multiprocessor has: the H100 gave it for 19.2's row kept twice, 156 registers a thread */
+             : err == cudaErrorLaunchOutOfResources
+                 ? "\n  likely mistake: the kernel's threads need more registers than a block of this size may have (registers a "
+                   "thread x threads a block must fit in 65536: 64 a thread for 1024 threads): __launch_bounds__(threads a block) "
+                   "on the kernel makes the compiler keep within it; or a smaller block, or fewer values kept live in each thread"
              : !config ? ""
              : strstr(said, "did not run") || !said[0]
                  ? "\n  likely mistake: an invalid launch configuration: a grid of 0 blocks (n / block is 0 when n < block: round up; "

@@ -322,6 +322,8 @@ static int block_swapped(const Spec *s) {
     int w = 2 * (int)s->bx + 5, h = 2 * (int)s->by;
     Image p;
     image_make(&p, w, h, 97);
+    /* the simulator's fresh memory is 0xFF bytes already, a GPU's is not (the H100 failed b097 without it) */
+    grade_poison_device(p.d_out, p.n * sizeof(float));
     float one = 1.0f;
     cudaError_t e = s->kind == K_DIRECT
                         ? cudaMemcpy(p.d_filter, &one, sizeof one, cudaMemcpyHostToDevice) == cudaSuccess

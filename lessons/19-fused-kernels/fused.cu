@@ -197,7 +197,7 @@ __device__ MaxSum warp_max_sum(MaxSum v) { return v; }
 __device__ MaxSum block_max_sum(MaxSum v) { return v; }
 
 // One block per row, the row in registers: each thread's elements read once, written once.
-__global__ void softmax_kernel(const float *x, float *y, int cols) {
+__global__ void __launch_bounds__(ROW_MAX_THREADS) softmax_kernel(const float *x, float *y, int cols) {
     // TODO(19.1):
     //  - xr = x + blockIdx.x * cols (as size_t), yr likewise; vec = row_vectorised(x, y, cols);
     //  - float v[ROW_PER_THREAD]; row_load(xr, cols, vec, v): this thread's elements, read once;
@@ -230,7 +230,7 @@ __device__ Welford welford_combine(Welford a, Welford b) { return a; }
 // TODO(19.2): the warp's and the block's statistics, as 19.1's warp_max_sum and block_max_sum.
 __device__ Welford block_welford(Welford w) { return w; }
 
-__global__ void layernorm_kernel(const float *x, const float *gamma, const float *beta, float *y, int cols, float eps) {
+__global__ void __launch_bounds__(ROW_MAX_THREADS) layernorm_kernel(const float *x, const float *gamma, const float *beta, float *y, int cols, float eps) {
     // TODO(19.2): 19.1's shape (vec must hold for gamma and beta too: row_vectorised(x, y, cols) &&
     // row_vectorised(gamma, beta, cols); row_load), Welford's update per element (n += 1;
     // delta = x - mean; mean += delta / n; m2 += delta (x - mean)), the block's statistics,

@@ -17,9 +17,13 @@
 
 /** Elements of a row each thread of the row kernels holds in registers (19.1, 19.2). */
 #define ROW_PER_THREAD 32
-/** The longest row 19.1 and 19.2 take: 1024 threads of ROW_PER_THREAD values each (the row stays on
-    chip between its statistics and its outputs, so that it is read from memory once). */
-#define ROW_MAX_COLS (1024 * ROW_PER_THREAD)
+/** The most threads a row kernel's block has (row_threads in fused.cu): the kernels declare
+    __launch_bounds__(ROW_MAX_THREADS), so that the compiler keeps them within the 64 registers a thread
+    of a 1024-thread block may have (a kernel that needs more is refused at launch on a GPU). */
+#define ROW_MAX_THREADS 1024
+/** The longest row 19.1 and 19.2 take: ROW_MAX_THREADS threads of ROW_PER_THREAD values each (the row
+    stays on chip between its statistics and its outputs, so that it is read from memory once). */
+#define ROW_MAX_COLS (ROW_MAX_THREADS * ROW_PER_THREAD)
 
 /** 19.3: query rows per block of the flash kernel (one thread each), keys per K/V tile, the largest
     head dimension. */

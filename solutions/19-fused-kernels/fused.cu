@@ -228,7 +228,7 @@ __device__ MaxSum block_max_sum(MaxSum v) {
 // threads' pairs (max_sum_combine), as in 19.3, which also takes a tile's maximum first.
 // __expf (the hardware's exp2 of x log2 e) instead of expf: its error grows with |x - m| as x - m's
 // own rounding does, inside the tolerance ("How close is right?"), at a fraction of the instructions.
-__global__ void softmax_kernel(const float *x, float *y, int cols) {
+__global__ void __launch_bounds__(ROW_MAX_THREADS) softmax_kernel(const float *x, float *y, int cols) {
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
     const bool vec = row_vectorised(x, y, cols);
@@ -303,7 +303,7 @@ __device__ Welford block_welford(Welford w) {
     return partial[0];
 }
 
-__global__ void layernorm_kernel(const float *x, const float *gamma, const float *beta, float *y, int cols, float eps) {
+__global__ void __launch_bounds__(ROW_MAX_THREADS) layernorm_kernel(const float *x, const float *gamma, const float *beta, float *y, int cols, float eps) {
     const float *xr = x + (size_t)blockIdx.x * cols;
     float *yr = y + (size_t)blockIdx.x * cols;
     const bool vec = row_vectorised(x, y, cols) && row_vectorised(gamma, beta, cols);
