@@ -107,10 +107,8 @@ __global__ void __launch_bounds__(GEMM_THREADS, 2) wmma_gemm_kernel(const __nv_b
     };
 
     const int steps = (K + BK - 1) / BK;
-    if (steps > 0) { // (K = 0: A and B are empty, nothing to read; C is the accumulators' zeros)
-        fetch(0);
-        stage(0);
-    }
+    fetch(0);
+    stage(0);
     __syncthreads();
     for (int s = 0; s < steps; s++) {
         const int cur = s & 1;
