@@ -85,9 +85,9 @@ __global__ void __launch_bounds__(GEMM_THREADS, 2) wmma_gemm_kernel(const __nv_b
     // Staging: each slice is 4096 elements, 512 vectors of 8 (16 bytes); each thread moves 2 of
     // each. K and N are multiples of 16, so a vector lies wholly inside the matrix or wholly outside
     // (then it is zeros: the multiply-adds must not read garbage).
-    // Only blocks at the edges of C (and every block when K is not a multiple of BK) test each
+    // Only blocks at the edges of C (and every block when K is not a multiple of BK, or 0) test each
     // vector; the others, all of them at 4096^3, load without tests.
-    const bool edge = m0 + BM > M || n0 + BN > N || K % BK != 0;
+    const bool edge = m0 + BM > M || n0 + BN > N || K % BK != 0 || K == 0;
     uint4 ra[2], rb[2];
     auto fetch = [&](int k0) {
         for (int i = 0; i < 2; i++) {
