@@ -569,6 +569,22 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
                      r, big, SHARED_POISON_BITS, cols, threads, threads / 32, threads > 32 ? "s" : "", threads / 32);
             return msg;
         }
+        /* inf without a single NaN: the two combining mistakes below make NaN (exp(-inf - (-inf)), the
+           shared fill). A thread that scaled by a pair not the row's does not: block_max_sum returning
+           the thread's own v instead of partial[0] (trial 27, c052: told the two NaN mistakes, both
+           already right) divides by a lane's partial sum, 0 for a lane whose pieces were all empty. */
+        int any_nan = 0;
+        for (int j = 0; j < cols; j++) any_nan |= isnan(g[j]);
+        if (!any_nan) {
+            snprintf(msg, 2048,
+                     "row %d came out with inf but no NaN although its values are moderate (|x| <= %g): some thread scaled its "
+                     "exps by a pair that is not the row's (a sum of 0 or too small), as when block_max_sum hands each thread its "
+                     "own pair: after the warps' reduction only lane 0 of warp 0, then partial[0], holds the row's maximum and sum. "
+                     "block_max_sum must return partial[0], read by every thread after the last __syncthreads(), and each thread "
+                     "multiplies its v[k] by exp(mine.m - row.m) / row.s with that pair",
+                     r, big);
+            return msg;
+        }
         snprintf(msg, 2048,
                  "row %d came out with NaN or inf although its values are moderate (|x| <= %g): a NaN made by the combining, which "
                  "two mistakes make alike (the outputs cannot tell them apart): a piece with no element (a thread past the row's end, "
@@ -581,7 +597,19 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
     double lo, hi;
     int first_off = 16, last_off = 1;
     if (rows_scaled(p, out, &lo, &hi)) {
-        if (is_power_of_two_fraction(lo) && is_power_of_two_fraction(hi))
+        /* Lane 0 combining its own pair with itself doubles s once per such step, in each of the two warp
+           reductions (the warps, then warp 0 over their partials): a first offset of 32 does it once in
+           each (a sum of 1/4 or 1/2), __shfl_up_sync at every one of the five steps (trial 27, c041: lane
+           0 gets its own value back from lane 0 - offset) 2^5 times in each (1/1024 or 1/32). */
+        if (is_power_of_two_fraction(lo) && is_power_of_two_fraction(hi) && lo <= 1.0 / 32)
+            snprintf(msg, 2048,
+                     "each row is right up to a factor, and its outputs sum to %g (a power of two), not 1: the sum s is doubled at "
+                     "every step of the warp reduction, as when lane 0 gets its own pair back each time and combines it with itself. "
+                     "__shfl_up_sync(mask, v, offset) hands lane i the value of lane i - offset, and lanes below offset keep their "
+                     "own: lane 0 never sees another lane. Reduce toward lane 0 with __shfl_down_sync (lane i gets lane i + offset), "
+                     "offsets 16, 8, 4, 2, 1",
+                     lo);
+        else if (is_power_of_two_fraction(lo) && is_power_of_two_fraction(hi))
             snprintf(msg, 2048,
                      "each row is right up to a factor, and its outputs sum to %g (a power of two), not 1: the sum s is counted twice "
                      "at some step. A shuffle from offset 32 leaves the warp (each lane gets its own pair back and combines it with "
