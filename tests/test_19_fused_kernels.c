@@ -800,6 +800,37 @@ static int layernorm_combine_without_spread(void) {
     return layernorm_row_is(x, g, b, got, C, mean, 1 / sqrt(m2 / C + LN_EPS));
 }
 
+/* 19.2 with Welford's per-element update taking delta after the mean moved (trial 27, c031: mean +=
+   (x - mean) / n; delta = x - mean; m2 += delta * (x - mean)): each element adds its squared distance
+   from the new mean, (n - 1)^2 / n^2 of the right term. A thread with one element gets 0 either way, so
+   the small probe (5 columns) was right and the combining was blamed. The judge runs one row of 4096
+   (128 threads of 32 elements) and replays each thread's update that way, the pieces combined exactly
+   (the mean is right). 1 when it matches. */
+static int layernorm_update_after_mean_moved(void) {
+    enum { C = 4096 };
+    static float x[C], g[C], b[C], got[C + CANARY];
+    if (!layernorm_probe_row(616161, x, g, b, got, C)) return 0;
+    unsigned threads = 32;
+    while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
+    double mean = 0, m2 = 0;
+    for (int j = 0; j < C; j++) mean += x[j];
+    mean /= C;
+    for (unsigned t = 0; t < threads; t++) {
+        double mt = 0, st = 0;
+        int nt = 0;
+        for (int k = 0; k < ROW_PER_THREAD; k++) {
+            int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
+            if (e >= C) continue;
+            nt++;
+            mt += (x[e] - mt) / nt;
+            st += (x[e] - mt) * (x[e] - mt);
+        }
+        /* exact combining: the row's m2 is the pieces' m2 plus each piece's n (its mean - the row's)^2 */
+        m2 += st + nt * (mt - mean) * (mt - mean);
+    }
+    return layernorm_row_is(x, g, b, got, C, mean, 1 / sqrt(m2 / C + LN_EPS));
+}
+
 /* Welford pieces in double, for the replays below. */
 typedef struct {
     double n, mean, m2;
@@ -902,6 +933,14 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
                  "the variance is only the spread inside each thread's piece: on a row of 4096 the outputs match m2 = the sum of the "
                  "threads' own m2. Combining two pieces must also count the spread between their means: m2 = a.m2 + b.m2 + delta * "
                  "delta * a.n * b.n / n, with delta = b.mean - a.mean and n = a.n + b.n");
+        return msg;
+    }
+    if (layernorm_update_after_mean_moved()) {
+        snprintf(msg, 2048,
+                 "the variance is too small: on a row of 4096 (32 elements a thread) the outputs match Welford's update with delta "
+                 "taken after the mean moved, m2 += (x - new mean)^2 (a thread with one element is right either way, so short rows "
+                 "pass). delta = x - mine.mean comes first, from the old mean; then mine.mean += delta / mine.n; then mine.m2 += "
+                 "delta * (x - mine.mean), the old distance times the new one");
         return msg;
     }
     if (layernorm_combine_undivided()) {
@@ -1464,6 +1503,14 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     }
     if (att_matches(p, out, mask, 1.0 / d, n, 0)) {
         snprintf(msg, 2048, "O is attention with the scores divided by d: the scale is 1 / sqrt(d)");
+        return msg;
+    }
+    /* the scale of the largest head size (trial 27, c039: 1 / sqrt(ATT_MAX_D), right at d = 64 only) */
+    if (d != ATT_MAX_D && att_matches(p, out, mask, 1 / sqrt((double)ATT_MAX_D), n, 0)) {
+        snprintf(msg, 2048,
+                 "O is attention with the scores scaled by 1 / sqrt(%d) = 1 / sqrt(ATT_MAX_D), at d = %d: the scale is 1 / sqrt(d) "
+                 "with the d of this call, not of the largest head (the two agree only at d = %d)",
+                 ATT_MAX_D, d, ATT_MAX_D);
         return msg;
     }
     int pad = (n + ATT_BC - 1) / ATT_BC * ATT_BC;
