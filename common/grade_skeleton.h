@@ -19,6 +19,11 @@ int grade_exercise_untouched(const char *exercise, char *files, size_t cap);
    checks that no run can make: what the simulator executes is not what a GPU's compiler may do. */
 int grade_source_function(const char *file, const char *name, char *out, size_t cap);
 
+/* Line `line` (from 1) of the student's `file` ($GRADE_SOURCE_DIR/file) into out (cut at cap - 1): 1 when
+   read; 0 when GRADE_SOURCE_DIR is unset, the file cannot be read or has fewer lines. For telling apart
+   two loads that reach the same element by the line the simulator's report names. */
+int grade_source_line(const char *file, int line, char *out, size_t cap);
+
 /* 1 when a function's source (from grade_source_function) declares pointers to TYPE ("float4",
    "uint4") and never reads or writes through one (no NAME[...], *NAME, NAME + k, nor an indexed
    reinterpret_cast<... TYPE *>(p)[...]): 16-byte accesses written but bypassed, which the simulator

@@ -19,7 +19,7 @@
 #include "free_all.h"
 #include "grade.h"
 #include "grade_guard_band.h"
-#include "grade_skeleton.h" /* grade_source_function */
+#include "grade_skeleton.h" /* grade_source_function, grade_source_line */
 #include "judge.h"          /* judge_last_call_grid */
 #include "matmul_tiled.h"
 
@@ -142,27 +142,6 @@ static const Subject *g_oob_subject;
 static const Problem *g_oob_problem;
 static char g_oob_why[900];
 
-/* Line `line` (from 1) of the student's `file` in $GRADE_SOURCE_DIR, into out; 0 when not read. */
-static int source_line(const char *file, int line, char *out, size_t cap) {
-    const char *dir = getenv("GRADE_SOURCE_DIR");
-    char path[1024];
-    if (!dir || !*dir || line < 1) return 0;
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int n = 0, got = 0;
-    while (!got && fgets(out, (int)cap, f)) {
-        size_t len = strlen(out);
-        if (len && out[len - 1] != '\n' && !feof(f)) { /* a line longer than cap: skip the rest of it */
-            int c;
-            while ((c = fgetc(f)) != EOF && c != '\n') {}
-        }
-        got = ++n == line;
-    }
-    fclose(f);
-    return got;
-}
-
 static int find_word_in(const char *text, const char *word);
 
 /* 05.1's read past A or B: which tile load's guard let it through, from the reading thread, the
@@ -185,7 +164,7 @@ static const char *tiled_load_oob_why(const JudgeOobRead *r, const Problem *p) {
         char said_line[512];
         const char *at = strstr(g_oob_why, "matmul_tiled.cu:"); /* the caller left the report's line number here */
         int line = at ? atoi(at + strlen("matmul_tiled.cu:")) : 0;
-        if (source_line("matmul_tiled.cu", line, said_line, sizeof said_line)) {
+        if (grade_source_line("matmul_tiled.cu", line, said_line, sizeof said_line) == 1) {
             int a = find_word_in(said_line, "A"), b = find_word_in(said_line, "B");
             if (a && !b) fits[1] = 0;
             if (b && !a) fits[0] = 0;

@@ -27,6 +27,7 @@
 #include "fused.h"
 #include "free_all.h"
 #include "grade.h"
+#include "grade_skeleton.h" /* grade_source_line */
 #include "judge.h"
 
 int l19_last_alloc(unsigned long long *bytes, unsigned long long *count);
@@ -1630,6 +1631,24 @@ static const char *att_crash_hint(const char *said) {
             }
             break;
         }
+    /* The query load without its column guard c < d (trial 27, c045: q[c] = i < n ? Q[...] : 0) reads
+       past its own row, up to ATT_MAX_D columns: past the buffer on the last rows, where the tile load
+       without its key guard may reach the very same element. The line the simulator names tells them
+       apart: the query load's reads Q. */
+    int query_columns = i < (size_t)n && index >= base + i * d + d && index < base + i * d + ATT_MAX_D;
+    if (query_columns) {
+        const char *at = strstr(said, "-byte read at ");
+        const char *file = at ? strstr(at, "fused.cu:") : NULL;
+        char line[512];
+        if (file && grade_source_line("fused.cu", atoi(file + strlen("fused.cu:")), line, sizeof line) == 1 && strstr(line, "Q[")) {
+            snprintf(hint, sizeof hint,
+                     "thread %u of block (%u, %u) read element %zu of a %zu-float Q, in the query load (the line the simulator "
+                     "names): column %zu of its own row %zu, past the row's d = %d columns. The loop runs c up to ATT_MAX_D = %d, "
+                     "the register array's size: a column c >= d must not be read, q[c] = i < n && c < d ? Q[...] * scale : 0",
+                     t, bx, by, index, p->n_el, index - base - i * d, i, d, ATT_MAX_D);
+            return hint;
+        }
+    }
     int first_fault = 1;
     for (int k0 = 0; k0 < keys && first_fault; k0 += ATT_BC)
         for (int e = (int)t; e < ATT_BC * ATT_MAX_D && first_fault; e += ATT_BR) {
