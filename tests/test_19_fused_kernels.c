@@ -1277,6 +1277,28 @@ static const char *att_head_stride(const AttProblem *p, const float *out) {
     return found;
 }
 
+/* The launcher's grid with x and y swapped, dim3(bh, tiles) (trial 27, c023): on the failing case (one
+   query tile, two heads) only head 0 is written, exactly as when every head uses head 0's rows (stride
+   0 above). Three heads of two query tiles tell them apart: the swapped grid runs query tiles 0 .. 2
+   (the last one empty) of heads 0 and 1, so heads 0 and 1 come out right and head 2 unwritten, where a
+   head stride of 0 leaves heads 1 and 2 unwritten. 1 when that is what happens. */
+static int att_grid_swapped(void) {
+    AttCase ac = {3, 2 * ATT_BR, 16, 0};
+    AttProblem w;
+    att_problem_make(&w, ac, 0, 23);
+    float *got = grade_alloc(w.n_el * sizeof(float));
+    grade_use_schedule(0);
+    grade_poison_device(w.d_o, w.n_el * sizeof(float));
+    int ran = attention_flash_gpu(w.d_q, w.d_k, w.d_v, w.d_o, ac.bh, ac.n, ac.d, 0) == cudaSuccess &&
+              cudaMemcpy(got, w.d_o, w.n_el * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaGetLastError();
+    size_t head = (size_t)ac.n * ac.d, first = 0;
+    int yes = ran && close_all(got, w.want, 2 * head, w.atol, 0) && unwritten(got + 2 * head, head, &first) == head;
+    free(got);
+    att_problem_free(&w);
+    return yes;
+}
+
 /* NaN outputs with n not a multiple of ATT_BC (trial 10, a118: V's slots past n not zeroed): the same d,
    mask and input range (large scores: an exp that overflows is not the slots' doing) with n rounded up to
    whole tiles, on new inputs, once. 1 (and msg) when that comes out right:
@@ -1392,6 +1414,15 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     double scale = 1 / sqrt((double)d);
     size_t u = unwritten(out, p->n_el, &first);
     const char *head_stride = u ? att_head_stride(p, out) : NULL;
+    if (head_stride && head_stride[0] == '0' && att_grid_swapped()) {
+        snprintf(msg, 2048,
+                 "%zu of the %zu outputs were never written: only head 0's. With 3 heads of %d queries (2 query tiles), heads 0 "
+                 "and 1 came out right and head 2 was never written: the grid's x and y are swapped, dim3(bh, tiles), so "
+                 "blockIdx.x runs over bh query tiles and blockIdx.y over only as many heads as there are tiles. The kernel takes "
+                 "the query tile from blockIdx.x and the head from blockIdx.y: launch dim3((n + ATT_BR - 1) / ATT_BR, bh)",
+                 u, p->n_el, 2 * ATT_BR);
+        return msg;
+    }
     if (head_stride) {
         snprintf(msg, 2048,
                  "%zu of the %zu outputs were never written, and exactly those that a per-head offset of blockIdx.y * %s leaves "
