@@ -1132,7 +1132,8 @@ static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150,
 
 /* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query,
    3 key >= query turned round, up to the block's last query, where the tiles above the diagonal end;
-   4 every key up to the block's last query: the causal tile skip, min(n, q0 + ATT_BR) keys, without the mask),
+   4 every key up to the block's last query: the causal tile skip, min(n, q0 + ATT_BR) keys, without the mask;
+   5 key <= the query's place in its block, i % ATT_BR: the mask given threadIdx.x for i),
    `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
    online rescaling (no_rescale: 1 = l, 2 = o, 3 = both are not corrected when a later tile raises
    the maximum; each tile's terms are still taken against the maximum of the tiles so far; 4 = the
@@ -1149,7 +1150,7 @@ static void attention_model(const float *q, const float *k, const float *v, floa
                 if (j < n)
                     for (int c = 0; c < d; c++) t += (double)qi[c] * k[((size_t)b * n + j) * d + c];
                 s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) || (mask == 3 && (j < i || j >= (i / ATT_BR + 1) * ATT_BR)) ||
-                               (mask == 4 && j >= (i / ATT_BR + 1) * ATT_BR)
+                               (mask == 4 && j >= (i / ATT_BR + 1) * ATT_BR) || (mask == 5 && j > i % ATT_BR)
                            ? -INFINITY
                            : t * scale;
             }
@@ -1590,6 +1591,17 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
     }
     if (nonfinite) {
         att_nan_message(p, nonfinite, "", msg);
+        return msg;
+    }
+    /* the mask given the thread's place in its block for the query (trial 27, c037:
+       attention_visible(threadIdx.x, k0 + j, ...)): right in the first block, and each later block's
+       rows see keys 0 .. threadIdx.x only, which read as "missed their last keys" */
+    if (p->causal && n > ATT_BR && att_matches(p, out, 5, scale, n, 0)) {
+        snprintf(msg, 2048,
+                 "O is causal attention in which query i sees keys 0 .. i %% ATT_BR only: right for the first %d queries, and every "
+                 "later block's rows mask by the thread's place in the block. attention_visible was given threadIdx.x where it "
+                 "needs the query's index, i = q0 + threadIdx.x: attention_visible(i, k0 + j, n, causal)",
+                 ATT_BR);
         return msg;
     }
     int miss_b = 0, miss_i = 0, miss_k = 0;
