@@ -1329,9 +1329,53 @@ static int att_partial_tile_nan(const AttProblem *p, size_t nonfinite, char *msg
     return right;
 }
 
+/* The online softmax without its running maximum, m_new = the tile's maximum alone (trial 27, c022: the
+   padding slots were blamed). o / l does not depend on the reference point, so a row comes out right
+   unless the running sum overflows a float: l, against the latest tile's maximum, holds exp(s - m_t)
+   for an earlier key's score s, past FLT_MAX once s - m_t > about 88. 1 when the rows with NaN or inf
+   are exactly those where some tile's maximum falls that far below an earlier key's score (less the
+   log of the keys counted), and every other row is right. Without the causal mask only. */
+static int att_running_max_not_kept(const AttProblem *p, const float *out) {
+    int n = p->ac.n, d = p->ac.d, any = 0;
+    if (p->causal) return 0;
+    for (int b = 0; b < p->ac.bh; b++)
+        for (int i = 0; i < n; i++) {
+            const float *qi = p->q + ((size_t)b * n + i) * d, *g = out + ((size_t)b * n + i) * d;
+            /* the largest fall of a tile's maximum below the scores before it: past ln(FLT_MAX) = 88.72 the
+               running sum overflows; within a few units of it the other terms and exp's rounding decide */
+            double seen = -INFINITY, fall = 0;
+            for (int t0 = 0; t0 < n; t0 += ATT_BC) {
+                double tm = -INFINITY;
+                for (int j = t0; j < t0 + ATT_BC && j < n; j++) {
+                    double t = 0;
+                    for (int c = 0; c < d; c++) t += (double)qi[c] * p->k[((size_t)b * n + j) * d + c];
+                    t /= sqrt((double)d);
+                    tm = t > tm ? t : tm;
+                }
+                seen = tm > seen ? tm : seen;
+                fall = seen - tm > fall ? seen - tm : fall;
+            }
+            int bad = 0;
+            for (int c = 0; c < d; c++) bad |= !isfinite(g[c]);
+            if (bad ? fall < 88.72 - log((double)n) - 1 : fall > 89.5) return 0;
+            if (!bad && !close_all(g, p->want + ((size_t)b * n + i) * d, (size_t)d, p->atol, 0)) return 0;
+            any |= bad;
+        }
+    return any;
+}
+
 /* NaN or inf outputs with a problem whose scores exp can or cannot overflow (`lead` says where they came
    from); msg holds 2048. */
-static void att_nan_message(const AttProblem *p, size_t nonfinite, const char *lead, char *msg) {
+static void att_nan_message(const AttProblem *p, const float *out, size_t nonfinite, const char *lead, char *msg) {
+    if (att_running_max_not_kept(p, out)) {
+        snprintf(msg, 2048,
+                 "%s%zu outputs are NaN or inf, in exactly the rows where a later tile's largest score falls far below an earlier "
+                 "key's (by more than ~88, exp's range), and every other row is right: the maximum is not kept running. m_new must "
+                 "be fmaxf(m, the tile's maximum), never the tile's maximum alone: against a smaller m_new the earlier terms "
+                 "exp(s - m_new) in l and o pass a float's range, and o / l is inf / inf = NaN",
+                 lead, nonfinite);
+        return;
+    }
     if (att_partial_tile_nan(p, nonfinite, msg)) return;
     double top = att_max_score(p);
     /* scores far below exp's overflow (e^88.7 is FLT_MAX): the NaN came from the correction, from p or from l */
@@ -1468,7 +1512,7 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
             for (size_t i = 0; i < p->n_el; i++) plain_bad += !isfinite(plain[i]);
         free(plain);
         if (plain_bad == p->n_el) {
-            att_nan_message(p, nonfinite, "every output is NaN with the causal mask and without it (causal = 0), so the mask is not "
+            att_nan_message(p, out, nonfinite, "every output is NaN with the causal mask and without it (causal = 0), so the mask is not "
                             "the cause: ", msg);
             return msg;
         }
@@ -1590,7 +1634,7 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
         return msg;
     }
     if (nonfinite) {
-        att_nan_message(p, nonfinite, "", msg);
+        att_nan_message(p, out, nonfinite, "", msg);
         return msg;
     }
     /* the mask given the thread's place in its block for the query (trial 27, c037:
