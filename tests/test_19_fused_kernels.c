@@ -769,65 +769,43 @@ static int layernorm_row_is(const float *x, const float *g, const float *b, cons
     return 1;
 }
 
-/* 19.2 with welford_combine's m2 = a.m2 + b.m2, without delta^2 * a.n * b.n / n (trial 6, a95): the
-   row's m2 is then the sum of the threads' own m2 (every combining drops the spread between the
-   pieces' means), the mean right. A row where each thread holds one element has m2 = 0 that way,
-   which an m2 never updated gives too; so the judge runs one row of 4096 (128 threads of 32
-   elements) and replays it with the threads' elements dealt as row_load deals them. 1 when it matches. */
-static int layernorm_combine_without_spread(void) {
+/* Two mistakes in 19.2's statistics that a row with one element per thread hides (each thread's m2 is
+   then 0 either way), replayed on one row of 4096 (128 threads of 32 elements, dealt as row_load deals
+   them), the mean right:
+   - SPREAD_DROPPED: welford_combine's m2 = a.m2 + b.m2, without delta^2 * a.n * b.n / n (trial 6, a95):
+     the row's m2 is the sum of the threads' own m2, every combining dropping the spread between the
+     pieces' means;
+   - DELTA_AFTER_MEAN: Welford's per-element update taking delta after the mean moved (trial 27, c031:
+     mean += (x - mean) / n; delta = x - mean; m2 += delta * (x - mean)): each element adds its squared
+     distance from the new mean, (n - 1)^2 / n^2 of the right term; the pieces combined exactly.
+   1 when the student's row matches the replay. */
+enum { SPREAD_DROPPED, DELTA_AFTER_MEAN };
+static int layernorm_statistics_replay(int mistake) {
     enum { C = 4096 };
     static float x[C], g[C], b[C], got[C + CANARY];
-    if (!layernorm_probe_row(515151, x, g, b, got, C)) return 0;
+    if (!layernorm_probe_row(mistake == SPREAD_DROPPED ? 515151 : 616161, x, g, b, got, C)) return 0;
     unsigned threads = 32;
     while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
     double mean = 0, m2 = 0;
     for (int j = 0; j < C; j++) mean += x[j];
     mean /= C;
     for (unsigned t = 0; t < threads; t++) {
-        double mt = 0, st = 0;
+        double piece[ROW_PER_THREAD], mt = 0, st = 0;
         int nt = 0;
         for (int k = 0; k < ROW_PER_THREAD; k++) {
             int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
-            if (e < C) mt += x[e], nt++;
+            if (e < C) piece[nt++] = x[e];
         }
         if (!nt) continue;
-        mt /= nt;
-        for (int k = 0; k < ROW_PER_THREAD; k++) {
-            int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4;
-            if (e < C) st += (x[e] - mt) * (x[e] - mt);
+        if (mistake == SPREAD_DROPPED) {
+            for (int k = 0; k < nt; k++) mt += piece[k] / nt;
+            for (int k = 0; k < nt; k++) st += (piece[k] - mt) * (piece[k] - mt);
+            m2 += st;
+        } else {
+            for (int k = 0; k < nt; k++) mt += (piece[k] - mt) / (k + 1), st += (piece[k] - mt) * (piece[k] - mt);
+            /* exact combining: the pieces' m2 plus each piece's n (its mean - the row's)^2 */
+            m2 += st + nt * (mt - mean) * (mt - mean);
         }
-        m2 += st;
-    }
-    return layernorm_row_is(x, g, b, got, C, mean, 1 / sqrt(m2 / C + LN_EPS));
-}
-
-/* 19.2 with Welford's per-element update taking delta after the mean moved (trial 27, c031: mean +=
-   (x - mean) / n; delta = x - mean; m2 += delta * (x - mean)): each element adds its squared distance
-   from the new mean, (n - 1)^2 / n^2 of the right term. A thread with one element gets 0 either way, so
-   the small probe (5 columns) was right and the combining was blamed. The judge runs one row of 4096
-   (128 threads of 32 elements) and replays each thread's update that way, the pieces combined exactly
-   (the mean is right). 1 when it matches. */
-static int layernorm_update_after_mean_moved(void) {
-    enum { C = 4096 };
-    static float x[C], g[C], b[C], got[C + CANARY];
-    if (!layernorm_probe_row(616161, x, g, b, got, C)) return 0;
-    unsigned threads = 32;
-    while (threads * ROW_PER_THREAD < (unsigned)C) threads *= 2;
-    double mean = 0, m2 = 0;
-    for (int j = 0; j < C; j++) mean += x[j];
-    mean /= C;
-    for (unsigned t = 0; t < threads; t++) {
-        double mt = 0, st = 0;
-        int nt = 0;
-        for (int k = 0; k < ROW_PER_THREAD; k++) {
-            int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
-            if (e >= C) continue;
-            nt++;
-            mt += (x[e] - mt) / nt;
-            st += (x[e] - mt) * (x[e] - mt);
-        }
-        /* exact combining: the row's m2 is the pieces' m2 plus each piece's n (its mean - the row's)^2 */
-        m2 += st + nt * (mt - mean) * (mt - mean);
     }
     return layernorm_row_is(x, g, b, got, C, mean, 1 / sqrt(m2 / C + LN_EPS));
 }
@@ -929,14 +907,14 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
             snprintf(msg, 2048, "%s", order_message());
             return msg;
         }
-    if (layernorm_combine_without_spread()) {
+    if (layernorm_statistics_replay(SPREAD_DROPPED)) {
         snprintf(msg, 2048,
                  "the variance is only the spread inside each thread's piece: on a row of 4096 the outputs match m2 = the sum of the "
                  "threads' own m2. Combining two pieces must also count the spread between their means: m2 = a.m2 + b.m2 + delta * "
                  "delta * a.n * b.n / n, with delta = b.mean - a.mean and n = a.n + b.n");
         return msg;
     }
-    if (layernorm_update_after_mean_moved()) {
+    if (layernorm_statistics_replay(DELTA_AFTER_MEAN)) {
         snprintf(msg, 2048,
                  "the variance is too small: on a row of 4096 (32 elements a thread) the outputs match Welford's update with delta "
                  "taken after the mean moved, m2 += (x - new mean)^2 (a thread with one element is right either way, so short rows "
