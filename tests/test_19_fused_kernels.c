@@ -477,6 +477,26 @@ static unsigned rows_cut_at_thread_count(const RowProblem *p, const float *out) 
     return (unsigned)c0 / ROW_PER_THREAD;
 }
 
+/* The kernel given a row length other than cols (trial 27, c049: softmax_kernel<<<...>>>(d_x, d_y, rows)):
+   block r then reads and writes the L elements from r * L, so exactly the first rows * L elements in
+   memory order are written. msg filled and 1 when that is the pattern (L = rows is named as such). */
+static int explain_row_length_passed(const RowProblem *p, const float *out, size_t u, char *msg) {
+    size_t written = p->n - u, rows = (size_t)p->rc.rows;
+    if (!written || rows < 2 || written % rows) return 0;
+    size_t len = written / rows;
+    if (len >= (size_t)p->rc.cols) return 0;
+    for (size_t e = 0; e < p->n; e++)
+        if ((bits_of(out[e]) != GRADE_DEVICE_GARBAGE_BITS) != (e < written)) return 0;
+    snprintf(msg, 2048,
+             "exactly the first %zu outputs in memory order were written (rows x %zu) and the other %zu never: every block "
+             "took a row of %zu elements starting at blockIdx.x * %zu, as if the row's length were %zu, not cols = %d.%s The "
+             "kernel's length argument is cols: %s<<<rows, row_threads(cols)>>>(..., cols%s)",
+             written, len, u, len, len, len, p->rc.cols,
+             len == rows ? " That is the number of rows: the launch passes rows where the kernel takes cols." : "",
+             p->layer ? "layernorm_kernel" : "softmax_kernel", p->layer ? ", eps" : "");
+    return 1;
+}
+
 static void explain_rows_cut(const RowProblem *p, unsigned threads, size_t u, char *msg) {
     unsigned want = 32;
     while (want * ROW_PER_THREAD < (unsigned)p->rc.cols) want *= 2;
@@ -499,6 +519,7 @@ static char *explain_softmax(const RowProblem *p, const float *outs, int runs, i
         explain_rows_cut(p, cut, u, msg);
         return msg;
     }
+    if (u && explain_row_length_passed(p, out, u, msg)) return msg;
     if (u) {
         snprintf(msg, 2048,
                  "%zu of the %zu outputs were never written (the first at row %zu, col %zu): one block per row (grid = rows) of "
@@ -895,6 +916,7 @@ static char *explain_layernorm(const RowProblem *p, const float *outs, int runs,
         explain_rows_cut(p, cut, u, msg);
         return msg;
     }
+    if (u && explain_row_length_passed(p, out, u, msg)) return msg;
     if (u) {
         snprintf(msg, 2048,
                  "%zu of the %zu outputs were never written (the first at row %zu, col %zu): one block per row of row_threads(cols) "
