@@ -97,7 +97,8 @@ static void expect_canary(const char *what, const float *out, size_t n, size_t c
     for (size_t i = n; i < n + canary; i++)
         ck_assert_msg(bits_of(out[i]) == GRADE_DEVICE_GARBAGE_BITS,
                       "%s (GRADE_SEED=%llu): wrote element %zu, past the end of the %zu-element output\n"
-                      "  likely mistake: a store without its guard (j < cols, or i < n for attention's rows)",
+                      "  likely mistake: a store without its guard (j < cols, or i < n for attention's rows), or a loop over a row's "
+                      "columns that runs past its length (attention's c < d, not ATT_MAX_D, the registers' size)",
                       what, (unsigned long long)grade_seed(), i, n);
 }
 
@@ -1133,7 +1134,7 @@ static const AttCase kCausalCases[] = {{2, 17, 32, 0}, {2, 100, 64, 0}, {1, 150,
 /* The judge's experiments: attention with a given scale, a mask (0 none, 1 key <= query, 2 key < query,
    3 key >= query turned round, up to the block's last query, where the tiles above the diagonal end;
    4 every key up to the block's last query: the causal tile skip, min(n, q0 + ATT_BR) keys, without the mask;
-   5 key <= the query's place in its block, i % ATT_BR: the mask given threadIdx.x for i),
+   5 key <= the query's place in its block, i % ATT_BR: the mask given threadIdx.x for i; 6 key <= query + 1),
    `pad` keys in all (zero rows of K and V past n: what an unmasked last tile sees), and without the
    online rescaling (no_rescale: 1 = l, 2 = o, 3 = both are not corrected when a later tile raises
    the maximum; each tile's terms are still taken against the maximum of the tiles so far; 4 = the
@@ -1150,7 +1151,7 @@ static void attention_model(const float *q, const float *k, const float *v, floa
                 if (j < n)
                     for (int c = 0; c < d; c++) t += (double)qi[c] * k[((size_t)b * n + j) * d + c];
                 s[j] = (mask == 1 && j > i) || (mask == 2 && j >= i) || (mask == 3 && (j < i || j >= (i / ATT_BR + 1) * ATT_BR)) ||
-                               (mask == 4 && j >= (i / ATT_BR + 1) * ATT_BR) || (mask == 5 && j > i % ATT_BR)
+                               (mask == 4 && j >= (i / ATT_BR + 1) * ATT_BR) || (mask == 5 && j > i % ATT_BR) || (mask == 6 && j > i + 1)
                            ? -INFINITY
                            : t * scale;
             }
@@ -1494,6 +1495,13 @@ static char *explain_attention(const AttProblem *p, const float *outs, int runs,
         snprintf(msg, 2048,
                  "the causal mask is off by one: query i sees keys 0 .. i - 1 only. It sees itself too: key <= query (row 0 sees "
                  "key 0 alone; with key < query it sees nothing, and 0 / 0 is NaN)");
+        return msg;
+    }
+    /* one key too many (trial 27, c038: key <= query + 1, told the generic causal checklist) */
+    if (p->causal && att_matches(p, out, 6, scale, n, 0)) {
+        snprintf(msg, 2048,
+                 "the causal mask is off by one the other way: query i sees keys 0 .. i + 1, one key from its future. It sees keys "
+                 "0 .. i: key <= query in attention_visible");
         return msg;
     }
     size_t nonfinite = 0;
