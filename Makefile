@@ -434,13 +434,10 @@ lesson_compiles = $(B)/solution/$(1)/kernel.o $(B)/student/$(1)/kernel.o \
   $(foreach k,$(sort $(foreach s,$($(1)_PACKS),$(word 2,$(subst -, ,$(s))))),$(B)/wrong-slotpack-$(k)/$(1)/kernel.o) \
   $(foreach w,$(filter-out $($(1)_PACKED),$($(1)_WRONG)),$(B)/wrong-$(w)/$(1)/kernel.o)
 ifeq ($(BACKEND) $(filter test-sim test-lessons-each,$(MAKECMDGOALS)),sim test-sim test-lessons-each)
-# (lessons 16, 17 and 18, whose gradings take 4-7 CPU-s each, are compiled last: the last lesson's
-# gradings run alone at the end, on one core. Lesson 19, whose gradings took 38 s of a 464 s make test
-# on 2 cores and still ended last when it came before them, is compiled first)
-COMPILE_FIRST := %19-fused-kernels
+# (lessons 16, 17 and 18, whose gradings take 4-7 CPU-s each, are compiled after lesson 19, whose take
+# 19: the last lesson's gradings run alone at the end, on one core)
 COMPILE_LAST := %16-unified-memory-graphs %17-tensor-cores %18-async-copies
-COMPILE_ORDER := $(filter $(COMPILE_FIRST),$(SELECTED)) $(filter-out $(COMPILE_FIRST) $(COMPILE_LAST),$(SELECTED)) \
-  $(filter $(COMPILE_LAST),$(SELECTED))
+COMPILE_ORDER := $(filter-out $(COMPILE_LAST),$(SELECTED)) $(filter $(COMPILE_LAST),$(SELECTED))
 $(call lesson_compiles,$(firstword $(COMPILE_ORDER))): | $(SIM_PROGRAMS) $(SIM_SAMPLES) $(SIM_PARALLEL)
 # (each lesson with the one before it, as "NN-topic<MM-topic"; the last lesson's "<MM-topic" is left out)
 $(foreach pair,$(filter-out <%,$(join $(wordlist 2,$(words $(COMPILE_ORDER)),$(COMPILE_ORDER)),$(addprefix <,$(COMPILE_ORDER)))),$(eval \
