@@ -905,6 +905,18 @@ static const char *clamp_crash_hint(const char *said) {
                  strtoull(o + strlen("at byte offset "), NULL, 10));
         return g_crash_why;
     }
+    /* 08.3's window read r slots too far up and left (tiled_window_offset_r) reads slot (tx + r - fx, ...), before
+       the tile's first slot for tx < r. Whether that is caught depends on what lies before `tile` in shared memory:
+       alone, another variable (the values are then wrong, and named from them); in a build where `tile` comes first,
+       the simulator stops the run (a slot pack of the workbook's variants did, which then built it alone). */
+    const char *before = strstr(said, "out-of-bounds shared memory access in kernel 'conv2d_tiled_kernel'");
+    if (before && strstr(before, "-byte read at") && strstr(before, "before the start of __shared__ variable") && g_call.r > 0) {
+        snprintf(g_crash_why, sizeof g_crash_why,
+                 "conv2d_tiled_kernel read a shared slot before the tile's first: the window is read r slots too far up and left "
+                 "in the shared tile. Slot (0, 0) holds the image pixel r up and r left of the block's first pixel, so image pixel "
+                 "(x + r - fx, y + r - fy) sits in slot (tx + 2r - fx, ty + 2r - fy), not (tx + r - fx, ty + r - fy)");
+        return g_crash_why;
+    }
     if (strstr(said, "out-of-bounds access in kernel 'conv") && strstr(said, "-byte write at") && crash_pixel(said, &x, &y, &k) &&
         x < g_call.w && y < g_call.h) {
         snprintf(g_crash_why, sizeof g_crash_why,
