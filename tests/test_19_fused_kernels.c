@@ -791,6 +791,17 @@ static int layernorm_row_is(const float *x, const float *g, const float *b, cons
     return 1;
 }
 
+/* Thread t's elements of a row of C floats (C % 4 == 0: row_load's vectorised layout, float4 groups
+   t, t + threads, ...), in the order it reads them, into piece; their count. For the replays below. */
+static int row_piece(const float *x, int C, unsigned t, unsigned threads, double piece[ROW_PER_THREAD]) {
+    int nt = 0;
+    for (int k = 0; k < ROW_PER_THREAD; k++) {
+        int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4;
+        if (e < C) piece[nt++] = x[e];
+    }
+    return nt;
+}
+
 /* Two mistakes in 19.2's statistics that a row with one element per thread hides (each thread's m2 is
    then 0 either way), replayed on one row of 4096 (128 threads of 32 elements, dealt as row_load deals
    them), the mean right:
@@ -813,11 +824,7 @@ static int layernorm_statistics_replay(int mistake) {
     mean /= C;
     for (unsigned t = 0; t < threads; t++) {
         double piece[ROW_PER_THREAD], mt = 0, st = 0;
-        int nt = 0;
-        for (int k = 0; k < ROW_PER_THREAD; k++) {
-            int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
-            if (e < C) piece[nt++] = x[e];
-        }
+        int nt = row_piece(x, C, t, threads, piece);
         if (!nt) continue;
         if (mistake == SPREAD_DROPPED) {
             for (int k = 0; k < nt; k++) mt += piece[k] / nt;
@@ -869,13 +876,13 @@ static int layernorm_combine_undivided(void) {
         WelfordD lanes[32];
         for (unsigned t = w0; t < w0 + 32; t++) {
             WelfordD m = {0, 0, 0};
-            for (int k = 0; k < ROW_PER_THREAD; k++) {
-                int e = 4 * ((int)t + (k / 4) * (int)threads) + k % 4; /* C % 4 == 0: the vectorised layout */
-                if (e >= C) continue;
+            double piece[ROW_PER_THREAD];
+            int nt = row_piece(x, C, t, threads, piece);
+            for (int k = 0; k < nt; k++) {
                 m.n += 1;
-                double d = x[e] - m.mean;
+                double d = piece[k] - m.mean;
                 m.mean += d / m.n;
-                m.m2 += d * (x[e] - m.mean);
+                m.m2 += d * (piece[k] - m.mean);
             }
             lanes[t - w0] = m;
         }
@@ -1241,15 +1248,22 @@ static int att_matches(const AttProblem *p, const float *got, int mask, double s
 }
 
 /* The largest score Q_i . K_j / sqrt(d) of the problem (what exp(s) without the maximum overflows on). */
-static double att_max_score(const AttProblem *p) {
+/* The score Q_i . K_j / sqrt(d) of head b, in double. */
+static double att_score(const AttProblem *p, int b, int i, int j) {
     int n = p->ac.n, d = p->ac.d;
+    const float *qi = p->q + ((size_t)b * n + i) * d, *kj = p->k + ((size_t)b * n + j) * d;
+    double t = 0;
+    for (int c = 0; c < d; c++) t += (double)qi[c] * kj[c];
+    return t / sqrt((double)d);
+}
+
+static double att_max_score(const AttProblem *p) {
+    int n = p->ac.n;
     double top = -INFINITY;
     for (int b = 0; b < p->ac.bh; b++)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
-                double t = 0;
-                for (int c = 0; c < d; c++) t += (double)p->q[((size_t)b * n + i) * d + c] * p->k[((size_t)b * n + j) * d + c];
-                t /= sqrt((double)d);
+                double t = att_score(p, b, i, j);
                 top = t > top ? t : top;
             }
     return top;
@@ -1341,16 +1355,14 @@ static int att_running_max_not_kept(const AttProblem *p, const float *out) {
     if (p->causal) return 0;
     for (int b = 0; b < p->ac.bh; b++)
         for (int i = 0; i < n; i++) {
-            const float *qi = p->q + ((size_t)b * n + i) * d, *g = out + ((size_t)b * n + i) * d;
+            const float *g = out + ((size_t)b * n + i) * d;
             /* the largest fall of a tile's maximum below the scores before it: past ln(FLT_MAX) = 88.72 the
                running sum overflows; within a few units of it the other terms and exp's rounding decide */
             double seen = -INFINITY, fall = 0;
             for (int t0 = 0; t0 < n; t0 += ATT_BC) {
                 double tm = -INFINITY;
                 for (int j = t0; j < t0 + ATT_BC && j < n; j++) {
-                    double t = 0;
-                    for (int c = 0; c < d; c++) t += (double)qi[c] * p->k[((size_t)b * n + j) * d + c];
-                    t /= sqrt((double)d);
+                    double t = att_score(p, b, i, j);
                     tm = t > tm ? t : tm;
                 }
                 seen = tm > seen ? tm : seen;
